@@ -1,0 +1,3 @@
+from agentdbg.cli import main
+
+main()

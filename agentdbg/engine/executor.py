@@ -1,0 +1,290 @@
+"""Execute the tool calls of one assistant turn.
+
+Every failure becomes a result, never a crash: the model sees a stable,
+sanitized ``{"ok": false, "error": {"type", "retryable", "message"}}`` object;
+the user keeps the full exception in ``ToolOutcome.detail``.
+
+Read-only calls run concurrently in a bounded pool; side-effecting calls run
+one at a time in the order the model gave. Results come back in the order of
+``tool_calls`` and each carries its own ``tool_call_id``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import json
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from agentdbg.messages import call_arguments, call_name
+from agentdbg.tool_api import ToolError
+from agentdbg.toolspec import ToolSet, ToolSpec, resolve_python_handler
+
+#: error types the model can see, and whether retrying may help
+ERROR_TYPES = {
+    "unknown_tool": False,
+    "invalid_json": False,
+    "invalid_arguments": False,
+    "timeout": True,
+    "internal_error": False,
+    "empty_result": False,
+    "denied": False,
+    "not_found": False,
+    "rate_limited": True,
+}
+MAX_COMMAND_OUTPUT = 10_000_000  # bytes kept from a command's stdout
+
+
+@dataclass
+class ToolOutcome:
+    call_id: str
+    name: str
+    arguments: Any              # as the model sent them (normally a string)
+    content: str                # the tool message content the model will see
+    ok: bool
+    error_type: str | None = None
+    retryable: bool = False
+    detail: str | None = None   # full error for the user; never sent to the model
+    started: float = 0.0        # seconds since the executor's epoch
+    ended: float = 0.0
+    truncated_chars: int = 0
+    stubbed: bool = False       # a fixture answered, not real code
+    injected: bool = False      # a fault the user injected
+    note: str | None = None
+
+    @property
+    def duration_ms(self) -> float:
+        return round((self.ended - self.started) * 1000, 3)
+
+    def to_dict(self) -> dict:
+        return {
+            "tool_call_id": self.call_id, "name": self.name, "arguments": self.arguments,
+            "ok": self.ok, "error_type": self.error_type, "retryable": self.retryable,
+            "content": self.content, "detail": self.detail, "duration_ms": self.duration_ms,
+            "started_ms": round(self.started * 1000, 3), "ended_ms": round(self.ended * 1000, 3),
+            "truncated_chars": self.truncated_chars, "stubbed": self.stubbed,
+            "injected": self.injected, "note": self.note,
+        }
+
+
+class _Failure(Exception):
+    """Internal: a failure already shaped for the model."""
+
+    def __init__(self, type: str, message: str, detail: str | None = None,
+                 retryable: bool | None = None):
+        super().__init__(message)
+        self.type, self.message, self.detail = type, message, detail
+        self.retryable = ERROR_TYPES.get(type, False) if retryable is None else retryable
+
+
+def error_content(type: str, message: str, retryable: bool | None = None) -> str:
+    retry = ERROR_TYPES.get(type, False) if retryable is None else retryable
+    return json.dumps({"ok": False, "error": {"type": type, "retryable": retry,
+                                              "message": message}}, ensure_ascii=False)
+
+
+class ToolExecutor:
+    def __init__(self, toolset: ToolSet, *, parallel: int | None = None,
+                 clock: Callable[[], float] = time.perf_counter):
+        self.toolset = toolset
+        self.parallel = parallel or toolset.parallel
+        self.clock = clock
+        self.epoch = clock()
+        self._validators: dict[str, Any] = {}
+        self._funcs: dict[str, Callable] = {}
+
+    # -- public -----------------------------------------------------------
+    def run(self, calls: list[dict], approved: Callable[[dict], bool]) -> list[ToolOutcome]:
+        """Execute ``calls``; ``approved(call)`` decides approval-needing ones."""
+        outcomes: list[ToolOutcome | None] = [None] * len(calls)
+        concurrent = [i for i, c in enumerate(calls) if not self._has_side_effects(c)]
+        sequential = [i for i in range(len(calls)) if i not in concurrent]
+        pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="agentdbg-tool")
+        try:
+            futures = {i: pool.submit(self.run_one, calls[i], approved) for i in concurrent}
+            for i in sequential:
+                outcomes[i] = self.run_one(calls[i], approved)
+            for i, fut in futures.items():
+                outcomes[i] = fut.result()
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+        return [o for o in outcomes if o is not None]
+
+    def run_one(self, call: dict, approved: Callable[[dict], bool] = lambda c: False) -> ToolOutcome:
+        call_id = call.get("id") if isinstance(call, dict) else None
+        name = call_name(call) or ""
+        raw_args = call_arguments(call)
+        start = self.clock() - self.epoch
+        outcome = ToolOutcome(call_id=call_id or "", name=name,
+                              arguments=raw_args if isinstance(raw_args, str) else None,
+                              content="", ok=False, started=start)
+        try:
+            spec = self._lookup(name)
+            args = self._parse_arguments(spec, raw_args)
+            if spec.approval == "always" and not approved(call):
+                raise _Failure("denied", f"the user did not approve this call of {name!r}")
+            result, outcome.stubbed, outcome.note = self._invoke(spec, args)
+            outcome.content, outcome.truncated_chars = self._encode(spec, result)
+            outcome.ok = True
+        except _Failure as f:
+            outcome.error_type, outcome.retryable, outcome.detail = f.type, f.retryable, f.detail
+            outcome.content = error_content(f.type, f.message, f.retryable)
+        outcome.ended = self.clock() - self.epoch
+        return outcome
+
+    # -- steps ------------------------------------------------------------
+    def _has_side_effects(self, call: Any) -> bool:
+        spec = self.toolset.get(call_name(call) or "")
+        return bool(spec and spec.side_effects)
+
+    def _lookup(self, name: str) -> ToolSpec:
+        spec = self.toolset.get(name)
+        if spec is None:
+            allowed = ", ".join(self.toolset.names())
+            raise _Failure("unknown_tool", f"unknown tool {name!r}; available tools: {allowed}")
+        return spec
+
+    def _parse_arguments(self, spec: ToolSpec, raw: Any) -> dict:
+        if not isinstance(raw, str):
+            raise _Failure("invalid_json", "arguments must be a JSON string")
+        try:
+            args = json.loads(raw) if raw.strip() else {}
+        except ValueError as exc:
+            raise _Failure("invalid_json", f"arguments are not valid JSON: {exc}") from None
+        if not isinstance(args, dict):
+            raise _Failure("invalid_arguments",
+                           f"arguments must be a JSON object, got {type(args).__name__}")
+        problems = [_describe(e) for e in self._validator(spec).iter_errors(args)]
+        if problems:
+            raise _Failure("invalid_arguments", "; ".join(sorted(problems)))
+        return args
+
+    def _validator(self, spec: ToolSpec):
+        v = self._validators.get(spec.name)
+        if v is None:
+            from jsonschema.validators import validator_for
+
+            v = self._validators[spec.name] = validator_for(spec.parameters)(spec.parameters)
+        return v
+
+    def _invoke(self, spec: ToolSpec, args: dict) -> tuple[Any, bool, str | None]:
+        if spec.handler_kind == "fixture":
+            return copy.deepcopy(spec.handler), True, None
+        if spec.handler_kind == "command":
+            return _run_command(spec, args), False, None
+        func = self._funcs.get(spec.name) or resolve_python_handler(spec)
+        self._funcs[spec.name] = func
+        return _run_python(spec, func, args)
+
+    def _encode(self, spec: ToolSpec, result: Any) -> tuple[str, int]:
+        if result is None or result == "":
+            raise _Failure("empty_result", f"the tool {spec.name!r} returned no data; "
+                           "treat this as a failure, not as an answer")
+        if isinstance(result, str):
+            text = result
+        else:
+            try:
+                text = json.dumps(result, ensure_ascii=False, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise _Failure("internal_error", f"the tool {spec.name!r} returned data that "
+                               "cannot be encoded as JSON", detail=f"{type(exc).__name__}: {exc}")
+        return truncate(text, spec.max_result_chars)
+
+
+def truncate(text: str, limit: int) -> tuple[str, int]:
+    """Cut ``text`` to ``limit`` characters with an explicit marker; returns (text, cut)."""
+    if len(text) <= limit:
+        return text, 0
+    cut = len(text) - limit
+    marker = (f"\n…[truncated by agentdbg: {cut} of {len(text)} characters cut; "
+              f"max_result_chars={limit}]")
+    return text[:limit] + marker, cut
+
+
+def _describe(error) -> str:
+    where = "/".join(str(p) for p in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+def _run_python(spec: ToolSpec, func: Callable, args: dict) -> tuple[Any, bool, str | None]:
+    box: dict[str, Any] = {}
+    abandoned = threading.Event()
+
+    def target():
+        try:
+            if inspect.iscoroutinefunction(func):
+                box["value"] = asyncio.run(func(**args))
+            else:
+                box["value"] = func(**args)
+        except BaseException as exc:  # noqa: BLE001 - everything becomes a result
+            box["error"] = exc
+            box["tb"] = traceback.format_exc()
+        if abandoned.is_set():
+            box["late"] = True
+
+    worker = threading.Thread(target=target, name=f"agentdbg-{spec.name}", daemon=True)
+    worker.start()
+    worker.join(spec.timeout)
+    if worker.is_alive():
+        abandoned.set()
+        raise _Failure("timeout", f"the tool {spec.name!r} did not answer within {spec.timeout:g}s",
+                       detail=f"python handler {spec.handler} still running after "
+                              f"{spec.timeout:g}s; abandoned, its late result will be discarded")
+    if "error" in box:
+        _raise_from(spec, box["error"], box.get("tb"))
+    return box.get("value"), False, None
+
+
+def _raise_from(spec: ToolSpec, exc: BaseException, tb: str | None) -> None:
+    if isinstance(exc, ToolError):
+        raise _Failure(exc.type, exc.message, retryable=exc.retryable, detail=tb)
+    if isinstance(exc, TimeoutError):
+        raise _Failure("timeout", f"the tool {spec.name!r} timed out", detail=tb)
+    raise _Failure("internal_error", f"the tool {spec.name!r} failed with an internal error",
+                   detail=tb or repr(exc))
+
+
+def _command_argv(spec: ToolSpec) -> list[str]:
+    argv = list(spec.handler)
+    if argv[0] in ("python", "python3"):
+        argv[0] = sys.executable  # the interpreter running agentdbg
+    return argv
+
+
+def _run_command(spec: ToolSpec, args: dict) -> Any:
+    argv = _command_argv(spec)
+    try:
+        proc = subprocess.run(argv, input=json.dumps(args, ensure_ascii=False).encode("utf-8"),
+                              capture_output=True, timeout=spec.timeout, cwd=spec.base_dir)
+    except subprocess.TimeoutExpired:
+        raise _Failure("timeout", f"the tool {spec.name!r} did not answer within {spec.timeout:g}s",
+                       detail=f"command {argv!r} killed after {spec.timeout:g}s") from None
+    except OSError as exc:
+        raise _Failure("internal_error", f"the tool {spec.name!r} could not be started",
+                       detail=f"command {argv!r}: {exc}") from None
+    stderr = proc.stderr.decode("utf-8", "replace")[-2000:]
+    if proc.returncode != 0:
+        raise _Failure("internal_error", f"the tool {spec.name!r} failed with an internal error",
+                       detail=f"command {argv!r} exited with status {proc.returncode}; "
+                              f"stderr: {stderr}")
+    out = proc.stdout[:MAX_COMMAND_OUTPUT].decode("utf-8", "replace").strip()
+    if not out:
+        return None
+    try:
+        value = json.loads(out)
+    except ValueError as exc:
+        raise _Failure("internal_error", f"the tool {spec.name!r} printed output that is not JSON",
+                       detail=f"command {argv!r}: {exc}; stdout starts {out[:200]!r}") from None
+    if isinstance(value, dict) and value.get("ok") is False and isinstance(value.get("error"), dict):
+        err = value["error"]
+        raise _Failure(str(err.get("type") or "internal_error"), str(err.get("message") or ""),
+                       retryable=bool(err.get("retryable", False)))
+    return value

@@ -1,0 +1,64 @@
+"""One error hierarchy, one exit-code table.
+
+Every error a user can cause (bad file, bad option, unreachable model) is an
+``AgentdbgError``; the CLI prints it as a single ``agentdbg: error: ...`` line
+and exits with its code. Tracebacks are shown only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    """Exit status of ``agentdbg run`` (and the other commands)."""
+
+    OK = 0                # run completed with an answer; check found no error
+    FINDINGS = 1          # check/tools: error-level findings
+    USAGE = 2             # bad usage or an unreadable input file
+    MAX_TURNS = 3
+    MAX_TOOL_CALLS = 4
+    REPEATED_CALL = 5
+    TIMEOUT = 6
+    MODEL_ERROR = 7
+    INVALID_REQUEST = 8
+    CANCELLED = 130
+
+
+class AgentdbgError(Exception):
+    """Base class: a message for the user and the exit status that goes with it."""
+
+    exit_status = ExitStatus.USAGE
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class ConfigError(AgentdbgError):
+    """A tools file, script file or option is wrong. Names file:line:col when it can."""
+
+
+class InputError(AgentdbgError):
+    """An input file (messages, transcript) cannot be read."""
+
+
+class ProviderError(AgentdbgError):
+    """The model endpoint failed. ``retryable`` says whether trying again may help."""
+
+    exit_status = ExitStatus.MODEL_ERROR
+
+    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+
+
+def located(path: str, line: int | None, col: int | None, message: str) -> str:
+    """Format ``path:line:col: message`` (line/col 1-based, omitted when unknown)."""
+    where = str(path)
+    if line is not None:
+        where += f":{line}"
+        if col is not None:
+            where += f":{col}"
+    return f"{where}: {message}"

@@ -1,0 +1,80 @@
+"""Helpers over the OpenAI Chat Completions message shape.
+
+Messages are kept as plain dicts in the wire format (``role``, ``content``,
+``tool_calls``, ``tool_call_id`` ...). That is what users paste, what the API
+receives and what the checker must judge even when it is malformed, so the
+engine, the checker, transcripts and renderers all share this one shape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+_MISSING = object()
+
+
+def canonical_json(value: Any) -> str:
+    """Stable JSON text: sorted keys, no whitespace, unicode kept."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def canonical_arguments(arguments: str) -> str:
+    """Parse an ``arguments`` string and re-serialise it canonically.
+
+    Unparsable text is returned unchanged so two identical broken strings still
+    compare equal.
+    """
+    try:
+        return canonical_json(json.loads(arguments))
+    except (TypeError, ValueError):
+        return arguments if isinstance(arguments, str) else repr(arguments)
+
+
+def call_fingerprint(name: str, arguments: str) -> str:
+    """Tool name + canonical arguments: two calls are "the same" iff these match."""
+    return f"{name}:{canonical_arguments(arguments)}"
+
+
+def short_hash(text: str, n: int = 12) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
+
+
+def tool_calls_of(message: Any) -> list:
+    """The ``tool_calls`` list of an assistant message, or [] when absent/not a list."""
+    if isinstance(message, dict) and message.get("role") == "assistant":
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            return calls
+    return []
+
+
+def call_name(call: Any) -> str | None:
+    fn = call.get("function") if isinstance(call, dict) else None
+    name = fn.get("name") if isinstance(fn, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def call_arguments(call: Any) -> Any:
+    fn = call.get("function") if isinstance(call, dict) else None
+    return fn.get("arguments", _MISSING) if isinstance(fn, dict) else _MISSING
+
+
+def tool_message(call_id: str, content: str) -> dict:
+    return {"role": "tool", "tool_call_id": call_id, "content": content}
+
+
+def parse_json_object(text: str) -> dict | None:
+    """``json.loads`` that returns the dict, or None for anything else."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def is_error_result(content: Any) -> bool:
+    """True when a tool message's content is agentdbg's structured error object."""
+    obj = parse_json_object(content) if isinstance(content, str) else None
+    return bool(obj) and obj.get("ok") is False and isinstance(obj.get("error"), dict)

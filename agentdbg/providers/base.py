@@ -1,0 +1,78 @@
+"""The provider protocol: one request in, one assistant message out."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass
+class ModelRequest:
+    messages: list[dict]
+    tools: list[dict] = field(default_factory=list)       # OpenAI ``tools`` array
+    tool_choice: Any = None
+    parallel_tool_calls: bool | None = None
+    temperature: float | None = None
+    model: str = "offline"
+    timeout: float | None = None
+
+    def body(self) -> dict:
+        """The Chat Completions request body this stands for."""
+        body: dict[str, Any] = {"model": self.model, "messages": self.messages}
+        if self.tools:
+            body["tools"] = self.tools
+            body["tool_choice"] = self.tool_choice or "auto"
+            if self.parallel_tool_calls is not None:
+                body["parallel_tool_calls"] = self.parallel_tool_calls
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        return body
+
+    @classmethod
+    def from_body(cls, body: dict) -> "ModelRequest":
+        return cls(messages=body.get("messages") or [], tools=body.get("tools") or [],
+                   tool_choice=body.get("tool_choice"),
+                   parallel_tool_calls=body.get("parallel_tool_calls"),
+                   temperature=body.get("temperature"), model=body.get("model") or "offline")
+
+
+@dataclass
+class ModelReply:
+    message: dict                      # the assistant message, wire format
+    usage: dict = field(default_factory=dict)
+    finish_reason: str | None = None
+    note: str | None = None            # the offline model's explanation; not sent anywhere
+    raw: Any = None                    # provider's raw response (for transcripts)
+
+
+class Provider(Protocol):
+    name: str
+
+    def complete(self, request: ModelRequest) -> ModelReply: ...
+
+
+_ids = itertools.count(1)
+
+
+def make_call_id(prefix: str = "call") -> str:
+    """Deterministic, process-unique call ids (``call_0001``...)."""
+    return f"{prefix}_{next(_ids):04d}"
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count for models that do not report usage (4 chars ~ 1 token)."""
+    return max(1, (len(text) + 3) // 4) if text else 0
+
+
+def estimated_usage(request: ModelRequest, message: dict) -> dict:
+    import json
+
+    prompt = estimate_tokens(json.dumps(request.messages, ensure_ascii=False))
+    completion = estimate_tokens(json.dumps(message, ensure_ascii=False))
+    return {"prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion, "estimated": True}
+
+
+def tool_call(call_id: str, name: str, arguments: str) -> dict:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}

@@ -1,0 +1,297 @@
+"""tools.yaml -> validated ``ToolSpec`` objects.
+
+Errors name the file, line and column (from the YAML node marks), the tool and
+the field. Handlers are resolved only from this file, never from a name the
+model produced.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agentdbg.errors import ConfigError, located
+
+TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+SUPPORTED_VERSIONS = (1,)
+POLICY_DEFAULTS = {
+    "side_effects": False,
+    "approval": "never",
+    "timeout": 10.0,
+    "max_result_chars": 4000,
+}
+TOOL_KEYS = {"name", "description", "parameters", "handler", "strict", *POLICY_DEFAULTS}
+HANDLER_KINDS = ("python", "fixture", "command")
+
+
+@dataclass
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict
+    handler_kind: str            # python | fixture | command
+    handler: Any                 # "pkg.mod:func" | JSON value | [argv...]
+    side_effects: bool = False
+    approval: str = "never"      # never | always
+    timeout: float = 10.0
+    max_result_chars: int = 4000
+    strict: bool = False
+    base_dir: Path = field(default_factory=Path.cwd)
+    line: int | None = None      # where the tool starts in its file (1-based)
+
+    def openai_tool(self) -> dict:
+        """The definition as sent in the request's ``tools`` array."""
+        fn: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        }
+        if self.strict:
+            fn["strict"] = True
+        return {"type": "function", "function": fn}
+
+
+@dataclass
+class ToolSet:
+    path: Path
+    tools: list[ToolSpec]
+    parallel: int = 4
+
+    def get(self, name: str) -> ToolSpec | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    def names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    def openai_tools(self) -> list[dict]:
+        return [t.openai_tool() for t in self.tools]
+
+
+def bundled_tools_path() -> Path:
+    import sample_tools
+
+    return Path(sample_tools.__file__).with_name("tools.yaml")
+
+
+def default_tools_path() -> Path:
+    """``./tools.yaml`` when present, else the bundled sample."""
+    local = Path("tools.yaml")
+    return local if local.is_file() else bundled_tools_path()
+
+
+class _Doc:
+    """The parsed YAML plus its node tree, to turn a data path into line:col."""
+
+    def __init__(self, path: Path, text: str):
+        self.path = path
+        try:
+            self.node = yaml.compose(text, Loader=yaml.SafeLoader)
+            self.data = yaml.safe_load(text)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
+            problem = exc.problem or exc.context or "invalid YAML"
+            raise ConfigError(located(path, line, col, f"invalid YAML: {problem}")) from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+
+    def _node_at(self, keys: tuple) -> Any:
+        node = self.node
+        for key in keys:
+            if isinstance(node, yaml.MappingNode):
+                nxt = next((v for k, v in node.value if k.value == key), None)
+                if nxt is None:
+                    # point at the mapping itself when the key is missing
+                    return node
+                node = nxt
+            elif isinstance(node, yaml.SequenceNode) and isinstance(key, int):
+                if key >= len(node.value):
+                    return node
+                node = node.value[key]
+            else:
+                return node
+        return node
+
+    def error(self, keys: tuple, message: str) -> ConfigError:
+        node = self._node_at(keys)
+        if node is None:
+            return ConfigError(f"{self.path}: {message}")
+        mark = node.start_mark
+        return ConfigError(located(self.path, mark.line + 1, mark.column + 1, message))
+
+    def line_of(self, keys: tuple) -> int | None:
+        node = self._node_at(keys)
+        return node.start_mark.line + 1 if node is not None else None
+
+
+def load_tools(path: str | os.PathLike | None = None, *, resolve: bool = True) -> ToolSet:
+    """Load and validate a tools file. ``resolve`` imports python handlers now."""
+    p = Path(path) if path is not None else default_tools_path()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{p}: no such tools file") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
+    doc = _Doc(p, text)
+    toolset = _parse(doc)
+    if resolve:
+        for i, spec in enumerate(toolset.tools):
+            if spec.handler_kind == "python":
+                try:
+                    resolve_python_handler(spec)
+                except ConfigError as exc:
+                    raise doc.error(("tools", i, "handler"), exc.message) from None
+    return toolset
+
+
+def _parse(doc: _Doc) -> ToolSet:
+    data = doc.data
+    if not isinstance(data, dict):
+        raise doc.error((), "expected a mapping with 'version' and 'tools'")
+    version = data.get("version")
+    if version not in SUPPORTED_VERSIONS:
+        raise doc.error(("version",), f"unsupported version {version!r}; expected version: 1")
+    unknown = set(data) - {"version", "defaults", "tools"}
+    if unknown:
+        key = sorted(map(str, unknown))[0]
+        raise doc.error((key,), f"unknown top-level key {key!r} (expected version, defaults, tools)")
+    defaults = dict(POLICY_DEFAULTS)
+    raw_defaults = data.get("defaults") or {}
+    if not isinstance(raw_defaults, dict):
+        raise doc.error(("defaults",), "'defaults' must be a mapping")
+    raw_defaults = dict(raw_defaults)
+    parallel = raw_defaults.pop("parallel", 4)
+    if not isinstance(parallel, int) or isinstance(parallel, bool) or parallel < 1:
+        raise doc.error(("defaults", "parallel"), "defaults.parallel must be a positive integer")
+    for key, value in raw_defaults.items():
+        if key not in POLICY_DEFAULTS:
+            raise doc.error(("defaults", key), f"unknown key {key!r} in defaults")
+        _check_policy(doc, ("defaults", key), "defaults", key, value)
+        defaults[key] = value
+    tools = data.get("tools")
+    if not isinstance(tools, list) or not tools:
+        raise doc.error(("tools",), "'tools' must be a non-empty list")
+    specs: list[ToolSpec] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(tools):
+        spec = _parse_tool(doc, i, raw, defaults)
+        if spec.name in seen:
+            raise doc.error(("tools", i, "name"), f"tool {spec.name!r}: duplicate name "
+                            f"(first defined as tools[{seen[spec.name]}])")
+        seen[spec.name] = i
+        specs.append(spec)
+    return ToolSet(path=doc.path, tools=specs, parallel=parallel)
+
+
+def _check_policy(doc: _Doc, keys: tuple, who: str, key: str, value: Any) -> None:
+    ok = {
+        "side_effects": isinstance(value, bool),
+        "approval": value in ("never", "always"),
+        "timeout": isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0,
+        "max_result_chars": isinstance(value, int) and not isinstance(value, bool) and value >= 100,
+    }[key]
+    if not ok:
+        expected = {
+            "side_effects": "true or false",
+            "approval": "'never' or 'always'",
+            "timeout": "a positive number of seconds",
+            "max_result_chars": "an integer >= 100",
+        }[key]
+        raise doc.error(keys, f"{who}: field '{key}' must be {expected}, got {value!r}")
+
+
+def _parse_tool(doc: _Doc, i: int, raw: Any, defaults: dict) -> ToolSpec:
+    at = ("tools", i)
+    if not isinstance(raw, dict):
+        raise doc.error(at, f"tools[{i}] must be a mapping")
+    name = raw.get("name")
+    who = f"tool {name!r}" if isinstance(name, str) else f"tools[{i}]"
+    if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
+        raise doc.error(at + ("name",), f"{who}: field 'name' must match ^[a-zA-Z0-9_-]{{1,64}}$")
+    for key in raw:
+        if key not in TOOL_KEYS:
+            raise doc.error(at + (key,), f"{who}: unknown field {key!r}")
+    description = raw.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise doc.error(at + ("description",), f"{who}: field 'description' must be a non-empty string")
+    params = raw.get("parameters", {"type": "object", "properties": {}})
+    _check_parameters(doc, at + ("parameters",), who, params)
+    kind, handler = _parse_handler(doc, at + ("handler",), who, raw.get("handler"))
+    policy = dict(defaults)
+    for key in POLICY_DEFAULTS:
+        if key in raw:
+            _check_policy(doc, at + (key,), who, key, raw[key])
+            policy[key] = raw[key]
+    strict = raw.get("strict", False)
+    if not isinstance(strict, bool):
+        raise doc.error(at + ("strict",), f"{who}: field 'strict' must be true or false")
+    return ToolSpec(
+        name=name, description=description.strip(), parameters=params,
+        handler_kind=kind, handler=handler, strict=strict,
+        side_effects=policy["side_effects"], approval=policy["approval"],
+        timeout=float(policy["timeout"]), max_result_chars=policy["max_result_chars"],
+        base_dir=doc.path.resolve().parent, line=doc.line_of(at),
+    )
+
+
+def _check_parameters(doc: _Doc, keys: tuple, who: str, params: Any) -> None:
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
+    if not isinstance(params, dict):
+        raise doc.error(keys, f"{who}: field 'parameters' must be a JSON Schema object")
+    if params.get("type") != "object":
+        raise doc.error(keys, f"{who}: field 'parameters' must have type: object")
+    try:
+        validator_for(params).check_schema(params)
+    except SchemaError as exc:
+        sub = keys + tuple(exc.path)
+        where = "/".join(str(p) for p in exc.path) or "(root)"
+        raise doc.error(sub, f"{who}: field 'parameters' is not a valid JSON Schema at "
+                             f"{where}: {exc.message}") from None
+
+
+def _parse_handler(doc: _Doc, keys: tuple, who: str, raw: Any) -> tuple[str, Any]:
+    if not isinstance(raw, dict) or len(raw) != 1 or next(iter(raw)) not in HANDLER_KINDS:
+        raise doc.error(keys, f"{who}: field 'handler' must be one of "
+                              "{python: 'pkg.module:function'}, {fixture: <JSON>}, {command: [argv...]}")
+    kind, value = next(iter(raw.items()))
+    if kind == "python" and not (isinstance(value, str)
+                                 and re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", value)):
+        raise doc.error(keys + (kind,), f"{who}: handler.python must look like 'package.module:function'")
+    if kind == "command" and not (isinstance(value, list) and value
+                                  and all(isinstance(a, str) for a in value)):
+        raise doc.error(keys + (kind,), f"{who}: handler.command must be a non-empty list of strings")
+    return kind, value
+
+
+def resolve_python_handler(spec: ToolSpec):
+    """Import ``package.module:function`` named in the tools file.
+
+    The tools file's folder is put on ``sys.path`` so modules next to it import.
+    """
+    import importlib
+    import sys
+
+    module_name, func_name = spec.handler.split(":")
+    base = str(spec.base_dir)
+    if base not in sys.path:
+        sys.path.insert(0, base)
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # the user's module may raise anything at import
+        raise ConfigError(f"tool {spec.name!r}: cannot import handler module {module_name!r}: "
+                          f"{type(exc).__name__}: {exc}") from None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise ConfigError(f"tool {spec.name!r}: handler {spec.handler!r}: "
+                          f"module has no function {func_name!r}")
+    return func

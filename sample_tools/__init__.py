@@ -1,0 +1,1 @@
+"""Sample tools for agentdbg: the seed articles' scenarios (orders, logistics, weather)."""
