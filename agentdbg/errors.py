@@ -22,6 +22,7 @@ class ExitStatus(IntEnum):
     TIMEOUT = 6
     MODEL_ERROR = 7
     INVALID_REQUEST = 8
+    INTERNAL = 70         # a bug in agentdbg (traceback with --debug)
     CANCELLED = 130
 
 

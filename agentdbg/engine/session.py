@@ -121,6 +121,7 @@ class Session:
         self.decisions: dict[str, bool] = {}
         self.turns: list[TurnRecord] = []
         self.outcomes: list[ToolOutcome] = []
+        self.outcome_at: dict[int, ToolOutcome] = {}  # tool message index -> its execution
         self.stop_reason: StopReason | None = None
         self.stop_detail = ""
         self._history: list[tuple[str, str]] = []  # (fingerprint, content) per executed call
@@ -249,6 +250,7 @@ class Session:
         for call, outcome in zip(self.pending, outcomes):
             self.messages.append(tool_message(str(call.get("id")), outcome.content))
             indices.append(len(self.messages) - 1)
+            self.outcome_at[indices[-1]] = outcome
         self.outcomes.extend(outcomes)
         turn = self.turns[-1].turn
         self.pending, self.phase = [], "model"

@@ -1,0 +1,159 @@
+"""The ``agentdbg`` command line. Thin commands: parse, build, hand to a driver.
+
+Heavy modules (openai, jsonschema, prompt_toolkit, rich) are imported inside
+the commands that need them, so ``agentdbg --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from agentdbg.errors import AgentdbgError, ExitStatus
+
+app = typer.Typer(
+    name="agentdbg",
+    help="An interactive terminal debugger for LLM tool-calling loops.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+RUN_EXIT_CODES = """Exit status: 0 completed; 2 bad usage or input file; 3 max_turns;
+4 max_tool_calls; 5 repeated_call; 6 timeout; 7 model_error; 8 invalid_request;
+130 cancelled."""
+
+ToolsOpt = Annotated[Optional[Path], typer.Option(
+    "--tools", "-t", help="tools.yaml to load (default ./tools.yaml, else the bundled sample).",
+    envvar="AGENTDBG_TOOLS", show_default=False)]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks and full tool errors.")]
+
+
+def fail(exc: BaseException, debug: bool) -> typer.Exit:
+    """Print one ``agentdbg: error: ...`` line (a traceback only with --debug)."""
+    if debug:
+        import traceback
+
+        traceback.print_exception(exc)
+    if isinstance(exc, AgentdbgError):
+        from agentdbg.render.safe import safe
+
+        print(f"agentdbg: error: {safe(exc.message)}", file=sys.stderr)
+        return typer.Exit(int(exc.exit_status))
+    print(f"agentdbg: internal error: {type(exc).__name__}: {exc} "
+          "(run with --debug for the traceback)", file=sys.stderr)
+    return typer.Exit(int(ExitStatus.INTERNAL))
+
+
+def make_console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def make_provider(model: str | None, base_url: str | None, api_key: str | None,
+                  script: Path | None, retries: int = 0):
+    """The model: a script, the offline planner, or an OpenAI-compatible endpoint."""
+    if script is not None:
+        from agentdbg.providers.scripted import ScriptedModel
+
+        return ScriptedModel.from_file(script), f"scripted ({script})"
+    if not model or model == "offline":
+        from agentdbg.providers.offline import OfflineModel
+
+        return OfflineModel(), "offline (built-in deterministic planner, no network)"
+    from agentdbg.providers.openai_compat import OpenAICompatible
+
+    provider = OpenAICompatible(model, base_url, api_key, retries=retries)
+    return provider, f"{model} at {provider.base_url}"
+
+
+@app.command(epilog=RUN_EXIT_CODES)
+def run(
+    question: Annotated[str, typer.Argument(help="The user's question.")],
+    tools: ToolsOpt = None,
+    model: Annotated[Optional[str], typer.Option(
+        "--model", "-m", envvar="AGENTDBG_MODEL",
+        help="Model name at the endpoint; 'offline' (the default) needs no key.")] = None,
+    base_url: Annotated[Optional[str], typer.Option(
+        "--base-url", envvar="OPENAI_BASE_URL", help="OpenAI-compatible endpoint URL.")] = None,
+    api_key: Annotated[Optional[str], typer.Option(
+        "--api-key", envvar="OPENAI_API_KEY", show_envvar=True, show_default=False,
+        help="API key (never printed or saved).")] = None,
+    script: Annotated[Optional[Path], typer.Option(
+        "--script", help="Play a YAML script of assistant turns instead of a model.")] = None,
+    system: Annotated[Optional[str], typer.Option("--system", help="A system message.")] = None,
+    max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model requests at most.")] = 8,
+    max_tool_calls: Annotated[int, typer.Option(
+        "--max-tool-calls", min=1, help="Tool executions at most.")] = 32,
+    repeat_limit: Annotated[int, typer.Option(
+        "--repeat-limit", min=2,
+        help="Stop after the same call with the same result this many times in a row.")] = 3,
+    timeout: Annotated[Optional[float], typer.Option(
+        "--timeout", min=0.01, help="Whole-run wall-clock limit in seconds.")] = None,
+    approve: Annotated[str, typer.Option(
+        "--approve", help="Decision for tools with approval: always: 'all' or 'none'.")] = "none",
+    tool_choice: Annotated[Optional[str], typer.Option(
+        "--tool-choice", help="auto | none | required | a tool name.")] = None,
+    parallel_tool_calls: Annotated[Optional[bool], typer.Option(
+        "--parallel-tool-calls/--no-parallel-tool-calls",
+        help="Send parallel_tool_calls (default: not sent).")] = None,
+    temperature: Annotated[Optional[float], typer.Option("--temperature")] = None,
+    retries: Annotated[int, typer.Option(
+        "--retries", min=0, help="Retries of a failed model request (429/5xx/connection).")] = 0,
+    save: Annotated[Optional[Path], typer.Option(
+        "--save", help="Write the run (messages + per-request metadata) as JSON.")] = None,
+    json_out: Annotated[bool, typer.Option(
+        "--json", help="Print exactly one JSON document instead of the view.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="Do not fold long contents.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Run the tool loop on QUESTION and show every turn's full messages array."""
+    try:
+        from agentdbg.drive.batch import BatchOptions, run_batch
+        from agentdbg.engine.session import RunConfig, Session
+        from agentdbg.toolspec import load_tools
+
+        if approve not in ("all", "none"):
+            raise AgentdbgError(f"--approve must be 'all' or 'none', not {approve!r}")
+        toolset = load_tools(tools)
+        provider, desc = make_provider(model, base_url, api_key, script, retries)
+        config = RunConfig(
+            model=model or "offline", max_turns=max_turns, max_tool_calls=max_tool_calls,
+            repeat_limit=repeat_limit, timeout=timeout, approve=approve,
+            tool_choice=_tool_choice(tool_choice), parallel_tool_calls=parallel_tool_calls,
+            temperature=temperature)
+        session = Session.for_question(provider, toolset, question, config, system=system)
+        options = BatchOptions(model_desc=desc, base_url=getattr(provider, "base_url", None),
+                               json_out=json_out, full=full, debug=debug, save=save,
+                               offline=desc.startswith("offline"))
+        status = run_batch(session, make_console(), options)
+    except Exception as exc:  # one line for the user; traceback only with --debug
+        raise fail(exc, debug) from None
+    raise typer.Exit(int(status))
+
+
+def _tool_choice(value: str | None):
+    if value is None or value in ("auto", "none", "required"):
+        return value
+    return {"type": "function", "function": {"name": value}}
+
+
+@app.command()
+def version() -> None:
+    """Print the agentdbg version."""
+    from agentdbg import __version__
+
+    print(f"agentdbg {__version__}")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Drivers over the engine: the batch run (and, later, step mode and replay)."""

@@ -1,0 +1,78 @@
+"""``agentdbg run``: step the session to the end, printing each turn's messages.
+
+Whatever happens (a model error, Ctrl-C, a crash), the run recorded so far is
+written to ``--save`` before returning.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentdbg.engine.session import (ModelReplied, RequestBlocked, Session, StopReason,
+                                     ToolsExecuted)
+from agentdbg.errors import ExitStatus
+from agentdbg.record import run_document, write_json
+from agentdbg.render import run as view_run
+from agentdbg.render.view import render_finding, render_messages
+
+
+@dataclass
+class BatchOptions:
+    model_desc: str
+    base_url: str | None = None
+    json_out: bool = False
+    full: bool = False
+    debug: bool = False
+    save: Path | None = None
+    offline: bool = False
+
+
+def run_batch(session: Session, console, options: BatchOptions) -> ExitStatus:
+    show = not options.json_out
+    if show:
+        console.print(view_run.render_header(options.model_desc, session.toolset.names(),
+                                             options.offline))
+    shown = 0
+    try:
+        while not session.done:
+            event = session.step()
+            if not show:
+                continue
+            if isinstance(event, ModelReplied):
+                console.print(view_run.render_turn_title(event.turn))
+                if event.record.note:
+                    console.print(view_run.render_note(event.record.note))
+            if isinstance(event, RequestBlocked):
+                for finding in event.findings:
+                    console.print(render_finding(finding))
+            if isinstance(event, ToolsExecuted) and options.debug:
+                console.print(view_run.render_outcome_details(event.outcomes))
+            if isinstance(event, ToolsExecuted) or session.done:
+                console.print(render_messages(session.messages, new_from=shown, full=options.full,
+                                              meta=view_run.message_meta(session)))
+                shown = len(session.messages)
+    except KeyboardInterrupt:
+        session.cancel()
+    finally:
+        _save(session, options)
+    if options.json_out:
+        doc = run_document(session, model=session.config.model, base_url=options.base_url)
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+    else:
+        if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):
+            console.print(render_messages(session.messages, new_from=shown, full=options.full,
+                                          meta=view_run.message_meta(session)))
+        console.print(view_run.render_footer(session))
+    return session.stop_reason.exit_status if session.stop_reason else ExitStatus.INTERNAL
+
+
+def _save(session: Session, options: BatchOptions) -> None:
+    if options.save is None:
+        return
+    if session.stop_reason is None:  # interrupted by something other than Ctrl-C
+        session.cancel("the run ended abnormally; saved what was recorded")
+    write_json(options.save, run_document(session, model=session.config.model,
+                                          base_url=options.base_url))

@@ -1,0 +1,115 @@
+"""Any OpenAI-compatible endpoint, through the official ``openai`` client.
+
+The only module that imports ``openai``. Errors become one-line
+``ProviderError``s that name the endpoint (never the key).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from agentdbg.errors import ProviderError
+from agentdbg.providers.base import ModelReply, ModelRequest
+
+PLACEHOLDER_KEY = "agentdbg-no-key"  # local servers need no key; the client insists on one
+
+
+class OpenAICompatible:
+    name = "openai"
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+                 *, timeout: float = 60.0, retries: int = 0):
+        self.model = model
+        self.client = openai.OpenAI(base_url=base_url, api_key=api_key or PLACEHOLDER_KEY,
+                                    timeout=timeout, max_retries=retries)
+        self.base_url = str(self.client.base_url).rstrip("/")
+        self.has_key = bool(api_key)
+
+    def complete(self, request: ModelRequest) -> ModelReply:
+        body = request.body()
+        body["model"] = self.model
+        kwargs: dict[str, Any] = {}
+        if request.timeout is not None:
+            kwargs["timeout"] = request.timeout
+        try:
+            response = self.client.chat.completions.create(**body, **kwargs)
+        except openai.APIError as exc:
+            raise self._explain(exc) from None
+        return self._reply(response)
+
+    def _reply(self, response: Any) -> ModelReply:
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise ProviderError(f"{self.base_url} answered with no choices")
+        choice = choices[0]
+        message = _message_dict(choice.message)
+        usage = response.usage.model_dump(exclude_none=True) if response.usage else {}
+        usage = {k: v for k, v in usage.items() if isinstance(v, (int, float))}
+        return ModelReply(message=message, usage=usage, finish_reason=choice.finish_reason,
+                          raw=response.model_dump(exclude_none=True))
+
+    def _explain(self, exc: "openai.APIError") -> ProviderError:
+        where = f"{self.base_url}/chat/completions"
+        if isinstance(exc, openai.APITimeoutError):
+            return ProviderError(f"{where}: the request timed out", retryable=True)
+        if isinstance(exc, openai.APIConnectionError):
+            return ProviderError(f"{where}: cannot connect ({_cause(exc)}); is the server running "
+                                 "and is --base-url right?", retryable=True)
+        if isinstance(exc, openai.APIStatusError):
+            return _status_error(where, self.model, exc, self.has_key)
+        return ProviderError(f"{where}: {type(exc).__name__}: {_api_message(exc)}")
+
+
+def _status_error(where: str, model: str, exc: "openai.APIStatusError", has_key: bool) -> ProviderError:
+    status = exc.status_code
+    detail = _api_message(exc)
+    hints = {
+        401: "authentication failed" + ("" if has_key else "; set OPENAI_API_KEY or --api-key"),
+        403: "permission denied for this key or model",
+        404: f"not found: check the model name ({model!r}) and --base-url",
+        429: "rate limited or out of quota; wait and try again",
+    }
+    if status in hints:
+        head = hints[status]
+    elif status >= 500:
+        head = "the server failed"
+    else:
+        head = "the API rejected the request"
+    return ProviderError(f"{where}: HTTP {status}: {head}: {detail}",
+                         retryable=status == 429 or status >= 500, status=status)
+
+
+def _api_message(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+        if isinstance(err, str):
+            return err
+    return str(getattr(exc, "message", "") or exc)
+
+
+def _cause(exc: Exception) -> str:
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and (cause.__cause__ or cause.__context__) is not None:
+        cause = cause.__cause__ or cause.__context__
+    return str(cause) if cause else "connection error"
+
+
+def _message_dict(message: Any) -> dict:
+    data = message.model_dump(exclude_none=True)
+    out: dict[str, Any] = {"role": "assistant", "content": data.get("content")}
+    if data.get("tool_calls"):
+        out["tool_calls"] = [
+            {"id": c.get("id"), "type": c.get("type", "function"),
+             "function": {"name": (c.get("function") or {}).get("name"),
+                          "arguments": (c.get("function") or {}).get("arguments")}}
+            for c in data["tool_calls"]
+        ]
+    for extra in ("reasoning_content", "refusal"):
+        if data.get(extra):
+            out[extra] = data[extra]
+    return out

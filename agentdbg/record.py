@@ -1,0 +1,53 @@
+"""The run as one JSON document: what ``run --json`` prints and ``run --save`` writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from agentdbg import __version__
+
+FORMAT = "agentdbg-run"
+FORMAT_VERSION = 1
+
+
+def run_document(session, *, model: str, base_url: str | None = None,
+                 created: float | None = None) -> dict:
+    """Everything needed to read the run back: messages, stop, usage, per-turn records."""
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "agentdbg_version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(created or time.time())),
+        "model": model,
+        "base_url": base_url,
+        "tools_file": str(session.toolset.path),
+        "tools": session.toolset.openai_tools(),
+        "options": {k: v for k, v in session.config.__dict__.items()},
+        "messages": session.messages,
+        "stop_reason": session.stop_reason.value if session.stop_reason else None,
+        "stop_detail": session.stop_detail,
+        "answer": session.answer(),
+        "usage": session.usage,
+        "turns": [t.to_dict() for t in session.turns],
+        "tool_calls": [o.to_dict() for o in session.outcomes],
+        "elapsed_ms": round(session.elapsed() * 1000, 3),
+    }
+
+
+def write_json(path: str | Path, doc: dict) -> None:
+    """Write atomically: a crash mid-write never leaves a half file in place of a good one."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, ensure_ascii=False, indent=2)
+            fh.write("\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,88 @@
+"""Renderables for a whole run: header, per-turn view, tool outcomes, footer."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.text import Text
+
+from agentdbg.engine.executor import ToolOutcome
+from agentdbg.render.safe import safe
+
+STOP_STYLE = {"completed": "bold green"}
+
+
+def message_meta(session) -> dict[int, str]:
+    """Per message index: usage/latency for replies, duration/error for tool results."""
+    meta: dict[int, str] = {}
+    for t in session.turns:
+        if t.message_index is not None:
+            tokens = t.usage.get("total_tokens")
+            est = " (estimated)" if t.usage.get("estimated") else ""
+            meta[t.message_index] = (f"turn {t.turn} · {tokens} tokens{est} · "
+                                     f"{t.latency_ms:.1f} ms · finish_reason={t.finish_reason}")
+    for index, o in session.outcome_at.items():
+        meta[index] = outcome_meta(o)
+    return meta
+
+
+def outcome_meta(o: ToolOutcome) -> str:
+    parts = [f"{o.duration_ms:.1f} ms"]
+    if not o.ok:
+        parts.append(f"error: {o.error_type}{' (retryable)' if o.retryable else ''}")
+    if o.truncated_chars:
+        parts.append(f"cut {o.truncated_chars} characters")
+    if o.stubbed:
+        parts.append("fixture (stub)")
+    if o.injected:
+        parts.append("injected fault")
+    return " · ".join(parts)
+
+
+def render_header(model_desc: str, tools: list[str], offline: bool) -> RenderableType:
+    lines = [Text.assemble(("model: ", "bold"), safe(model_desc)),
+             Text.assemble(("tools: ", "bold"), safe(", ".join(tools)))]
+    if offline:
+        lines.append(Text("The offline model is not an LLM: a deterministic planner that fills "
+                          "tool parameters from the question and earlier results.", style="dim"))
+        lines.append(Text("Use a real endpoint with --model NAME --base-url URL "
+                          "(key from OPENAI_API_KEY).", style="dim"))
+    return Panel(Group(*lines), title="agentdbg run", title_align="left", expand=False)
+
+
+def render_turn_title(turn: int) -> RenderableType:
+    from rich.rule import Rule
+
+    return Rule(f"turn {turn}", align="left", style="dim")
+
+
+def render_note(note: str | None) -> RenderableType:
+    return Text.assemble(("model note: ", "dim bold"), (safe(note or ""), "dim"))
+
+
+def render_outcome_details(outcomes: list[ToolOutcome]) -> RenderableType:
+    """The full errors the model did not see (``--debug``)."""
+    parts = []
+    for o in outcomes:
+        if o.detail or o.note:
+            parts.append(Text.assemble((f"{o.name} {o.call_id}: ", "bold"),
+                                       safe(o.detail or o.note or "")))
+    return Group(*parts)
+
+
+def render_footer(session, answer_limit: int | None = None) -> RenderableType:
+    reason = session.stop_reason.value if session.stop_reason else "running"
+    lines: list[RenderableType] = []
+    answer = session.answer()
+    if answer is not None:
+        lines.append(Panel(Text(safe(answer)), title="answer", title_align="left"))
+    else:
+        lines.append(Text("No answer: the run did not complete.", style="bold red"))
+    u = session.usage
+    lines.append(Text.assemble(("stop: ", "bold"), (reason, STOP_STYLE.get(reason, "bold red")),
+                               f" — {safe(session.stop_detail)}"))
+    lines.append(Text(f"usage: {u['prompt_tokens']} prompt + {u['completion_tokens']} completion "
+                      f"= {u['total_tokens']} tokens over {len(session.turns)} request(s); "
+                      f"{session.tool_calls_made} tool call(s); "
+                      f"{session.elapsed() * 1000:.0f} ms"))
+    return Group(*lines)

@@ -1,0 +1,191 @@
+"""The messages view: pure functions from messages (+ findings) to Rich renderables.
+
+Every piece of untrusted text goes through ``safe()`` into a ``Text`` object,
+so neither Rich markup nor terminal control sequences get through. Pairing is
+shown with a label per call (A, B, ...) repeated on its result, plus a check
+mark when the pair is right; findings sit on the exact message they concern.
+Everything reads without colour too.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agentdbg.pairing import Pairing, pair
+from agentdbg.render.safe import safe
+
+ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",
+              "assistant": "cyan", "tool": "yellow", "function": "yellow"}
+LABEL_STYLES = ["bold blue", "bold magenta", "bold green", "bold dark_orange", "bold cyan",
+                "bold red", "bold purple", "bold yellow"]
+FOLD_AT = 800
+STATUS_TEXT = {
+    "orphan": "✗ orphan: no assistant tool_calls before it",
+    "mismatch": "✗ tool_call_id not in the previous tool_calls",
+    "duplicate": "✗ second answer to the same call",
+    "missing_id": "✗ no tool_call_id",
+}
+
+
+def label_style(label: str) -> str:
+    return LABEL_STYLES[sum(map(ord, label)) % len(LABEL_STYLES)]
+
+
+def fold(text: str, full: bool, limit: int = FOLD_AT) -> Text:
+    """Escaped text, folded with a marker saying how much is hidden."""
+    shown = text if full or len(text) <= limit else text[:limit]
+    out = Text(safe(shown))
+    if len(shown) < len(text):
+        out.append(f"\n… {len(text) - len(shown)} more characters hidden (--full shows all)",
+                   style="dim italic")
+    return out
+
+
+def pretty_arguments(arguments: Any) -> Text:
+    if not isinstance(arguments, str):
+        return Text(safe(json.dumps(arguments, ensure_ascii=False)) +
+                    f"   (arguments is a {type(arguments).__name__}, not a string)", style="red")
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return Text(safe(arguments) + "   (not valid JSON)", style="red")
+    if isinstance(value, dict) and len(json.dumps(value, ensure_ascii=False)) <= 60:
+        return Text(safe(json.dumps(value, ensure_ascii=False)))
+    return Text(safe(json.dumps(value, ensure_ascii=False, indent=2)))
+
+
+def _content(message: dict, full: bool) -> Text | None:
+    if "content" not in message:
+        return Text("(no content key)", style="dim")
+    content = message["content"]
+    if content is None:
+        return Text("content: null", style="dim") if message.get("role") != "assistant" or \
+            not message.get("tool_calls") else None
+    if isinstance(content, str):
+        return fold(content, full) if content else Text('content: ""', style="dim")
+    if isinstance(content, list):  # content parts
+        texts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        if all(isinstance(t, str) for t in texts) and len(texts) == len(content):
+            return fold("".join(texts), full)
+    return Text(safe(json.dumps(content, ensure_ascii=False)) +
+                f"   (content is a {type(content).__name__})", style="red")
+
+
+def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableType]:
+    lines: list[RenderableType] = []
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list):
+        return [Text(f"tool_calls: {safe(json.dumps(calls, ensure_ascii=False))}", style="red")]
+    if not calls:
+        return [Text("tool_calls: [] (empty)", style="red")]
+    for pos, call in enumerate(calls):
+        if not isinstance(call, dict):
+            lines.append(Text(f"→ {safe(repr(call))}", style="red"))
+            continue
+        cid = call.get("id")
+        fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+        label = pairing.label(cid)
+        head = Text("→ ")
+        head.append(f"{label} " if label else "? ", style=label_style(label) if label else "red")
+        head.append(safe(cid) if isinstance(cid, str) and cid else "(no id)",
+                    style="" if label else "red")
+        head.append("  ")
+        head.append(safe(fn.get("name") or "(no name)"), style="bold")
+        answer = pairing.answer_of.get((index, pos))
+        head.append(f"   ✓ answered at [{answer}]" if answer is not None else "   ✗ unanswered",
+                    style="green" if answer is not None else "red")
+        lines.append(head)
+        args = pretty_arguments(fn.get("arguments")) if "arguments" in fn else \
+            Text("(no arguments)", style="red")
+        args.pad_left(4)
+        lines.append(args)
+    return lines
+
+
+def _tool_head(index: int, message: dict, pairing: Pairing, messages: list) -> Text:
+    tid = message.get("tool_call_id")
+    label = pairing.label(tid)
+    status = pairing.status.get(index, "orphan")
+    head = Text("← ")
+    head.append(f"{label} " if label and status == "ok" else "? ",
+                style=label_style(label) if label and status == "ok" else "red")
+    head.append(safe(tid) if isinstance(tid, str) and tid else "(no tool_call_id)")
+    if status == "ok":
+        asst, pos = pairing.call_of[index]
+        name = (messages[asst]["tool_calls"][pos].get("function") or {}).get("name")
+        head.append(f"  {safe(name)}" if isinstance(name, str) else "", style="bold")
+        head.append(f"   ✓ answers [{asst}]", style="green")
+    else:
+        head.append(f"   {STATUS_TEXT[status]}", style="bold red")
+    return head
+
+
+def render_finding(f: Any) -> Text:
+    sev = getattr(f, "severity", "error")
+    style = "bold red" if sev == "error" else "bold yellow"
+    mark = "✗" if sev == "error" else "!"
+    out = Text()
+    out.append(f"{mark} {sev} {f.rule}", style=style)
+    out.append(f": {safe(f.message)}")
+    if getattr(f, "api_error", None):
+        out.append("\n    API says: ", style="dim")
+        out.append(safe(f.api_error), style="italic")
+    return out
+
+
+def render_message(index: int, message: Any, pairing: Pairing, messages: list, *,
+                   full: bool = False, meta: str | None = None,
+                   findings: Iterable = ()) -> list[RenderableType]:
+    """The body lines of one message (the index/role columns are added by the table)."""
+    body: list[RenderableType] = []
+    if not isinstance(message, dict):
+        body.append(Text(f"(not an object: {safe(repr(message))[:200]})", style="red"))
+    else:
+        role = message.get("role")
+        if role == "tool":
+            body.append(_tool_head(index, message, pairing, messages))
+        text = _content(message, full)
+        if text is not None:
+            body.append(text)
+        if role == "assistant" and "tool_calls" in message:
+            body.extend(_call_lines(index, message, pairing))
+        if role == "function":
+            body.insert(0, Text(f"(legacy function result, name={safe(message.get('name'))})",
+                                style="dim"))
+        for key in ("reasoning_content",):
+            if message.get(key):
+                body.insert(0, Text(f"{key}: ", style="dim") + fold(str(message[key]), full, 200))
+    if meta:
+        body.append(Text(meta, style="dim"))
+    body.extend(render_finding(f) for f in findings)
+    return body
+
+
+def render_messages(messages: list, *, findings: Iterable = (), new_from: int | None = None,
+                    full: bool = False, meta: dict[int, str] | None = None) -> RenderableType:
+    """The whole messages array as a grid: new-marker, [index], role, body."""
+    pairing = pair(messages)
+    by_index: dict[Any, list] = {}
+    for f in findings:
+        by_index.setdefault(getattr(f, "index", None), []).append(f)
+    grid = Table.grid(padding=(0, 1), expand=False)
+    grid.add_column(width=1, no_wrap=True)
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for i, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        role_text = Text(safe(role) if isinstance(role, str) else "?",
+                         style=ROLE_STYLE.get(role, "bold red") if isinstance(role, str) else "red")
+        mark = Text("+", style="bold green") if new_from is not None and i >= new_from else Text(" ")
+        body = render_message(i, message, pairing, messages, full=full,
+                              meta=(meta or {}).get(i), findings=by_index.get(i, ()))
+        grid.add_row(mark, Text(f"[{i}]", style="dim"), role_text, Group(*body))
+    parts: list[RenderableType] = [render_finding(f) for f in by_index.get(None, ())]
+    parts.append(grid)
+    return Group(*parts)

@@ -1,0 +1,107 @@
+"""A small OpenAI-compatible HTTP endpoint answered by any provider.
+
+``POST /v1/chat/completions`` and ``GET /v1/models``, stdlib only. Used by the
+test suite to drive the real ``openai`` client over real HTTP, and by users
+who want the offline or a scripted model behind a URL.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+from agentdbg.errors import ProviderError
+from agentdbg.providers.base import ModelRequest, Provider
+
+#: a hook that may answer instead of the provider: (path, body) -> (status, payload) or None
+Intercept = Callable[[str, dict], "tuple[int, dict] | None"]
+
+
+def completion_payload(reply, model: str, n: int) -> dict:
+    return {
+        "id": f"chatcmpl-agentdbg-{n}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": reply.message,
+                     "finish_reason": reply.finish_reason or "stop"}],
+        "usage": {k: v for k, v in reply.usage.items() if k != "estimated"},
+    }
+
+
+def error_payload(message: str, type_: str = "invalid_request_error", code=None) -> dict:
+    return {"error": {"message": message, "type": type_, "param": None, "code": code}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "ModelServer"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # quiet by default
+        pass
+
+    def _send(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            self._send(200, {"object": "list", "data": [
+                {"id": self.server.model_name, "object": "model", "owned_by": "agentdbg"}]})
+        else:
+            self._send(404, error_payload(f"no route {self.path}"))
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            return self._send(400, error_payload("request body is not JSON"))
+        self.server.requests.append(body)
+        if self.server.intercept:
+            answer = self.server.intercept(self.path, body)
+            if answer is not None:
+                return self._send(*answer)
+        if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+            return self._send(404, error_payload(f"no route {self.path}"))
+        try:
+            with self.server.lock:
+                reply = self.server.provider.complete(ModelRequest.from_body(body))
+        except ProviderError as exc:
+            return self._send(500, error_payload(exc.message, "server_error"))
+        self.server.count += 1
+        self._send(200, completion_payload(reply, body.get("model") or "offline", self.server.count))
+
+
+class ModelServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, provider: Provider, host: str = "127.0.0.1", port: int = 0,
+                 intercept: Intercept | None = None, model_name: str = "offline"):
+        super().__init__((host, port), _Handler)
+        self.provider = provider
+        self.intercept = intercept
+        self.model_name = model_name
+        self.requests: list[dict] = []
+        self.count = 0
+        self.lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> "ModelServer":
+        threading.Thread(target=self.serve_forever, daemon=True, name="agentdbg-server").start()
+        return self
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
