@@ -175,10 +175,10 @@ def _values_for(param: str, schema: dict, state: _History) -> list[tuple[Any, st
     # A result field feeds a free-form parameter (an identifier flowing between tools);
     # a closed choice (enum/const) is the user's to make, so it comes from the question only.
     free_form = "enum" not in schema and "const" not in schema
-    if free_form and param in state.known and _fits(state.known[param], schema):
-        return [(state.known[param], f"field {param!r} of an earlier tool result")]
     q = state.question
     found: list[tuple[Any, str]] = []
+    if free_form and param in state.known:
+        found.append((state.known[param], f"field {param!r} of an earlier tool result"))
     pattern = schema.get("pattern")
     if isinstance(pattern, str) and schema.get("type", "string") == "string":
         for value in _pattern_matches(pattern, q):
@@ -192,7 +192,7 @@ def _values_for(param: str, schema: dict, state: _History) -> list[tuple[Any, st
     if isinstance(schema.get("const"), str) and _mentions(q, schema["const"]):
         found.append((schema["const"], "question mentions the const value"))
     seen, unique = set(), []
-    for value, why in sorted(found, key=lambda f: _position(q, f[0])):
+    for value, why in sorted(found, key=lambda f: _position(q, f[0])):  # question order first
         if value not in seen and _fits(value, schema):
             seen.add(value)
             unique.append((value, why))

@@ -1,0 +1,63 @@
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path, monkeypatch):
+    """No test touches the real home, a real key, or a real endpoint."""
+    monkeypatch.setenv("AGENTDBG_HOME", str(tmp_path / "agentdbg-home"))
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTDBG_MODEL", "AGENTDBG_TOOLS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def sample_tools():
+    from agentdbg.toolspec import load_tools
+
+    return load_tools(ROOT / "sample_tools" / "tools.yaml")
+
+
+@pytest.fixture
+def write_file(tmp_path):
+    def write(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        return path
+    return write
+
+
+@pytest.fixture
+def tools_from(write_file):
+    """Write a tools.yaml from YAML text and load it."""
+    from agentdbg.toolspec import load_tools
+
+    def load(text: str, name: str = "tools.yaml"):
+        return load_tools(write_file(name, text))
+    return load
+
+
+@pytest.fixture
+def model_server():
+    """A real OpenAI-compatible HTTP server on 127.0.0.1 serving the offline model."""
+    from agentdbg.providers.offline import OfflineModel
+    from agentdbg.server import ModelServer
+
+    server = ModelServer(OfflineModel()).start()
+    yield server
+    server.stop()
+
+
+def scripted(*turns):
+    from agentdbg.providers.scripted import ScriptedModel, parse_turns
+
+    return ScriptedModel(parse_turns(list(turns), "<test>"), "<test>")
