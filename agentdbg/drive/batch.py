@@ -65,7 +65,10 @@ def run_batch(session: Session, console, options: BatchOptions) -> ExitStatus:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):
             console.print(render_messages(session.messages, new_from=shown, full=options.full,
                                           meta=view_run.message_meta(session)))
-        console.print(view_run.render_footer(session))
+        head, *lines = view_run.render_footer(session)
+        console.print(head)
+        for line in lines:
+            console.print(line, soft_wrap=True)
     return session.stop_reason.exit_status if session.stop_reason else ExitStatus.INTERNAL
 
 

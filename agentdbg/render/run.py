@@ -70,19 +70,21 @@ def render_outcome_details(outcomes: list[ToolOutcome]) -> RenderableType:
     return Group(*parts)
 
 
-def render_footer(session, answer_limit: int | None = None) -> RenderableType:
-    reason = session.stop_reason.value if session.stop_reason else "running"
-    lines: list[RenderableType] = []
+def render_footer(session) -> list[RenderableType]:
+    """The answer (or a plain "no answer"), the stop line and the usage line.
+
+    The stop and usage lines are printed with ``soft_wrap=True`` so an error message
+    stays one copyable line whatever the terminal width.
+    """
     answer = session.answer()
-    if answer is not None:
-        lines.append(Panel(Text(safe(answer)), title="answer", title_align="left"))
-    else:
-        lines.append(Text("No answer: the run did not complete.", style="bold red"))
+    head: RenderableType = (Panel(Text(safe(answer)), title="answer", title_align="left")
+                            if answer is not None else
+                            Text("No answer: the run did not complete.", style="bold red"))
+    reason = session.stop_reason.value if session.stop_reason else "running"
+    stop = Text.assemble(("stop: ", "bold"), (reason, STOP_STYLE.get(reason, "bold red")),
+                         f" — {safe(session.stop_detail)}")
     u = session.usage
-    lines.append(Text.assemble(("stop: ", "bold"), (reason, STOP_STYLE.get(reason, "bold red")),
-                               f" — {safe(session.stop_detail)}"))
-    lines.append(Text(f"usage: {u['prompt_tokens']} prompt + {u['completion_tokens']} completion "
-                      f"= {u['total_tokens']} tokens over {len(session.turns)} request(s); "
-                      f"{session.tool_calls_made} tool call(s); "
-                      f"{session.elapsed() * 1000:.0f} ms"))
-    return Group(*lines)
+    usage = Text(f"usage: {u['prompt_tokens']} prompt + {u['completion_tokens']} completion "
+                 f"= {u['total_tokens']} tokens over {len(session.turns)} request(s); "
+                 f"{session.tool_calls_made} tool call(s); {session.elapsed() * 1000:.0f} ms")
+    return [head, stop, usage]

@@ -1,0 +1,149 @@
+"""agentdbg run through typer's CliRunner: output, --json, --save, exit codes, bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from agentdbg.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, list(args))
+
+
+def test_run_offline_shows_the_whole_loop():
+    r = invoke("run", "订单 ORD-2026-001 到哪里了?")
+    assert r.exit_code == 0, r.output
+    out = r.stdout
+    assert "offline" in out and "not an LLM" in out
+    assert "query_order" in out and "query_logistics" in out
+    assert "杭州转运中心已发出" in out
+    assert "✓ answers [1]" in out and "✓ answers [3]" in out
+    assert "stop: completed" in out and "tokens" in out
+
+
+def test_json_output_is_exactly_one_document():
+    r = invoke("run", "北京和上海今天哪个更热?", "--json")
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    assert doc["stop_reason"] == "completed"
+    assert [m["role"] for m in doc["messages"]] == ["user", "assistant", "tool", "tool", "assistant"]
+    assert doc["usage"]["total_tokens"] > 0
+    assert len(doc["turns"]) == 2 and all("latency_ms" in t for t in doc["turns"])
+    assert doc["turns"][0]["tool_ms"] >= 0
+    assert [c["name"] for c in doc["tool_calls"]] == ["get_weather", "get_weather"]
+
+
+def test_save_writes_messages_and_metadata(tmp_path):
+    out = tmp_path / "runs" / "r.json"
+    r = invoke("run", "订单 ORD-2026-001 到哪里了?", "--save", str(out))
+    assert r.exit_code == 0
+    doc = json.loads(out.read_text())
+    assert doc["format"] == "agentdbg-run" and doc["version"] == 1
+    assert doc["messages"][-1]["content"] == doc["answer"]
+    assert doc["tools"][0]["function"]["name"] == "query_order"
+
+
+def script(tmp_path, text):
+    p = tmp_path / "script.yaml"
+    p.write_text(text, encoding="utf-8")
+    return str(p)
+
+
+LOOP = """
+turns:
+  - tool_calls: [{name: get_weather, arguments: {city: 北京}}]
+  - tool_calls: [{name: get_weather, arguments: {city: 北京}}]
+  - tool_calls: [{name: get_weather, arguments: {city: 北京}}]
+  - tool_calls: [{name: get_weather, arguments: {city: 北京}}]
+"""
+
+
+@pytest.mark.parametrize("extra,code,reason", [
+    ([], 5, "repeated_call"),
+    (["--max-turns", "2"], 3, "max_turns"),
+    (["--max-tool-calls", "2"], 4, "max_tool_calls"),
+    (["--repeat-limit", "9"], 7, "model_error"),  # the script runs out
+])
+def test_each_stop_reason_has_its_exit_status(tmp_path, extra, code, reason):
+    r = invoke("run", "q", "--script", script(tmp_path, LOOP), *extra)
+    assert r.exit_code == code, r.output
+    assert f"stop: {reason}" in r.stdout
+    assert "No answer: the run did not complete." in r.stdout
+
+
+def test_limit_stop_in_json_has_no_answer(tmp_path):
+    r = invoke("run", "q", "--script", script(tmp_path, LOOP), "--json")
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 5 and doc["stop_reason"] == "repeated_call" and doc["answer"] is None
+
+
+def test_bad_tools_file_is_one_line_exit_2(tmp_path):
+    bad = tmp_path / "tools.yaml"
+    bad.write_text("version: 1\ntools:\n  - name: x y\n    description: d\n", encoding="utf-8")
+    r = invoke("run", "q", "--tools", str(bad))
+    assert r.exit_code == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("agentdbg: error: ")
+    assert "tools.yaml:3:" in lines[0] and "field 'name'" in lines[0]
+    assert "Traceback" not in r.output
+
+
+def test_bad_script_is_one_line_exit_2(tmp_path):
+    r = invoke("run", "q", "--script", script(tmp_path, "turns: [{nothing: 1}]"))
+    assert r.exit_code == 2 and "turns[0]: each turn needs 'content' and/or 'tool_calls'" in r.stderr
+
+
+def test_local_tools_yaml_is_the_default(tmp_path):
+    (tmp_path / "tools.yaml").write_text("""
+version: 1
+tools:
+  - name: ping
+    description: Answers pong. Use when the user says ping.
+    handler: {fixture: {reply: pong}}
+""", encoding="utf-8")
+    r = invoke("run", "please ping", "--json")
+    doc = json.loads(r.stdout)
+    assert doc["tool_calls"][0]["name"] == "ping" and "pong" in doc["answer"]
+
+
+def test_approve_all_sends_the_email(tmp_path):
+    s = script(tmp_path, """
+turns:
+  - tool_calls: [{name: send_email, arguments: {to: a@b.cn, subject: s, body: b}}]
+  - content: done
+""")
+    denied = json.loads(invoke("run", "q", "--script", s, "--json").stdout)
+    assert json.loads(denied["messages"][2]["content"])["error"]["type"] == "denied"
+    sent = json.loads(invoke("run", "q", "--script", s, "--json", "--approve", "all").stdout)
+    assert json.loads(sent["messages"][2]["content"])["status"] in ("sent", "duplicate_ignored")
+
+
+def test_debug_shows_the_full_tool_error(tmp_path):
+    s = script(tmp_path, """
+turns:
+  - tool_calls: [{name: check_inventory, arguments: {sku: SKU-1001}}]
+  - content: done
+""")
+    r = invoke("run", "q", "--script", s, "--debug")
+    assert "killed after 1s" in r.stdout
+
+
+def test_help_does_not_import_heavy_modules():
+    code = ("import sys\nfrom agentdbg.cli import app\n"
+            "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('openai', 'jsonschema', 'prompt_toolkit', 'httpx', 'httpx2') "
+            "if m in sys.modules]\nprint('HEAVY', heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    assert "run" in out  # the help text was printed
+    assert "HEAVY []" in out
+
+
+def test_python_dash_m_works():
+    r = subprocess.run([sys.executable, "-m", "agentdbg", "version"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("agentdbg ")
