@@ -105,6 +105,11 @@ def run(
     temperature: Annotated[Optional[float], typer.Option("--temperature")] = None,
     retries: Annotated[int, typer.Option(
         "--retries", min=0, help="Retries of a failed model request (429/5xx/connection).")] = 0,
+    profile: Annotated[str, typer.Option(
+        "--profile", "-p", envvar="AGENTDBG_PROFILE",
+        help="Provider profile for the protocol checker (see 'agentdbg check --help').")] = "openai",
+    send_anyway: Annotated[bool, typer.Option(
+        "--send-anyway", help="Send a request even when the checker finds errors in it.")] = False,
     save: Annotated[Optional[Path], typer.Option(
         "--save", help="Write the run (messages + per-request metadata) as JSON.")] = None,
     json_out: Annotated[bool, typer.Option(
@@ -114,9 +119,13 @@ def run(
 ) -> None:
     """Run the tool loop on QUESTION and show every turn's full messages array."""
     try:
+        from agentdbg.checker import check_model_request
+        from agentdbg.checker.model import get_profile
         from agentdbg.drive.batch import BatchOptions, run_batch
         from agentdbg.engine.session import RunConfig, Session
         from agentdbg.toolspec import load_tools
+
+        get_profile(profile)
 
         if approve not in ("all", "none"):
             raise AgentdbgError(f"--approve must be 'all' or 'none', not {approve!r}")
@@ -126,11 +135,13 @@ def run(
             model=model or "offline", max_turns=max_turns, max_tool_calls=max_tool_calls,
             repeat_limit=repeat_limit, timeout=timeout, approve=approve,
             tool_choice=_tool_choice(tool_choice), parallel_tool_calls=parallel_tool_calls,
-            temperature=temperature)
-        session = Session.for_question(provider, toolset, question, config, system=system)
+            temperature=temperature, send_anyway=send_anyway)
+        session = Session.for_question(
+            provider, toolset, question, config, system=system,
+            precheck=lambda request: check_model_request(request, profile))
         options = BatchOptions(model_desc=desc, base_url=getattr(provider, "base_url", None),
                                json_out=json_out, full=full, debug=debug, save=save,
-                               offline=desc.startswith("offline"))
+                               offline=desc.startswith("offline"), profile=profile)
         status = run_batch(session, make_console(), options)
     except Exception as exc:  # one line for the user; traceback only with --debug
         raise fail(exc, debug) from None
@@ -141,6 +152,51 @@ def _tool_choice(value: str | None):
     if value is None or value in ("auto", "none", "required"):
         return value
     return {"type": "function", "function": {"name": value}}
+
+
+PROFILE_HELP = ("Provider profile: openai (default), deepseek-thinking, deepseek-reasoner-legacy, "
+                "kimi-thinking, ollama, llamacpp, anthropic-proxy, mistral, positional; "
+                "qwen, glm, vllm, deepseek add no rules.")
+
+
+@app.command(epilog="Exit status: 0 no error-level finding; 1 errors found; 2 unreadable input.")
+def check(
+    file: Annotated[str, typer.Argument(
+        help="Messages array, request body, saved run, or JSONL of these; '-' for stdin.")],
+    tools: ToolsOpt = None,
+    profile: Annotated[str, typer.Option("--profile", "-p", envvar="AGENTDBG_PROFILE",
+                                         help=PROFILE_HELP)] = "openai",
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="Do not fold long contents.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Check messages against the protocol rules real Chat Completions APIs enforce."""
+    try:
+        from agentdbg.drive.checkcmd import run_check
+
+        status = run_check(file, tools, profile, json_out=json_out, full=full,
+                           console_factory=make_console)
+    except Exception as exc:  # one line for the user; traceback only with --debug
+        raise fail(exc, debug) from None
+    raise typer.Exit(int(status))
+
+
+@app.command(name="tools", epilog="Exit status: 0 clean or warnings only; 1 lint errors; "
+             "2 unreadable file.")
+def tools_cmd(
+    path: Annotated[Optional[Path], typer.Argument(
+        help="tools.yaml (default ./tools.yaml, else the bundled sample).")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """List the tools of a tools.yaml and lint their definitions."""
+    try:
+        from agentdbg.drive.toolscmd import run_tools
+
+        status = run_tools(path, json_out=json_out, console=make_console())
+    except Exception as exc:  # one line for the user; traceback only with --debug
+        raise fail(exc, debug) from None
+    raise typer.Exit(int(status))
 
 
 @app.command()

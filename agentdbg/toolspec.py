@@ -61,6 +61,7 @@ class ToolSet:
     path: Path
     tools: list[ToolSpec]
     parallel: int = 4
+    problems: list[tuple[str, int | None, str]] = field(default_factory=list)  # lenient load
 
     def get(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)
@@ -89,6 +90,8 @@ class _Doc:
 
     def __init__(self, path: Path, text: str):
         self.path = path
+        self.lenient = False
+        self.problems: list[tuple[str, int | None, str]] = []
         try:
             self.node = yaml.compose(text, Loader=yaml.SafeLoader)
             self.data = yaml.safe_load(text)
@@ -124,13 +127,24 @@ class _Doc:
         mark = node.start_mark
         return ConfigError(located(self.path, mark.line + 1, mark.column + 1, message))
 
+    def soft(self, keys: tuple, message: str) -> None:
+        """An error the linter reports and the loader raises."""
+        if not self.lenient:
+            raise self.error(keys, message)
+        self.problems.append((message, self.line_of(keys), self.error(keys, message).message))
+
     def line_of(self, keys: tuple) -> int | None:
         node = self._node_at(keys)
         return node.start_mark.line + 1 if node is not None else None
 
 
-def load_tools(path: str | os.PathLike | None = None, *, resolve: bool = True) -> ToolSet:
-    """Load and validate a tools file. ``resolve`` imports python handlers now."""
+def load_tools(path: str | os.PathLike | None = None, *, resolve: bool = True,
+               lenient: bool = False) -> ToolSet:
+    """Load and validate a tools file. ``resolve`` imports python handlers now.
+
+    ``lenient`` (for the linter): a bad name, a duplicate name or an invalid
+    parameters schema is recorded in ``ToolSet.problems`` instead of raised.
+    """
     p = Path(path) if path is not None else default_tools_path()
     try:
         text = p.read_text(encoding="utf-8")
@@ -141,7 +155,9 @@ def load_tools(path: str | os.PathLike | None = None, *, resolve: bool = True) -
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
     doc = _Doc(p, text)
+    doc.lenient = lenient
     toolset = _parse(doc)
+    toolset.problems = doc.problems
     if resolve:
         for i, spec in enumerate(toolset.tools):
             if spec.handler_kind == "python":
@@ -184,8 +200,8 @@ def _parse(doc: _Doc) -> ToolSet:
     for i, raw in enumerate(tools):
         spec = _parse_tool(doc, i, raw, defaults)
         if spec.name in seen:
-            raise doc.error(("tools", i, "name"), f"tool {spec.name!r}: duplicate name "
-                            f"(first defined as tools[{seen[spec.name]}])")
+            doc.soft(("tools", i, "name"), f"tool {spec.name!r}: duplicate name "
+                     f"(first defined as tools[{seen[spec.name]}])")
         seen[spec.name] = i
         specs.append(spec)
     return ToolSet(path=doc.path, tools=specs, parallel=parallel)
@@ -214,8 +230,10 @@ def _parse_tool(doc: _Doc, i: int, raw: Any, defaults: dict) -> ToolSpec:
         raise doc.error(at, f"tools[{i}] must be a mapping")
     name = raw.get("name")
     who = f"tool {name!r}" if isinstance(name, str) else f"tools[{i}]"
-    if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
-        raise doc.error(at + ("name",), f"{who}: field 'name' must match ^[a-zA-Z0-9_-]{{1,64}}$")
+    if not isinstance(name, str) or not name:
+        raise doc.error(at + ("name",), f"{who}: field 'name' must be a non-empty string")
+    if not TOOL_NAME_RE.match(name):
+        doc.soft(at + ("name",), f"{who}: field 'name' must match ^[a-zA-Z0-9_-]{{1,64}}$")
     for key in raw:
         if key not in TOOL_KEYS:
             raise doc.error(at + (key,), f"{who}: unknown field {key!r}")
@@ -255,8 +273,8 @@ def _check_parameters(doc: _Doc, keys: tuple, who: str, params: Any) -> None:
     except SchemaError as exc:
         sub = keys + tuple(exc.path)
         where = "/".join(str(p) for p in exc.path) or "(root)"
-        raise doc.error(sub, f"{who}: field 'parameters' is not a valid JSON Schema at "
-                             f"{where}: {exc.message}") from None
+        doc.soft(sub, f"{who}: field 'parameters' is not a valid JSON Schema at "
+                      f"{where}: {exc.message}")
 
 
 def _parse_handler(doc: _Doc, keys: tuple, who: str, raw: Any) -> tuple[str, Any]:

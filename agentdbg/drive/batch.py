@@ -28,6 +28,7 @@ class BatchOptions:
     debug: bool = False
     save: Path | None = None
     offline: bool = False
+    profile: str = "openai"
 
 
 def run_batch(session: Session, console, options: BatchOptions) -> ExitStatus:
@@ -51,8 +52,7 @@ def run_batch(session: Session, console, options: BatchOptions) -> ExitStatus:
             if isinstance(event, ToolsExecuted) and options.debug:
                 console.print(view_run.render_outcome_details(event.outcomes))
             if isinstance(event, ToolsExecuted) or session.done:
-                console.print(render_messages(session.messages, new_from=shown, full=options.full,
-                                              meta=view_run.message_meta(session)))
+                _show(console, session, shown, options)
                 shown = len(session.messages)
     except KeyboardInterrupt:
         session.cancel()
@@ -63,13 +63,21 @@ def run_batch(session: Session, console, options: BatchOptions) -> ExitStatus:
         sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):
-            console.print(render_messages(session.messages, new_from=shown, full=options.full,
-                                          meta=view_run.message_meta(session)))
+            _show(console, session, shown, options)
         head, *lines = view_run.render_footer(session)
         console.print(head)
         for line in lines:
             console.print(line, soft_wrap=True)
     return session.stop_reason.exit_status if session.stop_reason else ExitStatus.INTERNAL
+
+
+def _show(console, session: Session, shown: int, options: BatchOptions) -> None:
+    """The full messages array, new messages marked, with the checker's findings on them."""
+    from agentdbg.checker import check
+
+    findings = check(session.request().body(), options.profile, in_progress=bool(session.pending))
+    console.print(render_messages(session.messages, new_from=shown, full=options.full,
+                                  meta=view_run.message_meta(session), findings=findings))
 
 
 def _save(session: Session, options: BatchOptions) -> None:

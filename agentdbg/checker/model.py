@@ -1,0 +1,139 @@
+"""Findings, the rule vocabulary and provider profiles (from shared PROTOCOL.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ERROR, WARNING = "error", "warning"
+
+
+@dataclass
+class Finding:
+    rule: str
+    severity: str
+    index: int | None               # message index, or None for request-level rules
+    message: str                    # what is wrong and how to fix it (one line)
+    api_error: str | None = None    # what the real API answers (None: it accepts it)
+    tool_call_id: str | None = None
+    line: int | None = None         # JSONL input: which line
+
+    def to_dict(self) -> dict:
+        d = {"rule": self.rule, "severity": self.severity, "index": self.index,
+             "tool_call_id": self.tool_call_id, "message": self.message,
+             "api_error": self.api_error}
+        if self.line is not None:
+            d["line"] = self.line
+        return d
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    id: str
+    severity: str          # default severity
+    profiles: tuple = ()   # non-empty: only active under these profiles
+    summary: str = ""
+
+
+def _r(id, sev, summary, profiles=()):
+    return RuleInfo(id, sev, tuple(profiles), summary)
+
+
+RULES: dict[str, RuleInfo] = {r.id: r for r in [
+    # pairing / ordering
+    _r("orphan-tool-message", ERROR, "tool message not inside a tool block"),
+    _r("missing-tool-response", ERROR, "a tool_calls id with no tool message in its block"),
+    _r("interleaved-message", ERROR, "a message sits between tool_calls and some of its results"),
+    _r("tool-call-id-mismatch", ERROR, "tool_call_id not among the block's tool_calls ids"),
+    _r("tool-message-missing-id", ERROR, "tool message without tool_call_id"),
+    _r("duplicate-tool-response", ERROR, "second tool message for one id in a block"),
+    _r("duplicate-tool-call-id", ERROR, "id repeated in one tool_calls array or reused later"),
+    _r("results-out-of-order", ERROR, "results not in tool_calls order", ["positional"]),
+    # tool-call shape
+    _r("tool-call-missing-id", ERROR, "tool_calls entry without id"),
+    _r("tool-call-malformed", ERROR, "entry lacks type/function/name/arguments"),
+    _r("empty-tool-calls", ERROR, "tool_calls: []"),
+    _r("arguments-not-string", ERROR, "function.arguments is not a string"),
+    _r("arguments-invalid-json", ERROR, "arguments do not parse as JSON"),
+    _r("arguments-not-object", ERROR, "arguments parse to a non-object"),
+    _r("unknown-tool", WARNING, "function.name not among the request's tools"),
+    _r("arguments-schema-mismatch", WARNING, "arguments fail the tool's JSON Schema"),
+    _r("invalid-tool-name", ERROR, "name does not match ^[a-zA-Z0-9_-]{1,64}$"),
+    # content / legacy
+    _r("null-content", ERROR, "content null where a string is required"),
+    _r("content-wrong-type", ERROR, "content is an object/number"),
+    _r("function-message-missing-name", ERROR, "legacy role function without name"),
+    _r("empty-content", ERROR, "content \"\" (empty text block)", ["anthropic-proxy"]),
+    _r("consecutive-same-role", ERROR, "two user or two assistant messages in a row",
+       ["deepseek-reasoner-legacy"]),
+    _r("reasoning-content-missing", ERROR, "tool-call turn replayed without reasoning_content",
+       ["deepseek-thinking", "kimi-thinking"]),
+    _r("tool-call-id-format", ERROR, "id format the provider rejects", ["anthropic-proxy", "mistral"]),
+    # request level
+    _r("too-many-tools", ERROR, "more than 128 tools"),
+    _r("tool-params-without-tools", ERROR, "tools: [] or tool_choice/parallel_tool_calls without tools"),
+    _r("bad-tool-choice", ERROR, "tool_choice value the API rejects"),
+    _r("strict-schema-invalid", ERROR, "strict tool schema breaks strict-mode rules"),
+]}
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    null_content_on_tool_turns: bool = False
+    id_pattern: str | None = None       # tool-call-id-format
+    id_pattern_text: str = ""
+    cross_turn_id_reuse_is_error: bool = False
+    required_choice_rejected: bool = False
+    extra_rules: frozenset = field(default_factory=frozenset)
+
+
+PROFILES: dict[str, Profile] = {p.name: p for p in [
+    Profile("openai", "OpenAI Chat Completions (default)"),
+    Profile("deepseek-thinking", "DeepSeek thinking mode: reasoning_content must be passed back",
+            extra_rules=frozenset({"reasoning-content-missing"})),
+    Profile("deepseek-reasoner-legacy", "deepseek-reasoner (R1): roles must alternate",
+            extra_rules=frozenset({"consecutive-same-role"})),
+    Profile("kimi-thinking", "Moonshot Kimi with thinking enabled",
+            required_choice_rejected=True, extra_rules=frozenset({"reasoning-content-missing"})),
+    Profile("ollama", "Ollama: content null is rejected even on tool-call turns",
+            null_content_on_tool_turns=True),
+    Profile("llamacpp", "llama.cpp server: content null is rejected even on tool-call turns",
+            null_content_on_tool_turns=True),
+    Profile("anthropic-proxy", "Anthropic behind an OpenAI-compatible proxy (LiteLLM, OpenRouter…)",
+            id_pattern=r"^[a-zA-Z0-9_-]+$", id_pattern_text="^[a-zA-Z0-9_-]+$",
+            cross_turn_id_reuse_is_error=True,
+            extra_rules=frozenset({"empty-content", "tool-call-id-format"})),
+    Profile("mistral", "Mistral: tool call ids are exactly 9 letters/digits",
+            id_pattern=r"^[a-zA-Z0-9]{9}$", id_pattern_text="9 characters a-z, A-Z, 0-9",
+            extra_rules=frozenset({"tool-call-id-format"})),
+    Profile("positional", "GLM/Hermes-style templates and Bedrock: results bound by position",
+            extra_rules=frozenset({"results-out-of-order"})),
+    Profile("qwen", "Qwen / DashScope (no extra rules yet)"),
+    Profile("glm", "Zhipu GLM (no extra rules yet)"),
+    Profile("vllm", "vLLM (no extra rules yet)"),
+    Profile("deepseek", "DeepSeek, non-thinking (no extra rules yet)"),
+]}
+
+
+def get_profile(name: str) -> Profile:
+    from agentdbg.errors import AgentdbgError
+
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise AgentdbgError(f"unknown profile {name!r}; choose one of: "
+                            + ", ".join(PROFILES)) from None
+
+
+def active(rule: str, profile: Profile) -> bool:
+    info = RULES[rule]
+    return not info.profiles or rule in profile.extra_rules
+
+
+def make(rule: str, index: int | None, message: str, api_error: Any = None,
+         tool_call_id: Any = None, severity: str | None = None) -> Finding:
+    return Finding(rule=rule, severity=severity or RULES[rule].severity, index=index,
+                   message=message, api_error=api_error,
+                   tool_call_id=tool_call_id if isinstance(tool_call_id, str) else None)

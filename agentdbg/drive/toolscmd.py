@@ -1,0 +1,57 @@
+"""``agentdbg tools``: list the tools and lint their definitions."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from agentdbg.errors import ExitStatus
+from agentdbg.lint import lint
+from agentdbg.toolspec import load_tools
+
+
+def run_tools(path: Path | None, *, json_out: bool, console) -> ExitStatus:
+    toolset = load_tools(path, resolve=False, lenient=True)
+    findings = lint(toolset)
+    status = ExitStatus.FINDINGS if any(f.severity == "error" for f in findings) else ExitStatus.OK
+    if json_out:
+        doc = {"file": str(toolset.path), "ok": status == ExitStatus.OK,
+               "tools": [t.openai_tool() | {"side_effects": t.side_effects, "approval": t.approval,
+                                            "timeout": t.timeout, "handler": t.handler_kind}
+                         for t in toolset.tools],
+               "findings": [f.to_dict() for f in findings]}
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        return status
+    _show(console, toolset, findings)
+    return status
+
+
+def _show(console, toolset, findings) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from agentdbg.render.safe import safe
+
+    table = Table(title=f"{safe(toolset.path)}: {len(toolset.tools)} tool(s)", title_justify="left")
+    for col in ("tool", "parameters (* required)", "handler", "policy"):
+        table.add_column(col, overflow="fold")
+    for t in toolset.tools:
+        req = set(t.parameters.get("required") or [])
+        params = ", ".join(f"{p}{'*' if p in req else ''}" for p in t.parameters.get("properties") or {})
+        policy = [f"timeout {t.timeout:g}s", f"max {t.max_result_chars} chars"]
+        if t.side_effects:
+            policy.insert(0, "side effects")
+        if t.approval == "always":
+            policy.insert(0, "approval")
+        table.add_row(Text(safe(t.name)), Text(safe(params)), t.handler_kind, ", ".join(policy))
+    console.print(table)
+    for f in findings:
+        where = f"{toolset.path}:{f.line}" if f.line else str(toolset.path)
+        style = "bold red" if f.severity == "error" else "bold yellow"
+        mark = "✗" if f.severity == "error" else "!"
+        console.print(Text.assemble((f"{mark} {f.severity} ", style),
+                                    (f"{safe(f.tool)}: " if f.tool else "", "bold"),
+                                    safe(f.message), (f"  ({safe(where)})", "dim")))
+    errors = sum(f.severity == "error" for f in findings)
+    console.print(f"{errors} error(s), {len(findings) - errors} warning(s)")
