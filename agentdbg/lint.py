@@ -32,7 +32,7 @@ class LintFinding:
 
 
 def lint(toolset: ToolSet) -> list[LintFinding]:
-    out = [LintFinding("error", None, line, msg) for _, line, msg in toolset.problems]
+    out = [LintFinding("error", None, line, msg) for msg, line, _ in toolset.problems]
     n = len(toolset.tools)
     if n > MAX_TOOLS:
         out.append(LintFinding("error", None, None, f"{n} tools: the API accepts at most 128"))

@@ -52,11 +52,22 @@ def load_check_input(path: str) -> list[CheckItem]:
     except RecursionError:
         raise InputError(f"{name}: JSON nested too deeply") from None
     except ValueError as exc:
-        lines = [ln for ln in text.splitlines() if ln.strip()]
-        if len(lines) > 1 and text.lstrip()[:1] in "[{":
+        if _looks_like_jsonl(text):
             return _jsonl(name, text)
         raise InputError(located(name, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}")) from None
     return [_item(name, doc, None)]
+
+
+def _looks_like_jsonl(text: str) -> bool:
+    """More than one line, and the first non-empty line is a JSON document by itself."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        json.loads(lines[0])
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _jsonl(name: str, text: str) -> list[CheckItem]:

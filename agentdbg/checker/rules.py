@@ -437,7 +437,7 @@ def check_request(ctx: Ctx) -> Iterator[Finding]:
                 yield make("tool-params-without-tools", None, f"{key} is sent without tools; drop "
                            f"it when you drop the tools", f"Invalid value for '{key}': '{key}' is "
                            "only allowed when 'tools' are specified.")
-    if req.function_call is not MISSING and not req.functions:
+    if req.function_call is not MISSING and not (isinstance(req.functions, list) and req.functions):
         yield make("tool-params-without-tools", None, "function_call is sent without functions",
                    "Invalid value for 'function_call': 'function_call' is only allowed when "
                    "'functions' are specified.")
