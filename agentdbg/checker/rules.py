@@ -27,9 +27,38 @@ class Ctx:
         self.messages: list = request.messages
         self.profile = profile
         self.in_progress = in_progress  # a trailing unanswered tool-call turn is pending, not wrong
+        self._on: dict[str, bool] = {}
+        self.schema_keys: dict[str, str] = {}  # tool name -> canonical schema text (cache key)
 
     def on(self, rule: str) -> bool:
-        return active(rule, self.profile)
+        hit = self._on.get(rule)
+        if hit is None:
+            hit = self._on[rule] = active(rule, self.profile)
+        return hit
+
+    def schema_key(self, name: str, schema: Any) -> str:
+        key = self.schema_keys.get(name)
+        if key is None:
+            key = self.schema_keys[name] = canonical_json(schema)
+        return key
+
+
+_PARSED: dict[str, Any] = {}   # arguments text -> parsed value or the ValueError (bounded)
+
+
+def parse_arguments(text: str) -> Any:
+    """``json.loads`` with a cache: long histories repeat the same arguments often."""
+    hit = _PARSED.get(text)
+    if hit is None:
+        try:
+            hit = json.loads(text)
+        except ValueError as exc:
+            hit = exc
+        if len(_PARSED) < 200_000:
+            _PARSED[text] = hit
+    if isinstance(hit, ValueError):
+        raise hit
+    return hit
 
 
 def _is(m: Any, role: str) -> bool:
@@ -250,7 +279,7 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
                    f": expected a string, but got {kind.split()[-1]} instead.", cid)
         return
     try:
-        parsed = json.loads(args)
+        parsed = parse_arguments(args)
     except ValueError as exc:
         yield make("arguments-invalid-json", i, f"tool_calls[{j}] arguments are not valid JSON "
                    f"({exc}); a history with broken arguments is rejected by vLLM/Qwen and "
@@ -269,7 +298,7 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
                    f"request's tools ({', '.join(schemas) or 'none'}); the model hallucinated a "
                    "name or the tool list changed", None, cid)
         return
-    problems = schema_problems(schemas[name], args, parsed)
+    problems = schema_problems(schemas[name], args, parsed, ctx.schema_key(name, schemas[name]))
     if problems:
         yield make("arguments-schema-mismatch", i, f"tool_calls[{j}] arguments fail the "
                    f"{name!r} schema: {problems}; validate before executing", None, cid)
@@ -307,11 +336,11 @@ _VALIDATORS: dict[str, Any] = {}
 _RESULTS: dict[tuple[str, str], str] = {}
 
 
-def schema_problems(schema: Any, args_text: str, parsed: dict) -> str:
+def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None = None) -> str:
     """'' when ``parsed`` fits ``schema``; else the failing fields. Cached by schema+arguments."""
     if not isinstance(schema, dict):
         return ""
-    key = canonical_json(schema)
+    key = key or canonical_json(schema)
     hit = _RESULTS.get((key, args_text))
     if hit is not None:
         return hit
