@@ -95,8 +95,9 @@ def run(
         help="Stop after the same call with the same result this many times in a row.")] = 3,
     timeout: Annotated[Optional[float], typer.Option(
         "--timeout", min=0.01, help="Whole-run wall-clock limit in seconds.")] = None,
-    approve: Annotated[str, typer.Option(
-        "--approve", help="Decision for tools with approval: always: 'all' or 'none'.")] = "none",
+    approve: Annotated[Optional[str], typer.Option(
+        "--approve", help="Decision for tools with approval: always: 'all' or 'none' "
+        "(default: none; in --step mode you are asked).")] = None,
     tool_choice: Annotated[Optional[str], typer.Option(
         "--tool-choice", help="auto | none | required | a tool name.")] = None,
     parallel_tool_calls: Annotated[Optional[bool], typer.Option(
@@ -115,6 +116,11 @@ def run(
     json_out: Annotated[bool, typer.Option(
         "--json", help="Print exactly one JSON document instead of the view.")] = False,
     full: Annotated[bool, typer.Option("--full", help="Do not fold long contents.")] = False,
+    step: Annotated[bool, typer.Option(
+        "--step", help="Open the step debugger: pause before every phase.")] = False,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Step mode: narrate each phase in protocol terms.")] = False,
+    lang: Annotated[str, typer.Option("--lang", help="Narration language: en or zh.")] = "en",
     debug: DebugOpt = False,
 ) -> None:
     """Run the tool loop on QUESTION and show every turn's full messages array."""
@@ -127,22 +133,33 @@ def run(
 
         get_profile(profile)
 
-        if approve not in ("all", "none"):
+        if approve not in (None, "all", "none"):
             raise AgentdbgError(f"--approve must be 'all' or 'none', not {approve!r}")
+        if lang not in ("en", "zh"):
+            raise AgentdbgError(f"--lang must be 'en' or 'zh', not {lang!r}")
+        if step and json_out:
+            raise AgentdbgError("--step and --json cannot be combined")
         toolset = load_tools(tools)
         provider, desc = make_provider(model, base_url, api_key, script, retries)
         config = RunConfig(
             model=model or "offline", max_turns=max_turns, max_tool_calls=max_tool_calls,
-            repeat_limit=repeat_limit, timeout=timeout, approve=approve,
+            repeat_limit=repeat_limit, timeout=timeout,
+            approve=approve or ("ask" if step else "none"), stop_on_invalid=not step,
             tool_choice=_tool_choice(tool_choice), parallel_tool_calls=parallel_tool_calls,
             temperature=temperature, send_anyway=send_anyway)
         session = Session.for_question(
             provider, toolset, question, config, system=system,
             precheck=lambda request: check_model_request(request, profile))
-        options = BatchOptions(model_desc=desc, base_url=getattr(provider, "base_url", None),
-                               json_out=json_out, full=full, debug=debug, save=save,
-                               offline=desc.startswith("offline"), profile=profile)
-        status = run_batch(session, make_console(), options)
+        if step:
+            from agentdbg.repl.debugger import Debugger
+
+            status = Debugger(session, make_console(), explain=explain, lang=lang,
+                              profile=profile, full=full, save=save, model_desc=desc).loop()
+        else:
+            options = BatchOptions(model_desc=desc, base_url=getattr(provider, "base_url", None),
+                                   json_out=json_out, full=full, debug=debug, save=save,
+                                   offline=desc.startswith("offline"), profile=profile)
+            status = run_batch(session, make_console(), options)
     except Exception as exc:  # one line for the user; traceback only with --debug
         raise fail(exc, debug) from None
     raise typer.Exit(int(status))

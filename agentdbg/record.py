@@ -34,6 +34,8 @@ def run_document(session, *, model: str, base_url: str | None = None,
         "usage": session.usage,
         "turns": [t.to_dict() for t in session.turns],
         "tool_calls": [o.to_dict() for o in session.outcomes],
+        "marks": {str(k): sorted(v) for k, v in getattr(session, "marks", {}).items()},
+        "actions": getattr(session, "actions", []),
         "elapsed_ms": round(session.elapsed() * 1000, 3),
     }
 

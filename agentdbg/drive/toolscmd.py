@@ -27,7 +27,7 @@ def run_tools(path: Path | None, *, json_out: bool, console) -> ExitStatus:
     return status
 
 
-def _show(console, toolset, findings) -> None:
+def tools_table(toolset):
     from rich.table import Table
     from rich.text import Text
 
@@ -45,7 +45,15 @@ def _show(console, toolset, findings) -> None:
         if t.approval == "always":
             policy.insert(0, "approval")
         table.add_row(Text(safe(t.name)), Text(safe(params)), t.handler_kind, ", ".join(policy))
-    console.print(table)
+    return table
+
+
+def _show(console, toolset, findings) -> None:
+    from rich.text import Text
+
+    from agentdbg.render.safe import safe
+
+    console.print(tools_table(toolset))
     for f in findings:
         where = f"{toolset.path}:{f.line}" if f.line else str(toolset.path)
         style = "bold red" if f.severity == "error" else "bold yellow"

@@ -102,23 +102,30 @@ class ToolExecutor:
         self._funcs: dict[str, Callable] = {}
 
     # -- public -----------------------------------------------------------
-    def run(self, calls: list[dict], approved: Callable[[dict], bool]) -> list[ToolOutcome]:
-        """Execute ``calls``; ``approved(call)`` decides approval-needing ones."""
+    def run(self, calls: list[dict], approved: Callable[[dict], bool],
+            override: Callable[[dict], Any] | None = None) -> list[ToolOutcome]:
+        """Execute ``calls``; ``approved(call)`` decides approval-needing ones.
+
+        ``override(call)`` may return a ``Fault`` to answer that call without running it.
+        """
         outcomes: list[ToolOutcome | None] = [None] * len(calls)
         concurrent = [i for i, c in enumerate(calls) if not self._has_side_effects(c)]
         sequential = [i for i in range(len(calls)) if i not in concurrent]
         pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="agentdbg-tool")
         try:
-            futures = {i: pool.submit(self.run_one, calls[i], approved) for i in concurrent}
+            faults = [override(c) if override else None for c in calls]
+            futures = {i: pool.submit(self.run_one, calls[i], approved, faults[i])
+                       for i in concurrent}
             for i in sequential:
-                outcomes[i] = self.run_one(calls[i], approved)
+                outcomes[i] = self.run_one(calls[i], approved, faults[i])
             for i, fut in futures.items():
                 outcomes[i] = fut.result()
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
         return [o for o in outcomes if o is not None]
 
-    def run_one(self, call: dict, approved: Callable[[dict], bool] = lambda c: False) -> ToolOutcome:
+    def run_one(self, call: dict, approved: Callable[[dict], bool] = lambda c: False,
+                fault: Any = None) -> ToolOutcome:
         call_id = call.get("id") if isinstance(call, dict) else None
         name = call_name(call) or ""
         raw_args = call_arguments(call)
@@ -126,6 +133,13 @@ class ToolExecutor:
         outcome = ToolOutcome(call_id=call_id or "", name=name,
                               arguments=raw_args if isinstance(raw_args, str) else None,
                               content="", ok=False, started=start)
+        if fault is not None:  # injected by the user: the tool does not run
+            outcome.content, outcome.error_type = fault.content(name), fault.error_type
+            outcome.ok, outcome.injected = fault.error_type is None, True
+            outcome.retryable = ERROR_TYPES.get(fault.error_type or "", False)
+            outcome.note = f"injected fault: {fault.describe()}"
+            outcome.ended = self.clock() - self.epoch
+            return outcome
         try:
             spec = self._lookup(name)
             args = self._parse_arguments(spec, raw_args)

@@ -52,6 +52,7 @@ class RunConfig:
     parallel_tool_calls: bool | None = None
     temperature: float | None = None
     send_anyway: bool = False
+    stop_on_invalid: bool = True          # False (step mode): a blocked request just pauses
 
 
 @dataclass
@@ -126,6 +127,11 @@ class Session:
         self.stop_detail = ""
         self._history: list[tuple[str, str]] = []  # (fingerprint, content) per executed call
         self._started = clock()
+        self.marks: dict[int, set[str]] = {}          # message index -> {"edited", "injected"}
+        self.actions: list[dict] = []                 # the user's edits, drops, rewinds ...
+        self.injections: dict[str, Any] = {}          # pending call id -> Fault
+        self.fails: dict[str, tuple[Any, bool]] = {}  # tool name -> (Fault, sticky)
+        self.force_send = False                       # one request past the pre-send check
 
     @classmethod
     def for_question(cls, provider: Provider, toolset: ToolSet, question: str,
@@ -197,11 +203,13 @@ class Session:
             return self._stop(StopReason.MAX_TURNS, f"the model still wanted tools after "
                               f"{self.config.max_turns} turns (--max-turns)")
         request = self.request()
-        if self.precheck is not None:
+        forced, self.force_send = self.force_send, False
+        if self.precheck is not None and not forced:
             findings = self.precheck(request)
             if any(f.severity == "error" for f in findings) and not self.config.send_anyway:
-                self._stop(StopReason.INVALID_REQUEST, "the request breaks the protocol; "
-                           "not sent (use --send-anyway to see what the API answers)")
+                if self.config.stop_on_invalid:
+                    self._stop(StopReason.INVALID_REQUEST, "the request breaks the protocol; "
+                               "not sent (use --send-anyway to see what the API answers)")
                 return RequestBlocked(findings)
         record = TurnRecord(turn=len(self.turns) + 1, request_messages=len(self.messages))
         start = self.clock()
@@ -244,13 +252,16 @@ class Session:
             self.decide(str(call.get("id")), self.config.approve == "all")
         start = self.clock()
         outcomes = self.executor.run(self.pending,
-                                     approved=lambda c: self.decisions.get(str(c.get("id")), False))
+                                     approved=lambda c: self.decisions.get(str(c.get("id")), False),
+                                     override=self._fault_for)
         self.turns[-1].tool_ms = round((self.clock() - start) * 1000, 3)
         indices = []
         for call, outcome in zip(self.pending, outcomes):
             self.messages.append(tool_message(str(call.get("id")), outcome.content))
             indices.append(len(self.messages) - 1)
             self.outcome_at[indices[-1]] = outcome
+            if outcome.injected:
+                self.marks.setdefault(indices[-1], set()).add("injected")
         self.outcomes.extend(outcomes)
         turn = self.turns[-1].turn
         self.pending, self.phase = [], "model"
@@ -273,3 +284,150 @@ class Session:
             self.stop_reason, self.stop_detail = reason, detail
             self.phase = "done"
         return Stopped(self.stop_reason, self.stop_detail)
+
+    # -- the user's hand on the loop (step mode) ----------------------------------------
+    def _fault_for(self, call: dict):
+        fault = self.injections.pop(str(call.get("id")), None)
+        if fault is not None:
+            return fault
+        name = call_name(call) or ""
+        if name in self.fails:
+            fault, sticky = self.fails[name]
+            if not sticky:
+                del self.fails[name]
+            return fault
+        return None
+
+    def _act(self, action: str, **data) -> None:
+        self.actions.append({"action": action, "at_ms": round(self.elapsed() * 1000, 3), **data})
+
+    def _resume(self) -> None:
+        """A change to the history reopens a stopped run."""
+        self.stop_reason, self.stop_detail = None, ""
+        self._history.clear()
+        last = self.messages[-1] if self.messages else None
+        calls = tool_calls_of(last) if last is not None else []
+        self.pending, self.phase = (list(calls), "tools") if calls else ([], "model")
+
+    def _forget_turns_after(self, index: int) -> None:
+        """Turns whose reply was cut stay recorded (they were real requests) but point nowhere."""
+        for t in self.turns:
+            if t.message_index is not None and t.message_index > index:
+                t.message_index = None
+
+    def _check_index(self, index: int) -> None:
+        if not 0 <= index < len(self.messages):
+            raise IndexError(f"no message {index}; messages are 0..{len(self.messages) - 1}")
+
+    def edit(self, index: int, message: dict) -> None:
+        """Replace message ``index``; it is marked as edited in the view and the saved run."""
+        self._check_index(index)
+        before = self.messages[index]
+        self.messages[index] = message
+        self.marks.setdefault(index, set()).add("edited")
+        self._act("edit", index=index, before=before, after=message)
+        if index == len(self.messages) - 1 and self.phase != "done":
+            self._resume()
+
+    def drop(self, index: int) -> dict:
+        """Remove message ``index`` (e.g. the assistant message, to see the orphan it leaves)."""
+        self._check_index(index)
+        removed = self.messages.pop(index)
+        self.marks = _shift(self.marks, index)
+        self.outcome_at = _shift(self.outcome_at, index)
+        for t in self.turns:
+            if t.message_index is not None and t.message_index >= index:
+                t.message_index = None if t.message_index == index else t.message_index - 1
+        self._act("drop", index=index, message=removed)
+        self._resume()
+        return removed
+
+    def rewind(self, index: int) -> int:
+        """Keep messages 0..index and continue live from there; returns how many were cut."""
+        self._check_index(index)
+        cut = len(self.messages) - index - 1
+        del self.messages[index + 1:]
+        self.marks = {k: v for k, v in self.marks.items() if k <= index}
+        self.outcome_at = {k: v for k, v in self.outcome_at.items() if k <= index}
+        self._forget_turns_after(index)
+        self._act("rewind", index=index, cut=cut)
+        self._resume()
+        return cut
+
+    def retry(self) -> int:
+        """Ask the model again for the last turn: cut back to before the last assistant message."""
+        last = max((i for i, m in enumerate(self.messages) if m.get("role") == "assistant"),
+                   default=None)
+        if last is None:
+            raise IndexError("there is no assistant message to retry")
+        cut = len(self.messages) - last
+        del self.messages[last:]
+        self.marks = {k: v for k, v in self.marks.items() if k < last}
+        self.outcome_at = {k: v for k, v in self.outcome_at.items() if k < last}
+        self._forget_turns_after(last - 1)
+        self._act("retry", index=last, cut=cut)
+        self._resume()
+        return cut
+
+    def inject(self, target: str, fault) -> str:
+        """Answer a pending call, or replace a finished result, with ``fault``.
+
+        ``target``: a tool_call_id (or unique prefix), the index of a tool message,
+        or the name of a pending tool. Returns what was changed, for the user.
+        """
+        kind, ref = self._resolve_call(target)
+        if kind == "pending":
+            self.injections[ref] = fault
+            self._act("inject", tool_call_id=ref, fault=fault.describe(), pending=True)
+            return f"call {ref} will get the {fault.describe()} fault instead of running"
+        message = dict(self.messages[ref])
+        name = self._tool_name_of(ref)
+        message["content"] = fault.content(name)
+        self.messages[ref] = message
+        self.marks.setdefault(ref, set()).add("injected")
+        self._act("inject", index=ref, tool_call_id=message.get("tool_call_id"),
+                  fault=fault.describe(), pending=False)
+        return f"message {ref} now holds the {fault.describe()} fault"
+
+    def fail(self, tool: str, fault, sticky: bool = False) -> None:
+        if self.toolset.get(tool) is None:
+            raise KeyError(f"no tool {tool!r}; tools: {', '.join(self.toolset.names())}")
+        self.fails[tool] = (fault, sticky)
+        self._act("fail", tool=tool, fault=fault.describe(), sticky=sticky)
+
+    def _tool_name_of(self, index: int) -> str:
+        tid = self.messages[index].get("tool_call_id")
+        for m in reversed(self.messages[:index]):
+            for c in tool_calls_of(m):
+                if c.get("id") == tid:
+                    return call_name(c) or ""
+        return ""
+
+    def _resolve_call(self, target: str) -> tuple[str, Any]:
+        if target.isdigit():
+            index = int(target)
+            self._check_index(index)
+            if self.messages[index].get("role") != "tool":
+                raise ValueError(f"message {index} is a {self.messages[index].get('role')} "
+                                 "message, not a tool result")
+            return "finished", index
+        pending = {str(c.get("id")): c for c in self.pending}
+        by_name = [cid for cid, c in pending.items() if call_name(c) == target]
+        if len(by_name) == 1:
+            return "pending", by_name[0]
+        if len(by_name) > 1:
+            raise ValueError(f"{target!r} has {len(by_name)} pending calls; name one by id: "
+                             + ", ".join(by_name))
+        matches = {cid for cid in pending if cid.startswith(target)}
+        finished = {i for i, m in enumerate(self.messages) if m.get("role") == "tool"
+                    and str(m.get("tool_call_id", "")).startswith(target)}
+        if len(matches) + len(finished) == 1:
+            return ("pending", matches.pop()) if matches else ("finished", finished.pop())
+        if not matches and not finished:
+            raise ValueError(f"no pending call, tool message or call id matches {target!r}")
+        raise ValueError(f"{target!r} matches several calls; give more of the id")
+
+
+def _shift(mapping: dict, removed: int) -> dict:
+    """Re-index a message-index mapping after message ``removed`` was deleted."""
+    return {(k - 1 if k > removed else k): v for k, v in mapping.items() if k != removed}

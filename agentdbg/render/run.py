@@ -23,6 +23,9 @@ def message_meta(session) -> dict[int, str]:
                                      f"{t.latency_ms:.1f} ms · finish_reason={t.finish_reason}")
     for index, o in session.outcome_at.items():
         meta[index] = outcome_meta(o)
+    for index, marks in getattr(session, "marks", {}).items():
+        badge = " · ".join(f"[{m} by you]" for m in sorted(marks))
+        meta[index] = f"{meta[index]} · {badge}" if index in meta else badge
     return meta
 
 

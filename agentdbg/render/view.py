@@ -76,7 +76,8 @@ def _content(message: dict, full: bool) -> Text | None:
                 f"   (content is a {type(content).__name__})", style="red")
 
 
-def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableType]:
+def _call_lines(index: int, message: dict, pairing: Pairing,
+                pending: bool = False) -> list[RenderableType]:
     lines: list[RenderableType] = []
     calls = message.get("tool_calls")
     if not isinstance(calls, list):
@@ -97,8 +98,12 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
         head.append("  ")
         head.append(safe(fn.get("name") or "(no name)"), style="bold")
         answer = pairing.answer_of.get((index, pos))
-        head.append(f"   ✓ answered at [{answer}]" if answer is not None else "   ✗ unanswered",
-                    style="green" if answer is not None else "red")
+        if answer is not None:
+            head.append(f"   ✓ answered at [{answer}]", style="green")
+        elif pending:
+            head.append("   … pending execution", style="yellow")
+        else:
+            head.append("   ✗ unanswered", style="red")
         lines.append(head)
         args = pretty_arguments(fn.get("arguments")) if "arguments" in fn else \
             Text("(no arguments)", style="red")
@@ -139,8 +144,8 @@ def render_finding(f: Any) -> Text:
 
 
 def render_message(index: int, message: Any, pairing: Pairing, messages: list, *,
-                   full: bool = False, meta: str | None = None,
-                   findings: Iterable = ()) -> list[RenderableType]:
+                   full: bool = False, meta: str | None = None, findings: Iterable = (),
+                   pending: bool = False) -> list[RenderableType]:
     """The body lines of one message (the index/role columns are added by the table)."""
     body: list[RenderableType] = []
     if not isinstance(message, dict):
@@ -153,7 +158,7 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
         if text is not None:
             body.append(text)
         if role == "assistant" and "tool_calls" in message:
-            body.extend(_call_lines(index, message, pairing))
+            body.extend(_call_lines(index, message, pairing, pending))
         if role == "function":
             body.insert(0, Text(f"(legacy function result, name={safe(message.get('name'))})",
                                 style="dim"))
@@ -167,8 +172,14 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
 
 
 def render_messages(messages: list, *, findings: Iterable = (), new_from: int | None = None,
-                    full: bool = False, meta: dict[int, str] | None = None) -> RenderableType:
-    """The whole messages array as a grid: new-marker, [index], role, body."""
+                    full: bool = False, meta: dict[int, str] | None = None,
+                    start: int = 0, in_progress: bool = False) -> RenderableType:
+    """The messages array as a grid: new-marker, [index], role, body.
+
+    ``start`` renders only messages from that index on (pairing and findings still
+    consider the whole array); request-level findings are shown only with start=0.
+    ``in_progress``: the last message's calls are about to run (shown as pending).
+    """
     pairing = pair(messages)
     by_index: dict[Any, list] = {}
     for f in findings:
@@ -179,13 +190,17 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
     for i, message in enumerate(messages):
+        if i < start:
+            continue
         role = message.get("role") if isinstance(message, dict) else None
         role_text = Text(safe(role) if isinstance(role, str) else "?",
                          style=ROLE_STYLE.get(role, "bold red") if isinstance(role, str) else "red")
         mark = Text("+", style="bold green") if new_from is not None and i >= new_from else Text(" ")
         body = render_message(i, message, pairing, messages, full=full,
-                              meta=(meta or {}).get(i), findings=by_index.get(i, ()))
+                              meta=(meta or {}).get(i), findings=by_index.get(i, ()),
+                              pending=in_progress and i == len(messages) - 1)
         grid.add_row(mark, Text(f"[{i}]", style="dim"), role_text, Group(*body))
-    parts: list[RenderableType] = [render_finding(f) for f in by_index.get(None, ())]
+    parts: list[RenderableType] = [render_finding(f) for f in by_index.get(None, ())] \
+        if start == 0 else []
     parts.append(grid)
     return Group(*parts)

@@ -1,0 +1,66 @@
+"""Faults a user can inject in place of a tool result (``inject``, ``fail``).
+
+Each kind provokes one of the seed articles' pitfalls; ``empty`` is the
+"failure disguised as success" (an empty ``{}`` that a model may fill with
+invented data), ``invalid_json`` a tool that printed broken JSON, ``oversized``
+a result that blows up the context.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from agentdbg.engine.executor import error_content
+
+KINDS = ("timeout", "invalid_json", "invalid_arguments", "internal_error", "not_found", "empty",
+         "oversized", "rate_limited", "denied")
+OVERSIZED_ROWS = 2000
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str             # one of KINDS, or "custom"
+    custom: str = ""      # the JSON text for "custom"
+
+    def content(self, tool: str) -> str:
+        k = self.kind
+        if k == "custom":
+            return self.custom
+        if k == "empty":
+            return "{}"
+        if k == "invalid_json":
+            return '{"status": "shipped", "tracking_no": "SF1234'
+        if k == "oversized":
+            rows = [{"row": i, "text": "杭州转运中心已发出，" * 3} for i in range(OVERSIZED_ROWS)]
+            return json.dumps({"rows": rows}, ensure_ascii=False)
+        message = {
+            "timeout": f"the tool {tool!r} did not answer in time",
+            "invalid_arguments": f"the arguments for {tool!r} were rejected",
+            "internal_error": f"the tool {tool!r} failed with an internal error",
+            "not_found": f"{tool!r} found nothing for these arguments",
+            "rate_limited": f"the tool {tool!r} is rate limited; try again later",
+            "denied": f"the user did not approve this call of {tool!r}",
+        }[k]
+        return error_content(k, message)
+
+    @property
+    def error_type(self) -> str | None:
+        return None if self.kind in ("empty", "invalid_json", "oversized", "custom") else self.kind
+
+    def describe(self) -> str:
+        return f"custom {self.custom[:40]}" if self.kind == "custom" else self.kind
+
+
+def parse_fault(text: str) -> Fault:
+    """A kind name, or inline JSON used verbatim as the tool message content."""
+    text = text.strip()
+    if text in KINDS:
+        return Fault(text)
+    if text[:1] in "{[\"":
+        try:
+            json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"custom fault is not valid JSON: {exc}") from None
+        return Fault("custom", text)
+    raise ValueError(f"unknown fault {text!r}; one of {', '.join(KINDS)} or inline JSON")

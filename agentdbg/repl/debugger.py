@@ -1,0 +1,247 @@
+"""The step-mode driver: pauses before every phase, reads commands, never crashes.
+
+Like pdb over bdb: the ``Session`` decides what happens; this class decides what
+to show and which command to run. Errors print one ``*** ...`` line and the
+prompt comes back. Ctrl-C during a model request or a tool run cancels that
+phase (nothing is appended); Ctrl-C or Ctrl-D at the prompt asks to quit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+
+from rich.text import Text
+
+from agentdbg.checker import check
+from agentdbg.engine.session import (ApprovalNeeded, ModelReplied, RequestBlocked, Session,
+                                     StopReason, Stopped)
+from agentdbg.errors import ExitStatus
+from agentdbg.messages import call_arguments, call_name
+from agentdbg.record import run_document, write_json
+from agentdbg.render import run as view_run
+from agentdbg.render.safe import safe
+from agentdbg.render.view import render_finding, render_messages
+from agentdbg.repl.breakpoints import Breakpoints
+from agentdbg.repl.commands import CommandError, lookup
+from agentdbg.repl.explain import explain
+
+PROMPT = "(agentdbg) "
+
+
+class Debugger:
+    def __init__(self, session: Session, console, *, input=None, output=None,
+                 explain: bool = False, lang: str = "en", profile: str = "openai",
+                 full: bool = False, save: Path | None = None, model_desc: str = "",
+                 history: bool = True):
+        self.session = session
+        self.console = console
+        self.explain, self.lang, self.profile, self.full = explain, lang, profile, full
+        self.save_path = save
+        self.model_desc = model_desc
+        self.breakpoints = Breakpoints()
+        self.quitting = False
+        self.shown = 0
+        self._io = {"input": input, "output": output}
+        self.prompt = self._prompt_session(history)
+
+    def _prompt_session(self, history: bool):
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+        from agentdbg.paths import data_dir
+        from agentdbg.repl.completion import DebuggerCompleter
+
+        hist = InMemoryHistory()
+        if history:
+            try:
+                path = data_dir() / "history"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                hist = FileHistory(str(path))
+            except OSError:
+                pass
+        return PromptSession(history=hist, completer=DebuggerCompleter(self),
+                             complete_while_typing=False, **self._io)
+
+    # -- the loop ----------------------------------------------------------------------
+    def loop(self) -> ExitStatus:
+        self.console.print(view_run.render_header(self.model_desc, self.session.toolset.names(),
+                                                  self.model_desc.startswith("offline")))
+        self.say("step mode: Enter or 'next' performs the pending phase; 'help' lists commands.")
+        self.show_new()
+        self.banner()
+        try:
+            while not self.quitting:
+                try:
+                    line = self.prompt.prompt(PROMPT)
+                except (KeyboardInterrupt, EOFError):
+                    if self.confirm_quit():
+                        break
+                    continue
+                self.dispatch(line)
+        finally:
+            if not self.session.done:
+                self.session.cancel("quit from step mode before the run ended")
+            if self.save_path is not None:
+                self.save(self.save_path)
+        return self.session.stop_reason.exit_status
+
+    def dispatch(self, line: str) -> None:
+        word, _, arg = line.strip().partition(" ")
+        try:
+            lookup(word or "next").fn(self, arg)
+        except CommandError as exc:
+            self.error(str(exc))
+        except Exception as exc:  # a command must never kill the debugger
+            self.error(f"{type(exc).__name__}: {exc}")
+
+    def confirm_quit(self) -> bool:
+        try:
+            answer = self.prompt.prompt("Really quit? [y/N] ")
+        except (KeyboardInterrupt, EOFError):
+            return True
+        return answer.strip().lower() in ("y", "yes")
+
+    # -- moving --------------------------------------------------------------------------
+    def advance(self):
+        s = self.session
+        if s.done:
+            raise CommandError(f"the run has stopped ({s.stop_reason.value}); 'rewind N' or "
+                               "'retry' to go on, 'save PATH', or 'quit'")
+        what = "model request" if s.phase == "model" else "tool execution"
+        try:
+            event = s.step()
+        except KeyboardInterrupt:
+            self.say(f"interrupted: the {what} was cancelled; nothing was appended")
+            return None
+        self.report(event)
+        self.show_new()
+        self.banner()
+        return event
+
+    def run_to_break(self) -> None:
+        while not self.session.done:
+            event = self.advance()
+            if event is None or isinstance(event, (ApprovalNeeded, RequestBlocked)):
+                return
+            findings = self.findings()
+            if any(f.severity == "error" for f in findings):
+                self.say("continue stopped: the checker has an error-level finding")
+                return
+            bp = self.breakpoints.hit(self.session, event, findings)
+            if bp is not None:
+                self.say(f"breakpoint {bp.id} hit: {bp.describe()}")
+                return
+
+    # -- showing -----------------------------------------------------------------------
+    def findings(self):
+        s = self.session
+        return check(s.request().body(), self.profile, in_progress=s.phase == "tools")
+
+    def report(self, event) -> None:
+        if isinstance(event, ModelReplied):
+            self.console.print(view_run.render_turn_title(event.turn))
+            if event.record.note:
+                self.console.print(view_run.render_note(event.record.note))
+        elif isinstance(event, ApprovalNeeded):
+            names = ", ".join(f"{call_name(c)} ({c.get('id')})" for c in event.calls)
+            self.say(f"approval needed before running {names}: 'approve' or 'deny'")
+        elif isinstance(event, RequestBlocked):
+            for f in event.findings:
+                self.console.print(render_finding(f))
+            self.say("not sent: the request breaks the protocol. Fix it (edit/drop/rewind) or "
+                     "'send' to send it anyway and see what the API answers.")
+
+    def show_new(self) -> None:
+        msgs = self.session.messages
+        start = min(self.shown, len(msgs))
+        if start:
+            self.console.print(Text(f"  (messages 0–{start - 1} unchanged; 'messages' shows all)",
+                                    style="dim"))
+        if start < len(msgs):
+            self._render(start, self.full)
+        self.shown = len(msgs)
+
+    def show_all(self, full: bool = False) -> None:
+        self._render(0, full)
+        self.shown = len(self.session.messages)
+
+    def _render(self, start: int, full: bool) -> None:
+        self.console.print(render_messages(
+            self.session.messages, findings=self.findings(), full=full, start=start,
+            meta=view_run.message_meta(self.session), in_progress=self.session.phase == "tools"))
+
+    def banner(self) -> None:
+        s = self.session
+        if s.done:
+            self.console.print(Text.assemble(
+                ("■ stopped: ", "bold"), (s.stop_reason.value, "bold green" if
+                                          s.stop_reason is StopReason.COMPLETED else "bold red"),
+                f" — {safe(s.stop_detail)}. 'rewind N' or 'retry' to go on, 'save PATH', 'quit'."))
+        elif s.phase == "model":
+            self.console.print(Text(f"▶ next: ask the model (turn {len(s.turns) + 1}) with "
+                                    f"{len(s.messages)} message(s)", style="bold"))
+        else:
+            calls = "; ".join(f"{safe(c.get('id'))} {safe(call_name(c))}"
+                              f"({safe(call_arguments(c))})" for c in s.pending)
+            self.console.print(Text(f"▶ next: execute {len(s.pending)} call(s): {calls}",
+                                    style="bold"))
+        if self.explain:
+            self.console.print(Text(explain(s, self.lang), style="italic cyan"))
+
+    def say(self, text: str) -> None:
+        self.console.print(Text(safe(text)))
+
+    def error(self, text: str) -> None:
+        self.console.print(Text(f"*** {safe(text)}", style="red"))
+
+    def print_json(self, obj, title: str = "") -> None:
+        if title:
+            self.say(title + ":")
+        self.console.print(Text(safe(json.dumps(obj, ensure_ascii=False, indent=2))))
+
+    def show_tools(self) -> None:
+        from agentdbg.drive.toolscmd import tools_table
+
+        self.console.print(tools_table(self.session.toolset))
+
+    def show_usage(self) -> None:
+        for t in self.session.turns:
+            u = t.usage
+            self.say(f"turn {t.turn}: {u.get('prompt_tokens', 0)} prompt + "
+                     f"{u.get('completion_tokens', 0)} completion tokens"
+                     f"{' (estimated)' if u.get('estimated') else ''}; model {t.latency_ms:.1f} ms; "
+                     f"tools {t.tool_ms:.1f} ms")
+        total = self.session.usage
+        self.say(f"total: {total['total_tokens']} tokens over {len(self.session.turns)} request(s)")
+
+    # -- editing and saving -------------------------------------------------------------
+    def edit_text(self, text: str) -> str | None:
+        """Edit ``text`` in $VISUAL/$EDITOR, or inline; None when cancelled."""
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if editor:
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False,
+                                             encoding="utf-8") as fh:
+                fh.write(text)
+            try:
+                if subprocess.call([*shlex.split(editor), fh.name]) != 0:
+                    return None
+                return Path(fh.name).read_text(encoding="utf-8")
+            finally:
+                os.unlink(fh.name)
+        from prompt_toolkit import PromptSession
+
+        inline = PromptSession(**self._io)
+        self.say("inline editor: Esc then Enter accepts, Ctrl-C cancels")
+        try:
+            return inline.prompt("", default=text, multiline=True)
+        except (KeyboardInterrupt, EOFError):
+            return None
+
+    def save(self, path) -> None:
+        write_json(path, run_document(self.session, model=self.session.config.model,
+                                      base_url=getattr(self.session.provider, "base_url", None)))
