@@ -1,0 +1,61 @@
+"""`agentdbg run --step` in a real pseudo-terminal, end to end, as a person would use it."""
+
+import json
+import os
+import re
+import sys
+
+import pexpect
+import pytest
+
+ORDER_Q = "订单 ORD-2026-001 到哪里了?"
+ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"  # styling/cursor codes a terminal would not show
+
+
+def on_screen(text: str) -> re.Pattern:
+    """``text`` as it reads on screen: escape codes may sit between characters and a
+    space may be a wrapped line (newline plus indentation)."""
+    parts = [r"(?:\s|\x1b\[[0-9;?]*[A-Za-z])+" if ch == " " else re.escape(ch) for ch in text]
+    return re.compile(ESC.join(parts))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
+def test_step_session_end_to_end(tmp_path):
+    editor = tmp_path / "editor.py"
+    editor.write_text(  # "edits" the tool result: a different tracking number
+        "import json, sys\np = sys.argv[1]\nm = json.load(open(p, encoding='utf-8'))\n"
+        "m['content'] = json.dumps({'status': 'shipped', 'tracking_no': 'SF000000'})\n"
+        "json.dump(m, open(p, 'w', encoding='utf-8'))\n")
+    saved = tmp_path / "session.json"
+    env = {**os.environ, "EDITOR": f"{sys.executable} {editor}", "TERM": "xterm",
+           "AGENTDBG_HOME": str(tmp_path / "home"), "NO_COLOR": "1",
+           "PROMPT_TOOLKIT_NO_CPR": "1"}
+    child = pexpect.spawn(sys.executable, ["-m", "agentdbg", "run", "--step", ORDER_Q],
+                          env=env, encoding="utf-8", dimensions=(60, 200), timeout=30,
+                          cwd=str(tmp_path))
+    try:
+        def cmd(line, *expect):
+            child.expect_exact("(agentdbg)")
+            child.sendline(line)
+            for text in expect:
+                child.expect(on_screen(text))
+
+        cmd("", "turn 1", "▶ next: execute 1 call(s)")                    # step: ask the model
+        cmd("fail query_logistics timeout", "will return the timeout fault")
+        cmd("continue", "error: timeout (retryable)",                       # the injected timeout
+            "retrying query_logistics once",                               # the model reacts
+            "杭州转运中心已发出", "■ stopped: completed")
+        cmd("edit 2", "message 2 edited", "SF000000", "[edited by you]")
+        cmd("drop 1", "dropped message 1 (assistant)", "✗ error orphan-tool-message",
+            "must be a response to a preceeding message with 'tool_calls'")
+        cmd("rewind 0", "rewound to message 0")
+        cmd("continue", "■ stopped: completed")
+        cmd(f"save {saved}", "saved to")
+        cmd("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    doc = json.loads(saved.read_text(encoding="utf-8"))
+    assert doc["stop_reason"] == "completed" and "杭州转运中心已发出" in doc["answer"]
+    assert [a["action"] for a in doc["actions"]] == ["fail", "edit", "drop", "rewind"]
