@@ -112,7 +112,12 @@ def run(
     send_anyway: Annotated[bool, typer.Option(
         "--send-anyway", help="Send a request even when the checker finds errors in it.")] = False,
     save: Annotated[Optional[Path], typer.Option(
-        "--save", help="Write the run (messages + per-request metadata) as JSON.")] = None,
+        "--save", help="Write the transcript (JSON Lines) here; default: the runs folder.")] = None,
+    redact: Annotated[Optional[list[str]], typer.Option(
+        "--redact", help="A regex whose matches are replaced in the transcript (repeatable).")] = None,
+    keep_runs: Annotated[int, typer.Option(
+        "--keep-runs", envvar="AGENTDBG_KEEP_RUNS", min=1,
+        help="How many transcripts the runs folder keeps.")] = 50,
     json_out: Annotated[bool, typer.Option(
         "--json", help="Print exactly one JSON document instead of the view.")] = False,
     full: Annotated[bool, typer.Option("--full", help="Do not fold long contents.")] = False,
@@ -127,7 +132,6 @@ def run(
     try:
         from agentdbg.checker import check_model_request
         from agentdbg.checker.model import get_profile
-        from agentdbg.drive.batch import BatchOptions, run_batch
         from agentdbg.engine.session import RunConfig, Session
         from agentdbg.toolspec import load_tools
 
@@ -150,16 +154,15 @@ def run(
         session = Session.for_question(
             provider, toolset, question, config, system=system,
             precheck=lambda request: check_model_request(request, profile))
-        if step:
-            from agentdbg.repl.debugger import Debugger
+        from agentdbg.drive.runcmd import DriveOptions, drive
 
-            status = Debugger(session, make_console(), explain=explain, lang=lang,
-                              profile=profile, full=full, save=save, model_desc=desc).loop()
-        else:
-            options = BatchOptions(model_desc=desc, base_url=getattr(provider, "base_url", None),
-                                   json_out=json_out, full=full, debug=debug, save=save,
-                                   offline=desc.startswith("offline"), profile=profile)
-            status = run_batch(session, make_console(), options)
+        options = DriveOptions(
+            model_desc=desc, model=model or "offline", provider_name=provider.name,
+            base_url=getattr(provider, "base_url", None), question=question, step=step,
+            json_out=json_out, full=full, debug=debug, save=save, keep_runs=keep_runs,
+            redact=list(redact or []), secrets=[api_key] if api_key else [], profile=profile,
+            explain=explain, lang=lang, offline=desc.startswith("offline"))
+        status = drive(session, make_console(), options)
     except Exception as exc:  # one line for the user; traceback only with --debug
         raise fail(exc, debug) from None
     raise typer.Exit(int(status))
@@ -214,6 +217,62 @@ def tools_cmd(
     except Exception as exc:  # one line for the user; traceback only with --debug
         raise fail(exc, debug) from None
     raise typer.Exit(int(status))
+
+
+@app.command(epilog="Exit status: that of the recorded stop reason (as for run); 1 with "
+             "--strict when a live tool result differs; 2 unreadable input.")
+def replay(
+    file: Annotated[str, typer.Argument(
+        help="A transcript (.jsonl); with --step also a plain messages array as a start.")],
+    step: Annotated[bool, typer.Option("--step", help="Step through it in the debugger.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the run document.")] = False,
+    live_tools: Annotated[bool, typer.Option(
+        "--live-tools", help="Re-run every recorded call with the current tools and compare.")] = False,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="With --live-tools: exit 1 when any result differs.")] = False,
+    from_index: Annotated[Optional[int], typer.Option(
+        "--from", min=0, help="Keep messages 0..N of the recording and continue live (a fork).")] = None,
+    tools: ToolsOpt = None,
+    model: Annotated[Optional[str], typer.Option(
+        "--model", "-m", envvar="AGENTDBG_MODEL", help="Live model for --from / 'live'.")] = None,
+    base_url: Annotated[Optional[str], typer.Option("--base-url", envvar="OPENAI_BASE_URL")] = None,
+    api_key: Annotated[Optional[str], typer.Option(
+        "--api-key", envvar="OPENAI_API_KEY", show_default=False)] = None,
+    approve: Annotated[Optional[str], typer.Option(
+        "--approve", help="'all' lets side-effecting tools run (live tools, forks).")] = None,
+    profile: Annotated[str, typer.Option("--profile", "-p", envvar="AGENTDBG_PROFILE")] = "openai",
+    save: Annotated[Optional[Path], typer.Option("--save", help="Transcript of this replay.")] = None,
+    full: Annotated[bool, typer.Option("--full")] = False,
+    explain: Annotated[bool, typer.Option("--explain")] = False,
+    lang: Annotated[str, typer.Option("--lang")] = "en",
+    debug: DebugOpt = False,
+) -> None:
+    """Replay a recorded run with no network, step through it, compare tools, or fork it."""
+    try:
+        from agentdbg.drive.replaycli import ReplayArgs, run_replay
+
+        status = run_replay(ReplayArgs(
+            file=file, step=step, json_out=json_out, live_tools=live_tools, strict=strict,
+            from_index=from_index, tools=tools, model=model, base_url=base_url, api_key=api_key,
+            approve=approve, profile=profile, save=save, full=full, explain=explain, lang=lang,
+            debug=debug), make_console(), make_provider)
+    except Exception as exc:  # one line for the user; traceback only with --debug
+        raise fail(exc, debug) from None
+    raise typer.Exit(int(status))
+
+
+@app.command()
+def runs(
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to list.")] = 20,
+    debug: DebugOpt = False,
+) -> None:
+    """List the saved runs (transcripts in the runs folder), newest first."""
+    try:
+        from agentdbg.drive.replaycli import list_runs
+
+        list_runs(make_console(), limit)
+    except Exception as exc:  # one line for the user; traceback only with --debug
+        raise fail(exc, debug) from None
 
 
 @app.command()

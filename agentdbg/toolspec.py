@@ -34,7 +34,7 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict
-    handler_kind: str            # python | fixture | command
+    handler_kind: str            # python | fixture | command | recorded (replay only)
     handler: Any                 # "pkg.mod:func" | JSON value | [argv...]
     side_effects: bool = False
     approval: str = "never"      # never | always
@@ -71,6 +71,20 @@ class ToolSet:
 
     def openai_tools(self) -> list[dict]:
         return [t.openai_tool() for t in self.tools]
+
+    @classmethod
+    def from_openai(cls, tools: list, path: str = "<recording>") -> "ToolSet":
+        """Definitions only (from a recording): calls get their results from the recording."""
+        specs = []
+        for t in tools or []:
+            fn = t.get("function") if isinstance(t, dict) else None
+            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                specs.append(ToolSpec(
+                    name=fn["name"], description=str(fn.get("description") or ""),
+                    parameters=fn.get("parameters") or {"type": "object", "properties": {}},
+                    handler_kind="recorded", handler=None,
+                    strict=bool(fn.get("strict"))))
+        return cls(path=Path(path), tools=specs)
 
 
 def bundled_tools_path() -> Path:

@@ -50,7 +50,7 @@ def test_request_body_uses_tools_and_ignores_unknown_keys(tmp_path):
 
 
 def test_saved_run_is_accepted(tmp_path):
-    saved = tmp_path / "run.json"
+    saved = tmp_path / "run.jsonl"
     invoke("run", "订单 ORD-2026-001 到哪里了?", "--save", str(saved))
     r = invoke("check", str(saved), "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["ok"] is True

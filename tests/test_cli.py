@@ -39,14 +39,33 @@ def test_json_output_is_exactly_one_document():
     assert [c["name"] for c in doc["tool_calls"]] == ["get_weather", "get_weather"]
 
 
-def test_save_writes_messages_and_metadata(tmp_path):
-    out = tmp_path / "runs" / "r.json"
+def test_save_writes_the_transcript(tmp_path):
+    from agentdbg.transcript import load_transcript
+    out = tmp_path / "runs" / "r.jsonl"
     r = invoke("run", "订单 ORD-2026-001 到哪里了?", "--save", str(out))
-    assert r.exit_code == 0
-    doc = json.loads(out.read_text())
-    assert doc["format"] == "agentdbg-run" and doc["version"] == 1
-    assert doc["messages"][-1]["content"] == doc["answer"]
-    assert doc["tools"][0]["function"]["name"] == "query_order"
+    assert r.exit_code == 0 and f"transcript: {out}" in r.stdout
+    t = load_transcript(out)
+    assert t.header["format"] == "agentdbg-transcript" and t.header["version"] == 1
+    assert t.header["tools"][0]["function"]["name"] == "query_order"
+    assert [e["type"] for e in t.events] == ["request", "response", "tool", "request", "response",
+                                             "tool", "request", "response", "stop"]
+    assert t.stop["reason"] == "completed" and "杭州转运中心已发出" in t.final_messages()[-1]["content"]
+
+
+def test_runs_are_kept_in_the_data_dir_and_listed(tmp_path):
+    for q in ("北京和上海今天哪个更热?", "订单 ORD-2026-001 到哪里了?"):
+        assert invoke("run", q).exit_code == 0
+    runs = sorted((tmp_path / "agentdbg-home" / "runs").glob("*.jsonl"))
+    assert len(runs) == 2
+    r = invoke("runs")
+    assert r.exit_code == 0 and "completed" in r.stdout and "ORD-2026-001" in r.stdout
+    assert r.stdout.index("ORD-2026-001") < r.stdout.index("北京和上海")  # newest first
+
+
+def test_keep_runs_prunes_the_oldest(tmp_path):
+    for i in range(4):
+        invoke("run", f"hello {i}", "--keep-runs", "2")
+    assert len(list((tmp_path / "agentdbg-home" / "runs").glob("*.jsonl"))) == 2
 
 
 def script(tmp_path, text):

@@ -48,14 +48,17 @@ def test_cli_against_the_server(model_server):
 ])
 def test_http_errors_are_one_line_model_errors(model_server, status, needle, tmp_path):
     model_server.intercept = lambda path, body: (status, {"error": {"message": "upstream says no"}})
-    save = tmp_path / "run.json"
+    save = tmp_path / "run.jsonl"
     r = runner.invoke(app, ["run", "q", "--model", "gpt-x", "--base-url", model_server.base_url,
                             "--api-key", SECRET, "--save", str(save)])
     assert r.exit_code == 7, r.output
     assert "stop: model_error" in r.stdout and needle in r.stdout
     assert model_server.base_url in r.stdout and "upstream says no" in r.stdout
     assert SECRET not in r.output and SECRET not in save.read_text()
-    assert json.loads(save.read_text())["messages"] == [{"role": "user", "content": "q"}]
+    from agentdbg.transcript import load_transcript
+    t = load_transcript(save)
+    assert t.final_messages() == [{"role": "user", "content": "q"}]
+    assert [e["type"] for e in t.events] == ["request", "model_error", "stop"]
 
 
 def test_refused_connection(tmp_path):

@@ -31,6 +31,7 @@ def render(renderable, width=100, color=False) -> str:
 
 def normalise(text: str) -> str:
     text = re.sub(r"\d+(\.\d+)? ms", "<t> ms", text)
+    text = re.sub(r"transcript: .*", "transcript: <path>", text)
     return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
 
 

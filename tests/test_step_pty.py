@@ -1,6 +1,5 @@
 """`agentdbg run --step` in a real pseudo-terminal, end to end, as a person would use it."""
 
-import json
 import os
 import re
 import sys
@@ -56,6 +55,9 @@ def test_step_session_end_to_end(tmp_path):
     finally:
         child.close()
     assert child.exitstatus == 0
-    doc = json.loads(saved.read_text(encoding="utf-8"))
-    assert doc["stop_reason"] == "completed" and "杭州转运中心已发出" in doc["answer"]
-    assert [a["action"] for a in doc["actions"]] == ["fail", "edit", "drop", "rewind"]
+    from agentdbg.transcript import load_transcript
+    t = load_transcript(saved)
+    assert t.stop["reason"] == "completed"
+    assert "杭州转运中心已发出" in t.final_messages()[-1]["content"]
+    assert [e["action"] for e in t.events if e["type"] == "action"] == [
+        "fail", "edit", "drop", "rewind"]

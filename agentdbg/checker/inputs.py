@@ -47,6 +47,8 @@ def load_check_input(path: str) -> list[CheckItem]:
     name, text = read_text(path)
     if not text.strip():
         raise InputError(f"{name}: empty input; expected JSON")
+    if '"agentdbg-transcript"' in text.split("\n", 1)[0]:
+        return [_transcript(name, text)]
     try:
         doc = json.loads(text)
     except RecursionError:
@@ -56,6 +58,21 @@ def load_check_input(path: str) -> list[CheckItem]:
             return _jsonl(name, text)
         raise InputError(located(name, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}")) from None
     return [_item(name, doc, None)]
+
+
+def _transcript(name: str, text: str) -> CheckItem:
+    import sys
+
+    from agentdbg.transcript import load_transcript
+
+    lines = [line.encode("utf-8") for line in text.splitlines(keepends=True)]
+    recording = load_transcript(name, lines)
+    for warning in recording.warnings:
+        print(f"agentdbg: warning: {warning}", file=sys.stderr)
+    tools = recording.header.get("tools")
+    request = CheckRequest(messages=_messages(name, recording.final_messages()),
+                           tools=tools if isinstance(tools, list) and tools else MISSING)
+    return CheckItem(request, None, "transcript")
 
 
 def _looks_like_jsonl(text: str) -> bool:

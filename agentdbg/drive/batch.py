@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from agentdbg.engine.session import (ModelReplied, RequestBlocked, Session, StopReason,
                                      ToolsExecuted)
 from agentdbg.errors import ExitStatus
-from agentdbg.record import run_document, write_json
+from agentdbg.record import run_document
 from agentdbg.render import run as view_run
 from agentdbg.render.view import render_finding, render_messages
 
@@ -26,20 +25,25 @@ class BatchOptions:
     json_out: bool = False
     full: bool = False
     debug: bool = False
-    save: Path | None = None
     offline: bool = False
     profile: str = "openai"
 
 
-def run_batch(session: Session, console, options: BatchOptions) -> ExitStatus:
+def _live_steps(session: Session):
+    while not session.done:
+        yield session.step()
+
+
+def run_batch(session: Session, console, options: BatchOptions, replay=None) -> ExitStatus:
+    from agentdbg.drive.replaycmd import steps
+
     show = not options.json_out
     if show:
         console.print(view_run.render_header(options.model_desc, session.toolset.names(),
                                              options.offline))
     shown = 0
     try:
-        while not session.done:
-            event = session.step()
+        for event in (_live_steps(session) if replay is None else steps(session, replay)):
             if not show:
                 continue
             if isinstance(event, ModelReplied):
@@ -57,7 +61,8 @@ def run_batch(session: Session, console, options: BatchOptions) -> ExitStatus:
     except KeyboardInterrupt:
         session.cancel()
     finally:
-        _save(session, options)
+        if not session.done:  # an unexpected error: the transcript still gets its stop event
+            session.cancel("the run ended abnormally; everything before this was recorded")
     if options.json_out:
         doc = run_document(session, model=session.config.model, base_url=options.base_url)
         sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
@@ -78,12 +83,3 @@ def _show(console, session: Session, shown: int, options: BatchOptions) -> None:
     findings = check(session.request().body(), options.profile, in_progress=bool(session.pending))
     console.print(render_messages(session.messages, new_from=shown, full=options.full,
                                   meta=view_run.message_meta(session), findings=findings))
-
-
-def _save(session: Session, options: BatchOptions) -> None:
-    if options.save is None:
-        return
-    if session.stop_reason is None:  # interrupted by something other than Ctrl-C
-        session.cancel("the run ended abnormally; saved what was recorded")
-    write_json(options.save, run_document(session, model=session.config.model,
-                                          base_url=options.base_url))

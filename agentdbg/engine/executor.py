@@ -133,11 +133,13 @@ class ToolExecutor:
         outcome = ToolOutcome(call_id=call_id or "", name=name,
                               arguments=raw_args if isinstance(raw_args, str) else None,
                               content="", ok=False, started=start)
-        if fault is not None:  # injected by the user: the tool does not run
+        if fault is not None:  # injected by the user, or replayed: the tool does not run
             outcome.content, outcome.error_type = fault.content(name), fault.error_type
-            outcome.ok, outcome.injected = fault.error_type is None, True
+            outcome.ok = fault.error_type is None
+            outcome.injected = getattr(fault, "injected", True)
             outcome.retryable = ERROR_TYPES.get(fault.error_type or "", False)
-            outcome.note = f"injected fault: {fault.describe()}"
+            outcome.note = fault.note if hasattr(fault, "note") else \
+                f"injected fault: {fault.describe()}"
             outcome.ended = self.clock() - self.epoch
             return outcome
         try:
@@ -190,6 +192,9 @@ class ToolExecutor:
         return v
 
     def _invoke(self, spec: ToolSpec, args: dict) -> tuple[Any, bool, str | None]:
+        if spec.handler_kind == "recorded":
+            raise _Failure("internal_error", f"no recorded result for this call of {spec.name!r}",
+                           detail="replay: the recording has no tool event for this call")
         if spec.handler_kind == "fixture":
             return copy.deepcopy(spec.handler), True, None
         if spec.handler_kind == "command":

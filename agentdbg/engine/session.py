@@ -132,6 +132,8 @@ class Session:
         self.injections: dict[str, Any] = {}          # pending call id -> Fault
         self.fails: dict[str, tuple[Any, bool]] = {}  # tool name -> (Fault, sticky)
         self.force_send = False                       # one request past the pre-send check
+        self.observers: list[Callable[[str, dict], None]] = []  # e.g. the transcript writer
+        self.recorded: Callable[[dict], Any] | None = None  # replay: a call's recorded result
 
     @classmethod
     def for_question(cls, provider: Provider, toolset: ToolSet, question: str,
@@ -174,6 +176,10 @@ class Session:
                             tool_choice=c.tool_choice, parallel_tool_calls=c.parallel_tool_calls,
                             temperature=c.temperature, model=c.model, timeout=remaining)
 
+    def _emit(self, event_type: str, /, **data) -> None:
+        for observe in self.observers:
+            observe(event_type, data)
+
     # -- driving -------------------------------------------------------------
     def step(self) -> Event:
         if self.done:
@@ -207,23 +213,31 @@ class Session:
         if self.precheck is not None and not forced:
             findings = self.precheck(request)
             if any(f.severity == "error" for f in findings) and not self.config.send_anyway:
+                self._emit("blocked", turn=len(self.turns) + 1,
+                           findings=[f.to_dict() for f in findings])
                 if self.config.stop_on_invalid:
                     self._stop(StopReason.INVALID_REQUEST, "the request breaks the protocol; "
                                "not sent (use --send-anyway to see what the API answers)")
                 return RequestBlocked(findings)
         record = TurnRecord(turn=len(self.turns) + 1, request_messages=len(self.messages))
+        self._emit("request", turn=record.turn, messages=self.messages,
+                   params={k: v for k, v in request.body().items() if k != "messages"})
         start = self.clock()
         try:
             reply = self.provider.complete(request)
         except ProviderError as exc:
             record.latency_ms = round((self.clock() - start) * 1000, 3)
             self.turns.append(record)
+            self._emit("model_error", turn=record.turn, message=exc.message,
+                       status=exc.status, latency_ms=record.latency_ms)
             return self._stop(StopReason.MODEL_ERROR, exc.message)
         record.latency_ms = round((self.clock() - start) * 1000, 3)
         record.usage, record.finish_reason, record.note = reply.usage, reply.finish_reason, reply.note
         self.turns.append(record)
         self.messages.append(reply.message)
         record.message_index = len(self.messages) - 1
+        self._emit("response", turn=record.turn, message=reply.message, usage=reply.usage,
+                   finish_reason=reply.finish_reason, latency_ms=record.latency_ms, note=reply.note)
         event = ModelReplied(record.turn, record.message_index, reply.message, record)
         calls = tool_calls_of(reply.message)
         if calls:
@@ -262,6 +276,7 @@ class Session:
             self.outcome_at[indices[-1]] = outcome
             if outcome.injected:
                 self.marks.setdefault(indices[-1], set()).add("injected")
+            self._emit("tool", turn=self.turns[-1].turn, index=indices[-1], **outcome.to_dict())
         self.outcomes.extend(outcomes)
         turn = self.turns[-1].turn
         self.pending, self.phase = [], "model"
@@ -279,14 +294,24 @@ class Session:
             self._stop(StopReason.REPEATED_CALL, f"{o.name} was called {n} times in a row with "
                        f"the same arguments {o.arguments} and got the same result")
 
+    def stop(self, reason: StopReason, detail: str) -> Stopped:
+        """End the run with ``reason`` (drivers use it, e.g. replay ending as recorded)."""
+        return self._stop(reason, detail)
+
     def _stop(self, reason: StopReason, detail: str) -> Stopped:
         if self.stop_reason is None:
             self.stop_reason, self.stop_detail = reason, detail
             self.phase = "done"
+            self._emit("stop", reason=reason.value, detail=detail, messages=self.messages,
+                       usage=self.usage)
         return Stopped(self.stop_reason, self.stop_detail)
 
     # -- the user's hand on the loop (step mode) ----------------------------------------
     def _fault_for(self, call: dict):
+        recorded = self.recorded(call) if self.recorded is not None else None
+        if recorded is not None:
+            self.injections.pop(str(call.get("id")), None)
+            return recorded
         fault = self.injections.pop(str(call.get("id")), None)
         if fault is not None:
             return fault
@@ -299,7 +324,9 @@ class Session:
         return None
 
     def _act(self, action: str, **data) -> None:
-        self.actions.append({"action": action, "at_ms": round(self.elapsed() * 1000, 3), **data})
+        entry = {"action": action, "at_ms": round(self.elapsed() * 1000, 3), **data}
+        self.actions.append(entry)
+        self._emit("action", **entry)
 
     def _resume(self) -> None:
         """A change to the history reopens a stopped run."""
@@ -378,7 +405,8 @@ class Session:
         kind, ref = self._resolve_call(target)
         if kind == "pending":
             self.injections[ref] = fault
-            self._act("inject", tool_call_id=ref, fault=fault.describe(), pending=True)
+            self._act("inject", tool_call_id=ref, fault=fault.describe(), kind=fault.kind,
+                      custom=fault.custom, pending=True)
             return f"call {ref} will get the {fault.describe()} fault instead of running"
         message = dict(self.messages[ref])
         name = self._tool_name_of(ref)
@@ -386,14 +414,21 @@ class Session:
         self.messages[ref] = message
         self.marks.setdefault(ref, set()).add("injected")
         self._act("inject", index=ref, tool_call_id=message.get("tool_call_id"),
-                  fault=fault.describe(), pending=False)
+                  fault=fault.describe(), kind=fault.kind, custom=fault.custom,
+                  content=message["content"], pending=False)
         return f"message {ref} now holds the {fault.describe()} fault"
 
     def fail(self, tool: str, fault, sticky: bool = False) -> None:
         if self.toolset.get(tool) is None:
             raise KeyError(f"no tool {tool!r}; tools: {', '.join(self.toolset.names())}")
         self.fails[tool] = (fault, sticky)
-        self._act("fail", tool=tool, fault=fault.describe(), sticky=sticky)
+        self._act("fail", tool=tool, fault=fault.describe(), kind=fault.kind, custom=fault.custom,
+                  sticky=sticky)
+
+    def send_once(self) -> None:
+        """Let the next request past the pre-send check (step mode's 'send')."""
+        self.force_send = True
+        self._act("send")
 
     def _tool_name_of(self, index: int) -> str:
         tid = self.messages[index].get("tool_call_id")

@@ -88,8 +88,26 @@ def cmd_send(dbg, arg):
     (to see what the real API answers)."""
     if dbg.session.phase != "model":
         raise CommandError("nothing to send: the pending phase is not a model request")
-    dbg.session.force_send = True
+    dbg.session.send_once()
     dbg.advance()
+
+
+@command("live")
+def cmd_live(dbg, arg):
+    """live
+    Replay only: stop playing the recording and continue with a live model and the
+    current tools (--model/--base-url, else the offline model)."""
+    dbg.go_live()
+
+
+@command("play")
+def cmd_play(dbg, arg):
+    """play
+    Replay only: keep playing the recorded responses although your changes made them stale."""
+    if dbg.replay is None:
+        raise CommandError("not replaying a recording")
+    dbg.replay.knowingly = True
+    dbg.say("playing the recording knowingly: responses may not fit the changed history")
 
 
 @command("quit", "q")

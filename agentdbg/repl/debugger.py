@@ -37,12 +37,18 @@ class Debugger:
     def __init__(self, session: Session, console, *, input=None, output=None,
                  explain: bool = False, lang: str = "en", profile: str = "openai",
                  full: bool = False, save: Path | None = None, model_desc: str = "",
-                 history: bool = True):
+                 history: bool = True, transcript=None, replay=None, live_provider=None,
+                 live_tools=None):
         self.session = session
         self.console = console
         self.explain, self.lang, self.profile, self.full = explain, lang, profile, full
         self.save_path = save
         self.model_desc = model_desc
+        self.transcript = transcript          # the live TranscriptWriter, if any
+        self.replay = replay                  # a ReplayModel when stepping a recording
+        self.applied = 0                      # recorded actions re-applied so far
+        self.live_provider = live_provider    # for 'live' after the recording goes stale
+        self.live_tools = live_tools
         self.breakpoints = Breakpoints()
         self.quitting = False
         self.shown = 0
@@ -109,6 +115,8 @@ class Debugger:
     # -- moving --------------------------------------------------------------------------
     def advance(self):
         s = self.session
+        if self.replay is not None and not self._replay_ready():
+            return None
         if s.done:
             raise CommandError(f"the run has stopped ({s.stop_reason.value}); 'rewind N' or "
                                "'retry' to go on, 'save PATH', or 'quit'")
@@ -122,6 +130,46 @@ class Debugger:
         self.show_new()
         self.banner()
         return event
+
+    def _replay_ready(self) -> bool:
+        """Re-apply recorded actions; refuse to play stale recorded responses unknowingly."""
+        from agentdbg.drive.replaycmd import sync
+        from agentdbg.replay import describe_difference
+
+        if self.session.provider is not self.replay:
+            return True  # continuing live
+        self.applied += sync(self.session, self.replay)
+        s = self.session
+        if s.done and self.replay.peek() is None:
+            self.say("the recording ends here")
+            return False
+        user_changed = len(s.actions) > self.applied
+        if s.phase == "model" and user_changed and not self.replay.knowingly:
+            diff = self.replay.stale(s.request())
+            if diff:
+                self.say("the recording is stale from here: your change makes the recorded "
+                         f"responses answer a different history ({describe_difference(diff)}). "
+                         "'live' continues with a live model; 'play' keeps playing the "
+                         "recording knowingly.")
+                return False
+        return True
+
+    def go_live(self) -> None:
+        from agentdbg.engine.executor import ToolExecutor
+
+        if self.replay is None or self.session.provider is not self.replay:
+            raise CommandError("already live: this session is not playing a recording")
+        if self.live_provider is None:
+            from agentdbg.providers.offline import OfflineModel
+
+            self.live_provider = OfflineModel()
+        self.session.provider = self.live_provider
+        self.session.recorded = None
+        if self.live_tools is not None:
+            self.session.toolset = self.live_tools
+            self.session.executor = ToolExecutor(self.live_tools)
+        self.session.config.approve = "ask"
+        self.say(f"live from here with the {getattr(self.live_provider, 'name', 'live')} model")
 
     def run_to_break(self) -> None:
         while not self.session.done:
@@ -243,5 +291,11 @@ class Debugger:
             return None
 
     def save(self, path) -> None:
+        """Copy the transcript so far; from memory when the transcript could not be written."""
+        if self.transcript is not None and self.transcript.error is None:
+            from agentdbg.drive.runcmd import copy_transcript
+
+            copy_transcript(self.transcript, Path(path))
+            return
         write_json(path, run_document(self.session, model=self.session.config.model,
                                       base_url=getattr(self.session.provider, "base_url", None)))
