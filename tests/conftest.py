@@ -61,3 +61,6 @@ def scripted(*turns):
     from agentdbg.providers.scripted import ScriptedModel, parse_turns
 
     return ScriptedModel(parse_turns(list(turns), "<test>"), "<test>")
+
+
+pytest_plugins = ["pytester"]

@@ -265,10 +265,12 @@ class Session:
         for call in undecided:
             self.decide(str(call.get("id")), self.config.approve == "all")
         start = self.clock()
+        turn = self.turns[-1].turn if self.turns else 0  # 0: calls loaded with a starting state
         outcomes = self.executor.run(self.pending,
                                      approved=lambda c: self.decisions.get(str(c.get("id")), False),
                                      override=self._fault_for)
-        self.turns[-1].tool_ms = round((self.clock() - start) * 1000, 3)
+        if self.turns:
+            self.turns[-1].tool_ms = round((self.clock() - start) * 1000, 3)
         indices = []
         for call, outcome in zip(self.pending, outcomes):
             self.messages.append(tool_message(str(call.get("id")), outcome.content))
@@ -276,9 +278,8 @@ class Session:
             self.outcome_at[indices[-1]] = outcome
             if outcome.injected:
                 self.marks.setdefault(indices[-1], set()).add("injected")
-            self._emit("tool", turn=self.turns[-1].turn, index=indices[-1], **outcome.to_dict())
+            self._emit("tool", turn=turn, index=indices[-1], **outcome.to_dict())
         self.outcomes.extend(outcomes)
-        turn = self.turns[-1].turn
         self.pending, self.phase = [], "model"
         event = ToolsExecuted(turn, outcomes, indices)
         self._check_repeats(outcomes)

@@ -1,0 +1,57 @@
+"""pytest plugin: ``pytest --agentdbg-replay DIR`` turns every transcript into a test.
+
+Each ``*.jsonl`` agentdbg transcript found under the paths pytest collects is
+replayed; the test fails on divergence, a different stop reason or final
+messages, or an error-level checker finding. ``--agentdbg-live-tools`` also
+re-runs each recorded call with the current tools (``--agentdbg-tools PATH``)
+and fails when a result differs. Inert unless ``--agentdbg-replay`` is given.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("agentdbg")
+    group.addoption("--agentdbg-replay", action="store_true",
+                    help="collect agentdbg transcripts (*.jsonl) as replay tests")
+    group.addoption("--agentdbg-live-tools", action="store_true",
+                    help="also re-run recorded tool calls with the current tools")
+    group.addoption("--agentdbg-tools", default=None, help="tools.yaml for --agentdbg-live-tools")
+    group.addoption("--agentdbg-profile", default="openai", help="checker profile")
+
+
+def pytest_collect_file(parent, file_path):
+    if not parent.config.getoption("agentdbg_replay", default=False):
+        return None
+    if file_path.suffix == ".jsonl":
+        from agentdbg.transcript import is_transcript
+
+        if is_transcript(file_path):
+            return TranscriptFile.from_parent(parent, path=file_path)
+    return None
+
+
+class TranscriptFile(pytest.File):
+    def collect(self):
+        yield TranscriptItem.from_parent(self, name="replay")
+
+
+class TranscriptItem(pytest.Item):
+    def runtest(self):
+        from agentdbg.testing import assert_replays
+
+        opt = self.config.getoption
+        assert_replays(self.path, live_tools=opt("agentdbg_live_tools"),
+                       tools=opt("agentdbg_tools"), profile=opt("agentdbg_profile"))
+
+    def repr_failure(self, excinfo):
+        from agentdbg.testing import ReplayMismatch
+
+        if isinstance(excinfo.value, ReplayMismatch):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"agentdbg replay {self.path.name}"

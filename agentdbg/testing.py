@@ -1,0 +1,73 @@
+"""Helpers for your own tests: keep transcripts as regression tests.
+
+    from agentdbg.testing import assert_replays
+
+    def test_order_lookup_still_replays():
+        assert_replays("transcripts/order.jsonl")                 # recorded tool results
+        assert_replays("transcripts/order.jsonl", live_tools=True,  # and today's tools
+                       tools="tools.yaml")
+
+Or collect a whole folder with the pytest plugin: ``pytest --agentdbg-replay transcripts/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class ReplayMismatch(AssertionError):
+    """The replay diverged, ended differently, or the history breaks the protocol."""
+
+
+@dataclass
+class ReplayResult:
+    path: Path
+    stop_reason: str | None
+    messages: list
+    problems: list[str] = field(default_factory=list)
+
+
+def replay_transcript(path, *, live_tools: bool = False, tools=None,
+                      profile: str = "openai") -> ReplayResult:
+    from agentdbg.checker import check, check_model_request
+    from agentdbg.drive.replaycmd import LiveTools, replay_session, steps, with_live_tools
+    from agentdbg.replay import describe_difference, first_difference
+    from agentdbg.transcript import load_transcript
+
+    recording = load_transcript(path)
+    session, model = replay_session(path, precheck=lambda r: check_model_request(r, profile))
+    live = None
+    if live_tools:
+        from agentdbg.toolspec import load_tools
+
+        live = LiveTools(load_tools(tools))
+        with_live_tools(session, model, live)
+    for _ in steps(session, model):
+        pass
+    result = ReplayResult(Path(path), session.stop_reason.value if session.stop_reason else None,
+                          session.messages)
+    if model.diverged:
+        result.problems.append(f"diverged: {model.diverged}")
+    recorded_stop = (recording.stop or {}).get("reason")
+    if recorded_stop and recorded_stop != result.stop_reason:
+        result.problems.append(f"stop reason: recorded {recorded_stop}, replayed {result.stop_reason}")
+    diff = first_difference(recording.final_messages(), session.messages)
+    if diff:
+        result.problems.append(f"final messages: {describe_difference(diff)}")
+    body = {"messages": session.messages, "tools": recording.header.get("tools") or []}
+    for f in check(body if body["tools"] else body["messages"], profile):
+        if f.severity == "error":
+            result.problems.append(f"{f.rule} at message {f.index}: {f.message}")
+    for r in (live.results if live else []):
+        if r.differs:
+            result.problems.append(f"live tool {r.name} ({r.call_id}) differs:\n{r.diff()}")
+    return result
+
+
+def assert_replays(path, **kwargs) -> ReplayResult:
+    """Replay ``path``; raise ``ReplayMismatch`` listing every problem found."""
+    result = replay_transcript(path, **kwargs)
+    if result.problems:
+        raise ReplayMismatch(f"{path}:\n  " + "\n  ".join(result.problems))
+    return result
