@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -27,7 +27,7 @@ RUN_EXIT_CODES = """Exit status: 0 completed; 2 bad usage or input file; 3 max_t
 4 max_tool_calls; 5 repeated_call; 6 timeout; 7 model_error; 8 invalid_request;
 130 cancelled."""
 
-ToolsOpt = Annotated[Optional[Path], typer.Option(
+ToolsOpt = Annotated[Path | None, typer.Option(
     "--tools", "-t", help="tools.yaml to load (default ./tools.yaml, else the bundled sample).",
     envvar="AGENTDBG_TOOLS", show_default=False)]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks and full tool errors.")]
@@ -76,34 +76,34 @@ def make_provider(model: str | None, base_url: str | None, api_key: str | None,
 def run(
     question: Annotated[str, typer.Argument(help="The user's question.")],
     tools: ToolsOpt = None,
-    model: Annotated[Optional[str], typer.Option(
+    model: Annotated[str | None, typer.Option(
         "--model", "-m", envvar="AGENTDBG_MODEL",
         help="Model name at the endpoint; 'offline' (the default) needs no key.")] = None,
-    base_url: Annotated[Optional[str], typer.Option(
+    base_url: Annotated[str | None, typer.Option(
         "--base-url", envvar="OPENAI_BASE_URL", help="OpenAI-compatible endpoint URL.")] = None,
-    api_key: Annotated[Optional[str], typer.Option(
+    api_key: Annotated[str | None, typer.Option(
         "--api-key", envvar="OPENAI_API_KEY", show_envvar=True, show_default=False,
         help="API key (never printed or saved).")] = None,
-    script: Annotated[Optional[Path], typer.Option(
+    script: Annotated[Path | None, typer.Option(
         "--script", help="Play a YAML script of assistant turns instead of a model.")] = None,
-    system: Annotated[Optional[str], typer.Option("--system", help="A system message.")] = None,
+    system: Annotated[str | None, typer.Option("--system", help="A system message.")] = None,
     max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model requests at most.")] = 8,
     max_tool_calls: Annotated[int, typer.Option(
         "--max-tool-calls", min=1, help="Tool executions at most.")] = 32,
     repeat_limit: Annotated[int, typer.Option(
         "--repeat-limit", min=2,
         help="Stop after the same call with the same result this many times in a row.")] = 3,
-    timeout: Annotated[Optional[float], typer.Option(
+    timeout: Annotated[float | None, typer.Option(
         "--timeout", min=0.01, help="Whole-run wall-clock limit in seconds.")] = None,
-    approve: Annotated[Optional[str], typer.Option(
+    approve: Annotated[str | None, typer.Option(
         "--approve", help="Decision for tools with approval: always: 'all' or 'none' "
         "(default: none; in --step mode you are asked).")] = None,
-    tool_choice: Annotated[Optional[str], typer.Option(
+    tool_choice: Annotated[str | None, typer.Option(
         "--tool-choice", help="auto | none | required | a tool name.")] = None,
-    parallel_tool_calls: Annotated[Optional[bool], typer.Option(
+    parallel_tool_calls: Annotated[bool | None, typer.Option(
         "--parallel-tool-calls/--no-parallel-tool-calls",
         help="Send parallel_tool_calls (default: not sent).")] = None,
-    temperature: Annotated[Optional[float], typer.Option("--temperature")] = None,
+    temperature: Annotated[float | None, typer.Option("--temperature")] = None,
     retries: Annotated[int, typer.Option(
         "--retries", min=0, help="Retries of a failed model request (429/5xx/connection).")] = 0,
     profile: Annotated[str, typer.Option(
@@ -111,9 +111,9 @@ def run(
         help="Provider profile for the protocol checker (see 'agentdbg check --help').")] = "openai",
     send_anyway: Annotated[bool, typer.Option(
         "--send-anyway", help="Send a request even when the checker finds errors in it.")] = False,
-    save: Annotated[Optional[Path], typer.Option(
+    save: Annotated[Path | None, typer.Option(
         "--save", help="Write the transcript (JSON Lines) here; default: the runs folder.")] = None,
-    redact: Annotated[Optional[list[str]], typer.Option(
+    redact: Annotated[list[str] | None, typer.Option(
         "--redact", help="A regex whose matches are replaced in the transcript (repeatable).")] = None,
     keep_runs: Annotated[int, typer.Option(
         "--keep-runs", envvar="AGENTDBG_KEEP_RUNS", min=1,
@@ -163,7 +163,7 @@ def run(
             redact=list(redact or []), secrets=[api_key] if api_key else [], profile=profile,
             explain=explain, lang=lang, offline=desc.startswith("offline"))
         status = drive(session, make_console(), options)
-    except Exception as exc:  # one line for the user; traceback only with --debug
+    except Exception as exc:  # noqa: BLE001 - one line for the user; traceback with --debug
         raise fail(exc, debug) from None
     raise typer.Exit(int(status))
 
@@ -196,7 +196,7 @@ def check(
 
         status = run_check(file, tools, profile, json_out=json_out, full=full,
                            console_factory=make_console)
-    except Exception as exc:  # one line for the user; traceback only with --debug
+    except Exception as exc:  # noqa: BLE001 - one line for the user; traceback with --debug
         raise fail(exc, debug) from None
     raise typer.Exit(int(status))
 
@@ -204,7 +204,7 @@ def check(
 @app.command(name="tools", epilog="Exit status: 0 clean or warnings only; 1 lint errors; "
              "2 unreadable file.")
 def tools_cmd(
-    path: Annotated[Optional[Path], typer.Argument(
+    path: Annotated[Path | None, typer.Argument(
         help="tools.yaml (default ./tools.yaml, else the bundled sample).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
     debug: DebugOpt = False,
@@ -214,7 +214,7 @@ def tools_cmd(
         from agentdbg.drive.toolscmd import run_tools
 
         status = run_tools(path, json_out=json_out, console=make_console())
-    except Exception as exc:  # one line for the user; traceback only with --debug
+    except Exception as exc:  # noqa: BLE001 - one line for the user; traceback with --debug
         raise fail(exc, debug) from None
     raise typer.Exit(int(status))
 
@@ -230,18 +230,18 @@ def replay(
         "--live-tools", help="Re-run every recorded call with the current tools and compare.")] = False,
     strict: Annotated[bool, typer.Option(
         "--strict", help="With --live-tools: exit 1 when any result differs.")] = False,
-    from_index: Annotated[Optional[int], typer.Option(
+    from_index: Annotated[int | None, typer.Option(
         "--from", min=0, help="Keep messages 0..N of the recording and continue live (a fork).")] = None,
     tools: ToolsOpt = None,
-    model: Annotated[Optional[str], typer.Option(
+    model: Annotated[str | None, typer.Option(
         "--model", "-m", envvar="AGENTDBG_MODEL", help="Live model for --from / 'live'.")] = None,
-    base_url: Annotated[Optional[str], typer.Option("--base-url", envvar="OPENAI_BASE_URL")] = None,
-    api_key: Annotated[Optional[str], typer.Option(
+    base_url: Annotated[str | None, typer.Option("--base-url", envvar="OPENAI_BASE_URL")] = None,
+    api_key: Annotated[str | None, typer.Option(
         "--api-key", envvar="OPENAI_API_KEY", show_default=False)] = None,
-    approve: Annotated[Optional[str], typer.Option(
+    approve: Annotated[str | None, typer.Option(
         "--approve", help="'all' lets side-effecting tools run (live tools, forks).")] = None,
     profile: Annotated[str, typer.Option("--profile", "-p", envvar="AGENTDBG_PROFILE")] = "openai",
-    save: Annotated[Optional[Path], typer.Option("--save", help="Transcript of this replay.")] = None,
+    save: Annotated[Path | None, typer.Option("--save", help="Transcript of this replay.")] = None,
     full: Annotated[bool, typer.Option("--full")] = False,
     explain: Annotated[bool, typer.Option("--explain")] = False,
     lang: Annotated[str, typer.Option("--lang")] = "en",
@@ -256,7 +256,7 @@ def replay(
             from_index=from_index, tools=tools, model=model, base_url=base_url, api_key=api_key,
             approve=approve, profile=profile, save=save, full=full, explain=explain, lang=lang,
             debug=debug), make_console(), make_provider)
-    except Exception as exc:  # one line for the user; traceback only with --debug
+    except Exception as exc:  # noqa: BLE001 - one line for the user; traceback with --debug
         raise fail(exc, debug) from None
     raise typer.Exit(int(status))
 
@@ -271,7 +271,7 @@ def runs(
         from agentdbg.drive.replaycli import list_runs
 
         list_runs(make_console(), limit)
-    except Exception as exc:  # one line for the user; traceback only with --debug
+    except Exception as exc:  # noqa: BLE001 - one line for the user; traceback with --debug
         raise fail(exc, debug) from None
 
 

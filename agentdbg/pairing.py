@@ -17,7 +17,8 @@ class Pairing:
     labels: dict[str, str] = field(default_factory=dict)             # call id -> "A", "B" ...
     answer_of: dict[tuple[int, int], int] = field(default_factory=dict)  # (asst, pos) -> tool idx
     call_of: dict[int, tuple[int, int]] = field(default_factory=dict)    # tool idx -> (asst, pos)
-    status: dict[int, str] = field(default_factory=dict)  # tool idx -> ok|orphan|mismatch|duplicate|missing_id
+    # tool idx -> ok | orphan | mismatch | duplicate | missing_id
+    status: dict[int, str] = field(default_factory=dict)
     block_of: dict[int, int] = field(default_factory=dict)  # tool idx -> its assistant idx
 
     def label(self, call_id: object) -> str | None:

@@ -9,8 +9,9 @@ request differs from the recorded request, ``first_difference`` says where.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelReply, ModelRequest

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelRequest, Provider
@@ -37,7 +37,7 @@ def error_payload(message: str, type_: str = "invalid_request_error", code=None)
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "ModelServer"
+    server: ModelServer
     protocol_version = "HTTP/1.1"
 
     def log_message(self, format, *args):  # quiet by default
@@ -98,7 +98,7 @@ class ModelServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def start(self) -> "ModelServer":
+    def start(self) -> ModelServer:
         threading.Thread(target=self.serve_forever, daemon=True, name="agentdbg-server").start()
         return self
 

@@ -73,7 +73,7 @@ class ToolSet:
         return [t.openai_tool() for t in self.tools]
 
     @classmethod
-    def from_openai(cls, tools: list, path: str = "<recording>") -> "ToolSet":
+    def from_openai(cls, tools: list, path: str = "<recording>") -> ToolSet:
         """Definitions only (from a recording): calls get their results from the recording."""
         specs = []
         for t in tools or []:
@@ -319,7 +319,7 @@ def resolve_python_handler(spec: ToolSpec):
         sys.path.insert(0, base)
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:  # the user's module may raise anything at import
+    except Exception as exc:  # noqa: BLE001 - the user module may raise anything at import
         raise ConfigError(f"tool {spec.name!r}: cannot import handler module {module_name!r}: "
                           f"{type(exc).__name__}: {exc}") from None
     func = getattr(module, func_name, None)

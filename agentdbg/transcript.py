@@ -32,9 +32,10 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from agentdbg import __version__
 from agentdbg.errors import InputError, located
@@ -225,7 +226,7 @@ def load_transcript(path: str | os.PathLike, lines=None) -> Transcript:
     header = None
     events = []
     source = iter_transcript(path, warnings) if lines is None else iter_lines(path, lines, warnings)
-    for n, event in source:
+    for _, event in source:
         if header is None:
             header = event
         else:

@@ -3,10 +3,10 @@
 import json
 
 import pytest
+from test_checker_rules import WEATHER, U, asst, call, tool
 from typer.testing import CliRunner
 
 from agentdbg.cli import app
-from test_checker_rules import WEATHER, U, asst, call, tool
 
 runner = CliRunner()
 BROKEN = [U, asst(call("a"), call("b")), tool("a")]

@@ -1,13 +1,17 @@
 """The Session state machine, driven by the scripted model (no network, no printing)."""
 
 import json
-import time
 
-import pytest
 from conftest import scripted
 
-from agentdbg.engine.session import (ApprovalNeeded, ModelReplied, RunConfig, Session, StopReason,
-                                     ToolsExecuted)
+from agentdbg.engine.session import (
+    ApprovalNeeded,
+    ModelReplied,
+    RunConfig,
+    Session,
+    StopReason,
+    ToolsExecuted,
+)
 from agentdbg.errors import ExitStatus, ProviderError
 
 ORDER_CALL = {"name": "query_order", "arguments": {"order_id": "ORD-2026-001"}, "id": "call_order_1"}

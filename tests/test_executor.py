@@ -4,8 +4,8 @@ import json
 import time
 
 import pytest
-
 import tool_helpers
+
 from agentdbg.engine.executor import ToolExecutor
 
 TOOLS = """

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from test_checker_rules import U, asst, call, tool
 from typer.testing import CliRunner
 
 from agentdbg.checker import check
 from agentdbg.cli import app
 from agentdbg.render.view import render_messages
-from test_checker_rules import U, asst, call, tool
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -4,7 +4,6 @@ import io
 import json
 import sys
 
-import pytest
 from conftest import scripted
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input

@@ -45,7 +45,7 @@ def test_step_through_a_recording(tmp_path):
 
 def test_an_edit_makes_the_recording_stale_then_play_knowingly(tmp_path, monkeypatch, sample_tools):
     monkeypatch.delenv("EDITOR", raising=False)
-    session, model, out = step_replay(recorded(tmp_path), "n", "n", 'inject 2 {"status": "lost"}',
+    session, _, out = step_replay(recorded(tmp_path), "n", "n", 'inject 2 {"status": "lost"}',
                                       "n", "play", "c")
     out = " ".join(out.split())  # as read, whatever the wrapping
     assert "the recording is stale from here" in out

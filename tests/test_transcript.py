@@ -137,7 +137,7 @@ def test_divergence_names_the_first_differing_path(tmp_path, sample_tools):
             lines[i] = json.dumps(event, ensure_ascii=False)
             break
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    copy, model = replayed(path)
+    _, model = replayed(path)
     assert model.diverged.startswith("first difference at messages[2].content: recorded "
                                      '"{\\"status\\": \\"shipped\\"')
     assert 'now "{\\"status\\": \\"lost\\"}"' in model.diverged

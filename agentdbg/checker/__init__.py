@@ -13,8 +13,17 @@ from agentdbg.checker.model import ERROR, PROFILES, RULES, WARNING, Finding, get
 from agentdbg.checker.request import CheckRequest
 from agentdbg.checker.rules import CHECKS, Ctx
 
-__all__ = ["check", "Finding", "CheckRequest", "PROFILES", "RULES", "ERROR", "WARNING",
-           "has_errors", "summary"]
+__all__ = [
+    "ERROR",
+    "PROFILES",
+    "RULES",
+    "WARNING",
+    "CheckRequest",
+    "Finding",
+    "check",
+    "has_errors",
+    "summary",
+]
 
 
 def check(request: CheckRequest | dict | list, profile: str = "openai", *,

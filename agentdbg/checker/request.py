@@ -19,7 +19,7 @@ class CheckRequest:
     _names: dict | None = field(default=None, repr=False)
 
     @classmethod
-    def from_body(cls, body: dict) -> "CheckRequest":
+    def from_body(cls, body: dict) -> CheckRequest:
         return cls(messages=body.get("messages"),
                    tools=body.get("tools", MISSING),
                    tool_choice=body.get("tool_choice", MISSING),

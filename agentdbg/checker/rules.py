@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from agentdbg.checker.model import ERROR, WARNING, Finding, Profile, active, make
 from agentdbg.checker.request import MISSING, CheckRequest
@@ -526,7 +527,8 @@ def _tool_choice(ctx: Ctx) -> Iterator[Finding]:
     if isinstance(choice, dict) and choice.get("type") == "allowed_tools":
         return
     if isinstance(choice, dict) and choice.get("type") == "function":
-        fname = (choice.get("function") or {}).get("name") if isinstance(choice.get("function"), dict) else None
+        fn = choice.get("function")
+        fname = fn.get("name") if isinstance(fn, dict) else None
         if fname in names:
             return
         yield make("bad-tool-choice", None, f"tool_choice forces {fname!r}, which is not among the "

@@ -10,8 +10,7 @@ import json
 import sys
 from dataclasses import dataclass
 
-from agentdbg.engine.session import (ModelReplied, RequestBlocked, Session, StopReason,
-                                     ToolsExecuted)
+from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
 from agentdbg.record import run_document
 from agentdbg.render import run as view_run

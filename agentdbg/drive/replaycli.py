@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
 
@@ -17,14 +16,14 @@ class ReplayArgs:
     json_out: bool = False
     live_tools: bool = False
     strict: bool = False
-    from_index: Optional[int] = None
-    tools: Optional[Path] = None
-    model: Optional[str] = None
-    base_url: Optional[str] = None
-    api_key: Optional[str] = None
-    approve: Optional[str] = None
+    from_index: int | None = None
+    tools: Path | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    approve: str | None = None
     profile: str = "openai"
-    save: Optional[Path] = None
+    save: Path | None = None
     full: bool = False
     explain: bool = False
     lang: str = "en"

@@ -20,9 +20,10 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from agentdbg.messages import call_arguments, call_name
 from agentdbg.tool_api import ToolError
@@ -214,7 +215,8 @@ class ToolExecutor:
                 text = json.dumps(result, ensure_ascii=False, allow_nan=False)
             except (TypeError, ValueError) as exc:
                 raise _Failure("internal_error", f"the tool {spec.name!r} returned data that "
-                               "cannot be encoded as JSON", detail=f"{type(exc).__name__}: {exc}")
+                               "cannot be encoded as JSON",
+                               detail=f"{type(exc).__name__}: {exc}") from None
         return truncate(text, spec.max_result_chars)
 
 

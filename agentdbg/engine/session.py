@@ -14,9 +14,10 @@ presented as an answer.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable
+from typing import Any
 
 from agentdbg.engine.executor import ToolExecutor, ToolOutcome
 from agentdbg.errors import ExitStatus, ProviderError
@@ -137,7 +138,7 @@ class Session:
 
     @classmethod
     def for_question(cls, provider: Provider, toolset: ToolSet, question: str,
-                     config: RunConfig | None = None, system: str | None = None, **kw) -> "Session":
+                     config: RunConfig | None = None, system: str | None = None, **kw) -> Session:
         messages = [{"role": "system", "content": system}] if system else []
         messages.append({"role": "user", "content": question})
         return cls(provider, toolset, config, messages, **kw)

@@ -30,7 +30,7 @@ class ModelRequest:
         return body
 
     @classmethod
-    def from_body(cls, body: dict) -> "ModelRequest":
+    def from_body(cls, body: dict) -> ModelRequest:
         return cls(messages=body.get("messages") or [], tools=body.get("tools") or [],
                    tool_choice=body.get("tool_choice"),
                    parallel_tool_calls=body.get("parallel_tool_calls"),

@@ -52,7 +52,7 @@ class OfflineModel:
         return ModelReply(message=message, usage=estimated_usage(request, message),
                           finish_reason=finish, note="; ".join(notes))
 
-    def _plan(self, state: "_History", tools: list) -> tuple[list[tuple[str, str]], list[str]]:
+    def _plan(self, state: _History, tools: list) -> tuple[list[tuple[str, str]], list[str]]:
         calls: list[tuple[str, str]] = []
         notes: list[str] = []
         for name, args in state.retryable_once():
@@ -222,7 +222,7 @@ def _fits(value: Any, schema: dict) -> bool:
 
     try:
         return validator_for(schema)(schema).is_valid(value)
-    except Exception:  # a schema the validator cannot use: do not trust the value
+    except Exception:  # noqa: BLE001 - a schema the validator cannot use: do not trust the value
         return False
 
 
@@ -281,7 +281,7 @@ def _comparisons(good: list, t: dict) -> list[str]:
     for name, args, result in good:
         if isinstance(result, dict):
             by_tool.setdefault(name, []).append((args, result))
-    for name, rows in by_tool.items():
+    for rows in by_tool.values():
         if len(rows) < 2:
             continue
         numeric = [k for k, v in rows[0][1].items()

@@ -50,7 +50,7 @@ class OpenAICompatible:
         return ModelReply(message=message, usage=usage, finish_reason=choice.finish_reason,
                           raw=response.model_dump(exclude_none=True))
 
-    def _explain(self, exc: "openai.APIError") -> ProviderError:
+    def _explain(self, exc: openai.APIError) -> ProviderError:
         where = f"{self.base_url}/chat/completions"
         if isinstance(exc, openai.APITimeoutError):
             return ProviderError(f"{where}: the request timed out", retryable=True)
@@ -62,7 +62,7 @@ class OpenAICompatible:
         return ProviderError(f"{where}: {type(exc).__name__}: {_api_message(exc)}")
 
 
-def _status_error(where: str, model: str, exc: "openai.APIStatusError", has_key: bool) -> ProviderError:
+def _status_error(where: str, model: str, exc: openai.APIStatusError, has_key: bool) -> ProviderError:
     status = exc.status_code
     detail = _api_message(exc)
     hints = {

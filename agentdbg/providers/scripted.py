@@ -32,7 +32,7 @@ class ScriptedModel:
         self.position = 0
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "ScriptedModel":
+    def from_file(cls, path: str | Path) -> ScriptedModel:
         p = Path(path)
         try:
             data = yaml.safe_load(p.read_text(encoding="utf-8"))

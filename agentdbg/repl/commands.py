@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 class CommandError(Exception):

@@ -18,8 +18,13 @@ from pathlib import Path
 from rich.text import Text
 
 from agentdbg.checker import check
-from agentdbg.engine.session import (ApprovalNeeded, ModelReplied, RequestBlocked, Session,
-                                     StopReason, Stopped)
+from agentdbg.engine.session import (
+    ApprovalNeeded,
+    ModelReplied,
+    RequestBlocked,
+    Session,
+    StopReason,
+)
 from agentdbg.errors import ExitStatus
 from agentdbg.messages import call_arguments, call_name
 from agentdbg.record import run_document, write_json
@@ -102,7 +107,7 @@ class Debugger:
             lookup(word or "next").fn(self, arg)
         except CommandError as exc:
             self.error(str(exc))
-        except Exception as exc:  # a command must never kill the debugger
+        except Exception as exc:  # noqa: BLE001 - a command must never kill the debugger
             self.error(f"{type(exc).__name__}: {exc}")
 
     def confirm_quit(self) -> bool:

@@ -20,8 +20,10 @@ TEXT = {
         "stopped": "The loop was stopped ({reason}); a run stopped by a limit is not an answer.",
     },
     "zh": {
-        "first": "应用把 messages（{n} 条）和 {t} 个工具定义发给模型，询问下一步；模型会返回文本或 tool_calls。",
-        "again": "应用把完整历史（{n} 条消息，包括每个工具结果）再发给模型，让它读取结果并决定：继续调用工具，还是给出回答。",
+        "first": "应用把 messages（{n} 条）和 {t} 个工具定义发给模型，询问下一步；"
+                 "模型会返回文本或 tool_calls。",
+        "again": "应用把完整历史（{n} 条消息，包括每个工具结果）再发给模型，"
+                 "让它读取结果并决定：继续调用工具，还是给出回答。",
         "tools": "模型请求了 {k} 个调用（{names}）。应用已先追加这条 assistant 消息；现在逐个校验并执行，"
                  "并为每个调用追加一条带有相同 tool_call_id 的 role \"tool\" 消息。",
         "parallel": "只读调用会并行执行；结果完成的顺序可能不同，靠 id 对应。",
