@@ -283,7 +283,16 @@ def version() -> None:
     print(f"agentdbg {__version__}")
 
 
+def _on_sigterm(signum, frame):
+    from agentdbg.errors import Terminated
+
+    raise Terminated()
+
+
 def main() -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, _on_sigterm)
     app()
 
 

@@ -63,3 +63,7 @@ def located(path: str, line: int | None, col: int | None, message: str) -> str:
         if col is not None:
             where += f":{col}"
     return f"{where}: {message}"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, turned into an interrupt so the run is stopped and recorded like Ctrl-C."""

@@ -43,8 +43,10 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format, *args):  # quiet by default
         pass
 
-    def _send(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    def _send(self, status: int, payload) -> None:
+        """Send JSON (a dict) or raw bytes (a test server misbehaving on purpose)."""
+        data = payload if isinstance(payload, bytes) else \
+            json.dumps(payload, ensure_ascii=False).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))

@@ -18,6 +18,7 @@ import yaml
 from agentdbg.errors import ConfigError, located
 
 TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_FILE_BYTES = 5_000_000  # a tools file larger than this is a mistake, not a tools file
 SUPPORTED_VERSIONS = (1,)
 POLICY_DEFAULTS = {
     "side_effects": False,
@@ -116,6 +117,8 @@ class _Doc:
             raise ConfigError(located(path, line, col, f"invalid YAML: {problem}")) from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+        except RecursionError:
+            raise ConfigError(f"{path}: YAML nested too deeply") from None
 
     def _node_at(self, keys: tuple) -> Any:
         node = self.node
@@ -161,11 +164,16 @@ def load_tools(path: str | os.PathLike | None = None, *, resolve: bool = True,
     """
     p = Path(path) if path is not None else default_tools_path()
     try:
+        if p.stat().st_size > MAX_FILE_BYTES:
+            raise ConfigError(f"{p}: {p.stat().st_size} bytes; a tools file is at most "
+                              f"{MAX_FILE_BYTES} bytes")
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{p}: no such tools file") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start})") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{p}: is a directory, not a tools file") from None
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
     doc = _Doc(p, text)

@@ -57,8 +57,11 @@ def run_batch(session: Session, console, options: BatchOptions, replay=None) -> 
             if isinstance(event, ToolsExecuted) or session.done:
                 _show(console, session, shown, options)
                 shown = len(session.messages)
-    except KeyboardInterrupt:
-        session.cancel()
+    except KeyboardInterrupt as exc:
+        from agentdbg.errors import Terminated
+
+        session.cancel("terminated (SIGTERM)" if isinstance(exc, Terminated)
+                       else "cancelled by the user (Ctrl-C)")
     finally:
         if not session.done:  # an unexpected error: the transcript still gets its stop event
             session.cancel("the run ended abnormally; everything before this was recorded")

@@ -172,7 +172,7 @@ def list_runs(console, limit: int) -> None:
     if not files:
         console.print(f"no saved runs in {folder}", markup=False, highlight=False)
         return
-    table = Table(title=f"{safe(folder)} (newest first)", title_justify="left")
+    table = Table(title=Text(f"{safe(folder)} (newest first)"), title_justify="left")
     for col in ("created", "stop", "turns", "question", "file"):
         table.add_column(col, overflow="fold")
     for path in files[:limit]:
@@ -185,8 +185,8 @@ def list_runs(console, limit: int) -> None:
                     turns += 1
                 elif event["type"] == "stop":
                     stop = event.get("reason")
-            table.add_row(safe(header.get("created", "")), safe(stop), str(turns),
-                          Text(safe(str(header.get("question") or ""))[:60]), Text(path.name))
+            table.add_row(Text(safe(header.get("created", ""))), Text(safe(stop)), str(turns),
+                          Text(safe(str(header.get("question") or ""))[:60]), Text(safe(path.name)))
         except InputError as exc:
-            table.add_row("?", "unreadable", "", Text(safe(exc.message)[:60]), Text(path.name))
+            table.add_row("?", "unreadable", "", Text(safe(exc.message)[:60]), Text(safe(path.name)))
     console.print(table)

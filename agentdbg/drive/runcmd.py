@@ -68,11 +68,26 @@ def drive(session, console, options: DriveOptions, *, replay=None,
         if options.save is None:
             prune_runs(options.keep_runs)
     if writer.error is not None:
-        print(f"agentdbg: error: could not write the transcript {path}: {writer.error}",
-              file=sys.stderr)
+        print(f"agentdbg: error: could not write the transcript {path} ({writer.error}); "
+              f"{rescue(session, options)}", file=sys.stderr)
     elif not options.json_out:
         console.print(f"transcript: {path}", soft_wrap=True, highlight=False, markup=False)
     return status
+
+
+def rescue(session, options: DriveOptions) -> str:
+    """Save the in-memory run somewhere else; returns what happened, for the error line."""
+    import tempfile
+    import time
+
+    from agentdbg.record import run_document, write_json
+
+    target = Path(tempfile.gettempdir()) / f"agentdbg-rescue-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    try:
+        write_json(target, run_document(session, model=options.model, base_url=options.base_url))
+    except OSError as exc:
+        return f"saving it to {target} failed too ({exc.strerror}); rerun with --json for stdout"
+    return f"the run was kept in memory and saved to {target}"
 
 
 def copy_transcript(writer, target: Path) -> None:

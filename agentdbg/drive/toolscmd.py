@@ -33,7 +33,8 @@ def tools_table(toolset):
 
     from agentdbg.render.safe import safe
 
-    table = Table(title=f"{safe(toolset.path)}: {len(toolset.tools)} tool(s)", title_justify="left")
+    table = Table(title=Text(f"{safe(toolset.path)}: {len(toolset.tools)} tool(s)"),
+                  title_justify="left")
     for col in ("tool", "parameters (* required)", "handler", "policy"):
         table.add_column(col, overflow="fold")
     for t in toolset.tools:

@@ -231,6 +231,9 @@ class Session:
             self.turns.append(record)
             self._emit("model_error", turn=record.turn, message=exc.message,
                        status=exc.status, latency_ms=record.latency_ms)
+            if self.config.timeout is not None and self.elapsed() >= self.config.timeout:
+                return self._stop(StopReason.TIMEOUT, f"the run exceeded its wall-clock limit of "
+                                  f"{self.config.timeout:g}s during a model request ({exc.message})")
             return self._stop(StopReason.MODEL_ERROR, exc.message)
         record.latency_ms = round((self.clock() - start) * 1000, 3)
         record.usage, record.finish_reason, record.note = reply.usage, reply.finish_reason, reply.note

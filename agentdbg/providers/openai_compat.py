@@ -36,14 +36,30 @@ class OpenAICompatible:
         try:
             response = self.client.chat.completions.create(**body, **kwargs)
         except openai.APIError as exc:
-            raise self._explain(exc) from None
+            raise self._hide_key(self._explain(exc)) from None
+        except ValueError as exc:  # a 200 whose body is not JSON
+            raise ProviderError(f"{self.base_url}/chat/completions answered with a body that is "
+                                f"not valid JSON ({exc})") from None
+        if not hasattr(response, "choices"):  # e.g. a 200 with a JSON string or list body
+            raise ProviderError(f"{self.base_url}/chat/completions answered with something that "
+                                f"is not a chat completion: {str(response)[:120]!r}")
         return self._reply(response)
+
+    def _hide_key(self, error: ProviderError) -> ProviderError:
+        """A server may echo the key in its error text; it never reaches the user's screen."""
+        key = self.client.api_key
+        if key and key != PLACEHOLDER_KEY and key in error.message:
+            error.message = error.message.replace(key, "[REDACTED]")
+            error.args = (error.message,)
+        return error
 
     def _reply(self, response: Any) -> ModelReply:
         choices = getattr(response, "choices", None)
         if not choices:
-            raise ProviderError(f"{self.base_url} answered with no choices")
+            raise ProviderError(f"{self.base_url}/chat/completions answered with no choices")
         choice = choices[0]
+        if getattr(choice, "message", None) is None:
+            raise ProviderError(f"{self.base_url}/chat/completions answered a choice with no message")
         message = _message_dict(choice.message)
         usage = response.usage.model_dump(exclude_none=True) if response.usage else {}
         usage = {k: v for k, v in usage.items() if isinstance(v, (int, float))}

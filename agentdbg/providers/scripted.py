@@ -45,6 +45,10 @@ class ScriptedModel:
             raise ConfigError(located(p, mark.line + 1 if mark else None,
                                       mark.column + 1 if mark else None,
                                       f"invalid YAML: {exc.problem}")) from None
+        except (yaml.YAMLError, RecursionError) as exc:
+            raise ConfigError(f"{p}: invalid YAML: {type(exc).__name__}") from None
+        except IsADirectoryError:
+            raise ConfigError(f"{p}: is a directory, not a script") from None
         return cls(parse_turns(data, str(p)), str(p))
 
     def complete(self, request: ModelRequest) -> ModelReply:

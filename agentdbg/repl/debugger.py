@@ -25,7 +25,7 @@ from agentdbg.engine.session import (
     Session,
     StopReason,
 )
-from agentdbg.errors import ExitStatus
+from agentdbg.errors import ExitStatus, Terminated
 from agentdbg.messages import call_arguments, call_name
 from agentdbg.record import run_document, write_json
 from agentdbg.render import run as view_run
@@ -87,19 +87,31 @@ class Debugger:
         self.banner()
         try:
             while not self.quitting:
+                self._check_transcript()
                 try:
                     line = self.prompt.prompt(PROMPT)
+                except Terminated:
+                    break
                 except (KeyboardInterrupt, EOFError):
                     if self.confirm_quit():
                         break
                     continue
                 self.dispatch(line)
+        except Terminated:
+            pass
         finally:
             if not self.session.done:
                 self.session.cancel("quit from step mode before the run ended")
             if self.save_path is not None:
                 self.save(self.save_path)
         return self.session.stop_reason.exit_status
+
+    def _check_transcript(self) -> None:
+        writer = self.transcript
+        if writer is not None and writer.error is not None and not getattr(self, "_warned", False):
+            self._warned = True
+            self.error(f"the transcript {writer.path} cannot be written ({writer.error}); the run "
+                       "is kept in memory: 'save PATH' writes it somewhere else")
 
     def dispatch(self, line: str) -> None:
         word, _, arg = line.strip().partition(" ")
@@ -128,6 +140,8 @@ class Debugger:
         what = "model request" if s.phase == "model" else "tool execution"
         try:
             event = s.step()
+        except Terminated:
+            raise
         except KeyboardInterrupt:
             self.say(f"interrupted: the {what} was cancelled; nothing was appended")
             return None
