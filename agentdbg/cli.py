@@ -42,9 +42,13 @@ def fail(exc: BaseException, debug: bool) -> typer.Exit:
     if isinstance(exc, AgentdbgError):
         from agentdbg.render.safe import safe
 
-        print(f"agentdbg: error: {safe(exc.message)}", file=sys.stderr)
+        one_line = " ".join(safe(exc.message).split("\n"))
+        print(f"agentdbg: error: {one_line}", file=sys.stderr)
         return typer.Exit(int(exc.exit_status))
-    print(f"agentdbg: internal error: {type(exc).__name__}: {exc} "
+    from agentdbg.render.safe import safe
+
+    text = " ".join(safe(str(exc)).split("\n"))
+    print(f"agentdbg: internal error: {type(exc).__name__}: {text} "
           "(run with --debug for the traceback)", file=sys.stderr)
     return typer.Exit(int(ExitStatus.INTERNAL))
 

@@ -115,8 +115,13 @@ class _Doc:
             line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
             problem = exc.problem or exc.context or "invalid YAML"
             raise ConfigError(located(path, line, col, f"invalid YAML: {problem}")) from None
+        except yaml.reader.ReaderError as exc:
+            line = text.count("\n", 0, exc.position) + 1
+            col = exc.position - text.rfind("\n", 0, exc.position)
+            raise ConfigError(located(path, line, col, f"invalid YAML: unacceptable character "
+                                      f"#x{exc.character:04x}: {exc.reason}")) from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+            raise ConfigError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
         except RecursionError:
             raise ConfigError(f"{path}: YAML nested too deeply") from None
 
