@@ -12,6 +12,7 @@ one at a time in the order the model gave. Results come back in the order of
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import inspect
 import json
@@ -21,7 +22,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,8 @@ ERROR_TYPES = {
     "rate_limited": True,
 }
 MAX_COMMAND_OUTPUT = 10_000_000  # bytes kept from a command's stdout
+_PROCS: set = set()              # command tools running now (killed on interrupt)
+_PROCS_LOCK = threading.Lock()
 
 
 @dataclass
@@ -110,20 +112,37 @@ class ToolExecutor:
         ``override(call)`` may return a ``Fault`` to answer that call without running it.
         """
         outcomes: list[ToolOutcome | None] = [None] * len(calls)
+        faults = [override(c) if override else None for c in calls]
         concurrent = [i for i, c in enumerate(calls) if not self._has_side_effects(c)]
         sequential = [i for i in range(len(calls)) if i not in concurrent]
-        pool = ThreadPoolExecutor(max_workers=self.parallel, thread_name_prefix="agentdbg-tool")
+        slots = threading.BoundedSemaphore(self.parallel)
+
+        def work(i: int) -> None:
+            with slots:
+                outcomes[i] = self.run_one(calls[i], approved, faults[i])
+
+        # daemon threads, not a pool: an interrupted run must not wait for hung tools at exit
+        threads = [threading.Thread(target=work, args=(i,), daemon=True,
+                                    name=f"agentdbg-tool-{i}") for i in concurrent]
         try:
-            faults = [override(c) if override else None for c in calls]
-            futures = {i: pool.submit(self.run_one, calls[i], approved, faults[i])
-                       for i in concurrent}
+            for t in threads:
+                t.start()
             for i in sequential:
                 outcomes[i] = self.run_one(calls[i], approved, faults[i])
-            for i, fut in futures.items():
-                outcomes[i] = fut.result()
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            for t in threads:
+                t.join()
+        except KeyboardInterrupt:
+            self.kill_running()
+            raise
         return [o for o in outcomes if o is not None]
+
+    def kill_running(self) -> None:
+        """Kill every command tool still running (on Ctrl-C / SIGTERM)."""
+        with _PROCS_LOCK:
+            procs = list(_PROCS)
+        for proc in procs:
+            with contextlib.suppress(OSError):
+                proc.kill()
 
     def run_one(self, call: dict, approved: Callable[[dict], bool] = lambda c: False,
                 fault: Any = None) -> ToolOutcome:
@@ -283,20 +302,30 @@ def _command_argv(spec: ToolSpec) -> list[str]:
 def _run_command(spec: ToolSpec, args: dict) -> Any:
     argv = _command_argv(spec)
     try:
-        proc = subprocess.run(argv, input=json.dumps(args, ensure_ascii=False).encode("utf-8"),
-                              capture_output=True, timeout=spec.timeout, cwd=spec.base_dir)
-    except subprocess.TimeoutExpired:
-        raise _Failure("timeout", f"the tool {spec.name!r} did not answer within {spec.timeout:g}s",
-                       detail=f"command {argv!r} killed after {spec.timeout:g}s") from None
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=spec.base_dir)
     except OSError as exc:
         raise _Failure("internal_error", f"the tool {spec.name!r} could not be started",
                        detail=f"command {argv!r}: {exc}") from None
-    stderr = proc.stderr.decode("utf-8", "replace")[-2000:]
+    with _PROCS_LOCK:
+        _PROCS.add(proc)
+    try:
+        stdout, stderr_bytes = proc.communicate(json.dumps(args, ensure_ascii=False).encode("utf-8"),
+                                                timeout=spec.timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise _Failure("timeout", f"the tool {spec.name!r} did not answer within {spec.timeout:g}s",
+                       detail=f"command {argv!r} killed after {spec.timeout:g}s") from None
+    finally:
+        with _PROCS_LOCK:
+            _PROCS.discard(proc)
+    stderr = stderr_bytes.decode("utf-8", "replace")[-2000:]
     if proc.returncode != 0:
         raise _Failure("internal_error", f"the tool {spec.name!r} failed with an internal error",
                        detail=f"command {argv!r} exited with status {proc.returncode}; "
                               f"stderr: {stderr}")
-    out = proc.stdout[:MAX_COMMAND_OUTPUT].decode("utf-8", "replace").strip()
+    out = stdout[:MAX_COMMAND_OUTPUT].decode("utf-8", "replace").strip()
     if not out:
         return None
     try:
