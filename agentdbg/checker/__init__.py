@@ -7,6 +7,7 @@ the live view and the pre-send check.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from agentdbg.checker.model import ERROR, PROFILES, RULES, WARNING, Finding, get_profile
@@ -39,6 +40,10 @@ def check(request: CheckRequest | dict | list, profile: str = "openai", *,
         request = CheckRequest.from_body(request)
     if not isinstance(request.messages, list):
         request.messages = []
+    if not all(type(m) is dict for m in request.messages):
+        # rules may assume objects; a non-object keeps its index as a role-less message
+        request = dataclasses.replace(request, messages=[
+            m if isinstance(m, dict) else {"role": None} for m in request.messages])
     ctx = Ctx(request, get_profile(profile), in_progress)
     findings: list[Finding] = []
     for run in CHECKS:

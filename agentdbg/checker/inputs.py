@@ -14,6 +14,19 @@ from agentdbg.errors import InputError, located
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
+try:  # orjson parses big histories several times faster; json gives the error messages
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover - orjson is a dependency, but stay usable without it
+    _fast_loads = json.loads
+
+
+def parse_json(text: str):
+    """``json.loads`` semantics and errors, orjson speed when the text is valid."""
+    try:
+        return _fast_loads(text)
+    except ValueError:
+        return json.loads(text)  # raises the standard, positioned error (or RecursionError)
+
 
 @dataclass
 class CheckItem:
@@ -50,7 +63,7 @@ def load_check_input(path: str) -> list[CheckItem]:
     if '"agentdbg-transcript"' in text.split("\n", 1)[0]:
         return [_transcript(name, text)]
     try:
-        doc = json.loads(text)
+        doc = parse_json(text)
     except RecursionError:
         raise InputError(f"{name}: JSON nested too deeply") from None
     except ValueError as exc:
@@ -93,7 +106,7 @@ def _jsonl(name: str, text: str) -> list[CheckItem]:
         if not raw.strip():
             continue
         try:
-            doc = json.loads(raw)
+            doc = parse_json(raw)
         except RecursionError:
             raise InputError(located(name, n, None, "JSON nested too deeply")) from None
         except ValueError as exc:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -62,13 +61,16 @@ def parse_arguments(text: str) -> Any:
     return hit
 
 
-def _is(m: Any, role: str) -> bool:
-    return isinstance(m, dict) and m.get("role") == role
+def _is(m: dict, role: str) -> bool:
+    return m.get("role") == role
 
 
-def _calls(m: Any) -> list:
-    calls = m.get("tool_calls") if _is(m, "assistant") else None
-    return calls if isinstance(calls, list) else []
+def _calls(m: dict) -> list:
+    """The non-empty tool_calls list of an assistant message, else []."""
+    if m.get("role") != "assistant":
+        return []
+    calls = m.get("tool_calls")
+    return calls if type(calls) is list else []
 
 
 def _cid(call: Any) -> str | None:
@@ -84,9 +86,9 @@ def check_pairing(ctx: Ctx) -> Iterator[Finding]:
     claimed: set[int] = set()        # late results already explained by interleaved-message
     i, n = 0, len(msgs)
     while i < n:
-        if _is(msgs[i], "tool"):
+        if msgs[i].get("role") == "tool":
             j = i
-            while j < n and _is(msgs[j], "tool") and j not in claimed:
+            while j < n and msgs[j].get("role") == "tool" and j not in claimed:
                 j += 1
             if j > i:
                 yield _orphan(i, j, msgs)
@@ -98,8 +100,10 @@ def check_pairing(ctx: Ctx) -> Iterator[Finding]:
         if not calls:
             i += 1
             continue
-        yield from _id_reuse(ctx, i, calls, seen)
-        i = yield from _block(ctx, i, calls, claimed)
+        ids = [_cid(c) for c in calls]
+        yield from _id_reuse(ctx, i, ids, seen)
+        i, found = _block(ctx, i, ids, claimed)
+        yield from found
 
 
 def _orphan(i: int, j: int, msgs: list) -> Finding:
@@ -113,39 +117,46 @@ def _orphan(i: int, j: int, msgs: list) -> Finding:
                 f"message with 'tool_calls'. (param: messages.[{i}].role)", tid)
 
 
-def _id_reuse(ctx: Ctx, i: int, calls: list, seen: dict) -> Iterator[Finding]:
-    ids = [_cid(c) for c in calls]
-    counts = Counter(c for c in ids if c)
+def _id_reuse(ctx: Ctx, i: int, ids: list, seen: dict) -> list[Finding]:
+    found: list[Finding] = []
+    counts: dict[str, int] = {}
+    for c in ids:
+        if c:
+            counts[c] = counts.get(c, 0) + 1
     for cid, k in counts.items():
         if k > 1:
             j = [p for p, c in enumerate(ids) if c == cid][1]
-            yield make("duplicate-tool-call-id", i,
+            found.append(make("duplicate-tool-call-id", i,
                        f"id {cid!r} appears {k} times in this tool_calls array; give every call "
                        "its own id (an id-keyed map would collapse these calls)",
-                       f"messages.{i}.content.{j}: tool_use ids must be unique", cid)
+                       f"messages.{i}.content.{j}: tool_use ids must be unique", cid))
         elif cid in seen:
             sev = ERROR if ctx.profile.cross_turn_id_reuse_is_error else WARNING
-            yield make("duplicate-tool-call-id", i,
+            found.append(make("duplicate-tool-call-id", i,
                        f"id {cid!r} was already used by the tool_calls of message {seen[cid]}; "
                        "reused ids confuse pairing (OpenAI accepts it; Anthropic, MiniMax and "
                        "Zhipu reject it)",
-                       f"invalid params, duplicate tool_call id: {cid}", cid, severity=sev)
+                       f"invalid params, duplicate tool_call id: {cid}", cid, severity=sev))
     for cid in counts:
         seen.setdefault(cid, i)
+    return found
 
 
-def _block(ctx: Ctx, i: int, calls: list, claimed: set):
-    """Check the tool block after assistant ``i``; returns the index after the block."""
+def _block(ctx: Ctx, i: int, ids: list, claimed: set) -> tuple[int, list[Finding]]:
+    """Check the tool block after assistant ``i``: (the index after the block, findings)."""
     msgs, n = ctx.messages, len(ctx.messages)
-    ids = [_cid(c) for c in calls]
-    remaining = Counter(c for c in ids if c)
+    remaining: dict[str, int] = {}
+    for c in ids:
+        if c:
+            remaining[c] = remaining.get(c, 0) + 1
     idless = len(ids) - sum(remaining.values())
     first_answer: dict[str, int] = {}
+    positional = ctx.on("results-out-of-order")
     order: list[tuple[int, int]] = []   # (position in tool_calls, tool message index)
     broken = False
     findings: list[Finding] = []
     j = i + 1
-    while j < n and _is(msgs[j], "tool"):
+    while j < n and msgs[j].get("role") == "tool":
         tid = msgs[j].get("tool_call_id")
         if not isinstance(tid, str) or not tid:
             if idless:      # attributed to the id-less call (reported once as tool-call-missing-id)
@@ -168,7 +179,8 @@ def _block(ctx: Ctx, i: int, calls: list, claimed: set):
         elif remaining[tid] > 0:
             remaining[tid] -= 1
             first_answer.setdefault(tid, j)
-            order.append((_position(ids, tid, order), j))
+            if positional:
+                order.append((_position(ids, tid, order), j))
         else:
             findings.append(make(
                 "duplicate-tool-response", j, f"second tool message for {tid!r} (first at "
@@ -176,14 +188,14 @@ def _block(ctx: Ctx, i: int, calls: list, claimed: set):
                 f"Invalid parameter: Duplicate value for 'tool_call_id' of '{tid}', in "
                 f"messages[{first_answer[tid]}] and messages[{j}].", tid))
         j += 1
-    unanswered = [c for c in remaining.elements()]
+    unanswered = [c for c, k in remaining.items() for _ in range(k)]
     if unanswered and not (ctx.in_progress and j == n and j == i + 1):
         findings.extend(_unanswered(ctx, i, j, unanswered, claimed, broken))
-    if ctx.on("results-out-of-order"):
+    if positional:
         findings.extend(_out_of_order(i, order, ids))
-    findings.sort(key=lambda f: (f.index if f.index is not None else -1))
-    yield from findings
-    return j
+    if len(findings) > 1:
+        findings.sort(key=lambda f: (f.index if f.index is not None else -1))
+    return j, findings
 
 
 def _position(ids: list, tid: str, order: list) -> int:
@@ -197,7 +209,7 @@ def _unanswered(ctx: Ctx, i: int, j: int, unanswered: list, claimed: set,
     late: dict[str, int] = {}
     k = j
     while k < n and not _calls(msgs[k]):
-        tid = msgs[k].get("tool_call_id") if _is(msgs[k], "tool") else None
+        tid = msgs[k].get("tool_call_id") if msgs[k].get("role") == "tool" else None
         if tid in unanswered and tid not in late:
             late[tid] = k
         k += 1
@@ -240,9 +252,11 @@ def _out_of_order(i: int, order: list, ids: list) -> list[Finding]:
 
 def check_tool_calls(ctx: Ctx) -> Iterator[Finding]:
     for i, m in enumerate(ctx.messages):
-        if not _is(m, "assistant") or m.get("tool_calls") is None:
+        if m.get("role") != "assistant":
             continue
-        calls = m["tool_calls"]
+        calls = m.get("tool_calls")
+        if calls is None:
+            continue
         if not isinstance(calls, list):
             yield make("tool-call-malformed", i, "tool_calls must be an array of calls",
                        f"Invalid type for 'messages[{i}].tool_calls': expected an array.")
@@ -253,7 +267,31 @@ def check_tool_calls(ctx: Ctx) -> Iterator[Finding]:
                        f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with "
                        "minimum length 1, but got an empty array instead.")
         for j, call in enumerate(calls):
-            yield from _one_call(ctx, i, j, call)
+            if not _clean_call(ctx, call):
+                yield from _one_call(ctx, i, j, call)
+
+
+def _clean_call(ctx: Ctx, call: Any) -> bool:
+    """Fast path: a well-formed call with known, valid arguments has nothing to report."""
+    if type(call) is not dict or call.get("type") != "function":
+        return False
+    cid, fn = call.get("id"), call.get("function")
+    if type(cid) is not str or not cid or type(fn) is not dict:
+        return False
+    name, args = fn.get("name"), fn.get("arguments")
+    if type(name) is not str or type(args) is not str or not NAME_RE.match(name):
+        return False
+    try:
+        parsed = parse_arguments(args)
+    except ValueError:
+        return False
+    if type(parsed) is not dict:
+        return False
+    if not ctx.req.declares_tools():
+        return True
+    schemas = ctx.req.tool_schemas()
+    return name in schemas and not schema_problems(schemas[name], args, parsed,
+                                                   ctx.schema_key(name, schemas[name]))
 
 
 def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
@@ -372,30 +410,32 @@ def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None =
 # -- content / legacy ------------------------------------------------------------------
 
 def check_content(ctx: Ctx) -> Iterator[Finding]:
+    empty_on, same_on = ctx.on("empty-content"), ctx.on("consecutive-same-role")
+    reasoning_on, id_format_on = ctx.on("reasoning-content-missing"), ctx.on("tool-call-id-format")
     prev_role = None
     for i, m in enumerate(ctx.messages):
-        if not isinstance(m, dict):
-            continue
         role = m.get("role")
-        yield from _null_or_type(ctx, i, m, role)
+        content = m.get("content", MISSING)
+        if type(content) is not str:  # the common case, a string, needs no type checks
+            yield from _null_or_type(ctx, i, m, role)
+        elif empty_on and content == "":
+            yield make("empty-content", i, "content \"\" becomes an empty text block behind an "
+                       "Anthropic proxy; omit it or use null on tool-call turns",
+                       "messages: text content blocks must be non-empty")
         if role == "function" and not m.get("name"):
             yield make("function-message-missing-name", i, "a legacy role 'function' message "
                        "needs the function's name (better: migrate to role 'tool' + tool_call_id)",
                        "Missing parameter 'name': messages with role 'function' must have a "
                        f"'name'. (param: messages.[{i}].name)")
-        if ctx.on("empty-content") and m.get("content") == "":
-            yield make("empty-content", i, "content \"\" becomes an empty text block behind an "
-                       "Anthropic proxy; omit it or use null on tool-call turns",
-                       "messages: text content blocks must be non-empty")
-        if ctx.on("consecutive-same-role") and role in ("user", "assistant") and role == prev_role:
+        if same_on and role in ("user", "assistant") and role == prev_role:
             yield make("consecutive-same-role", i, f"two {role} messages in a row ([{i - 1}] and "
                        f"[{i}]); merge them or interleave the roles",
                        f"deepseek-reasoner does not support successive user or assistant messages "
                        f"(messages[{i - 1}] and messages[{i}] in your input). You should "
                        "interleave the user/assistant messages in the message sequence.")
-        if ctx.on("reasoning-content-missing") and _calls(m) and not m.get("reasoning_content"):
+        if reasoning_on and _calls(m) and not m.get("reasoning_content"):
             yield _reasoning(ctx, i)
-        if ctx.on("tool-call-id-format"):
+        if id_format_on:
             yield from _id_format(ctx, i, m)
         prev_role = role
 
