@@ -30,13 +30,13 @@ class ReplayResult:
 
 def replay_transcript(path, *, live_tools: bool = False, tools=None,
                       profile: str = "openai") -> ReplayResult:
-    from agentdbg.checker import check, check_model_request
+    from agentdbg.checker import check
     from agentdbg.drive.replaycmd import LiveTools, replay_session, steps, with_live_tools
     from agentdbg.replay import describe_difference, first_difference
     from agentdbg.transcript import load_transcript
 
     recording = load_transcript(path)
-    session, model = replay_session(path, precheck=lambda r: check_model_request(r, profile))
+    session, model = replay_session(path)
     live = None
     if live_tools:
         from agentdbg.toolspec import load_tools

@@ -61,7 +61,7 @@ class ToolSpec:
 class ToolSet:
     path: Path
     tools: list[ToolSpec]
-    parallel: int = 4
+    parallel: int = 8                   # read-only calls of one turn running at once
     problems: list[tuple[str, int | None, str]] = field(default_factory=list)  # lenient load
 
     def get(self, name: str) -> ToolSpec | None:
@@ -211,7 +211,7 @@ def _parse(doc: _Doc) -> ToolSet:
     if not isinstance(raw_defaults, dict):
         raise doc.error(("defaults",), "'defaults' must be a mapping")
     raw_defaults = dict(raw_defaults)
-    parallel = raw_defaults.pop("parallel", 4)
+    parallel = raw_defaults.pop("parallel", 8)
     if not isinstance(parallel, int) or isinstance(parallel, bool) or parallel < 1:
         raise doc.error(("defaults", "parallel"), "defaults.parallel must be a positive integer")
     for key, value in raw_defaults.items():

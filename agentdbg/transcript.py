@@ -45,7 +45,7 @@ VERSION = 1
 REDACTED = "[REDACTED]"
 DEFAULT_REDACT = [
     r"sk-[A-Za-z0-9_\-]{16,}",                 # OpenAI-style and many compatible providers
-    r"(?i)bearer\s+[A-Za-z0-9._\-]{12,}",       # authorization headers
+    r"(?i:bearer)\s+[A-Za-z0-9._\-]{12,}",      # authorization headers
     r"AKIA[0-9A-Z]{16}",                        # AWS access key ids
     r"gh[pousr]_[A-Za-z0-9]{30,}",              # GitHub tokens
     r"xox[abprs]-[A-Za-z0-9\-]{10,}",           # Slack tokens
@@ -55,15 +55,25 @@ DEFAULT_REDACT = [
 
 class Redactor:
     def __init__(self, patterns: list[str] = (), secrets: list[str] = ()):
-        self.patterns = [re.compile(p) for p in [*DEFAULT_REDACT, *patterns]]
+        self.pattern = re.compile("|".join(f"(?:{p})" for p in DEFAULT_REDACT))
+        self.extra = []
+        for p in patterns:
+            try:
+                self.extra.append(re.compile(p))
+            except re.error as exc:
+                from agentdbg.errors import ConfigError
+
+                raise ConfigError(f"--redact {p!r} is not a valid regular expression: {exc}") from None
         self.secrets = [s for s in secrets if s and len(s) >= 4]
 
     def text(self, value: str) -> str:
         for secret in self.secrets:
             value = value.replace(secret, REDACTED)
-        for pattern in self.patterns:
+        for pattern in self.extra:  # the user's patterns may match short values
             value = pattern.sub(REDACTED, value)
-        return value
+        if len(value) < 12:  # no default key format is that short
+            return value
+        return self.pattern.sub(REDACTED, value)
 
     def __call__(self, value: Any) -> Any:
         if isinstance(value, str):

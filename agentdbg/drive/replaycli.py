@@ -119,7 +119,10 @@ def _play(args, console, make_provider) -> ExitStatus:
     from agentdbg.drive.replaycmd import LiveTools, replay_session, with_live_tools
     from agentdbg.drive.runcmd import drive
 
-    session, model = replay_session(args.file, precheck=_precheck(args.profile))
+    # batch: blocked requests come from the recording's own events; step mode keeps the
+    # pre-send check for when the user continues live
+    session, model = replay_session(args.file,
+                                    precheck=_precheck(args.profile) if args.step else None)
     live = None
     if args.live_tools:
         from agentdbg.toolspec import load_tools

@@ -111,8 +111,10 @@ class ToolExecutor:
 
         ``override(call)`` may return a ``Fault`` to answer that call without running it.
         """
-        outcomes: list[ToolOutcome | None] = [None] * len(calls)
         faults = [override(c) if override else None for c in calls]
+        if len(calls) == 1:  # nothing to overlap with: no extra thread
+            return [self.run_one(calls[0], approved, faults[0])]
+        outcomes: list[ToolOutcome | None] = [None] * len(calls)
         concurrent = [i for i, c in enumerate(calls) if not self._has_side_effects(c)]
         sequential = [i for i in range(len(calls)) if i not in concurrent]
         slots = threading.BoundedSemaphore(self.parallel)

@@ -23,7 +23,8 @@ class OpenAICompatible:
                  *, timeout: float = 60.0, retries: int = 0):
         self.model = model
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key or PLACEHOLDER_KEY,
-                                    timeout=timeout, max_retries=retries)
+                                    timeout=timeout, max_retries=retries,
+                                    http_client=_nodelay_client(timeout))
         self.base_url = str(self.client.base_url).rstrip("/")
         self.has_key = bool(api_key)
 
@@ -76,6 +77,33 @@ class OpenAICompatible:
         if isinstance(exc, openai.APIStatusError):
             return _status_error(where, self.model, exc, self.has_key)
         return ProviderError(f"{where}: {type(exc).__name__}: {_api_message(exc)}")
+
+
+def _nodelay_client(timeout: float):
+    """The client's own HTTP client, with TCP_NODELAY.
+
+    Without it the request's headers and body leave in two segments and each request to
+    a local server (vLLM, Ollama, llama.cpp, agentdbg serve) waits ~40 ms for a delayed
+    ACK. None (the client's default) when this openai version exposes no such hook.
+    """
+    import socket
+
+    options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+    try:
+        if hasattr(openai, "DefaultHttpx2Client"):
+            import httpx2 as transport_lib
+
+            factory = openai.DefaultHttpx2Client
+        else:
+            import httpx as transport_lib
+
+            factory = openai.DefaultHttpxClient
+        limits = getattr(openai, "DEFAULT_CONNECTION_LIMITS", None) or transport_lib.Limits(
+            max_connections=1000, max_keepalive_connections=100)
+        transport = transport_lib.HTTPTransport(socket_options=options, limits=limits)
+        return factory(transport=transport, timeout=timeout)
+    except (ImportError, AttributeError, TypeError):
+        return None
 
 
 def _status_error(where: str, model: str, exc: openai.APIStatusError, has_key: bool) -> ProviderError:
