@@ -156,7 +156,7 @@ turns:
 def test_help_does_not_import_heavy_modules():
     code = ("import sys\nfrom agentdbg.cli import app\n"
             "try:\n    app(['--help'])\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('openai', 'jsonschema', 'prompt_toolkit', 'httpx', 'httpx2') "
+            "heavy = [m for m in ('openai', 'jsonschema', 'prompt_toolkit', 'httpx', 'httpx2', 'pydantic') "
             "if m in sys.modules]\nprint('HEAVY', heavy)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     assert "run" in out  # the help text was printed
