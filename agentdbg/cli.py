@@ -280,6 +280,58 @@ def runs(
 
 
 @app.command()
+def proxy(
+    upstream: Annotated[str, typer.Option(
+        "--upstream", help="The real endpoint, e.g. https://api.openai.com/v1 or an agentdbg serve URL.")],
+    host: Annotated[str, typer.Option("--host", help="Address to bind (loopback by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port (0: any free port).")] = 8765,
+    save: Annotated[Path | None, typer.Option(
+        "--save", help="Folder for one transcript per conversation (default: the runs folder).")] = None,
+    block_invalid: Annotated[bool, typer.Option(
+        "--block-invalid", help="Answer a request with protocol errors with an OpenAI-shaped 400.")] = False,
+    intercept: Annotated[bool, typer.Option(
+        "--intercept", help="Pause each request in a prompt before it is forwarded.")] = False,
+    profile: Annotated[str, typer.Option("--profile", "-p", envvar="AGENTDBG_PROFILE")] = "openai",
+    full: Annotated[bool, typer.Option("--full")] = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Sit between your app and its endpoint: check and show every request of your own loop."""
+    try:
+        from agentdbg.drive.proxycmd import run_proxy
+
+        run_proxy(upstream=upstream, host=host, port=port, save=save, block_invalid=block_invalid,
+                  intercept=intercept, profile=profile, full=full, console=make_console())
+    except KeyboardInterrupt:
+        pass
+    except Exception as exc:  # noqa: BLE001 - one line for the user; traceback with --debug
+        raise fail(exc, debug) from None
+
+
+@app.command()
+def serve(
+    offline: Annotated[bool, typer.Option("--offline", help="Answer with the offline model "
+                                          "(the default).")] = False,
+    replay_file: Annotated[Path | None, typer.Option(
+        "--replay", help="Answer with a recorded run's responses, in order (409 on mismatch).")] = None,
+    script: Annotated[Path | None, typer.Option(
+        "--script", help="Answer with a YAML script of assistant turns.")] = None,
+    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port (0: any free port).")] = 8766,
+    debug: DebugOpt = False,
+) -> None:
+    """Serve an OpenAI-compatible endpoint (plain and streaming) answered by the offline
+    model, a script or a recording, to test your own loop with no API key."""
+    try:
+        from agentdbg.drive.servecmd import run_serve
+
+        run_serve(offline=offline, replay_file=replay_file, script=script, host=host, port=port)
+    except KeyboardInterrupt:
+        pass
+    except Exception as exc:  # noqa: BLE001 - one line for the user; traceback with --debug
+        raise fail(exc, debug) from None
+
+
+@app.command()
 def version() -> None:
     """Print the agentdbg version."""
     from agentdbg import __version__

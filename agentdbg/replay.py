@@ -26,9 +26,12 @@ def first_difference(a: Any, b: Any, path: str = "messages") -> tuple[str, Any, 
         return path, a, b
     if isinstance(a, dict):
         for key in list(a) + [k for k in b if k not in a]:
-            va, vb = a.get(key, _NOTHING), b.get(key, _NOTHING)
-            if va is _NOTHING or vb is _NOTHING:
-                return f"{path}.{key}", None if va is _NOTHING else va, None if vb is _NOTHING else vb
+            # an absent key and null mean the same in a message (e.g. content on a tool-call turn)
+            va, vb = a.get(key), b.get(key)
+            if va is None or vb is None:
+                if va is not vb:
+                    return f"{path}.{key}", _shown(a, key), _shown(b, key)
+                continue
             found = first_difference(va, vb, f"{path}.{key}")
             if found:
                 return found
@@ -43,6 +46,18 @@ def first_difference(a: Any, b: Any, path: str = "messages") -> tuple[str, Any, 
             return f"{path}[{n}]", a[n] if n < len(a) else None, b[n] if n < len(b) else None
         return None
     return None if a == b else (path, a, b)
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+ABSENT = _Absent()
+
+
+def _shown(d: dict, key: str):
+    return d[key] if key in d else ABSENT
 
 
 def first_difference_from(a: list, b: list, start: int,
@@ -60,7 +75,9 @@ def first_difference_from(a: list, b: list, start: int,
 
 def describe_difference(diff: tuple[str, Any, Any]) -> str:
     path, recorded, now = diff
-    show = lambda v: json.dumps(v, ensure_ascii=False)[:200]  # noqa: E731
+
+    def show(value) -> str:
+        return "(absent)" if value is ABSENT else json.dumps(value, ensure_ascii=False)[:200]
     return f"first difference at {path}: recorded {show(recorded)}, now {show(now)}"
 
 

@@ -111,7 +111,7 @@ class TranscriptWriter:
             current = list(data.pop("messages"))
             prefix = 0
             for a, b in zip(self._last, current):
-                if a is not b:
+                if a is not b and a != b:  # the engine keeps objects; a proxy re-parses them
                     break
                 prefix += 1
             data["prefix"], data["append"] = prefix, current[prefix:]

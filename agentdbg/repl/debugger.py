@@ -289,25 +289,9 @@ class Debugger:
     # -- editing and saving -------------------------------------------------------------
     def edit_text(self, text: str) -> str | None:
         """Edit ``text`` in $VISUAL/$EDITOR, or inline; None when cancelled."""
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-        if editor:
-            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False,
-                                             encoding="utf-8") as fh:
-                fh.write(text)
-            try:
-                if subprocess.call([*shlex.split(editor), fh.name]) != 0:
-                    return None
-                return Path(fh.name).read_text(encoding="utf-8")
-            finally:
-                os.unlink(fh.name)
-        from prompt_toolkit import PromptSession
-
-        inline = PromptSession(**self._io)
-        self.say("inline editor: Esc then Enter accepts, Ctrl-C cancels")
-        try:
-            return inline.prompt("", default=text, multiline=True)
-        except (KeyboardInterrupt, EOFError):
-            return None
+        if not (os.environ.get("VISUAL") or os.environ.get("EDITOR")):
+            self.say("inline editor: Esc then Enter accepts, Ctrl-C cancels")
+        return edit_text(text, self._io)
 
     def save(self, path) -> None:
         """Copy the transcript so far; from memory when the transcript could not be written."""
@@ -318,3 +302,23 @@ class Debugger:
             return
         write_json(path, run_document(self.session, model=self.session.config.model,
                                       base_url=getattr(self.session.provider, "base_url", None)))
+
+
+def edit_text(text: str, io: dict) -> str | None:
+    """Edit ``text`` in $VISUAL/$EDITOR, else in an inline multi-line prompt; None if cancelled."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if editor:
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as fh:
+            fh.write(text)
+        try:
+            if subprocess.call([*shlex.split(editor), fh.name]) != 0:
+                return None
+            return Path(fh.name).read_text(encoding="utf-8")
+        finally:
+            os.unlink(fh.name)
+    from prompt_toolkit import PromptSession
+
+    try:
+        return PromptSession(**io).prompt("", default=text, multiline=True)
+    except (KeyboardInterrupt, EOFError):
+        return None

@@ -1,0 +1,47 @@
+"""``agentdbg proxy``: bind, print how to point the app at it, serve, write transcripts."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+
+def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_invalid: bool,
+              intercept: bool, profile: str, full: bool, console) -> None:
+    from agentdbg.checker.model import get_profile
+    from agentdbg.proxy.app import ProxyOptions, make_app
+    from agentdbg.proxy.conversations import Tracker
+    from agentdbg.proxy.view import ProxyView
+    from agentdbg.serve import bind, run_app, url_of
+
+    get_profile(profile)
+    if save is not None:
+        save.mkdir(parents=True, exist_ok=True)
+    tracker = Tracker(save, upstream)
+    view = ProxyView(console, tracker.redactor, full=full)
+    options = ProxyOptions(upstream=upstream, profile=profile, block_invalid=block_invalid, full=full)
+    sock = bind(host, port)
+    url = url_of(sock)
+
+    def ready():
+        print(f"agentdbg proxy: {url} -> {upstream}", flush=True)
+        print(f"  point your app at it: export OPENAI_BASE_URL={url}", flush=True)
+
+    try:
+        if intercept:
+            from agentdbg.proxy.intercept import Interceptor
+
+            ui = Interceptor(console)
+            app = make_app(options, tracker, view, intercept=ui.decide)
+            worker = threading.Thread(target=run_app, args=(app, sock), daemon=True,
+                                      name="agentdbg-proxy")
+            ready()
+            worker.start()
+            ui.loop()
+        else:
+            run_app(make_app(options, tracker, view), sock, on_ready=ready)
+    finally:
+        for path in tracker.close():
+            print(f"transcript: {path}", flush=True)
+        sys.stdout.flush()

@@ -1,0 +1,141 @@
+"""--intercept: pause each proxied request at a prompt before it is forwarded.
+
+The server runs in a thread; each request handler waits on a future that this
+prompt (in the main thread) resolves. Commands: ``forward`` (Enter), ``show``,
+``edit``, ``inject N KIND``, ``respond TEXT|JSON``, ``block``, ``help``, ``quit``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import queue
+
+from rich.text import Text
+
+from agentdbg.proxy.app import Decision
+from agentdbg.render.safe import safe
+
+HELP = """forward (Enter)     send the request upstream (edited, if you edited it)
+show                the request body as JSON
+edit                edit the body in $EDITOR (inline editor without one); JSON is validated
+inject N KIND       replace tool message N's content with a fault (timeout, not_found, empty,
+                    invalid_json, internal_error, oversized, rate_limited, denied, or JSON)
+respond TEXT|JSON   answer the app yourself (text, or an assistant message as JSON); not forwarded
+block               answer the app with an OpenAI-shaped 400 listing the findings
+quit                stop the proxy"""
+
+
+class Interceptor:
+    def __init__(self, console, *, input=None, output=None):
+        from prompt_toolkit import PromptSession
+
+        self.console = console
+        self.pending: queue.Queue = queue.Queue()
+        self.prompt = PromptSession(input=input, output=output)
+        self._io = {"input": input, "output": output}
+
+    async def decide(self, conv, body: dict, findings: list) -> Decision:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        self.pending.put((conv, body, findings, future))
+        return await asyncio.wrap_future(future)
+
+    def loop(self) -> None:
+        """Answer paused requests until 'quit', Ctrl-C or end of input."""
+        while True:
+            try:
+                conv, body, findings, future = self.pending.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            try:
+                if not self.handle(conv, body, findings, future):
+                    return
+            finally:
+                if not future.done():
+                    future.set_result(Decision(action="block"))
+
+    def say(self, text: str, style: str = "") -> None:
+        self.console.print(Text(safe(text), style=style))
+
+    def handle(self, conv, body: dict, findings: list, future) -> bool:
+        self.say(f"paused before forwarding (conversation {conv.number}); 'help' lists commands",
+                 "bold")
+        changed = False
+        while True:
+            try:
+                line = self.prompt.prompt("(intercept) ")
+            except (KeyboardInterrupt, EOFError):
+                return False
+            word, _, arg = line.strip().partition(" ")
+            word = word or "forward"
+            try:
+                if word in ("forward", "continue", "c", "f"):
+                    future.set_result(Decision(body=body, changed=changed))
+                    return True
+                if word == "block":
+                    future.set_result(Decision(action="block"))
+                    return True
+                if word == "respond":
+                    future.set_result(Decision(action="respond", body=body, reply=_reply(arg)))
+                    return True
+                if word == "quit":
+                    return False
+                if word == "show":
+                    self.say(json.dumps(body, ensure_ascii=False, indent=2))
+                elif word == "edit":
+                    body, changed = self._edit(body) or (body, changed)
+                elif word == "inject":
+                    self._inject(body, arg)
+                    changed = True
+                elif word == "help":
+                    self.say(HELP)
+                else:
+                    self.say(f"*** unknown command {word!r}; 'help' lists them", "red")
+            except ValueError as exc:
+                self.say(f"*** {exc}", "red")
+
+    def _edit(self, body: dict):
+        from agentdbg.checker import check, summary
+        from agentdbg.repl.debugger import edit_text
+
+        text = edit_text(json.dumps(body, ensure_ascii=False, indent=2), self._io)
+        if text is None:
+            raise ValueError("edit cancelled; body unchanged")
+        try:
+            new = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"not valid JSON ({exc}); body unchanged") from None
+        if not isinstance(new, dict) or not isinstance(new.get("messages"), list):
+            raise ValueError("the body must be a JSON object with a 'messages' array; unchanged")
+        self.say(f"body edited; the checker now says: {summary(check(new))}")
+        return new, True
+
+    def _inject(self, body: dict, arg: str) -> None:
+        from agentdbg.engine.faults import parse_fault
+
+        index, _, kind = arg.strip().partition(" ")
+        messages = body["messages"]
+        if not index.isdigit() or int(index) >= len(messages):
+            raise ValueError(f"usage: inject N KIND, N a message index 0..{len(messages) - 1}")
+        message = messages[int(index)]
+        if not isinstance(message, dict) or message.get("role") != "tool":
+            raise ValueError(f"message {index} is not a tool result")
+        fault = parse_fault(kind)
+        message["content"] = fault.content("tool")
+        self.say(f"message {index} now holds the {fault.describe()} fault")
+
+
+def _reply(arg: str) -> dict:
+    arg = arg.strip()
+    if not arg:
+        raise ValueError("usage: respond TEXT, or respond {assistant message JSON}")
+    if arg.startswith("{"):
+        try:
+            message = json.loads(arg)
+        except ValueError as exc:
+            raise ValueError(f"not valid JSON ({exc})") from None
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            raise ValueError('a scripted response is an assistant message: {"role": "assistant", ...}')
+        return message
+    return {"role": "assistant", "content": arg}

@@ -1,0 +1,131 @@
+"""Chat Completions streaming: encode a reply as server-sent events, and rebuild the
+assistant message from a relayed stream.
+
+Real servers send a tool call's ``id``, ``type`` and ``function.name`` only in its
+first delta; later deltas carry argument pieces and must be joined by ``index``
+(the root of lost-id bugs). ``encode_stream`` does the same, so an app's
+accumulator is tested for real; ``StreamAccumulator`` rebuilds the message the app
+should have assembled and notes how the stream was shaped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+ARG_PIECE = 12  # characters of arguments per delta
+
+
+def _chunk(base: dict, delta: dict, finish: str | None = None, usage: dict | None = None) -> bytes:
+    payload = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    if usage is not None:
+        payload["usage"] = usage
+    return b"data: " + json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n\n"
+
+
+def encode_stream(message: dict, *, completion_id: str, model: str, created: int,
+                  finish_reason: str, usage: dict | None = None) -> Iterator[bytes]:
+    base = {"id": completion_id, "object": "chat.completion.chunk", "created": created,
+            "model": model}
+    yield _chunk(base, {"role": "assistant", "content": None if message.get("tool_calls") else ""})
+    content = message.get("content")
+    if isinstance(content, str):
+        for i in range(0, len(content), 16):
+            yield _chunk(base, {"content": content[i:i + 16]})
+    for index, call in enumerate(message.get("tool_calls") or []):
+        fn = call.get("function") or {}
+        yield _chunk(base, {"tool_calls": [{"index": index, "id": call.get("id"), "type": "function",
+                                            "function": {"name": fn.get("name"), "arguments": ""}}]})
+        args = fn.get("arguments") or ""
+        for i in range(0, len(args), ARG_PIECE):
+            yield _chunk(base, {"tool_calls": [{"index": index,
+                                                "function": {"arguments": args[i:i + ARG_PIECE]}}]})
+    yield _chunk(base, {}, finish_reason, usage)
+    yield b"data: [DONE]\n\n"
+
+
+@dataclass
+class StreamAccumulator:
+    """Feed raw SSE bytes as they pass; ``message`` is the assembled assistant message."""
+
+    content: list[str] = field(default_factory=list)
+    calls: dict[int, dict] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: dict = field(default_factory=dict)
+    chunks: int = 0
+    notes: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    _buffer: bytes = b""
+    _deltas: dict[int, int] = field(default_factory=dict)
+
+    def feed(self, data: bytes) -> None:
+        self._buffer += data
+        while b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            line = line.strip()
+            if line.startswith(b"data:"):
+                self._event(line[5:].strip())
+
+    def _event(self, raw: bytes) -> None:
+        if raw == b"[DONE]":
+            return
+        try:
+            chunk = json.loads(raw)
+        except ValueError:
+            self.notes.append(f"a chunk that is not JSON: {raw[:60]!r}")
+            return
+        self.chunks += 1
+        if isinstance(chunk.get("usage"), dict):
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if isinstance(delta.get("content"), str):
+                self.content.append(delta["content"])
+            if isinstance(delta.get("reasoning_content"), str):
+                self.reasoning.append(delta["reasoning_content"])
+            for tc in delta.get("tool_calls") or []:
+                self._tool_delta(tc)
+            if choice.get("finish_reason"):
+                self.finish_reason = choice["finish_reason"]
+
+    def _tool_delta(self, tc: dict) -> None:
+        index = tc.get("index", 0)
+        call = self.calls.setdefault(index, {"id": None, "type": "function",
+                                             "function": {"name": None, "arguments": ""}})
+        self._deltas[index] = self._deltas.get(index, 0) + 1
+        cid = tc.get("id")
+        if cid:
+            if call["id"] and call["id"] != cid:
+                self.notes.append(f"two calls share index {index} ({call['id']} and {cid}): an "
+                                  "accumulator keyed by index merges them")
+            call["id"] = call["id"] or cid
+        fn = tc.get("function") or {}
+        if fn.get("name") and not call["function"]["name"]:
+            call["function"]["name"] = fn["name"]
+        if isinstance(fn.get("arguments"), str):
+            call["function"]["arguments"] += fn["arguments"]
+
+    @property
+    def message(self) -> dict:
+        msg: dict[str, Any] = {"role": "assistant",
+                               "content": "".join(self.content) if self.content else None}
+        if self.calls:
+            msg["tool_calls"] = [self.calls[i] for i in sorted(self.calls)]
+        if self.reasoning:
+            msg["reasoning_content"] = "".join(self.reasoning)
+        return msg
+
+    def shape(self) -> list[str]:
+        """How the stream carried the tool calls, for the view."""
+        out = list(self.notes)
+        for index in sorted(self.calls):
+            n = self._deltas.get(index, 0)
+            cid = self.calls[index]["id"]
+            if n > 1:
+                out.append(f"call {cid or '(no id)'} at index {index}: id sent once, "
+                           f"{n} deltas joined by index")
+            if not cid:
+                out.append(f"call at index {index} never carried an id")
+        return out
