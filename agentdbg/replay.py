@@ -57,7 +57,7 @@ ABSENT = _Absent()
 
 
 def _shown(d: dict, key: str):
-    return d[key] if key in d else ABSENT
+    return d.get(key, ABSENT)
 
 
 def first_difference_from(a: list, b: list, start: int,

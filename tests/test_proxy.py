@@ -132,7 +132,7 @@ def test_a_correct_loop_is_clean_and_relayed_byte_identical(tmp_path, stack, str
 
 
 def test_forget_assistant(tmp_path, stack):
-    serve, proxy = stack()
+    _serve, proxy = stack()
     r = run_app(tmp_path, proxy, "--forget-assistant")
     assert r.returncode == 3  # never got an answer: the model kept asking
     out = proxy.stop()
@@ -144,14 +144,14 @@ def test_forget_assistant(tmp_path, stack):
 
 
 def test_drop_results(tmp_path, stack):
-    serve, proxy = stack()
+    _serve, proxy = stack()
     run_app(tmp_path, proxy, "--drop-results")
     lines = summaries(proxy.stop())
     assert lines[1] == "✗ 2 error(s), 0 warning(s): missing-tool-response@1, results-not-sent@2"
 
 
 def test_mangle_ids(tmp_path, stack):
-    serve, proxy = stack()
+    _serve, proxy = stack()
     run_app(tmp_path, proxy, "--mangle-ids")
     out = proxy.stop()
     assert summaries(out)[1] == "✗ 1 error(s), 0 warning(s): tool-call-id-mismatch@2"
@@ -159,7 +159,7 @@ def test_mangle_ids(tmp_path, stack):
 
 
 def test_no_limit_never_stops_and_repeated_call_is_reported(tmp_path, stack):
-    serve, proxy = stack()
+    _serve, proxy = stack()
     env = {**os.environ, "OPENAI_BASE_URL": proxy.url, "OPENAI_API_KEY": SECRET}
     app = subprocess.Popen([sys.executable, str(APP), ORDER_Q, "--no-limit", "--forget-assistant"],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -171,11 +171,11 @@ def test_no_limit_never_stops_and_repeated_call_is_reported(tmp_path, stack):
     app.wait()
     lines = summaries(proxy.stop())
     assert still_running and len(lines) >= 8  # past the default 5 turns: no limit
-    assert [n for n, line in enumerate(lines) if "repeated-call" in line][0] == 3
+    assert next(n for n, line in enumerate(lines) if "repeated-call" in line) == 3
 
 
 def test_block_invalid_answers_the_app_with_a_400(tmp_path, stack):
-    serve, proxy = stack("--block-invalid")
+    _serve, proxy = stack("--block-invalid")
     r = run_app(tmp_path, proxy, "--forget-assistant")
     assert r.returncode != 0
     assert "400" in r.stderr and "agentdbg proxy blocked this request" in r.stderr
@@ -187,7 +187,7 @@ def test_block_invalid_answers_the_app_with_a_400(tmp_path, stack):
 
 
 def test_other_paths_pass_through(tmp_path, stack):
-    serve, proxy = stack()
+    _serve, proxy = stack()
     req = urllib.request.Request(proxy.url + "/models", headers={"Authorization": f"Bearer {SECRET}"})
     with urllib.request.urlopen(req) as resp:
         assert json.loads(resp.read())["data"][0]["owned_by"] == "agentdbg"
@@ -201,7 +201,8 @@ def test_streams_are_relayed_as_they_arrive(tmp_path):
     from starlette.responses import StreamingResponse
     from starlette.routing import Route
 
-    from agentdbg.serve import bind, run_app as serve_app, url_of
+    from agentdbg.serve import bind, url_of
+    from agentdbg.serve import run_app as serve_app
 
     async def slow(request):
         import asyncio
