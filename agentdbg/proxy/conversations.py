@@ -140,11 +140,19 @@ class Tracker:
             self.redactor.secrets.append(secret)
 
     def assign(self, messages: list) -> Conversation:
+        """The conversation ``messages`` continues, or a new one.
+
+        It continues one when it starts with that conversation's last request, or shares
+        at least its opening (up to the first user message) and then goes on (history
+        rewritten). A request that is only a prefix of an earlier one (the same question
+        asked afresh) starts a new conversation.
+        """
         anchor = _first_user(messages)
         best, best_p = None, anchor
         for conv in reversed(self.conversations):
             p = _common_prefix(conv.last_messages, messages)
-            if p > best_p:
+            continues = p == len(conv.last_messages) or p < len(messages)
+            if p > best_p and continues:
                 best, best_p = conv, p
         if best is None:
             best = Conversation(next(self._numbers))

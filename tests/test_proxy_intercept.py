@@ -1,0 +1,85 @@
+"""`agentdbg proxy --intercept` in a real pseudo-terminal: pause, show, edit, inject, respond."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+from test_proxy import APP, ORDER_Q, SECRET, Proc
+
+ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
+
+
+def on_screen(text: str) -> re.Pattern:
+    parts = [r"(?:\s|\x1b\[[0-9;?]*[A-Za-z])+" if ch == " " else re.escape(ch) for ch in text]
+    return re.compile(ESC.join(parts))
+
+
+def test_intercept_session(tmp_path):
+    editor = tmp_path / "editor.py"
+    editor.write_text(  # the "edit": another tracking number in the order's tool result
+        "import json, sys\np = sys.argv[1]\nb = json.load(open(p, encoding='utf-8'))\n"
+        "b['messages'][2]['content'] = json.dumps({'status': 'shipped', 'tracking_no': 'SF000000'})\n"
+        "json.dump(b, open(p, 'w', encoding='utf-8'))\n")
+    serve = Proc(["serve", "--offline", "--port", "0"], tmp_path / "serve.log")
+    env = {**os.environ, "EDITOR": f"{sys.executable} {editor}", "TERM": "xterm", "NO_COLOR": "1",
+           "PROMPT_TOOLKIT_NO_CPR": "1", "COLUMNS": "200"}
+    proxy = pexpect.spawn(sys.executable, ["-m", "agentdbg", "proxy", "--intercept", "--upstream",
+                                           serve.url, "--port", "0", "--save", str(tmp_path / "saved")],
+                          env=env, encoding="utf-8", dimensions=(60, 200), timeout=30)
+    apps = []
+    try:
+        proxy.expect(r"agentdbg proxy: (http://\S+) ->")
+        url = proxy.match.group(1)
+
+        def app():
+            p = subprocess.Popen([sys.executable, str(APP), ORDER_Q], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True,
+                                 env={**os.environ, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": SECRET})
+            apps.append(p)
+            return p
+
+        def cmd(line, *expect):
+            proxy.expect(on_screen("(intercept)"))
+            proxy.sendline(line)
+            for text in expect:
+                proxy.expect(on_screen(text))
+
+        first = app()
+        proxy.expect(on_screen("paused before forwarding (conversation 1)"))
+        cmd("show", '"messages"', ORDER_Q)
+        cmd("forward")
+        proxy.expect(on_screen("request 2 · conversation 1"))
+        cmd("edit", "body edited; the checker now says: no findings")
+        cmd("forward", "SF000000")
+        proxy.expect(on_screen("request 3 · conversation 1"))
+        cmd("inject 4 not_found", "message 4 now holds the not_found fault")
+        cmd("forward")
+        # the edit changed only what the model saw: the app's own history still holds
+        # SF123456, so the model asks for it too
+        proxy.expect(on_screen("request 4 · conversation 1"))
+        cmd("forward")
+        out, err = first.communicate(timeout=30)
+        assert first.returncode == 0, err
+        assert "query_logistics(tracking_no=SF000000): not_found" in out
+        assert "杭州转运中心已发出" in out
+
+        second = app()
+        proxy.expect(on_screen("paused before forwarding (conversation 2)"))
+        cmd("respond 我直接回答：已经发货", "scripted by you, not the upstream")
+        out, err = second.communicate(timeout=30)
+        assert second.returncode == 0 and "我直接回答：已经发货" in out, err
+        proxy.sendintr()
+        proxy.expect(on_screen("transcript:"))
+        proxy.expect(pexpect.EOF)
+    finally:
+        proxy.close()
+        for p in apps:
+            if p.poll() is None:
+                p.kill()
+        serve.stop()
+    saved = sorted(Path(tmp_path / "saved").glob("*.jsonl"))
+    assert len(saved) == 2
+    assert all(SECRET not in p.read_text(encoding="utf-8") for p in saved)
