@@ -266,3 +266,23 @@ def test_proxy_binds_loopback_and_hides_the_key(tmp_path, stack):
     assert proxy.url.startswith("http://127.0.0.1:")
     run_app(tmp_path, proxy, "--stream")
     assert_no_secret(tmp_path, proxy.stop(), serve.stop())
+
+
+def test_serve_script_plain_and_streaming(tmp_path):
+    script = tmp_path / "s.yaml"
+    script.write_text("turns:\n  - content: 第一轮\n  - tool_calls: [{name: f, id: c1, arguments: {x: 1}}]\n",
+                      encoding="utf-8")
+    serve = Proc(["serve", "--script", str(script), "--port", "0"], tmp_path / "serve.log")
+    try:
+        def post(stream):
+            req = urllib.request.Request(serve.url + "/chat/completions", data=json.dumps(
+                {"model": "m", "stream": stream, "messages": [{"role": "user", "content": "q"}]}).encode(),
+                headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req) as resp:
+                return resp.read()
+        first = json.loads(post(False))
+        assert first["choices"][0]["message"]["content"] == "第一轮"
+        streamed = post(True).decode("utf-8")
+        assert '"id": "c1"' in streamed and streamed.rstrip().endswith("data: [DONE]")
+    finally:
+        serve.stop()

@@ -62,6 +62,8 @@ def pretty_arguments(arguments: Any) -> Text:
 
 def _content(message: dict, full: bool) -> Text | None:
     if "content" not in message:
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            return None  # legal on a tool-call turn: nothing to show
         return Text("(no content key)", style="dim")
     content = message["content"]
     if content is None:
@@ -201,6 +203,12 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
                               meta=(meta or {}).get(i), findings=by_index.get(i, ()),
                               pending=in_progress and i == len(messages) - 1)
         grid.add_row(mark, Text(f"[{i}]", style="dim"), role_text, Group(*body))
+    past_end = [f for index, fs in by_index.items() if isinstance(index, int)
+                and index >= len(messages) for f in fs]
+    if past_end:  # e.g. where the missing results should have been
+        grid.add_row(Text(" "), Text(f"[{len(messages)}]", style="dim"), Text("—", style="red"),
+                     Group(Text("(missing: nothing here)", style="dim"),
+                           *[render_finding(f) for f in past_end]))
     parts: list[RenderableType] = [render_finding(f) for f in by_index.get(None, ())] \
         if start == 0 else []
     parts.append(grid)
