@@ -37,14 +37,7 @@ def first_difference(a: Any, b: Any, path: str = "messages") -> tuple[str, Any, 
                 return found
         return None
     if isinstance(a, list):
-        for i, (va, vb) in enumerate(zip(a, b)):
-            found = first_difference(va, vb, f"{path}[{i}]")
-            if found:
-                return found
-        if len(a) != len(b):
-            n = min(len(a), len(b))
-            return f"{path}[{n}]", a[n] if n < len(a) else None, b[n] if n < len(b) else None
-        return None
+        return first_difference_from(a, b, 0, path)
     return None if a == b else (path, a, b)
 
 

@@ -97,15 +97,9 @@ class Interceptor:
 
     def _edit(self, body: dict):
         from agentdbg.checker import check, summary
-        from agentdbg.repl.debugger import edit_text
+        from agentdbg.repl.debugger import edit_json
 
-        text = edit_text(json.dumps(body, ensure_ascii=False, indent=2), self._io)
-        if text is None:
-            raise ValueError("edit cancelled; body unchanged")
-        try:
-            new = json.loads(text)
-        except ValueError as exc:
-            raise ValueError(f"not valid JSON ({exc}); body unchanged") from None
+        new = edit_json(body, self._io, "body")
         if not isinstance(new, dict) or not isinstance(new.get("messages"), list):
             raise ValueError("the body must be a JSON object with a 'messages' array; unchanged")
         self.say(f"body edited; the checker now says: {summary(check(new))}")

@@ -8,7 +8,6 @@ is the usage; the rest is the help.
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -158,13 +157,10 @@ def cmd_edit(dbg, arg):
     validated before it is accepted; the message is marked as edited."""
     index = _index(dbg, _one_arg(arg, "edit N"))
     original = dbg.session.messages[index]
-    text = dbg.edit_text(json.dumps(original, ensure_ascii=False, indent=2))
-    if text is None:
-        raise CommandError("edit cancelled; message unchanged")
     try:
-        message = json.loads(text)
+        message = dbg.edit_json(original, "message")
     except ValueError as exc:
-        raise CommandError(f"not valid JSON ({exc}); message unchanged") from None
+        raise CommandError(str(exc)) from None
     if not isinstance(message, dict) or not isinstance(message.get("role"), str):
         raise CommandError("a message must be a JSON object with a role; message unchanged")
     if message == original:

@@ -287,11 +287,11 @@ class Debugger:
         self.say(f"total: {total['total_tokens']} tokens over {len(self.session.turns)} request(s)")
 
     # -- editing and saving -------------------------------------------------------------
-    def edit_text(self, text: str) -> str | None:
-        """Edit ``text`` in $VISUAL/$EDITOR, or inline; None when cancelled."""
+    def edit_json(self, value, what: str):
+        """Edit ``value`` as JSON in $VISUAL/$EDITOR, or inline; ValueError when unusable."""
         if not (os.environ.get("VISUAL") or os.environ.get("EDITOR")):
             self.say("inline editor: Esc then Enter accepts, Ctrl-C cancels")
-        return edit_text(text, self._io)
+        return edit_json(value, self._io, what)
 
     def save(self, path) -> None:
         """Copy the transcript so far; from memory when the transcript could not be written."""
@@ -302,6 +302,17 @@ class Debugger:
             return
         write_json(path, run_document(self.session, model=self.session.config.model,
                                       base_url=getattr(self.session.provider, "base_url", None)))
+
+
+def edit_json(value, io: dict, what: str):
+    """Edit ``value`` as pretty JSON; the parsed result. ValueError names what stays unchanged."""
+    text = edit_text(json.dumps(value, ensure_ascii=False, indent=2), io)
+    if text is None:
+        raise ValueError(f"edit cancelled; {what} unchanged")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON ({exc}); {what} unchanged") from None
 
 
 def edit_text(text: str, io: dict) -> str | None:
