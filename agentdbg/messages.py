@@ -8,7 +8,6 @@ engine, the checker, transcripts and renderers all share this one shape.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -35,10 +34,6 @@ def canonical_arguments(arguments: str) -> str:
 def call_fingerprint(name: str, arguments: str) -> str:
     """Tool name + canonical arguments: two calls are "the same" iff these match."""
     return f"{name}:{canonical_arguments(arguments)}"
-
-
-def short_hash(text: str, n: int = 12) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
 
 
 def tool_calls_of(message: Any) -> list:

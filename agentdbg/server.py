@@ -1,35 +1,24 @@
-"""A small OpenAI-compatible HTTP endpoint answered by any provider.
+"""A small in-process OpenAI-compatible endpoint, stdlib only (no streaming).
 
-``POST /v1/chat/completions`` and ``GET /v1/models``, stdlib only. Used by the
-test suite to drive the real ``openai`` client over real HTTP, and by users
-who want the offline or a scripted model behind a URL.
+``POST /v1/chat/completions`` and ``GET /v1/models``. The test suite and the
+benchmarks start it in a thread to drive the real ``openai`` client over real
+HTTP, with an ``intercept`` hook to misbehave on purpose (status codes, malformed
+bodies, delays). Users get ``agentdbg serve`` (``serve.py``), which also streams.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelRequest, Provider
+from agentdbg.serve import completion_json
 
 #: a hook that may answer instead of the provider: (path, body) -> (status, payload) or None
 Intercept = Callable[[str, dict], "tuple[int, dict] | None"]
-
-
-def completion_payload(reply, model: str, n: int) -> dict:
-    return {
-        "id": f"chatcmpl-agentdbg-{n}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [{"index": 0, "message": reply.message,
-                     "finish_reason": reply.finish_reason or "stop"}],
-        "usage": {k: v for k, v in reply.usage.items() if k != "estimated"},
-    }
 
 
 def error_payload(message: str, type_: str = "invalid_request_error", code=None) -> dict:
@@ -81,7 +70,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ProviderError as exc:
             return self._send(500, error_payload(exc.message, "server_error"))
         self.server.count += 1
-        self._send(200, completion_payload(reply, body.get("model") or "offline", self.server.count))
+        self._send(200, completion_json(reply.message, body, b"", reply.usage, reply.finish_reason))
 
 
 class ModelServer(ThreadingHTTPServer):

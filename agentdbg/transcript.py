@@ -176,10 +176,6 @@ class Transcript:
         return messages
 
 
-def read_header(path: str | os.PathLike) -> dict:
-    return next(iter_transcript(path))[1]
-
-
 def iter_transcript(path: str | os.PathLike, warnings: list | None = None
                     ) -> Iterator[tuple[int, dict]]:
     """Stream (line number, event) pairs; the header first. Bounded memory."""

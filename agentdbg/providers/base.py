@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -50,14 +49,6 @@ class Provider(Protocol):
     name: str
 
     def complete(self, request: ModelRequest) -> ModelReply: ...
-
-
-_ids = itertools.count(1)
-
-
-def make_call_id(prefix: str = "call") -> str:
-    """Deterministic, process-unique call ids (``call_0001``...)."""
-    return f"{prefix}_{next(_ids):04d}"
 
 
 def estimate_tokens(text: str) -> int:
