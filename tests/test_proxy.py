@@ -212,7 +212,8 @@ def test_streams_are_relayed_as_they_arrive(tmp_path):
             await asyncio.sleep(1.5)
             yield b'data: {"choices": [{"index": 0, "delta": {"content": "b"}, "finish_reason": "stop"}]}\n\n'
             yield b"data: [DONE]\n\n"
-        return StreamingResponse(chunks(), media_type="text/event-stream")
+        return StreamingResponse(chunks(), media_type="text/event-stream",
+                                 headers={"x-request-id": "req_123", "x-ratelimit-remaining-requests": "42"})
 
     sock = bind("127.0.0.1", 0)
     threading.Thread(target=serve_app, args=(Starlette(routes=[
@@ -226,6 +227,7 @@ def test_streams_are_relayed_as_they_arrive(tmp_path):
         req = urllib.request.Request(proxy.url + "/chat/completions", data=body,
                                      headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req) as resp:
+            headers = dict(resp.headers)
             first = resp.readline()
             first_at = time.perf_counter() - start
             rest = resp.read()
@@ -233,6 +235,7 @@ def test_streams_are_relayed_as_they_arrive(tmp_path):
     finally:
         out = proxy.stop()
     assert b'"content": "a"' in first and first_at < 1.0 < total
+    assert headers["x-request-id"] == "req_123" and headers["x-ratelimit-remaining-requests"] == "42"
     assert b"[DONE]" in rest and "ab" in out  # the view shows the assembled message
 
 

@@ -48,6 +48,12 @@ def forward_headers(headers) -> dict:
     return out
 
 
+def relayed_headers(headers) -> dict:
+    """The upstream's response headers an app may read (request ids, rate limits ...)."""
+    return {k: v for k, v in headers.items()
+            if k.lower() not in HOP_BY_HOP | {"content-type", "content-encoding", "date", "server"}}
+
+
 def blocked_response(findings) -> dict:
     errors = [f for f in findings if f.severity == "error"]
     summary = "; ".join(f"{f.rule} at messages[{f.index}]" if f.index is not None else f.rule
@@ -121,11 +127,12 @@ def make_app(options: ProxyOptions, tracker: Tracker, view, intercept: Callable 
         media = resp.headers.get("content-type", "application/json")
         if "text/event-stream" in media:
             return StreamingResponse(stream(conv, body, resp, start), status_code=resp.status_code,
-                                     media_type=media)
+                                     media_type=media, headers=relayed_headers(resp.headers))
         data = await resp.aread()
         await resp.aclose()
         finish_plain(conv, body, resp.status_code, data, start)
-        return Response(content=data, status_code=resp.status_code, media_type=media)
+        return Response(content=data, status_code=resp.status_code, media_type=media,
+                        headers=relayed_headers(resp.headers))
 
     async def stream(conv, body, resp, start):
         acc = StreamAccumulator()
@@ -194,7 +201,8 @@ def make_app(options: ProxyOptions, tracker: Tracker, view, intercept: Callable 
                                                       f"{type(exc).__name__}",
                                            "type": "proxy_error"}}, status_code=502)
         return Response(content=resp.content, status_code=resp.status_code,
-                        media_type=resp.headers.get("content-type"))
+                        media_type=resp.headers.get("content-type"),
+                        headers=relayed_headers(resp.headers))
 
     async def other(request):
         return await passthrough(request)
