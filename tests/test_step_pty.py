@@ -61,3 +61,35 @@ def test_step_session_end_to_end(tmp_path):
     assert "杭州转运中心已发出" in t.final_messages()[-1]["content"]
     assert [e["action"] for e in t.events if e["type"] == "action"] == [
         "fail", "edit", "drop", "rewind"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
+def test_replay_step_goes_live_after_a_change(tmp_path):
+    import subprocess
+
+    rec = tmp_path / "rec.jsonl"
+    subprocess.run([sys.executable, "-m", "agentdbg", "run", ORDER_Q, "--save", str(rec)],
+                   check=True, capture_output=True, cwd=str(tmp_path))
+    env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1",
+           "AGENTDBG_HOME": str(tmp_path / "home")}
+    child = pexpect.spawn(sys.executable, ["-m", "agentdbg", "replay", str(rec), "--step"],
+                          env=env, encoding="utf-8", dimensions=(60, 200), timeout=30,
+                          cwd=str(tmp_path))
+    try:
+        def cmd(line, *expect):
+            child.expect_exact("(agentdbg)")
+            child.sendline(line)
+            for text in expect:
+                child.expect(on_screen(text))
+
+        cmd("", "replayed turn 1")
+        cmd("", "[2] tool")
+        cmd('inject 2 {"status": "lost"}', "message 2 now holds the custom")
+        cmd("", "the recording is stale from here", "first difference at messages[2].content")
+        cmd("live", "live from here with the offline model and the tools of")
+        cmd("continue", "■ stopped: completed")
+        cmd("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0

@@ -133,8 +133,9 @@ def _play(args, console, make_provider) -> ExitStatus:
     options = _options(args, model_desc=f"replay of {args.file} (recorded with "
                                         f"{header.get('model')}); no network",
                        model="replay", provider_name="replay", question=header.get("question"))
-    status = drive(session, console, options, replay=model,
-                   **({"live_provider": _maybe_live(args, make_provider)} if args.step else {}))
+    extra = {"live_provider": _maybe_live(args, make_provider),
+             "live_tools": _live_tools(args, header)} if args.step else {}
+    status = drive(session, console, options, replay=model, **extra)
     err = sys.stderr
     for warning in model.warnings:
         print(f"agentdbg: warning: {warning}", file=err)
@@ -149,6 +150,18 @@ def _play(args, console, make_provider) -> ExitStatus:
         if args.strict and any(r.differs for r in live.results):
             status = ExitStatus.FINDINGS
     return status
+
+
+def _live_tools(args, header: dict):
+    """Tools for 'live': --tools, else the file the recording was made with, else ./tools.yaml."""
+    from agentdbg.toolspec import load_tools
+
+    if args.tools is not None:
+        return load_tools(args.tools)
+    recorded = header.get("tools_file")
+    if recorded and Path(recorded).is_file():
+        return load_tools(recorded)
+    return load_tools(Path("tools.yaml")) if Path("tools.yaml").is_file() else None
 
 
 def _maybe_live(args, make_provider):

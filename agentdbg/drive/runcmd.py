@@ -39,7 +39,7 @@ def transcript_path(options: DriveOptions) -> Path:
 
 
 def drive(session, console, options: DriveOptions, *, replay=None,
-          live_provider=None) -> ExitStatus:
+          live_provider=None, live_tools=None) -> ExitStatus:
     """Run ``session`` in step mode or batch, writing its transcript as it goes."""
     from agentdbg.transcript import prune_runs, start_transcript
 
@@ -55,7 +55,8 @@ def drive(session, console, options: DriveOptions, *, replay=None,
             status = Debugger(session, console, explain=options.explain, lang=options.lang,
                               profile=options.profile, full=options.full,
                               model_desc=options.model_desc, transcript=writer,
-                              replay=replay, live_provider=live_provider).loop()
+                              replay=replay, live_provider=live_provider,
+                              live_tools=live_tools).loop()
         else:
             from agentdbg.drive.batch import BatchOptions, run_batch
 

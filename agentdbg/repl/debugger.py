@@ -187,8 +187,12 @@ class Debugger:
         if self.live_tools is not None:
             self.session.toolset = self.live_tools
             self.session.executor = ToolExecutor(self.live_tools)
+            tools = f"the tools of {self.live_tools.path}"
+        else:
+            tools = "no tool files (calls will answer: no recorded result; pass --tools)"
         self.session.config.approve = "ask"
-        self.say(f"live from here with the {getattr(self.live_provider, 'name', 'live')} model")
+        self.say(f"live from here with the {getattr(self.live_provider, 'name', 'live')} model "
+                 f"and {tools}")
 
     def run_to_break(self) -> None:
         while not self.session.done:
