@@ -1,7 +1,8 @@
 """``agentdbg run``: step the session to the end, printing each turn's messages.
 
-Whatever happens (a model error, Ctrl-C, a crash), the run recorded so far is
-written to ``--save`` before returning.
+The transcript is written by an observer as events happen; whatever ends the run
+(a model error, Ctrl-C, SIGTERM, a crash), the session is stopped here so the
+transcript gets its stop event.
 """
 
 from __future__ import annotations

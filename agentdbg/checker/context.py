@@ -1,0 +1,79 @@
+"""What every rule sees: the request, the profile, and shared helpers."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from agentdbg.checker.model import Profile, active
+from agentdbg.checker.request import CheckRequest
+from agentdbg.messages import canonical_json
+
+NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+MAX_TOOLS = 128
+
+
+class Ctx:
+    def __init__(self, request: CheckRequest, profile: Profile, in_progress: bool = False):
+        self.req = request
+        self.messages: list = request.messages
+        self.profile = profile
+        self.in_progress = in_progress  # a trailing unanswered tool-call turn is pending, not wrong
+        self._on: dict[str, bool] = {}
+        self.schema_keys: dict[str, str] = {}  # tool name -> canonical schema text (cache key)
+
+    def on(self, rule: str) -> bool:
+        hit = self._on.get(rule)
+        if hit is None:
+            hit = self._on[rule] = active(rule, self.profile)
+        return hit
+
+    def schema_key(self, name: str, schema: Any) -> str:
+        key = self.schema_keys.get(name)
+        if key is None:
+            key = self.schema_keys[name] = canonical_json(schema)
+        return key
+
+
+_PARSED: dict[str, Any] = {}   # arguments text -> parsed value or the ValueError (bounded)
+
+
+def parse_arguments(text: str) -> Any:
+    """``json.loads`` with a cache: long histories repeat the same arguments often."""
+    hit = _PARSED.get(text)
+    if hit is None:
+        try:
+            hit = json.loads(text)
+        except ValueError as exc:
+            hit = exc
+        if len(_PARSED) < 200_000:
+            _PARSED[text] = hit
+    if isinstance(hit, ValueError):
+        raise hit
+    return hit
+
+
+def _is(m: dict, role: str) -> bool:
+    return m.get("role") == role
+
+
+def _calls(m: dict) -> list:
+    """The non-empty tool_calls list of an assistant message, else []."""
+    if m.get("role") != "assistant":
+        return []
+    calls = m.get("tool_calls")
+    return calls if type(calls) is list else []
+
+
+def _cid(call: Any) -> str | None:
+    cid = call.get("id") if isinstance(call, dict) else None
+    return cid if isinstance(cid, str) and cid else None
+
+
+def _name_error(param: str, name: str) -> str:
+    if len(name) > 64:
+        return (f"Invalid '{param}': string too long. Expected a string with maximum length 64, "
+                f"but got a string with length {len(name)} instead.")
+    return (f"Invalid '{param}': string does not match pattern. Expected a string that matches "
+            "the pattern '^[a-zA-Z0-9_-]+$'.")

@@ -1,0 +1,160 @@
+"""Tool-call shape rules: ids, type/function/name, arguments, tool names and schemas."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_arguments
+from agentdbg.checker.model import Finding, make
+from agentdbg.messages import canonical_json
+
+# -- tool-call shape -------------------------------------------------------------------
+
+def check_tool_calls(ctx: Ctx) -> Iterator[Finding]:
+    for i, m in enumerate(ctx.messages):
+        if m.get("role") != "assistant":
+            continue
+        calls = m.get("tool_calls")
+        if calls is None:
+            continue
+        if not isinstance(calls, list):
+            yield make("tool-call-malformed", i, "tool_calls must be an array of calls",
+                       f"Invalid type for 'messages[{i}].tool_calls': expected an array.")
+            continue
+        if not calls:
+            yield make("empty-tool-calls", i, "tool_calls is an empty array; omit the key when "
+                       "there are no calls",
+                       f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with "
+                       "minimum length 1, but got an empty array instead.")
+        for j, call in enumerate(calls):
+            if not _clean_call(ctx, call):
+                yield from _one_call(ctx, i, j, call)
+
+
+def _clean_call(ctx: Ctx, call: Any) -> bool:
+    """Fast path: a well-formed call with known, valid arguments has nothing to report."""
+    if type(call) is not dict or call.get("type") != "function":
+        return False
+    cid, fn = call.get("id"), call.get("function")
+    if type(cid) is not str or not cid or type(fn) is not dict:
+        return False
+    name, args = fn.get("name"), fn.get("arguments")
+    if type(name) is not str or type(args) is not str or not NAME_RE.match(name):
+        return False
+    try:
+        parsed = parse_arguments(args)
+    except ValueError:
+        return False
+    if type(parsed) is not dict:
+        return False
+    if not ctx.req.declares_tools():
+        return True
+    schemas = ctx.req.tool_schemas()
+    return name in schemas and not schema_problems(schemas[name], args, parsed,
+                                                   ctx.schema_key(name, schemas[name]))
+
+
+def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
+    where = f"messages[{i}].tool_calls[{j}]"
+    if isinstance(call, dict) and not _cid(call):
+        yield make("tool-call-missing-id", i, f"tool_calls[{j}] has no id (a streaming "
+                   "accumulator keeps id only from the first delta); keep the id and use it on "
+                   "the result", "Expected 'id' to be a string.")
+    problem = _malformed(call, where)
+    if problem:
+        yield make("tool-call-malformed", i, f"tool_calls[{j}] {problem[0]}", problem[1], _cid(call))
+        return
+    fn, cid = call["function"], _cid(call)
+    name = fn["name"]
+    name_ok = bool(NAME_RE.match(name))
+    if not name_ok:
+        yield make("invalid-tool-name", i, f"tool_calls[{j}] name {name!r} does not match "
+                   "^[a-zA-Z0-9_-]{1,64}$", _name_error(f"{where}.function.name", name), cid)
+    args = fn["arguments"]
+    if not isinstance(args, str):
+        kind = {dict: "an object", list: "an array"}.get(type(args), f"a {type(args).__name__}")
+        yield make("arguments-not-string", i, f"tool_calls[{j}] arguments is {kind}; send the "
+                   "JSON text (json.dumps) instead", f"Invalid type for '{where}.function.arguments'"
+                   f": expected a string, but got {kind.split()[-1]} instead.", cid)
+        return
+    try:
+        parsed = parse_arguments(args)
+    except ValueError as exc:
+        yield make("arguments-invalid-json", i, f"tool_calls[{j}] arguments are not valid JSON "
+                   f"({exc}); a history with broken arguments is rejected by vLLM/Qwen and "
+                   "poisons the session: repair or drop the call", str(exc), cid)
+        return
+    if not isinstance(parsed, dict):
+        yield make("arguments-not-object", i, f"tool_calls[{j}] arguments parse to "
+                   f"{type(parsed).__name__}, not an object", f"'{type(parsed).__name__}' object "
+                   "has no attribute 'items'", cid)
+        return
+    if not name_ok or not ctx.req.declares_tools():
+        return
+    schemas = ctx.req.tool_schemas()
+    if name not in schemas:
+        yield make("unknown-tool", i, f"tool_calls[{j}] calls {name!r}, which is not among the "
+                   f"request's tools ({', '.join(schemas) or 'none'}); the model hallucinated a "
+                   "name or the tool list changed", None, cid)
+        return
+    problems = schema_problems(schemas[name], args, parsed, ctx.schema_key(name, schemas[name]))
+    if problems:
+        yield make("arguments-schema-mismatch", i, f"tool_calls[{j}] arguments fail the "
+                   f"{name!r} schema: {problems}; validate before executing", None, cid)
+
+
+def _malformed(call: Any, where: str) -> tuple[str, str] | None:
+    if not isinstance(call, dict):
+        return "is not an object", f"Invalid type for '{where}': expected an object."
+    if call.get("type") != "function":
+        return ("lacks type: \"function\"",
+                f"Missing required parameter: '{where}.type'.")
+    fn = call.get("function")
+    if not isinstance(fn, dict):
+        return "lacks a function object", f"Missing required parameter: '{where}.function'."
+    name = fn.get("name")
+    if not isinstance(name, str) or not name:
+        return ("has an empty or missing function.name",
+                f"Invalid '{where}.function.name': empty string. Expected a string with minimum "
+                "length 1, but got an empty string instead.")
+    if "arguments" not in fn:
+        return ("lacks function.arguments",
+                f"Missing required parameter: '{where}.function.arguments'.")
+    return None
+
+
+_VALIDATORS: dict[str, Any] = {}
+_RESULTS: dict[tuple[str, str], str] = {}
+
+
+def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None = None) -> str:
+    """'' when ``parsed`` fits ``schema``; else the failing fields. Cached by schema+arguments."""
+    if not isinstance(schema, dict):
+        return ""
+    key = key or canonical_json(schema)
+    hit = _RESULTS.get((key, args_text))
+    if hit is not None:
+        return hit
+    validator = _VALIDATORS.get(key)
+    if validator is None:
+        from jsonschema.exceptions import SchemaError
+        from jsonschema.validators import validator_for
+
+        try:
+            cls = validator_for(schema)
+            cls.check_schema(schema)
+            validator = cls(schema)
+        except SchemaError:
+            validator = False
+        _VALIDATORS[key] = validator
+    if validator is False:
+        return ""
+    problems = []
+    for e in validator.iter_errors(parsed):
+        where = "/".join(str(p) for p in e.absolute_path)
+        problems.append(f"{where}: {e.message}" if where else e.message)
+    result = "; ".join(sorted(problems))
+    if len(_RESULTS) < 100_000:
+        _RESULTS[(key, args_text)] = result
+    return result

@@ -1,0 +1,90 @@
+"""Content and legacy rules, and the profile-only rules that look at one message."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from agentdbg.checker.context import Ctx, _calls, _cid
+from agentdbg.checker.model import Finding, make
+from agentdbg.checker.request import MISSING
+
+# -- content / legacy ------------------------------------------------------------------
+
+def check_content(ctx: Ctx) -> Iterator[Finding]:
+    empty_on, same_on = ctx.on("empty-content"), ctx.on("consecutive-same-role")
+    reasoning_on, id_format_on = ctx.on("reasoning-content-missing"), ctx.on("tool-call-id-format")
+    prev_role = None
+    for i, m in enumerate(ctx.messages):
+        role = m.get("role")
+        content = m.get("content", MISSING)
+        if type(content) is not str:  # the common case, a string, needs no type checks
+            yield from _null_or_type(ctx, i, m, role)
+        elif empty_on and content == "":
+            yield make("empty-content", i, "content \"\" becomes an empty text block behind an "
+                       "Anthropic proxy; omit it or use null on tool-call turns",
+                       "messages: text content blocks must be non-empty")
+        if role == "function" and not m.get("name"):
+            yield make("function-message-missing-name", i, "a legacy role 'function' message "
+                       "needs the function's name (better: migrate to role 'tool' + tool_call_id)",
+                       "Missing parameter 'name': messages with role 'function' must have a "
+                       f"'name'. (param: messages.[{i}].name)")
+        if same_on and role in ("user", "assistant") and role == prev_role:
+            yield make("consecutive-same-role", i, f"two {role} messages in a row ([{i - 1}] and "
+                       f"[{i}]); merge them or interleave the roles",
+                       f"deepseek-reasoner does not support successive user or assistant messages "
+                       f"(messages[{i - 1}] and messages[{i}] in your input). You should "
+                       "interleave the user/assistant messages in the message sequence.")
+        if reasoning_on and _calls(m) and not m.get("reasoning_content"):
+            yield _reasoning(ctx, i)
+        if id_format_on:
+            yield from _id_format(ctx, i, m)
+        prev_role = role
+
+
+def _null_or_type(ctx: Ctx, i: int, m: dict, role: Any) -> Iterator[Finding]:
+    content = m.get("content", MISSING)
+    has_calls = bool(_calls(m)) or bool(m.get("function_call"))
+    if content is None or content is MISSING:
+        local = ctx.profile.null_content_on_tool_turns
+        if role != "assistant" or not has_calls or local:
+            api = ("invalid message content type: <nil>" if ctx.profile.name == "ollama" else
+                   "Expected 'content' to be a string or an array" if ctx.profile.name == "llamacpp"
+                   else "Invalid value for 'content': expected a string, got null. "
+                        f"(param: messages.[{i}].content)")
+            fix = ('use "" on tool-call turns for this server' if role == "assistant" and has_calls
+                   else "send a string (\"\" if there is nothing to say)")
+            yield make("null-content", i, f"content is {'null' if content is None else 'missing'} "
+                       f"on a {role} message; {fix}", api)
+    elif not isinstance(content, (str, list)):
+        kind = {dict: "an object"}.get(type(content), f"a {type(content).__name__}")
+        yield make("content-wrong-type", i, f"content is {kind}; a tool result must be a string: "
+                   "json.dumps it", f"Invalid type for 'messages.[{i}].content': expected one of a "
+                   f"string or array of objects, but got {kind.split()[-1]} instead.")
+
+
+def _reasoning(ctx: Ctx, i: int) -> Finding:
+    if ctx.profile.name == "kimi-thinking":
+        api = ("thinking is enabled but reasoning_content is missing in assistant tool call "
+               f"message at index {i}")
+    else:
+        api = (f"Missing `reasoning_content` field in the assistant message at message index {i}. "
+               "For more information, please refer to "
+               "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls")
+    return make("reasoning-content-missing", i, "thinking mode needs this tool-call turn's "
+                "reasoning_content passed back; keep the field when you append the response", api)
+
+
+def _id_format(ctx: Ctx, i: int, m: dict) -> Iterator[Finding]:
+    pattern = ctx.profile.id_pattern
+    for j, call in enumerate(_calls(m)):
+        cid = _cid(call)
+        if cid and not re.match(pattern, cid):
+            api = (f"Tool call id was {cid} but must be a-z, A-Z, 0-9, with a length of 9."
+                   if ctx.profile.name == "mistral" else
+                   f"messages.{i}.content.{j}.tool_use.id: String should match pattern "
+                   "'^[a-zA-Z0-9_-]+$'")
+            yield make("tool-call-id-format", i, f"id {cid!r} is not {ctx.profile.id_pattern_text} "
+                       f"as {ctx.profile.name} requires; rewrite the ids consistently on both the "
+                       "call and its result", api, cid)
