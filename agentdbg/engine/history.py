@@ -1,0 +1,174 @@
+"""The user's hand on the loop (step mode, replays): edit, drop, rewind, retry, inject, fail.
+
+A mixin of ``Session``: every change is plain state (messages, marks, pending
+injections and fails) plus an ``action`` event for the transcript, and a change to
+the history reopens a stopped run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentdbg.messages import call_name, tool_calls_of
+
+
+class UserActions:
+    def _fault_for(self, call: dict):
+        recorded = self.recorded(call) if self.recorded is not None else None
+        if recorded is not None:
+            self.injections.pop(str(call.get("id")), None)
+            return recorded
+        fault = self.injections.pop(str(call.get("id")), None)
+        if fault is not None:
+            return fault
+        name = call_name(call) or ""
+        if name in self.fails:
+            fault, sticky = self.fails[name]
+            if not sticky:
+                del self.fails[name]
+            return fault
+        return None
+
+    def _act(self, action: str, **data) -> None:
+        entry = {"action": action, "at_ms": round(self.elapsed() * 1000, 3), **data}
+        self.actions.append(entry)
+        self._emit("action", **entry)
+
+    def _resume(self) -> None:
+        """A change to the history reopens a stopped run."""
+        self.stop_reason, self.stop_detail = None, ""
+        self._history.clear()
+        last = self.messages[-1] if self.messages else None
+        calls = tool_calls_of(last) if last is not None else []
+        self.pending, self.phase = (list(calls), "tools") if calls else ([], "model")
+
+    def _forget_turns_after(self, index: int) -> None:
+        """Turns whose reply was cut stay recorded (they were real requests) but point nowhere."""
+        for t in self.turns:
+            if t.message_index is not None and t.message_index > index:
+                t.message_index = None
+
+    def _check_index(self, index: int) -> None:
+        if not 0 <= index < len(self.messages):
+            raise IndexError(f"no message {index}; messages are 0..{len(self.messages) - 1}")
+
+    def edit(self, index: int, message: dict) -> None:
+        """Replace message ``index``; it is marked as edited in the view and the saved run."""
+        self._check_index(index)
+        before = self.messages[index]
+        self.messages[index] = message
+        self.marks.setdefault(index, set()).add("edited")
+        self._act("edit", index=index, before=before, after=message)
+        if index == len(self.messages) - 1 and self.phase != "done":
+            self._resume()
+
+    def drop(self, index: int) -> dict:
+        """Remove message ``index`` (e.g. the assistant message, to see the orphan it leaves)."""
+        self._check_index(index)
+        removed = self.messages.pop(index)
+        self.marks = _shift(self.marks, index)
+        self.outcome_at = _shift(self.outcome_at, index)
+        for t in self.turns:
+            if t.message_index is not None and t.message_index >= index:
+                t.message_index = None if t.message_index == index else t.message_index - 1
+        self._act("drop", index=index, message=removed)
+        self._resume()
+        return removed
+
+    def rewind(self, index: int) -> int:
+        """Keep messages 0..index and continue live from there; returns how many were cut."""
+        self._check_index(index)
+        cut = len(self.messages) - index - 1
+        del self.messages[index + 1:]
+        self.marks = {k: v for k, v in self.marks.items() if k <= index}
+        self.outcome_at = {k: v for k, v in self.outcome_at.items() if k <= index}
+        self._forget_turns_after(index)
+        self._act("rewind", index=index, cut=cut)
+        self._resume()
+        return cut
+
+    def retry(self) -> int:
+        """Ask the model again for the last turn: cut back to before the last assistant message."""
+        last = max((i for i, m in enumerate(self.messages) if m.get("role") == "assistant"),
+                   default=None)
+        if last is None:
+            raise IndexError("there is no assistant message to retry")
+        cut = len(self.messages) - last
+        del self.messages[last:]
+        self.marks = {k: v for k, v in self.marks.items() if k < last}
+        self.outcome_at = {k: v for k, v in self.outcome_at.items() if k < last}
+        self._forget_turns_after(last - 1)
+        self._act("retry", index=last, cut=cut)
+        self._resume()
+        return cut
+
+    def inject(self, target: str, fault) -> str:
+        """Answer a pending call, or replace a finished result, with ``fault``.
+
+        ``target``: a tool_call_id (or unique prefix), the index of a tool message,
+        or the name of a pending tool. Returns what was changed, for the user.
+        """
+        kind, ref = self._resolve_call(target)
+        if kind == "pending":
+            self.injections[ref] = fault
+            self._act("inject", tool_call_id=ref, fault=fault.describe(), kind=fault.kind,
+                      custom=fault.custom, pending=True)
+            return f"call {ref} will get the {fault.describe()} fault instead of running"
+        message = dict(self.messages[ref])
+        name = self._tool_name_of(ref)
+        message["content"] = fault.content(name)
+        self.messages[ref] = message
+        self.marks.setdefault(ref, set()).add("injected")
+        self._act("inject", index=ref, tool_call_id=message.get("tool_call_id"),
+                  fault=fault.describe(), kind=fault.kind, custom=fault.custom,
+                  content=message["content"], pending=False)
+        return f"message {ref} now holds the {fault.describe()} fault"
+
+    def fail(self, tool: str, fault, sticky: bool = False) -> None:
+        if self.toolset.get(tool) is None:
+            raise KeyError(f"no tool {tool!r}; tools: {', '.join(self.toolset.names())}")
+        self.fails[tool] = (fault, sticky)
+        self._act("fail", tool=tool, fault=fault.describe(), kind=fault.kind, custom=fault.custom,
+                  sticky=sticky)
+
+    def send_once(self) -> None:
+        """Let the next request past the pre-send check (step mode's 'send')."""
+        self.force_send = True
+        self._act("send")
+
+    def _tool_name_of(self, index: int) -> str:
+        tid = self.messages[index].get("tool_call_id")
+        for m in reversed(self.messages[:index]):
+            for c in tool_calls_of(m):
+                if c.get("id") == tid:
+                    return call_name(c) or ""
+        return ""
+
+    def _resolve_call(self, target: str) -> tuple[str, Any]:
+        if target.isdigit():
+            index = int(target)
+            self._check_index(index)
+            if self.messages[index].get("role") != "tool":
+                raise ValueError(f"message {index} is a {self.messages[index].get('role')} "
+                                 "message, not a tool result")
+            return "finished", index
+        pending = {str(c.get("id")): c for c in self.pending}
+        by_name = [cid for cid, c in pending.items() if call_name(c) == target]
+        if len(by_name) == 1:
+            return "pending", by_name[0]
+        if len(by_name) > 1:
+            raise ValueError(f"{target!r} has {len(by_name)} pending calls; name one by id: "
+                             + ", ".join(by_name))
+        matches = {cid for cid in pending if cid.startswith(target)}
+        finished = {i for i, m in enumerate(self.messages) if m.get("role") == "tool"
+                    and str(m.get("tool_call_id", "")).startswith(target)}
+        if len(matches) + len(finished) == 1:
+            return ("pending", matches.pop()) if matches else ("finished", finished.pop())
+        if not matches and not finished:
+            raise ValueError(f"no pending call, tool message or call id matches {target!r}")
+        raise ValueError(f"{target!r} matches several calls; give more of the id")
+
+
+def _shift(mapping: dict, removed: int) -> dict:
+    """Re-index a message-index mapping after message ``removed`` was deleted."""
+    return {(k - 1 if k > removed else k): v for k, v in mapping.items() if k != removed}
