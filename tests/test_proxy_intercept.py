@@ -1,20 +1,13 @@
 """`agentdbg proxy --intercept` in a real pseudo-terminal: pause, show, edit, inject, respond."""
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pexpect
+from pty_helpers import commander, on_screen
 from test_proxy import APP, ORDER_Q, SECRET, Proc
-
-ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"
-
-
-def on_screen(text: str) -> re.Pattern:
-    parts = [r"(?:\s|\x1b\[[0-9;?]*[A-Za-z])+" if ch == " " else re.escape(ch) for ch in text]
-    return re.compile(ESC.join(parts))
 
 
 def test_intercept_session(tmp_path):
@@ -41,11 +34,7 @@ def test_intercept_session(tmp_path):
             apps.append(p)
             return p
 
-        def cmd(line, *expect):
-            proxy.expect(on_screen("(intercept)"))
-            proxy.sendline(line)
-            for text in expect:
-                proxy.expect(on_screen(text))
+        cmd = commander(proxy, "(intercept)")
 
         first = app()
         proxy.expect(on_screen("paused before forwarding (conversation 1)"))

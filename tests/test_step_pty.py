@@ -1,21 +1,13 @@
 """`agentdbg run --step` in a real pseudo-terminal, end to end, as a person would use it."""
 
 import os
-import re
 import sys
 
 import pexpect
 import pytest
+from pty_helpers import commander
 
 ORDER_Q = "订单 ORD-2026-001 到哪里了?"
-ESC = r"(?:\x1b\[[0-9;?]*[A-Za-z])*"  # styling/cursor codes a terminal would not show
-
-
-def on_screen(text: str) -> re.Pattern:
-    """``text`` as it reads on screen: escape codes may sit between characters and a
-    space may be a wrapped line (newline plus indentation)."""
-    parts = [r"(?:\s|\x1b\[[0-9;?]*[A-Za-z])+" if ch == " " else re.escape(ch) for ch in text]
-    return re.compile(ESC.join(parts))
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
@@ -33,11 +25,7 @@ def test_step_session_end_to_end(tmp_path):
                           env=env, encoding="utf-8", dimensions=(60, 200), timeout=30,
                           cwd=str(tmp_path))
     try:
-        def cmd(line, *expect):
-            child.expect_exact("(agentdbg)")
-            child.sendline(line)
-            for text in expect:
-                child.expect(on_screen(text))
+        cmd = commander(child, "(agentdbg)")
 
         cmd("", "turn 1", "▶ next: execute 1 call(s)")                    # step: ask the model
         cmd("fail query_logistics timeout", "will return the timeout fault")
@@ -76,11 +64,7 @@ def test_replay_step_goes_live_after_a_change(tmp_path):
                           env=env, encoding="utf-8", dimensions=(60, 200), timeout=30,
                           cwd=str(tmp_path))
     try:
-        def cmd(line, *expect):
-            child.expect_exact("(agentdbg)")
-            child.sendline(line)
-            for text in expect:
-                child.expect(on_screen(text))
+        cmd = commander(child, "(agentdbg)")
 
         cmd("", "replayed turn 1")
         cmd("", "[2] tool")
