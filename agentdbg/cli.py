@@ -135,7 +135,7 @@ def run(
     """Run the tool loop on QUESTION and show every turn's full messages array."""
     try:
         from agentdbg.checker import check_model_request
-        from agentdbg.checker.model import get_profile
+        from agentdbg.checker.findings import get_profile
         from agentdbg.engine.session import RunConfig, Session
         from agentdbg.toolspec import load_tools
 

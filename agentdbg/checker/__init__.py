@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from agentdbg.checker.model import ERROR, PROFILES, RULES, WARNING, Finding, get_profile
+from agentdbg.checker.findings import ERROR, PROFILES, RULES, WARNING, Finding, get_profile
 from agentdbg.checker.request import CheckRequest
 from agentdbg.checker.rules import CHECKS, Ctx
 

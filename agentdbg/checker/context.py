@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from agentdbg.checker.model import Profile, active
+from agentdbg.checker.findings import Profile, active
 from agentdbg.checker.request import CheckRequest
 from agentdbg.messages import canonical_json
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_arguments
-from agentdbg.checker.model import Finding, make
+from agentdbg.checker.findings import Finding, make
 from agentdbg.messages import canonical_json
 
 # -- tool-call shape -------------------------------------------------------------------

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agentdbg.checker.context import Ctx, _calls, _cid
-from agentdbg.checker.model import Finding, make
+from agentdbg.checker.findings import Finding, make
 from agentdbg.checker.request import MISSING
 
 # -- content / legacy ------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agentdbg.checker.context import Ctx, _calls, _cid
-from agentdbg.checker.model import ERROR, WARNING, Finding, make
+from agentdbg.checker.findings import ERROR, WARNING, Finding, make
 
 PAIRING_TEXT = ("An assistant message with 'tool_calls' must be followed by tool messages responding "
                 "to each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}")

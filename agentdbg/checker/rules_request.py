@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agentdbg.checker.context import MAX_TOOLS, NAME_RE, Ctx, _name_error
-from agentdbg.checker.model import Finding, make
+from agentdbg.checker.findings import Finding, make
 from agentdbg.checker.request import MISSING
 
 # -- request level -------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_invalid: bool,
               intercept: bool, profile: str, full: bool, console) -> None:
-    from agentdbg.checker.model import get_profile
+    from agentdbg.checker.findings import get_profile
     from agentdbg.proxy.app import ProxyOptions, make_app
     from agentdbg.proxy.conversations import Tracker
     from agentdbg.proxy.view import ProxyView

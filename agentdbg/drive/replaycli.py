@@ -31,7 +31,7 @@ class ReplayArgs:
 
 
 def run_replay(args: ReplayArgs, console, make_provider) -> ExitStatus:
-    from agentdbg.checker.model import get_profile
+    from agentdbg.checker.findings import get_profile
     from agentdbg.transcript import is_transcript
 
     get_profile(args.profile)

@@ -1,4 +1,4 @@
-"""Findings, the rule vocabulary and provider profiles (from shared PROTOCOL.md)."""
+"""Findings, the rule vocabulary and provider profiles (the rules of ../shared/PROTOCOL.md)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ class Finding:
     api_error: str | None = None    # what the real API answers (None: it accepts it)
     tool_call_id: str | None = None
     line: int | None = None         # JSONL input: which line
+    path: str | None = None         # where in the format's own structure, e.g. "input[5]",
+                                    # "messages[3].content[1]" (None: messages[index])
 
     def to_dict(self) -> dict:
         d = {"rule": self.rule, "severity": self.severity, "index": self.index,
@@ -24,6 +26,8 @@ class Finding:
              "api_error": self.api_error}
         if self.line is not None:
             d["line"] = self.line
+        if self.path is not None:
+            d["path"] = self.path
         return d
 
 
