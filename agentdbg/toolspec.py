@@ -89,9 +89,7 @@ class ToolSet:
 
 
 def bundled_tools_path() -> Path:
-    import sample_tools
-
-    return Path(sample_tools.__file__).with_name("tools.yaml")
+    return Path(__file__).with_name("samples") / "tools.yaml"
 
 
 def default_tools_path() -> Path:

@@ -31,7 +31,7 @@ tools:
       type: object
       properties: {city: {type: string, description: 城市名}}
       required: [city]
-    handler: {python: "sample_tools.weather:get_weather"}
+    handler: {python: "agentdbg.samples.weather:get_weather"}
 """
 CITIES = ["北京", "上海", "杭州", "广州", "成都"]
 
@@ -39,7 +39,7 @@ CITIES = ["北京", "上海", "杭州", "广州", "成都"]
 SERVER = """
 import sys
 from agentdbg.providers.scripted import ScriptedModel, parse_turns
-from agentdbg.server import ModelServer
+from agentdbg.testing.server import ModelServer
 runs, turns_per_run = int(sys.argv[1]), int(sys.argv[2])
 cities = ["北京", "上海", "杭州", "广州", "成都"]
 turns = []
@@ -74,7 +74,7 @@ def make_client(base_url: str, nodelay: bool = False):
 
 def bare_loop(client, tools: list) -> None:
     """The seed article's loop: create, append the assistant message, run, append results."""
-    from sample_tools.weather import get_weather
+    from agentdbg.samples.weather import get_weather
 
     messages = [{"role": "user", "content": "哪个城市最热?"}]
     for _ in range(TURNS + 1):

@@ -23,7 +23,7 @@ def isolated_env(tmp_path, monkeypatch):
 def sample_tools():
     from agentdbg.toolspec import load_tools
 
-    return load_tools(ROOT / "sample_tools" / "tools.yaml")
+    return load_tools(ROOT / "agentdbg" / "samples" / "tools.yaml")
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def tools_from(write_file):
 def model_server():
     """A real OpenAI-compatible HTTP server on 127.0.0.1 serving the offline model."""
     from agentdbg.providers.offline import OfflineModel
-    from agentdbg.server import ModelServer
+    from agentdbg.testing.server import ModelServer
 
     server = ModelServer(OfflineModel()).start()
     yield server

@@ -75,7 +75,7 @@ def test_tools_option_supplies_definitions(tmp_path):
     assert json.loads(invoke("check", path, "--json").stdout)["findings"] == []
     from conftest import ROOT
     doc = json.loads(invoke("check", path, "--json", "--tools",
-                            str(ROOT / "sample_tools" / "tools.yaml")).stdout)
+                            str(ROOT / "agentdbg" / "samples" / "tools.yaml")).stdout)
     assert [f["rule"] for f in doc["findings"]] == ["arguments-schema-mismatch"]
 
 

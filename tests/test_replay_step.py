@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from agentdbg.checker import check_model_request
 from agentdbg.cli import app
-from agentdbg.drive.replaycmd import replay_session
+from agentdbg.engine.replaying import replay_session
 from agentdbg.engine.session import StopReason
 from agentdbg.repl.debugger import Debugger
 from agentdbg.testing import ReplayMismatch, assert_replays
@@ -67,8 +67,8 @@ def test_stale_then_live_continues_with_the_offline_model(tmp_path, sample_tools
 
 def test_plain_messages_array_is_a_starting_state(tmp_path):
     from agentdbg.cli import make_provider
-    from agentdbg.drive.replaycli import ReplayArgs, _live_session
-    from agentdbg.drive.replaycmd import initial_state
+    from agentdbg.drivers.replay import ReplayArgs, _live_session
+    from agentdbg.engine.replaying import initial_state
 
     start = [{"role": "user", "content": ORDER_Q},
              {"role": "assistant", "content": None, "tool_calls": [

@@ -2,8 +2,8 @@
 
 import json
 
-from agentdbg.proxy.conversations import Tracker
-from agentdbg.sse import StreamAccumulator, encode_stream
+from agentdbg.server.proxy.conversations import Tracker
+from agentdbg.wire.chat import StreamAccumulator, encode_stream
 
 CALLS = {"role": "assistant", "content": None, "tool_calls": [
     {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}},

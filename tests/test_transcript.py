@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from agentdbg.checker import check_model_request
 from agentdbg.cli import app
-from agentdbg.drive.replaycmd import replay_session, steps
+from agentdbg.engine.replaying import replay_session, steps
 from agentdbg.engine.faults import Fault
 from agentdbg.engine.session import RunConfig, Session, StopReason
 from agentdbg.errors import InputError

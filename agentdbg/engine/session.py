@@ -20,7 +20,7 @@ from enum import Enum
 from typing import Any
 
 from agentdbg.engine.executor import ToolExecutor, ToolOutcome
-from agentdbg.engine.history import UserActions
+from agentdbg.engine.actions import UserActions
 from agentdbg.errors import ExitStatus, ProviderError
 from agentdbg.messages import call_fingerprint, call_name, tool_calls_of, tool_message
 from agentdbg.providers.base import ModelRequest, Provider

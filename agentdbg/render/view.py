@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agentdbg.pairing import Pairing, pair
+from agentdbg.checker.pairing import Pairing, pair
 from agentdbg.render.safe import safe
 
 ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",

@@ -27,7 +27,7 @@ from agentdbg.engine.session import (
 )
 from agentdbg.errors import ExitStatus, Terminated
 from agentdbg.messages import call_arguments, call_name
-from agentdbg.record import run_document, write_json
+from agentdbg.transcript.document import run_document, write_json
 from agentdbg.render import run as view_run
 from agentdbg.render.safe import safe
 from agentdbg.render.view import render_finding, render_messages
@@ -152,8 +152,8 @@ class Debugger:
 
     def _replay_ready(self) -> bool:
         """Re-apply recorded actions; refuse to play stale recorded responses unknowingly."""
-        from agentdbg.drive.replaycmd import sync
-        from agentdbg.replay import describe_difference
+        from agentdbg.engine.replaying import sync
+        from agentdbg.providers.replay import describe_difference
 
         if self.session.provider is not self.replay:
             return True  # continuing live
@@ -276,7 +276,7 @@ class Debugger:
         self.console.print(Text(safe(json.dumps(obj, ensure_ascii=False, indent=2))))
 
     def show_tools(self) -> None:
-        from agentdbg.drive.toolscmd import tools_table
+        from agentdbg.drivers.tools import tools_table
 
         self.console.print(tools_table(self.session.toolset))
 
@@ -300,7 +300,7 @@ class Debugger:
     def save(self, path) -> None:
         """Copy the transcript so far; from memory when the transcript could not be written."""
         if self.transcript is not None and self.transcript.error is None:
-            from agentdbg.drive.runcmd import copy_transcript
+            from agentdbg.drivers.launch import copy_transcript
 
             copy_transcript(self.transcript, Path(path))
             return

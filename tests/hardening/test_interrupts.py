@@ -64,7 +64,7 @@ def test_signal_during_parallel_tools(tmp_path, sig, code, detail):
 
 def test_ctrl_c_during_a_model_request(tmp_path):
     from agentdbg.providers.offline import OfflineModel
-    from agentdbg.server import ModelServer
+    from agentdbg.testing.server import ModelServer
 
     server = ModelServer(OfflineModel(), intercept=lambda p, b: time.sleep(30)).start()
     try:

@@ -31,8 +31,8 @@ class ReplayResult:
 def replay_transcript(path, *, live_tools: bool = False, tools=None,
                       profile: str = "openai") -> ReplayResult:
     from agentdbg.checker import check
-    from agentdbg.drive.replaycmd import LiveTools, replay_session, steps, with_live_tools
-    from agentdbg.replay import describe_difference, first_difference
+    from agentdbg.engine.replaying import LiveTools, replay_session, steps, with_live_tools
+    from agentdbg.providers.replay import describe_difference, first_difference
     from agentdbg.transcript import load_transcript
 
     recording = load_transcript(path)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
-from agentdbg.record import run_document
+from agentdbg.transcript.document import run_document
 from agentdbg.render import run as view_run
 from agentdbg.render.view import render_finding, render_messages
 
@@ -35,7 +35,7 @@ def _live_steps(session: Session):
 
 
 def run_batch(session: Session, console, options: BatchOptions, replay=None) -> ExitStatus:
-    from agentdbg.drive.replaycmd import steps
+    from agentdbg.engine.replaying import steps
 
     show = not options.json_out
     if show:

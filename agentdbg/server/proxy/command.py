@@ -10,10 +10,10 @@ from pathlib import Path
 def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_invalid: bool,
               intercept: bool, profile: str, full: bool, console) -> None:
     from agentdbg.checker.findings import get_profile
-    from agentdbg.proxy.app import ProxyOptions, make_app
-    from agentdbg.proxy.conversations import Tracker
-    from agentdbg.proxy.view import ProxyView
-    from agentdbg.serve import bind, run_app, url_of
+    from agentdbg.server.proxy.app import ProxyOptions, make_app
+    from agentdbg.server.proxy.conversations import Tracker
+    from agentdbg.server.proxy.view import ProxyView
+    from agentdbg.server.serve import bind, run_app, url_of
 
     get_profile(profile)
     if save is not None:
@@ -30,7 +30,7 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
 
     try:
         if intercept:
-            from agentdbg.proxy.intercept import Interceptor
+            from agentdbg.server.proxy.intercept import Interceptor
 
             ui = Interceptor(console)
             app = make_app(options, tracker, view, intercept=ui.decide)

@@ -13,7 +13,7 @@ def serve_provider(offline: bool, replay_file, script):
     if len(chosen) > 1:
         raise AgentdbgError(f"choose one of --offline, --replay, --script (got {', '.join(chosen)})")
     if replay_file is not None:
-        from agentdbg.replay import ReplayModel
+        from agentdbg.providers.replay import ReplayModel
         from agentdbg.transcript import is_transcript
 
         if not is_transcript(replay_file):
@@ -47,7 +47,7 @@ class _ServedReplay:
 
 
 def run_serve(*, offline: bool, replay_file, script, host: str, port: int) -> None:
-    from agentdbg.serve import bind, make_app, run_app, url_of
+    from agentdbg.server.serve import bind, make_app, run_app, url_of
 
     provider, desc = serve_provider(offline, replay_file, script)
     sock = bind(host, port)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentdbg.checker import check, has_errors
-from agentdbg.proxy.conversations import Tracker
-from agentdbg.sse import StreamAccumulator
+from agentdbg.server.proxy.conversations import Tracker
+from agentdbg.wire.chat import StreamAccumulator
 
 HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
               "trailer", "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding"}
@@ -170,7 +170,7 @@ def make_app(options: ProxyOptions, tracker: Tracker, view, intercept: Callable 
             view.note(f"upstream answered HTTP {status}: {error}")
 
     def scripted(conv, body, reply: dict):
-        from agentdbg.serve import completion_json
+        from agentdbg.server.serve import completion_json
 
         with lock:
             tracker.record_request(conv, body, [])
@@ -179,7 +179,7 @@ def make_app(options: ProxyOptions, tracker: Tracker, view, intercept: Callable 
         view.show_response(conv, body["messages"], reply, ["scripted by you, not the upstream"], 0)
         payload = completion_json(reply, body, b"scripted")
         if body.get("stream"):
-            from agentdbg.sse import encode_stream
+            from agentdbg.wire.chat import encode_stream
 
             finish = payload["choices"][0]["finish_reason"]
             return StreamingResponse(encode_stream(reply, completion_id=payload["id"],

@@ -158,7 +158,7 @@ def run(
         session = Session.for_question(
             provider, toolset, question, config, system=system,
             precheck=lambda request: check_model_request(request, profile))
-        from agentdbg.drive.runcmd import DriveOptions, drive
+        from agentdbg.drivers.launch import DriveOptions, drive
 
         options = DriveOptions(
             model_desc=desc, model=model or "offline", provider_name=provider.name,
@@ -196,7 +196,7 @@ def check(
 ) -> None:
     """Check messages against the protocol rules real Chat Completions APIs enforce."""
     try:
-        from agentdbg.drive.checkcmd import run_check
+        from agentdbg.drivers.check import run_check
 
         status = run_check(file, tools, profile, json_out=json_out, full=full,
                            console_factory=make_console)
@@ -215,7 +215,7 @@ def tools_cmd(
 ) -> None:
     """List the tools of a tools.yaml and lint their definitions."""
     try:
-        from agentdbg.drive.toolscmd import run_tools
+        from agentdbg.drivers.tools import run_tools
 
         status = run_tools(path, json_out=json_out, console=make_console())
     except Exception as exc:  # noqa: BLE001 - one line for the user; traceback with --debug
@@ -253,7 +253,7 @@ def replay(
 ) -> None:
     """Replay a recorded run with no network, step through it, compare tools, or fork it."""
     try:
-        from agentdbg.drive.replaycli import ReplayArgs, run_replay
+        from agentdbg.drivers.replay import ReplayArgs, run_replay
 
         status = run_replay(ReplayArgs(
             file=file, step=step, json_out=json_out, live_tools=live_tools, strict=strict,
@@ -272,7 +272,7 @@ def runs(
 ) -> None:
     """List the saved runs (transcripts in the runs folder), newest first."""
     try:
-        from agentdbg.drive.replaycli import list_runs
+        from agentdbg.drivers.replay import list_runs
 
         list_runs(make_console(), limit)
     except Exception as exc:  # noqa: BLE001 - one line for the user; traceback with --debug
@@ -297,7 +297,7 @@ def proxy(
 ) -> None:
     """Sit between your app and its endpoint: check and show every request of your own loop."""
     try:
-        from agentdbg.drive.proxycmd import run_proxy
+        from agentdbg.server.proxy.command import run_proxy
 
         run_proxy(upstream=upstream, host=host, port=port, save=save, block_invalid=block_invalid,
                   intercept=intercept, profile=profile, full=full, console=make_console())
@@ -322,7 +322,7 @@ def serve(
     """Serve an OpenAI-compatible endpoint (plain and streaming) answered by the offline
     model, a script or a recording, to test your own loop with no API key."""
     try:
-        from agentdbg.drive.servecmd import run_serve
+        from agentdbg.server.command import run_serve
 
         run_serve(offline=offline, replay_file=replay_file, script=script, host=host, port=port)
     except KeyboardInterrupt:

@@ -16,7 +16,7 @@ import threading
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelRequest
-from agentdbg.sse import encode_stream
+from agentdbg.wire.chat import encode_stream
 
 
 def _error(status: int, message: str, type_: str = "invalid_request_error", code=None):

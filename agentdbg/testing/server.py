@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelRequest, Provider
-from agentdbg.serve import completion_json
+from agentdbg.server.serve import completion_json
 
 #: a hook that may answer instead of the provider: (path, body) -> (status, payload) or None
 Intercept = Callable[[str, dict], "tuple[int, dict] | None"]

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from agentdbg.errors import ExitStatus
-from agentdbg.lint import lint
+from agentdbg.checker.lint import lint
 from agentdbg.toolspec import load_tools
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agentdbg.engine.faults import Fault
 from agentdbg.engine.session import RunConfig, Session, StopReason
-from agentdbg.replay import ReplayModel
+from agentdbg.providers.replay import ReplayModel
 from agentdbg.toolspec import ToolSet
 
 RECORDED_OPTIONS = ("model", "max_turns", "max_tool_calls", "repeat_limit", "timeout",

@@ -14,7 +14,7 @@ import queue
 
 from rich.text import Text
 
-from agentdbg.proxy.app import Decision
+from agentdbg.server.proxy.app import Decision
 from agentdbg.render.safe import safe
 
 HELP = """forward (Enter)     send the request upstream (edited, if you edited it)

@@ -58,7 +58,7 @@ def drive(session, console, options: DriveOptions, *, replay=None,
                               replay=replay, live_provider=live_provider,
                               live_tools=live_tools).loop()
         else:
-            from agentdbg.drive.batch import BatchOptions, run_batch
+            from agentdbg.drivers.batch import BatchOptions, run_batch
 
             status = run_batch(session, console, BatchOptions(
                 model_desc=options.model_desc, base_url=options.base_url,
@@ -81,7 +81,7 @@ def rescue(session, options: DriveOptions) -> str:
     import tempfile
     import time
 
-    from agentdbg.record import run_document, write_json
+    from agentdbg.transcript.document import run_document, write_json
 
     target = Path(tempfile.gettempdir()) / f"agentdbg-rescue-{time.strftime('%Y%m%d-%H%M%S')}.json"
     try:

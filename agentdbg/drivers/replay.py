@@ -58,7 +58,7 @@ def _precheck(profile: str):
 
 
 def _options(args: ReplayArgs, **kw):
-    from agentdbg.drive.runcmd import DriveOptions
+    from agentdbg.drivers.launch import DriveOptions
 
     return DriveOptions(step=args.step, json_out=args.json_out, full=args.full, debug=args.debug,
                         save=args.save, secrets=[args.api_key] if args.api_key else [],
@@ -66,7 +66,7 @@ def _options(args: ReplayArgs, **kw):
 
 
 def _live_session(args, make_provider, messages, header=None):
-    from agentdbg.drive.replaycmd import config_from_header
+    from agentdbg.engine.replaying import config_from_header
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.toolspec import load_tools
 
@@ -82,8 +82,8 @@ def _live_session(args, make_provider, messages, header=None):
 
 
 def _start_from_messages(args, console, make_provider) -> ExitStatus:
-    from agentdbg.drive.replaycmd import initial_state
-    from agentdbg.drive.runcmd import drive
+    from agentdbg.engine.replaying import initial_state
+    from agentdbg.drivers.launch import drive
 
     messages = initial_state(args.file)
     session, provider, desc = _live_session(args, make_provider, messages)
@@ -96,8 +96,8 @@ def _start_from_messages(args, console, make_provider) -> ExitStatus:
 
 
 def _fork(args, console, make_provider) -> ExitStatus:
-    from agentdbg.drive.replaycmd import parent_info
-    from agentdbg.drive.runcmd import drive
+    from agentdbg.engine.replaying import parent_info
+    from agentdbg.drivers.launch import drive
     from agentdbg.transcript import load_transcript
 
     recording = load_transcript(args.file)
@@ -116,8 +116,8 @@ def _fork(args, console, make_provider) -> ExitStatus:
 
 
 def _play(args, console, make_provider) -> ExitStatus:
-    from agentdbg.drive.replaycmd import LiveTools, replay_session, with_live_tools
-    from agentdbg.drive.runcmd import drive
+    from agentdbg.engine.replaying import LiveTools, replay_session, with_live_tools
+    from agentdbg.drivers.launch import drive
 
     # batch: blocked requests come from the recording's own events; step mode keeps the
     # pre-send check for when the user continues live

@@ -5,9 +5,9 @@ older ``messages.[N]`` style where that is what was quoted).
 """
 
 from agentdbg.checker.context import Ctx, parse_arguments  # noqa: F401 - the rules' shared state
-from agentdbg.checker.rules_calls import check_tool_calls, schema_problems  # noqa: F401
-from agentdbg.checker.rules_content import check_content
-from agentdbg.checker.rules_pairing import check_pairing
-from agentdbg.checker.rules_request import _strict_problem, check_request  # noqa: F401
+from agentdbg.checker.rules.calls import check_tool_calls, schema_problems  # noqa: F401
+from agentdbg.checker.rules.content import check_content
+from agentdbg.checker.rules.pairing import check_pairing
+from agentdbg.checker.rules.request import _strict_problem, check_request  # noqa: F401
 
 CHECKS = (check_request, check_pairing, check_tool_calls, check_content)
