@@ -50,7 +50,11 @@ DEFECTS = [
      [("tool-message-missing-id", "error", 2, None)]),
     ("duplicate-tool-response", [U, asst(call("a")), tool("a"), tool("a")], {}, "openai",
      [("duplicate-tool-response", "error", 3, "a")]),
+    # PROTOCOL precedence 6: the first result answers the duplicated id; a second one is a
+    # duplicate response (OpenAI/Azure: "Duplicate value for 'tool_call_id'")
     ("duplicate-tool-call-id", [U, asst(call("a"), call("a", args='{"city": "上海"}')), tool("a"), tool("a")],
+     {}, "openai", [("duplicate-tool-call-id", "error", 1, "a"), ("duplicate-tool-response", "error", 3, "a")]),
+    ("duplicate-tool-call-id", [U, asst(call("a"), call("a", args='{"city": "上海"}')), tool("a")],
      {}, "openai", [("duplicate-tool-call-id", "error", 1, "a")]),
     ("results-out-of-order", [U, asst(call("a"), call("b")), tool("b"), tool("a")], {}, "positional",
      [("results-out-of-order", "error", 3, "a")]),

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from agentdbg.checker.findings import Profile, active
+from agentdbg.checker.pairing import Pairing, analyze
 from agentdbg.checker.request import CheckRequest
 from agentdbg.messages import canonical_json
 
@@ -22,6 +23,7 @@ class Ctx:
         self.in_progress = in_progress  # a trailing unanswered tool-call turn is pending, not wrong
         self._on: dict[str, bool] = {}
         self.schema_keys: dict[str, str] = {}  # tool name -> canonical schema text (cache key)
+        self.pairing: Pairing = analyze(self.messages, in_progress=in_progress)
 
     def on(self, rule: str) -> bool:
         hit = self._on.get(rule)
@@ -52,10 +54,6 @@ def parse_arguments(text: str) -> Any:
     if isinstance(hit, ValueError):
         raise hit
     return hit
-
-
-def _is(m: dict, role: str) -> bool:
-    return m.get("role") == role
 
 
 def _calls(m: dict) -> list:

@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agentdbg.checker.pairing import Pairing, pair
+from agentdbg.checker.pairing import CallState, Pairing, ResultState, analyze
 from agentdbg.render.safe import safe
 
 ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",
@@ -26,10 +26,10 @@ LABEL_STYLES = ["bold blue", "bold magenta", "bold green", "bold dark_orange", "
                 "bold red", "bold purple", "bold yellow"]
 FOLD_AT = 800
 STATUS_TEXT = {
-    "orphan": "✗ orphan: no assistant tool_calls before it",
-    "mismatch": "✗ tool_call_id not in the previous tool_calls",
-    "duplicate": "✗ second answer to the same call",
-    "missing_id": "✗ no tool_call_id",
+    ResultState.ORPHAN: "✗ orphan: no assistant tool_calls before it",
+    ResultState.MISMATCH: "✗ tool_call_id not in the previous tool_calls",
+    ResultState.DUPLICATE: "✗ second answer to the same call",
+    ResultState.MISSING_ID: "✗ no tool_call_id",
 }
 
 
@@ -79,14 +79,14 @@ def _content(message: dict, full: bool) -> Text | None:
                 f"   (content is a {type(content).__name__})", style="red")
 
 
-def _call_lines(index: int, message: dict, pairing: Pairing,
-                pending: bool = False) -> list[RenderableType]:
+def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableType]:
     lines: list[RenderableType] = []
     calls = message.get("tool_calls")
     if not isinstance(calls, list):
         return [Text(f"tool_calls: {safe(json.dumps(calls, ensure_ascii=False))}", style="red")]
     if not calls:
         return [Text("tool_calls: [] (empty)", style="red")]
+    seen: set = set()
     for pos, call in enumerate(calls):
         if not isinstance(call, dict):
             lines.append(Text(f"→ {safe(repr(call))}", style="red"))
@@ -100,13 +100,9 @@ def _call_lines(index: int, message: dict, pairing: Pairing,
                     style="" if label else "red")
         head.append("  ")
         head.append(safe(fn.get("name") or "(no name)"), style="bold")
-        answer = pairing.answer_of.get((index, pos))
-        if answer is not None:
-            head.append(f"   ✓ answered at [{answer}]", style="green")
-        elif pending:
-            head.append("   … pending execution", style="yellow")
-        else:
-            head.append("   ✗ unanswered", style="red")
+        head.append(*_call_status(index, pos, cid in seen, pairing))
+        if isinstance(cid, str) and cid:
+            seen.add(cid)
         lines.append(head)
         args = pretty_arguments(fn.get("arguments")) if "arguments" in fn else \
             Text("(no arguments)", style="red")
@@ -115,19 +111,44 @@ def _call_lines(index: int, message: dict, pairing: Pairing,
     return lines
 
 
+def _call_status(index: int, pos: int, repeated: bool, pairing: Pairing) -> tuple[str, str]:
+    if repeated:
+        return "   ✗ same id as a call above", "red"
+    state = pairing.call_state(index, pos)
+    if state is CallState.ANSWERED:
+        return f"   ✓ answered at [{pairing.answer_of[(index, pos)]}]", "green"
+    if state is CallState.LATE:
+        block = pairing.block_at(index)
+        interloper = block.interloper if block is not None else None
+        return (f"   ✗ answered late at [{pairing.answer_of[(index, pos)]}], "
+                f"after [{interloper}] cut in"), "red"
+    if state is CallState.PENDING:
+        return "   … pending execution", "yellow"
+    return "   ✗ unanswered", "red"
+
+
 def _tool_head(index: int, message: dict, pairing: Pairing, messages: list) -> Text:
     tid = message.get("tool_call_id")
     label = pairing.label(tid)
-    status = pairing.status.get(index, "orphan")
+    status = pairing.status.get(index, ResultState.ORPHAN)
+    paired = status in (ResultState.OK, ResultState.LATE)
     head = Text("← ")
-    head.append(f"{label} " if label and status == "ok" else "? ",
-                style=label_style(label) if label and status == "ok" else "red")
+    head.append(f"{label} " if label and paired else "? ",
+                style=label_style(label) if label and paired else "red")
     head.append(safe(tid) if isinstance(tid, str) and tid else "(no tool_call_id)")
-    if status == "ok":
+    if paired:
         asst, pos = pairing.call_of[index]
         name = (messages[asst]["tool_calls"][pos].get("function") or {}).get("name")
         head.append(f"  {safe(name)}" if isinstance(name, str) else "", style="bold")
-        head.append(f"   ✓ answers [{asst}]", style="green")
+        if status is ResultState.OK:
+            head.append(f"   ✓ answers [{asst}]", style="green")
+        else:
+            block = pairing.block_at(asst)
+            interloper = block.interloper if block is not None else None
+            head.append(f"   ✗ late: answers [{asst}] after [{interloper}] cut in", style="bold red")
+    elif status is ResultState.IDLESS:
+        head.append(f"   ✗ attributed to the call without id in [{pairing.block_of[index]}]",
+                    style="bold red")
     else:
         head.append(f"   {STATUS_TEXT[status]}", style="bold red")
     return head
@@ -147,8 +168,8 @@ def render_finding(f: Any) -> Text:
 
 
 def render_message(index: int, message: Any, pairing: Pairing, messages: list, *,
-                   full: bool = False, meta: str | None = None, findings: Iterable = (),
-                   pending: bool = False) -> list[RenderableType]:
+                   full: bool = False, meta: str | None = None,
+                   findings: Iterable = ()) -> list[RenderableType]:
     """The body lines of one message (the index/role columns are added by the table)."""
     body: list[RenderableType] = []
     if not isinstance(message, dict):
@@ -161,7 +182,7 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
         if text is not None:
             body.append(text)
         if role == "assistant" and "tool_calls" in message:
-            body.extend(_call_lines(index, message, pairing, pending))
+            body.extend(_call_lines(index, message, pairing))
         if role == "function":
             body.insert(0, Text(f"(legacy function result, name={safe(message.get('name'))})",
                                 style="dim"))
@@ -176,14 +197,16 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
 
 def render_messages(messages: list, *, findings: Iterable = (), new_from: int | None = None,
                     full: bool = False, meta: dict[int, str] | None = None,
-                    start: int = 0, in_progress: bool = False) -> RenderableType:
+                    start: int = 0, in_progress: bool = False,
+                    pairing: Pairing | None = None) -> RenderableType:
     """The messages array as a grid: new-marker, [index], role, body.
 
     ``start`` renders only messages from that index on (pairing and findings still
     consider the whole array); request-level findings are shown only with start=0.
     ``in_progress``: the last message's calls are about to run (shown as pending).
     """
-    pairing = pair(messages)
+    if pairing is None:
+        pairing = analyze(messages, in_progress=in_progress)
     by_index: dict[Any, list] = {}
     for f in findings:
         by_index.setdefault(getattr(f, "index", None), []).append(f)
@@ -200,8 +223,7 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
                          style=ROLE_STYLE.get(role, "bold red") if isinstance(role, str) else "red")
         mark = Text("+", style="bold green") if new_from is not None and i >= new_from else Text(" ")
         body = render_message(i, message, pairing, messages, full=full,
-                              meta=(meta or {}).get(i), findings=by_index.get(i, ()),
-                              pending=in_progress and i == len(messages) - 1)
+                              meta=(meta or {}).get(i), findings=by_index.get(i, ()))
         grid.add_row(mark, Text(f"[{i}]", style="dim"), role_text, Group(*body))
     past_end = [f for index, fs in by_index.items() if isinstance(index, int)
                 and index >= len(messages) for f in fs]
