@@ -84,7 +84,7 @@ def test_profile_option(tmp_path):
     doc = json.loads(invoke("check", path, "--json", "--profile", "ollama").stdout)
     assert [f["rule"] for f in doc["findings"]] == ["null-content"]
     r = invoke("check", path, "--profile", "nope")
-    assert r.exit_code == 2 and "unknown profile 'nope'" in r.stderr
+    assert r.exit_code == 2 and "'nope' is not one of 'openai'" in r.stderr
 
 
 @pytest.mark.parametrize("content,needle", [

@@ -150,7 +150,7 @@ def test_approval_ask_pauses_as_data(sample_tools):
     ev = s.step()
     assert isinstance(ev, ApprovalNeeded) and ev.calls[0]["id"] == "call_mail"
     assert len(s.messages) == 2  # nothing ran
-    s.decide("call_mail", False)
+    s.decide(ev.calls[0], False)
     assert isinstance(s.step(), ToolsExecuted)
     assert json.loads(s.messages[2]["content"])["error"]["type"] == "denied"
 

@@ -126,7 +126,7 @@ def test_a_correct_loop_is_clean_and_relayed_byte_identical(tmp_path, stack, str
     replay = subprocess.run([sys.executable, "-m", "agentdbg", "replay", str(t.path), "--json"],
                             capture_output=True, text=True)
     assert replay.returncode == 0, replay.stderr  # a correct loop replays with no divergence
-    from agentdbg.providers.replay import first_difference
+    from agentdbg.transcript.compare import first_difference
     assert first_difference(t.final_messages(), json.loads(replay.stdout)["messages"]) is None
     assert_no_secret(tmp_path, r.stdout, r.stderr, out, serve.stop())
 
@@ -201,8 +201,8 @@ def test_streams_are_relayed_as_they_arrive(tmp_path):
     from starlette.responses import StreamingResponse
     from starlette.routing import Route
 
-    from agentdbg.server.serve import bind, url_of
-    from agentdbg.server.serve import run_app as serve_app
+    from agentdbg.server.net import bind, url_of
+    from agentdbg.server.net import run_app as serve_app
 
     async def slow(request):
         import asyncio

@@ -241,7 +241,11 @@ def test_ctrl_c_during_a_model_request_returns_to_the_prompt(sample_tools):
 
 
 def test_explain_in_chinese(sample_tools):
-    _, out, _ = drive(session_for(sample_tools), "n", explain=True, lang="zh")
+    from agentdbg.options import RunOptions
+
+    options = RunOptions(model_desc="offline", model="offline", provider_name="offline",
+                         explain=True, lang="zh")
+    _, out, _ = drive(session_for(sample_tools), "n", options=options)
     assert "应用把 messages（1 条）和 6 个工具定义发给模型" in out
     assert "模型请求了 1 个调用（query_order）" in out
 

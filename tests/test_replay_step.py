@@ -3,6 +3,7 @@
 import io
 import json
 
+from conftest import ROOT
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
@@ -10,7 +11,7 @@ from typer.testing import CliRunner
 
 from agentdbg.checker import check_model_request
 from agentdbg.cli import app
-from agentdbg.engine.replaying import replay_session
+from agentdbg.engine.replaying import Replay, replay_session
 from agentdbg.engine.session import StopReason
 from agentdbg.repl.debugger import Debugger
 from agentdbg.testing import ReplayMismatch, assert_replays
@@ -25,7 +26,7 @@ def recorded(tmp_path, question=ORDER_Q, name="rec.jsonl"):
     return path
 
 
-def step_replay(path, *lines, live_tools=None):
+def step_replay(path, *lines, go_live=None):
     session, model = replay_session(path, precheck=check_model_request)
     session.config.stop_on_invalid = False
     buf = io.StringIO()
@@ -33,7 +34,8 @@ def step_replay(path, *lines, live_tools=None):
         pipe.send_text("".join(line + "\r" for line in lines))
         pipe.close()
         Debugger(session, Console(file=buf, width=120, no_color=True), input=pipe,
-                 output=DummyOutput(), history=False, replay=model, live_tools=live_tools).loop()
+                 output=DummyOutput(), history=False, replay=Replay(session, model),
+                 go_live=go_live).loop()
     return session, model, buf.getvalue()
 
 
@@ -57,8 +59,12 @@ def test_an_edit_makes_the_recording_stale_then_play_knowingly(tmp_path, monkeyp
 
 
 def test_stale_then_live_continues_with_the_offline_model(tmp_path, sample_tools):
+    from agentdbg.options import GoLive
+    from agentdbg.providers.offline import OfflineModel
+
+    live = GoLive(OfflineModel, tools=lambda: sample_tools, tools_path=sample_tools.path)
     session, model, out = step_replay(recorded(tmp_path), "n", "n", 'inject 2 {"status": "lost"}',
-                                      "n", "live", "c", live_tools=sample_tools)
+                                      "n", "live", "c", go_live=live)
     assert "live from here with the offline model" in out
     assert session.stop_reason is StopReason.COMPLETED
     assert "status=lost" in session.answer()  # the live model read the changed result
@@ -66,9 +72,7 @@ def test_stale_then_live_continues_with_the_offline_model(tmp_path, sample_tools
 
 
 def test_plain_messages_array_is_a_starting_state(tmp_path):
-    from agentdbg.cli import make_provider
-    from agentdbg.drivers.replay import ReplayArgs, _live_session
-    from agentdbg.engine.replaying import initial_state
+    from agentdbg.drivers.replay import ReplayArgs, _live_session, initial_state
 
     start = [{"role": "user", "content": ORDER_Q},
              {"role": "assistant", "content": None, "tool_calls": [
@@ -76,9 +80,9 @@ def test_plain_messages_array_is_a_starting_state(tmp_path):
                   "function": {"name": "query_order", "arguments": '{"order_id": "ORD-2026-001"}'}}]}]
     p = tmp_path / "start.json"
     p.write_text(json.dumps(start, ensure_ascii=False), encoding="utf-8")
-    session, _, _ = _live_session(ReplayArgs(file=str(p), step=True), make_provider,
-                                  initial_state(str(p)))
-    session._resume()  # what 'replay FILE --step' does: the last message decides the phase
+    tools = str(ROOT / "agentdbg" / "samples" / "tools.yaml")
+    session, _ = _live_session(ReplayArgs(file=str(p), step=True, tools=tools),
+                               initial_state(str(p)))
     buf = io.StringIO()
     with create_pipe_input() as pipe:
         pipe.send_text("c\r")

@@ -60,7 +60,10 @@ def test_replay_step_goes_live_after_a_change(tmp_path):
                    check=True, capture_output=True, cwd=str(tmp_path))
     env = {**os.environ, "TERM": "xterm", "NO_COLOR": "1", "PROMPT_TOOLKIT_NO_CPR": "1",
            "AGENTDBG_HOME": str(tmp_path / "home")}
-    child = pexpect.spawn(sys.executable, ["-m", "agentdbg", "replay", str(rec), "--step"],
+    from agentdbg.toolspec import bundled_tools_path
+
+    child = pexpect.spawn(sys.executable, ["-m", "agentdbg", "replay", str(rec), "--step",
+                                           "--tools", str(bundled_tools_path())],
                           env=env, encoding="utf-8", dimensions=(60, 200), timeout=30,
                           cwd=str(tmp_path))
     try:

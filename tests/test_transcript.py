@@ -8,18 +8,19 @@ import sys
 import time
 
 import pytest
-from conftest import scripted
+from conftest import ROOT, scripted
 from typer.testing import CliRunner
 
 from agentdbg.checker import check_model_request
 from agentdbg.cli import app
-from agentdbg.engine.replaying import replay_session, steps
 from agentdbg.engine.faults import Fault
+from agentdbg.engine.replaying import Replay, replay_session
 from agentdbg.engine.session import RunConfig, Session, StopReason
 from agentdbg.errors import InputError
 from agentdbg.providers.offline import OfflineModel
 from agentdbg.transcript import load_transcript, start_transcript
 
+SAMPLE_TOOLS = ROOT / "agentdbg" / "samples" / "tools.yaml"
 runner = CliRunner()
 ORDER_Q = "订单 ORD-2026-001 到哪里了?"
 
@@ -41,7 +42,7 @@ def record(tmp_path, session, drive=None, name="t.jsonl"):
 
 def replayed(path, precheck=check_model_request, **overrides):
     session, model = replay_session(path, precheck=precheck, **overrides)
-    for _ in steps(session, model):
+    for _ in Replay(session, model).steps():
         pass
     return session, model
 
@@ -217,12 +218,12 @@ def test_live_tools_compare_and_strict(tmp_path):
     (tmp_path / "tools.yaml").write_text(TOOLS_V1, encoding="utf-8")
     path = tmp_path / "p.jsonl"
     assert runner.invoke(app, ["run", "price of SKU-1?", "--save", str(path)]).exit_code == 0
-    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--strict"])
+    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--tools", "tools.yaml", "--strict"])
     assert r.exit_code == 0 and "1 same, 0 different" in r.stdout
     (tmp_path / "tools.yaml").write_text(TOOLS_V1.replace("price: 10", "price: 12"), encoding="utf-8")
-    r = runner.invoke(app, ["replay", str(path), "--live-tools"])
+    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--tools", "tools.yaml"])
     assert r.exit_code == 0 and "0 same, 1 different" in r.stdout and '"price": 12' in r.stdout
-    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--strict"])
+    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--tools", "tools.yaml", "--strict"])
     assert r.exit_code == 1
 
 
@@ -232,9 +233,9 @@ def test_live_tools_never_rerun_side_effects_without_approval(tmp_path):
         "turns:\n  - tool_calls: [{name: buy, arguments: {sku: SKU-1}}]\n  - content: ok\n")
     path = tmp_path / "b.jsonl"
     runner.invoke(app, ["run", "buy", "--script", "s.yaml", "--approve", "all", "--save", str(path)])
-    r = runner.invoke(app, ["replay", str(path), "--live-tools"])
+    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--tools", "tools.yaml"])
     assert "side effects: not re-run without --approve all" in r.stdout
-    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--approve", "all"])
+    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--tools", "tools.yaml", "--approve", "all"])
     assert "1 same" in r.stdout
 
 
@@ -243,12 +244,15 @@ def test_fork_keeps_a_prefix_and_names_its_parent(tmp_path):
     runner.invoke(app, ["run", ORDER_Q, "--save", str(path)])
     child = tmp_path / "child.jsonl"
     r = runner.invoke(app, ["replay", str(path), "--from", "2", "--save", str(child), "--json"])
+    assert r.exit_code == 2 and "--from runs tools: name them with --tools PATH" in r.stderr
+    r = runner.invoke(app, ["replay", str(path), "--from", "2", "--save", str(child), "--json",
+                            "--tools", str(SAMPLE_TOOLS)])
     assert r.exit_code == 0, r.output
     t = load_transcript(child)
     assert t.header["parent"] == {"path": str(path), "from_index": 2}
     assert t.final_messages()[:3] == load_transcript(path).final_messages()[:3]
     assert t.stop["reason"] == "completed"
-    r = runner.invoke(app, ["replay", str(path), "--from", "99"])
+    r = runner.invoke(app, ["replay", str(path), "--from", "99", "--tools", str(SAMPLE_TOOLS)])
     assert r.exit_code == 2 and "messages 0..5" in r.stderr
 
 

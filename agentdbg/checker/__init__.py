@@ -1,69 +1,37 @@
-"""The protocol checker: one module of named rules shared by ``agentdbg check``,
-the live view and the pre-send check.
+"""The protocol checker: findings for a request (or a history) as the real APIs judge it.
 
     from agentdbg.checker import check
     findings = check({"messages": [...], "tools": [...]}, profile="openai")
+
+``check`` and its helpers live in ``checker.api`` and load on first use, so the CLI can
+read ``checker.profiles`` at start-up without loading the rules.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentdbg.checker.findings import ERROR, PROFILES, RULES, WARNING, Finding, get_profile
-from agentdbg.checker.request import CheckRequest
-from agentdbg.checker.rules import CHECKS, Ctx
+if TYPE_CHECKING:
+    from agentdbg.checker.api import (
+        ERROR,
+        PROFILES,
+        RULES,
+        WARNING,
+        CheckRequest,
+        Finding,
+        check,
+        check_model_request,
+        has_errors,
+        summary,
+    )
 
-__all__ = [
-    "ERROR",
-    "PROFILES",
-    "RULES",
-    "WARNING",
-    "CheckRequest",
-    "Finding",
-    "check",
-    "has_errors",
-    "summary",
-]
-
-
-def check(request: CheckRequest | dict | list, profile: str = "openai", *,
-          in_progress: bool = False) -> list[Finding]:
-    """All findings for a request body, a messages list or a ``CheckRequest``.
-
-    ``in_progress``: the last assistant turn's calls are still being executed,
-    so its missing results are pending rather than wrong.
-    """
-    if isinstance(request, list):
-        request = CheckRequest(messages=request)
-    elif isinstance(request, dict):
-        request = CheckRequest.from_body(request)
-    if not isinstance(request.messages, list):
-        request.messages = []
-    if not all(type(m) is dict for m in request.messages):
-        # rules may assume objects; a non-object keeps its index as a role-less message
-        request = dataclasses.replace(request, messages=[
-            m if isinstance(m, dict) else {"role": None} for m in request.messages])
-    ctx = Ctx(request, get_profile(profile), in_progress)
-    findings: list[Finding] = []
-    for run in CHECKS:
-        findings.extend(run(ctx))
-    findings.sort(key=lambda f: (-1 if f.index is None else f.index))
-    return findings
+__all__ = ["ERROR", "PROFILES", "RULES", "WARNING", "CheckRequest", "Finding", "check",
+           "check_model_request", "has_errors", "summary"]
 
 
-def has_errors(findings: list[Finding]) -> bool:
-    return any(f.severity == ERROR for f in findings)
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from agentdbg.checker import api
 
-
-def summary(findings: list[Finding]) -> str:
-    errors = sum(f.severity == ERROR for f in findings)
-    warnings = len(findings) - errors
-    if not findings:
-        return "no findings"
-    return f"{errors} error(s), {warnings} warning(s)"
-
-
-def check_model_request(request: Any, profile: str = "openai") -> list[Finding]:
-    """The pre-send check of the engine: the exact body about to go out."""
-    return check(request.body(), profile)
+        return getattr(api, name)
+    raise AttributeError(f"module 'agentdbg.checker' has no attribute {name!r}")

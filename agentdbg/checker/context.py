@@ -6,8 +6,8 @@ import json
 import re
 from typing import Any
 
-from agentdbg.checker.findings import Profile, active
 from agentdbg.checker.pairing import Pairing, analyze
+from agentdbg.checker.profiles import Profile, active
 from agentdbg.checker.request import CheckRequest
 from agentdbg.messages import canonical_json
 

@@ -1,8 +1,8 @@
-"""Findings, the rule vocabulary and provider profiles (the rules of ../shared/PROTOCOL.md)."""
+"""Findings and the rule vocabulary: every rule id with its default severity."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 ERROR, WARNING = "error", "warning"
@@ -79,61 +79,6 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
     _r("bad-tool-choice", ERROR, "tool_choice value the API rejects"),
     _r("strict-schema-invalid", ERROR, "strict tool schema breaks strict-mode rules"),
 ]}
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    description: str
-    null_content_on_tool_turns: bool = False
-    id_pattern: str | None = None       # tool-call-id-format
-    id_pattern_text: str = ""
-    cross_turn_id_reuse_is_error: bool = False
-    required_choice_rejected: bool = False
-    extra_rules: frozenset = field(default_factory=frozenset)
-
-
-PROFILES: dict[str, Profile] = {p.name: p for p in [
-    Profile("openai", "OpenAI Chat Completions (default)"),
-    Profile("deepseek-thinking", "DeepSeek thinking mode: reasoning_content must be passed back",
-            extra_rules=frozenset({"reasoning-content-missing"})),
-    Profile("deepseek-reasoner-legacy", "deepseek-reasoner (R1): roles must alternate",
-            extra_rules=frozenset({"consecutive-same-role"})),
-    Profile("kimi-thinking", "Moonshot Kimi with thinking enabled",
-            required_choice_rejected=True, extra_rules=frozenset({"reasoning-content-missing"})),
-    Profile("ollama", "Ollama: content null is rejected even on tool-call turns",
-            null_content_on_tool_turns=True),
-    Profile("llamacpp", "llama.cpp server: content null is rejected even on tool-call turns",
-            null_content_on_tool_turns=True),
-    Profile("anthropic-proxy", "Anthropic behind an OpenAI-compatible proxy (LiteLLM, OpenRouter…)",
-            id_pattern=r"^[a-zA-Z0-9_-]+$", id_pattern_text="^[a-zA-Z0-9_-]+$",
-            cross_turn_id_reuse_is_error=True,
-            extra_rules=frozenset({"empty-content", "tool-call-id-format"})),
-    Profile("mistral", "Mistral: tool call ids are exactly 9 letters/digits",
-            id_pattern=r"^[a-zA-Z0-9]{9}$", id_pattern_text="9 characters a-z, A-Z, 0-9",
-            extra_rules=frozenset({"tool-call-id-format"})),
-    Profile("positional", "GLM/Hermes-style templates and Bedrock: results bound by position",
-            extra_rules=frozenset({"results-out-of-order"})),
-    Profile("qwen", "Qwen / DashScope (no extra rules yet)"),
-    Profile("glm", "Zhipu GLM (no extra rules yet)"),
-    Profile("vllm", "vLLM (no extra rules yet)"),
-    Profile("deepseek", "DeepSeek, non-thinking (no extra rules yet)"),
-]}
-
-
-def get_profile(name: str) -> Profile:
-    from agentdbg.errors import AgentdbgError
-
-    try:
-        return PROFILES[name]
-    except KeyError:
-        raise AgentdbgError(f"unknown profile {name!r}; choose one of: "
-                            + ", ".join(PROFILES)) from None
-
-
-def active(rule: str, profile: Profile) -> bool:
-    info = RULES[rule]
-    return not info.profiles or rule in profile.extra_rules
 
 
 def make(rule: str, index: int | None, message: str, api_error: Any = None,

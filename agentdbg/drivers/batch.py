@@ -9,24 +9,13 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
 
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
-from agentdbg.transcript.document import run_document
+from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
 from agentdbg.render.view import render_finding, render_messages
-
-
-@dataclass
-class BatchOptions:
-    model_desc: str
-    base_url: str | None = None
-    json_out: bool = False
-    full: bool = False
-    debug: bool = False
-    offline: bool = False
-    profile: str = "openai"
+from agentdbg.transcript.document import run_document
 
 
 def _live_steps(session: Session):
@@ -34,22 +23,20 @@ def _live_steps(session: Session):
         yield session.step()
 
 
-def run_batch(session: Session, console, options: BatchOptions, replay=None) -> ExitStatus:
-    from agentdbg.engine.replaying import steps
-
+def run_batch(session: Session, console, options: RunOptions, replay=None) -> ExitStatus:
     show = not options.json_out
     if show:
         console.print(view_run.render_header(options.model_desc, session.toolset.names(),
-                                             options.offline))
+                                             options.offline, options.title))
     shown = 0
     try:
-        for event in (_live_steps(session) if replay is None else steps(session, replay)):
+        for event in (_live_steps(session) if replay is None else replay.steps()):
             if not show:
                 continue
             if isinstance(event, ModelReplied):
                 console.print(view_run.render_turn_title(event.turn))
-                if event.record.note:
-                    console.print(view_run.render_note(event.record.note))
+                if event.stats.note:
+                    console.print(view_run.render_note(event.stats.note))
             if isinstance(event, RequestBlocked):
                 for finding in event.findings:
                     console.print(render_finding(finding))
@@ -79,7 +66,7 @@ def run_batch(session: Session, console, options: BatchOptions, replay=None) -> 
     return session.stop_reason.exit_status if session.stop_reason else ExitStatus.INTERNAL
 
 
-def _show(console, session: Session, shown: int, options: BatchOptions) -> None:
+def _show(console, session: Session, shown: int, options: RunOptions) -> None:
     """The full messages array, new messages marked, with the checker's findings on them."""
     from agentdbg.checker import check
 

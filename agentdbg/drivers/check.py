@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agentdbg.checker import check, has_errors, summary
 from agentdbg.checker.inputs import load_check_input
-from agentdbg.checker.findings import get_profile
+from agentdbg.checker.profiles import get_profile
 from agentdbg.checker.request import MISSING
 from agentdbg.errors import ExitStatus
 

@@ -7,14 +7,40 @@ the history reopens a stopped run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from agentdbg.engine.faults import CallOverride
+from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.messages import call_name, tool_calls_of
+from agentdbg.toolspec import ToolSet
 
 
 class UserActions:
-    def _fault_for(self, call: dict):
-        recorded = self.recorded(call) if self.recorded is not None else None
+    # the state of ``Session`` these actions change
+    messages: list[dict]
+    marks: dict[int, set[str]]
+    outcome_at: dict[int, Any]
+    turns: list[Any]
+    actions: list[dict]
+    pending: list[dict]
+    phase: Phase
+    stop_reason: StopReason | None
+    stop_detail: str
+    injections: dict[str, CallOverride]
+    fails: dict[str, tuple[CallOverride, bool]]
+    force_send: bool
+    toolset: ToolSet
+    result_source: Callable[[dict], CallOverride | None] | None
+    _recent_calls: list[tuple[str, str]]
+
+    def elapsed(self) -> float: ...
+    def _emit(self, event_type: str, /, **data: Any) -> None: ...
+    def _set_pending(self, calls: list[dict], turn: int) -> None: ...
+
+    def _override_for(self, call: dict) -> CallOverride | None:
+        """What answers ``call`` instead of its tool: a recorded result, an injected fault."""
+        recorded = self.result_source(call) if self.result_source is not None else None
         if recorded is not None:
             self.injections.pop(str(call.get("id")), None)
             return recorded
@@ -34,13 +60,14 @@ class UserActions:
         self.actions.append(entry)
         self._emit("action", **entry)
 
-    def _resume(self) -> None:
-        """A change to the history reopens a stopped run."""
+    def resume(self) -> None:
+        """Reopen the run from its messages: the last message decides the pending phase."""
         self.stop_reason, self.stop_detail = None, ""
-        self._history.clear()
-        last = self.messages[-1] if self.messages else None
-        calls = tool_calls_of(last) if last is not None else []
-        self.pending, self.phase = (list(calls), "tools") if calls else ([], "model")
+        self._recent_calls.clear()
+        last = len(self.messages) - 1
+        calls = tool_calls_of(self.messages[last]) if self.messages else []
+        turn = next((t.turn for t in self.turns if t.message_index == last), 0)
+        self._set_pending(list(calls), turn)
 
     def _forget_turns_after(self, index: int) -> None:
         """Turns whose reply was cut stay recorded (they were real requests) but point nowhere."""
@@ -59,8 +86,8 @@ class UserActions:
         self.messages[index] = message
         self.marks.setdefault(index, set()).add("edited")
         self._act("edit", index=index, before=before, after=message)
-        if index == len(self.messages) - 1 and self.phase != "done":
-            self._resume()
+        if index == len(self.messages) - 1 and self.phase is not Phase.DONE:
+            self.resume()
 
     def drop(self, index: int) -> dict:
         """Remove message ``index`` (e.g. the assistant message, to see the orphan it leaves)."""
@@ -72,7 +99,7 @@ class UserActions:
             if t.message_index is not None and t.message_index >= index:
                 t.message_index = None if t.message_index == index else t.message_index - 1
         self._act("drop", index=index, message=removed)
-        self._resume()
+        self.resume()
         return removed
 
     def rewind(self, index: int) -> int:
@@ -84,7 +111,7 @@ class UserActions:
         self.outcome_at = {k: v for k, v in self.outcome_at.items() if k <= index}
         self._forget_turns_after(index)
         self._act("rewind", index=index, cut=cut)
-        self._resume()
+        self.resume()
         return cut
 
     def retry(self) -> int:
@@ -99,10 +126,10 @@ class UserActions:
         self.outcome_at = {k: v for k, v in self.outcome_at.items() if k < last}
         self._forget_turns_after(last - 1)
         self._act("retry", index=last, cut=cut)
-        self._resume()
+        self.resume()
         return cut
 
-    def inject(self, target: str, fault) -> str:
+    def inject(self, target: str, fault: Any) -> str:
         """Answer a pending call, or replace a finished result, with ``fault``.
 
         ``target``: a tool_call_id (or unique prefix), the index of a tool message,
@@ -124,7 +151,7 @@ class UserActions:
                   content=message["content"], pending=False)
         return f"message {ref} now holds the {fault.describe()} fault"
 
-    def fail(self, tool: str, fault, sticky: bool = False) -> None:
+    def fail(self, tool: str, fault: Any, sticky: bool = False) -> None:
         if self.toolset.get(tool) is None:
             raise KeyError(f"no tool {tool!r}; tools: {', '.join(self.toolset.names())}")
         self.fails[tool] = (fault, sticky)
@@ -153,12 +180,21 @@ class UserActions:
                                  "message, not a tool result")
             return "finished", index
         pending = {str(c.get("id")): c for c in self.pending}
+        if target in pending:
+            return "pending", target
         by_name = [cid for cid, c in pending.items() if call_name(c) == target]
         if len(by_name) == 1:
             return "pending", by_name[0]
         if len(by_name) > 1:
             raise ValueError(f"{target!r} has {len(by_name)} pending calls; name one by id: "
                              + ", ".join(by_name))
+        exact = [i for i, m in enumerate(self.messages)
+                 if m.get("role") == "tool" and m.get("tool_call_id") == target]
+        if len(exact) == 1:
+            return "finished", exact[0]
+        if len(exact) > 1:
+            raise ValueError(f"{len(exact)} tool messages answer {target!r}; give the message "
+                             "index instead")
         matches = {cid for cid in pending if cid.startswith(target)}
         finished = {i for i, m in enumerate(self.messages) if m.get("role") == "tool"
                     and str(m.get("tool_call_id", "")).startswith(target)}

@@ -23,24 +23,16 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from agentdbg.engine.results import ERROR_TYPES, error_content
 from agentdbg.messages import call_arguments, call_name
 from agentdbg.tool_api import ToolError
 from agentdbg.toolspec import ToolSet, ToolSpec, resolve_python_handler
 
-#: error types the model can see, and whether retrying may help
-ERROR_TYPES = {
-    "unknown_tool": False,
-    "invalid_json": False,
-    "invalid_arguments": False,
-    "timeout": True,
-    "internal_error": False,
-    "empty_result": False,
-    "denied": False,
-    "not_found": False,
-    "rate_limited": True,
-}
+if TYPE_CHECKING:
+    from agentdbg.engine.faults import CallOverride
+
 MAX_COMMAND_OUTPUT = 10_000_000  # bytes kept from a command's stdout
 _PROCS: set = set()              # command tools running now (killed on interrupt)
 _PROCS_LOCK = threading.Lock()
@@ -88,12 +80,6 @@ class _Failure(Exception):
         self.retryable = ERROR_TYPES.get(type, False) if retryable is None else retryable
 
 
-def error_content(type: str, message: str, retryable: bool | None = None) -> str:
-    retry = ERROR_TYPES.get(type, False) if retryable is None else retryable
-    return json.dumps({"ok": False, "error": {"type": type, "retryable": retry,
-                                              "message": message}}, ensure_ascii=False)
-
-
 class ToolExecutor:
     def __init__(self, toolset: ToolSet, *, parallel: int | None = None,
                  clock: Callable[[], float] = time.perf_counter):
@@ -106,7 +92,7 @@ class ToolExecutor:
 
     # -- public -----------------------------------------------------------
     def run(self, calls: list[dict], approved: Callable[[dict], bool],
-            override: Callable[[dict], Any] | None = None) -> list[ToolOutcome]:
+            override: Callable[[dict], CallOverride | None] | None = None) -> list[ToolOutcome]:
         """Execute ``calls``; ``approved(call)`` decides approval-needing ones.
 
         ``override(call)`` may return a ``Fault`` to answer that call without running it.
@@ -147,7 +133,7 @@ class ToolExecutor:
                 proc.kill()
 
     def run_one(self, call: dict, approved: Callable[[dict], bool] = lambda c: False,
-                fault: Any = None) -> ToolOutcome:
+                fault: CallOverride | None = None) -> ToolOutcome:
         call_id = call.get("id") if isinstance(call, dict) else None
         name = call_name(call) or ""
         raw_args = call_arguments(call)
@@ -158,10 +144,9 @@ class ToolExecutor:
         if fault is not None:  # injected by the user, or replayed: the tool does not run
             outcome.content, outcome.error_type = fault.content(name), fault.error_type
             outcome.ok = fault.error_type is None
-            outcome.injected = getattr(fault, "injected", True)
+            outcome.injected = fault.injected
             outcome.retryable = ERROR_TYPES.get(fault.error_type or "", False)
-            outcome.note = fault.note if hasattr(fault, "note") else \
-                f"injected fault: {fault.describe()}"
+            outcome.note = fault.note
             outcome.ended = self.clock() - self.epoch
             return outcome
         try:

@@ -10,12 +10,26 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Protocol
 
-from agentdbg.engine.executor import error_content
+from agentdbg.engine.results import error_content
 
 KINDS = ("timeout", "invalid_json", "invalid_arguments", "internal_error", "not_found", "empty",
          "oversized", "rate_limited", "denied")
 OVERSIZED_ROWS = 2000
+
+
+class CallOverride(Protocol):
+    """What answers a call instead of running its tool: an injected fault or a recorded result."""
+
+    @property
+    def error_type(self) -> str | None: ...
+    @property
+    def injected(self) -> bool: ...        # the user's doing (marked in the view)
+    @property
+    def note(self) -> str: ...
+
+    def content(self, tool: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,14 @@ class Fault:
     @property
     def error_type(self) -> str | None:
         return None if self.kind in ("empty", "invalid_json", "oversized", "custom") else self.kind
+
+    @property
+    def injected(self) -> bool:
+        return True
+
+    @property
+    def note(self) -> str:
+        return f"injected fault: {self.describe()}"
 
     def describe(self) -> str:
         return f"custom {self.custom[:40]}" if self.kind == "custom" else self.kind

@@ -1,21 +1,26 @@
-"""``agentdbg replay``: play a recording, compare tools live, or fork it.
+"""Replaying a recording with the engine: an ordinary ``Session`` whose model is a
+``ReplayModel`` and whose tool results come from the recording.
 
-The replay is an ordinary ``Session`` whose model is ``ReplayModel`` and whose
-tool results come from the recording; this driver re-applies the recorded user
-actions and stops between steps, so the run ends as it was recorded.
+``Replay`` re-applies the recorded user actions (edits, drops, rewinds, injections)
+and stops where they happened, so the replay ends as it was recorded; it knows when a
+user's own change makes the recorded responses stale, and how to go live from there.
+``LiveTools`` re-runs each recorded call with today's tools and compares the results.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from agentdbg.engine.faults import Fault
-from agentdbg.engine.session import RunConfig, Session, StopReason
-from agentdbg.providers.replay import ReplayModel
+from agentdbg.engine.phases import Phase, StopReason
+from agentdbg.engine.session import Event, RunConfig, Session
+from agentdbg.providers.base import Provider
+from agentdbg.providers.replay import RecordedResult, ReplayModel
 from agentdbg.toolspec import ToolSet
+from agentdbg.transcript.compare import describe_difference
 
 RECORDED_OPTIONS = ("model", "max_turns", "max_tool_calls", "repeat_limit", "timeout",
                     "tool_choice", "parallel_tool_calls", "temperature", "send_anyway",
@@ -38,7 +43,7 @@ def replay_session(path, *, precheck=None, **overrides) -> tuple[Session, Replay
     messages = list(header.get("initial_messages") or [])
     session = Session(model, toolset, config_from_header(header, **overrides), messages,
                       precheck=precheck)
-    session.recorded = model.recorded_tool
+    session.result_source = model.recorded_tool
     return session, model
 
 
@@ -64,33 +69,70 @@ def apply_action(session: Session, event: dict) -> None:
         session.send_once()
 
 
-def sync(session: Session, model: ReplayModel) -> int:
-    """Apply the recorded actions and stops that come next; returns how many actions."""
-    applied = 0
-    while True:
-        event = model.peek()
-        if event is None or event["type"] not in ("action", "stop", "blocked"):
-            return applied
-        model.pop()
-        if event["type"] == "action":
-            apply_action(session, event)
-            applied += 1
-        elif event["type"] == "stop" and not session.done:
-            session.stop(StopReason(event["reason"]), event.get("detail") or "")
+class Replay:
+    """A session playing a recording: recorded actions re-applied, staleness detected."""
 
+    def __init__(self, session: Session, model: ReplayModel):
+        self.session = session
+        self.model = model
+        self.applied = 0           # recorded actions re-applied so far
+        self.live = False
 
-def steps(session: Session, model: ReplayModel):
-    """Step the replay to the end of the recording, yielding each event."""
-    while True:
-        sync(session, model)
-        if session.done or model.peek() is None:
-            if session.done and model.peek() is not None:
-                model.diverged = model.diverged or (
-                    f"the replay stopped ({session.stop_reason.value}) where the recording goes on")
-            if not session.done:
-                session.stop(StopReason.CANCELLED, "the recording ends here (it has no stop event)")
-            return
-        yield session.step()
+    def sync(self) -> int:
+        """Apply the recorded actions and stops that come next; returns how many actions."""
+        applied = 0
+        while not self.live:
+            event = self.model.peek()
+            if event is None or event["type"] not in ("action", "stop", "blocked"):
+                break
+            self.model.pop()
+            if event["type"] == "action":
+                apply_action(self.session, event)
+                applied += 1
+            elif event["type"] == "stop" and not self.session.done:
+                self.session.stop(StopReason(event["reason"]), event.get("detail") or "")
+        self.applied += applied
+        return applied
+
+    def steps(self) -> Iterator[Event]:
+        """Step the replay to the end of the recording, yielding each event."""
+        s, model = self.session, self.model
+        while True:
+            self.sync()
+            if s.stop_reason is not None or model.peek() is None:
+                if s.stop_reason is not None and model.peek() is not None:
+                    model.diverged = model.diverged or (
+                        f"the replay stopped ({s.stop_reason.value}) where the recording goes on")
+                if s.stop_reason is None:
+                    s.stop(StopReason.CANCELLED, "the recording ends here (it has no stop event)")
+                return
+            yield s.step()
+
+    def pause_reason(self) -> str | None:
+        """Why the next step must not play the recording (None: go on).
+
+        The user's own change (an edit, a drop …) makes the recorded responses answer a
+        different history: they are not played unknowingly."""
+        if self.live:
+            return None
+        self.sync()
+        s = self.session
+        if s.done and self.model.peek() is None:
+            return "the recording ends here"
+        user_changed = len(s.actions) > self.applied
+        if s.phase is Phase.MODEL and user_changed and not self.model.knowingly:
+            diff = self.model.stale(s.request())
+            if diff:
+                return ("the recording is stale from here: your change makes the recorded "
+                        f"responses answer a different history ({describe_difference(diff)}). "
+                        "'live' continues with a live model; 'play' keeps playing the "
+                        "recording knowingly.")
+        return None
+
+    def go_live(self, provider: Provider, toolset: ToolSet | None) -> None:
+        """Stop playing: ``provider`` answers and tools run for real from here on."""
+        self.session.go_live(provider, toolset)
+        self.live = True
 
 
 # -- --live-tools ---------------------------------------------------------------------
@@ -151,26 +193,10 @@ class LiveTools:
 
 
 def with_live_tools(session: Session, model: ReplayModel, live: LiveTools) -> None:
-    """Wrap the recorded-result hook so every recorded call is also re-run and compared."""
-    def hook(call: dict):
+    """Wrap the recorded-result source so every recorded call is also re-run and compared."""
+    def source(call: dict) -> RecordedResult | None:
         recorded = model.recorded_tool(call)
         if recorded is not None:
             live.compare(call, recorded.event)
         return recorded
-    session.recorded = hook
-
-
-def initial_state(path: str) -> list[dict]:
-    """A plain messages array (or request body) as a starting state for replay --step."""
-    from agentdbg.checker.inputs import load_check_input
-
-    items = load_check_input(path)
-    if len(items) != 1:
-        from agentdbg.errors import InputError
-
-        raise InputError(f"{path}: {len(items)} documents; a starting state is one messages array")
-    return [dict(m) for m in items[0].request.messages]
-
-
-def parent_info(path: Path, index: int) -> dict:
-    return {"path": str(path), "from_index": index}
+    session.result_source = source

@@ -2,44 +2,31 @@
 
 ``Session.step()`` advances exactly one phase and returns an event:
 
-* phase ``model``: build the request, (pre-check it), ask the provider, append
-  the assistant message. No ``tool_calls`` -> stop ``completed``.
-* phase ``tools``: resolve approvals, execute the pending calls, append one
+* ``Phase.MODEL``: build the request, (pre-check it), ask the provider, append the
+  assistant message. No ``tool_calls`` -> stop ``completed``.
+* ``Phase.TOOLS``: resolve approvals, execute the pending calls, append one
   ``role: "tool"`` message per call carrying its ``tool_call_id``.
 
 Limits stop the run with their own reason; a run stopped by a limit is never
-presented as an answer.
+presented as an answer. An approval covers exactly one pending call (its turn, id,
+name and arguments) and is consumed when that call runs.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
-from agentdbg.engine.executor import ToolExecutor, ToolOutcome
 from agentdbg.engine.actions import UserActions
-from agentdbg.errors import ExitStatus, ProviderError
+from agentdbg.engine.executor import ToolExecutor, ToolOutcome
+from agentdbg.engine.faults import CallOverride
+from agentdbg.engine.phases import Phase, StopReason
+from agentdbg.errors import ProviderError
 from agentdbg.messages import call_fingerprint, call_name, tool_calls_of, tool_message
 from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.toolspec import ToolSet
-
-
-class StopReason(str, Enum):
-    COMPLETED = "completed"
-    MAX_TURNS = "max_turns"
-    MAX_TOOL_CALLS = "max_tool_calls"
-    REPEATED_CALL = "repeated_call"
-    TIMEOUT = "timeout"
-    CANCELLED = "cancelled"
-    MODEL_ERROR = "model_error"
-    INVALID_REQUEST = "invalid_request"
-
-    @property
-    def exit_status(self) -> ExitStatus:
-        return ExitStatus.OK if self is StopReason.COMPLETED else ExitStatus[self.name]
 
 
 @dataclass
@@ -58,7 +45,9 @@ class RunConfig:
 
 
 @dataclass
-class TurnRecord:
+class TurnStats:
+    """One model request: what it carried and what it cost."""
+
     turn: int
     request_messages: int                 # how many messages the request carried
     latency_ms: float = 0.0
@@ -78,7 +67,7 @@ class ModelReplied:
     turn: int
     index: int
     message: dict
-    record: TurnRecord
+    stats: TurnStats
 
 
 @dataclass
@@ -105,6 +94,7 @@ class Stopped:
 
 
 Event = ModelReplied | ToolsExecuted | ApprovalNeeded | RequestBlocked | Stopped
+ApprovalKey = tuple[int, str, str, str]
 
 
 class Session(UserActions):
@@ -119,23 +109,25 @@ class Session(UserActions):
         self.precheck = precheck
         self.clock = clock
         self.executor = ToolExecutor(toolset, clock=clock)
-        self.phase = "model"
+        self.phase = Phase.MODEL
         self.pending: list[dict] = []
-        self.decisions: dict[str, bool] = {}
-        self.turns: list[TurnRecord] = []
+        self.pending_turn = 0                         # the turn whose reply asked for ``pending``
+        self.approvals: dict[ApprovalKey, bool] = {}  # one decision per exact pending call
+        self.turns: list[TurnStats] = []
         self.outcomes: list[ToolOutcome] = []
         self.outcome_at: dict[int, ToolOutcome] = {}  # tool message index -> its execution
         self.stop_reason: StopReason | None = None
         self.stop_detail = ""
-        self._history: list[tuple[str, str]] = []  # (fingerprint, content) per executed call
+        self._recent_calls: list[tuple[str, str]] = []  # (fingerprint, content), repeat detection
         self._started = clock()
         self.marks: dict[int, set[str]] = {}          # message index -> {"edited", "injected"}
         self.actions: list[dict] = []                 # the user's edits, drops, rewinds ...
-        self.injections: dict[str, Any] = {}          # pending call id -> Fault
-        self.fails: dict[str, tuple[Any, bool]] = {}  # tool name -> (Fault, sticky)
+        self.injections: dict[str, CallOverride] = {}  # pending call id -> fault
+        self.fails: dict[str, tuple[CallOverride, bool]] = {}  # tool name -> (fault, sticky)
         self.force_send = False                       # one request past the pre-send check
         self.observers: list[Callable[[str, dict], None]] = []  # e.g. the transcript writer
-        self.recorded: Callable[[dict], Any] | None = None  # replay: a call's recorded result
+        #: replay: where a call's recorded result comes from (None: tools run for real)
+        self.result_source: Callable[[dict], CallOverride | None] | None = None
 
     @classmethod
     def for_question(cls, provider: Provider, toolset: ToolSet, question: str,
@@ -154,7 +146,8 @@ class Session(UserActions):
         total = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
         for t in self.turns:
             for key in total:
-                total[key] += int(t.usage.get(key) or 0)
+                value = t.usage.get(key)
+                total[key] += int(value) if isinstance(value, (int, float)) else 0
         return total
 
     @property
@@ -184,14 +177,14 @@ class Session(UserActions):
 
     # -- driving -------------------------------------------------------------
     def step(self) -> Event:
-        if self.done:
+        if self.stop_reason is not None:
             return Stopped(self.stop_reason, self.stop_detail)
         if self.config.timeout is not None and self.elapsed() > self.config.timeout:
             return self._stop(StopReason.TIMEOUT,
                               f"the run exceeded its wall-clock limit of {self.config.timeout:g}s")
-        return self._ask_model() if self.phase == "model" else self._run_tools()
+        return self._ask_model() if self.phase is Phase.MODEL else self._run_tools()
 
-    def run(self):
+    def run(self) -> Iterator[Event]:
         """Step until the run stops, yielding every event."""
         while not self.done:
             event = self.step()
@@ -199,11 +192,46 @@ class Session(UserActions):
             if isinstance(event, ApprovalNeeded):
                 raise RuntimeError("approval needed: use approve='all'/'none' or drive step()")
 
-    def decide(self, call_id: str, approved: bool) -> None:
-        self.decisions[call_id] = approved
+    def go_live(self, provider: Provider, toolset: ToolSet | None = None) -> None:
+        """Leave a replay: answer from ``provider`` and run tools for real from here on."""
+        self.provider = provider
+        self.result_source = None
+        if toolset is not None:
+            self.toolset = toolset
+            self.executor = ToolExecutor(toolset, clock=self.clock)
 
     def cancel(self, detail: str = "cancelled by the user (Ctrl-C)") -> Stopped:
         return self._stop(StopReason.CANCELLED, detail)
+
+    # -- approvals -----------------------------------------------------------
+    def _approval_key(self, call: dict) -> ApprovalKey:
+        fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+        args = fn.get("arguments") if isinstance(fn, dict) else None
+        return (self.pending_turn, str(call.get("id")), call_name(call) or "",
+                call_fingerprint(call_name(call) or "", args if isinstance(args, str) else repr(args)))
+
+    def needs_approval(self) -> list[dict]:
+        """Pending calls of tools with ``approval: always`` that have no decision yet."""
+        out = []
+        for call in self.pending:
+            spec = self.toolset.get(call_name(call) or "")
+            if spec and spec.approval == "always" and self._approval_key(call) not in self.approvals:
+                out.append(call)
+        return out
+
+    def decide(self, call: dict, approved: bool) -> None:
+        """Approve or deny exactly this pending call (its turn, id, name and arguments)."""
+        if not any(c is call for c in self.pending):
+            raise ValueError(f"call {call.get('id')!r} is not pending")
+        self.approvals[self._approval_key(call)] = approved
+
+    def _consume_approval(self, call: dict) -> bool:
+        return self.approvals.pop(self._approval_key(call), False)
+
+    def _set_pending(self, calls: list[dict], turn: int) -> None:
+        self.pending, self.pending_turn = list(calls), turn
+        self.approvals.clear()
+        self.phase = Phase.TOOLS if calls else Phase.MODEL
 
     # -- phases --------------------------------------------------------------
     def _ask_model(self) -> Event:
@@ -221,43 +249,35 @@ class Session(UserActions):
                     self._stop(StopReason.INVALID_REQUEST, "the request breaks the protocol; "
                                "not sent (use --send-anyway to see what the API answers)")
                 return RequestBlocked(findings)
-        record = TurnRecord(turn=len(self.turns) + 1, request_messages=len(self.messages))
-        self._emit("request", turn=record.turn, messages=self.messages,
+        stats = TurnStats(turn=len(self.turns) + 1, request_messages=len(self.messages))
+        self._emit("request", turn=stats.turn, messages=self.messages,
                    params={k: v for k, v in request.body().items() if k != "messages"})
         start = self.clock()
         try:
             reply = self.provider.complete(request)
         except ProviderError as exc:
-            record.latency_ms = round((self.clock() - start) * 1000, 3)
-            self.turns.append(record)
-            self._emit("model_error", turn=record.turn, message=exc.message,
-                       status=exc.status, latency_ms=record.latency_ms)
+            stats.latency_ms = round((self.clock() - start) * 1000, 3)
+            self.turns.append(stats)
+            self._emit("model_error", turn=stats.turn, message=exc.message,
+                       status=exc.status, latency_ms=stats.latency_ms)
             if self.config.timeout is not None and self.elapsed() >= self.config.timeout:
                 return self._stop(StopReason.TIMEOUT, f"the run exceeded its wall-clock limit of "
                                   f"{self.config.timeout:g}s during a model request ({exc.message})")
             return self._stop(StopReason.MODEL_ERROR, exc.message)
-        record.latency_ms = round((self.clock() - start) * 1000, 3)
-        record.usage, record.finish_reason, record.note = reply.usage, reply.finish_reason, reply.note
-        self.turns.append(record)
+        stats.latency_ms = round((self.clock() - start) * 1000, 3)
+        stats.usage, stats.finish_reason, stats.note = reply.usage, reply.finish_reason, reply.note
+        self.turns.append(stats)
         self.messages.append(reply.message)
-        record.message_index = len(self.messages) - 1
-        self._emit("response", turn=record.turn, message=reply.message, usage=reply.usage,
-                   finish_reason=reply.finish_reason, latency_ms=record.latency_ms, note=reply.note)
-        event = ModelReplied(record.turn, record.message_index, reply.message, record)
+        stats.message_index = len(self.messages) - 1
+        self._emit("response", turn=stats.turn, message=reply.message, usage=reply.usage,
+                   finish_reason=reply.finish_reason, latency_ms=stats.latency_ms, note=reply.note)
+        event = ModelReplied(stats.turn, stats.message_index, reply.message, stats)
         calls = tool_calls_of(reply.message)
         if calls:
-            self.pending, self.phase = list(calls), "tools"
+            self._set_pending(calls, stats.turn)
         else:
             self._stop(StopReason.COMPLETED, "the model answered without tool calls")
         return event
-
-    def needs_approval(self) -> list[dict]:
-        out = []
-        for call in self.pending:
-            spec = self.toolset.get(call_name(call) or "")
-            if spec and spec.approval == "always" and str(call.get("id")) not in self.decisions:
-                out.append(call)
-        return out
 
     def _run_tools(self) -> Event:
         limit = self.config.max_tool_calls
@@ -268,12 +288,11 @@ class Session(UserActions):
         if undecided and self.config.approve == "ask":
             return ApprovalNeeded(undecided)
         for call in undecided:
-            self.decide(str(call.get("id")), self.config.approve == "all")
+            self.decide(call, self.config.approve == "all")
         start = self.clock()
         turn = self.turns[-1].turn if self.turns else 0  # 0: calls loaded with a starting state
-        outcomes = self.executor.run(self.pending,
-                                     approved=lambda c: self.decisions.get(str(c.get("id")), False),
-                                     override=self._fault_for)
+        outcomes = self.executor.run(self.pending, approved=self._consume_approval,
+                                     override=self._override_for)
         if self.turns:
             self.turns[-1].tool_ms = round((self.clock() - start) * 1000, 3)
         indices = []
@@ -285,7 +304,7 @@ class Session(UserActions):
                 self.marks.setdefault(indices[-1], set()).add("injected")
             self._emit("tool", turn=turn, index=indices[-1], **outcome.to_dict())
         self.outcomes.extend(outcomes)
-        self.pending, self.phase = [], "model"
+        self._set_pending([], 0)
         event = ToolsExecuted(turn, outcomes, indices)
         self._check_repeats(outcomes)
         return event
@@ -293,8 +312,8 @@ class Session(UserActions):
     def _check_repeats(self, outcomes: list[ToolOutcome]) -> None:
         n = self.config.repeat_limit
         for o in outcomes:
-            self._history.append((call_fingerprint(o.name, o.arguments or ""), o.content))
-        tail = self._history[-n:]
+            self._recent_calls.append((call_fingerprint(o.name, o.arguments or ""), o.content))
+        tail = self._recent_calls[-n:]
         if n > 0 and len(tail) == n and len(set(tail)) == 1:
             o = outcomes[-1]
             self._stop(StopReason.REPEATED_CALL, f"{o.name} was called {n} times in a row with "
@@ -307,7 +326,7 @@ class Session(UserActions):
     def _stop(self, reason: StopReason, detail: str) -> Stopped:
         if self.stop_reason is None:
             self.stop_reason, self.stop_detail = reason, detail
-            self.phase = "done"
+            self.phase = Phase.DONE
             self._emit("stop", reason=reason.value, detail=detail, messages=self.messages,
                        usage=self.usage)
-        return Stopped(self.stop_reason, self.stop_detail)
+        return Stopped(reason if self.stop_reason is None else self.stop_reason, self.stop_detail)

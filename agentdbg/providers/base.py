@@ -42,13 +42,27 @@ class ModelReply:
     usage: dict = field(default_factory=dict)
     finish_reason: str | None = None
     note: str | None = None            # the offline model's explanation; not sent anywhere
-    raw: Any = None                    # provider's raw response (for transcripts)
 
 
 class Provider(Protocol):
     name: str
 
     def complete(self, request: ModelRequest) -> ModelReply: ...
+
+
+@dataclass
+class ProviderInfo:
+    """A provider with what the user is told about it and what a transcript records."""
+
+    provider: Provider
+    description: str                   # e.g. "gpt-4o-mini at https://api.openai.com/v1"
+    model: str = "offline"
+    base_url: str | None = None        # never with credentials (see ``safe_url``)
+    offline: bool = False              # the built-in planner: no network, not an LLM
+
+    @property
+    def name(self) -> str:
+        return self.provider.name
 
 
 def estimate_tokens(text: str) -> int:

@@ -64,8 +64,7 @@ class OpenAICompatible:
         message = _message_dict(choice.message)
         usage = response.usage.model_dump(exclude_none=True) if response.usage else {}
         usage = {k: v for k, v in usage.items() if isinstance(v, (int, float))}
-        return ModelReply(message=message, usage=usage, finish_reason=choice.finish_reason,
-                          raw=response.model_dump(exclude_none=True))
+        return ModelReply(message=message, usage=usage, finish_reason=choice.finish_reason)
 
     def _explain(self, exc: openai.APIError) -> ProviderError:
         where = f"{self.base_url}/chat/completions"

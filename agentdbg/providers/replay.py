@@ -8,7 +8,6 @@ request differs from the recorded request, ``first_difference`` says where.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -16,66 +15,21 @@ from typing import Any
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelReply, ModelRequest
 from agentdbg.transcript import iter_transcript
+from agentdbg.transcript.compare import describe_difference, first_difference, first_difference_from
 
 _NOTHING = object()
 
 
-def first_difference(a: Any, b: Any, path: str = "messages") -> tuple[str, Any, Any] | None:
-    """The first path where ``a`` and ``b`` differ, with both values; None when equal."""
-    if type(a) is not type(b):
-        return path, a, b
-    if isinstance(a, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            # an absent key and null mean the same in a message (e.g. content on a tool-call turn)
-            va, vb = a.get(key), b.get(key)
-            if va is None or vb is None:
-                if va is not vb:
-                    return f"{path}.{key}", _shown(a, key), _shown(b, key)
-                continue
-            found = first_difference(va, vb, f"{path}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(a, list):
-        return first_difference_from(a, b, 0, path)
-    return None if a == b else (path, a, b)
+class ReplayDiverged(ProviderError):
+    """The live request no longer matches the recording; ``difference`` says where first."""
 
-
-class _Absent:
-    def __repr__(self) -> str:
-        return "(absent)"
-
-
-ABSENT = _Absent()
-
-
-def _shown(d: dict, key: str):
-    return d.get(key, ABSENT)
-
-
-def first_difference_from(a: list, b: list, start: int,
-                          path: str = "messages") -> tuple[str, Any, Any] | None:
-    """``first_difference`` of two lists, looking only at index ``start`` and after."""
-    for i in range(start, min(len(a), len(b))):
-        found = first_difference(a[i], b[i], f"{path}[{i}]")
-        if found:
-            return found
-    if len(a) != len(b):
-        n = min(len(a), len(b))
-        return f"{path}[{n}]", a[n] if n < len(a) else None, b[n] if n < len(b) else None
-    return None
-
-
-def describe_difference(diff: tuple[str, Any, Any]) -> str:
-    path, recorded, now = diff
-
-    def show(value) -> str:
-        return "(absent)" if value is ABSENT else json.dumps(value, ensure_ascii=False)[:200]
-    return f"first difference at {path}: recorded {show(recorded)}, now {show(now)}"
+    def __init__(self, path, difference: str):
+        super().__init__(f"replay diverged from {path}: {difference}")
+        self.difference = difference
 
 
 @dataclass
-class Recorded:
+class RecordedResult:
     """A recorded tool result, given to the executor in place of running the tool."""
     event: dict
 
@@ -159,7 +113,7 @@ class ReplayModel:
         diff = first_difference_from(self.expected, request.messages, prefix)
         if diff and not self.knowingly:
             self.diverged = describe_difference(diff)
-            raise ProviderError(f"replay diverged from {self.path}: {self.diverged}")
+            raise ReplayDiverged(self.path, self.diverged)
         answer = self._skip_to({"response", "model_error"})
         if answer is None:
             raise ProviderError(f"replay: {self.path} ends before the response to this request")
@@ -173,9 +127,9 @@ class ReplayModel:
                           note=f"replayed turn {answer.get('turn')}"
                                + (f"; recorded note: {answer['note']}" if answer.get("note") else ""))
 
-    def recorded_tool(self, call: dict) -> Recorded | None:
+    def recorded_tool(self, call: dict) -> RecordedResult | None:
         cid = str(call.get("id"))
         if cid not in self.tools:
             self._skip_to({"request", "response", "model_error", "blocked"})
         event = self.tools.pop(cid, None)
-        return Recorded(event) if event is not None else None
+        return RecordedResult(event) if event is not None else None

@@ -42,7 +42,8 @@ def outcome_meta(o: ToolOutcome) -> str:
     return " · ".join(parts)
 
 
-def render_header(model_desc: str, tools: list[str], offline: bool) -> RenderableType:
+def render_header(model_desc: str, tools: list[str], offline: bool,
+                  title: str = "agentdbg run") -> RenderableType:
     lines = [Text.assemble(("model: ", "bold"), safe(model_desc)),
              Text.assemble(("tools: ", "bold"), safe(", ".join(tools)))]
     if offline:
@@ -50,7 +51,7 @@ def render_header(model_desc: str, tools: list[str], offline: bool) -> Renderabl
                           "tool parameters from the question and earlier results.", style="dim"))
         lines.append(Text("Use a real endpoint with --model NAME --base-url URL "
                           "(key from OPENAI_API_KEY).", style="dim"))
-    return Panel(Group(*lines), title="agentdbg run", title_align="left", expand=False)
+    return Panel(Group(*lines), title=title, title_align="left", expand=False)
 
 
 def render_turn_title(turn: int) -> RenderableType:

@@ -30,3 +30,8 @@ def safe(text: object) -> str:
     """Printable form of untrusted text: control/invisible characters made visible."""
     s = text if isinstance(text, str) else str(text)
     return _UNSAFE.sub(_escape, s)
+
+
+def one_line(text: object) -> str:
+    """``safe`` text on one line, for an error or warning line."""
+    return " ".join(safe(text).split("\n"))

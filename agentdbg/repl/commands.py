@@ -11,6 +11,8 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agentdbg.engine.phases import Phase
+
 
 class CommandError(Exception):
     pass
@@ -85,7 +87,7 @@ def cmd_send(dbg, arg):
     """send
     Send the pending model request even though the checker found errors in it
     (to see what the real API answers)."""
-    if dbg.session.phase != "model":
+    if dbg.session.phase is not Phase.MODEL:
         raise CommandError("nothing to send: the pending phase is not a model request")
     dbg.session.send_once()
     dbg.advance()
@@ -105,7 +107,7 @@ def cmd_play(dbg, arg):
     Replay only: keep playing the recorded responses although your changes made them stale."""
     if dbg.replay is None:
         raise CommandError("not replaying a recording")
-    dbg.replay.knowingly = True
+    dbg.replay.model.knowingly = True
     dbg.say("playing the recording knowingly: responses may not fit the changed history")
 
 
@@ -188,7 +190,7 @@ def cmd_inject(dbg, arg):
         dbg.say(dbg.session.inject(target, fault))
     except (ValueError, IndexError) as exc:
         raise CommandError(str(exc)) from None
-    if dbg.session.phase != "tools":
+    if dbg.session.phase is not Phase.TOOLS:
         dbg.show_all()
 
 
@@ -252,11 +254,15 @@ def _decide(dbg, arg: str, approved: bool) -> None:
     if not waiting:
         raise CommandError("no call is waiting for approval")
     target = arg.strip() or "all"
-    chosen = [c for c in waiting if target == "all" or str(c.get("id")).startswith(target)]
+    chosen = [c for c in waiting if target == "all" or str(c.get("id")) == target]
     if not chosen:
-        raise CommandError(f"no waiting call matches {target!r}")
+        ids = ", ".join(str(c.get("id")) for c in waiting)
+        raise CommandError(f"no waiting call has the id {target!r} (ids must match exactly; "
+                           f"waiting: {ids})")
+    if len(chosen) > 1 and target != "all":
+        raise CommandError(f"{len(chosen)} waiting calls share the id {target!r}; use 'all'")
     for call in chosen:
-        dbg.session.decide(str(call.get("id")), approved)
+        dbg.session.decide(call, approved)
     dbg.say(f"{'approved' if approved else 'denied'}: {', '.join(str(c.get('id')) for c in chosen)}")
 
 

@@ -10,53 +10,46 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-import subprocess
-import tempfile
 from pathlib import Path
 
 from rich.text import Text
 
 from agentdbg.checker import check
-from agentdbg.engine.session import (
-    ApprovalNeeded,
-    ModelReplied,
-    RequestBlocked,
-    Session,
-    StopReason,
-)
+from agentdbg.engine.phases import Phase, StopReason
+from agentdbg.engine.session import ApprovalNeeded, ModelReplied, RequestBlocked, Session
 from agentdbg.errors import ExitStatus, Terminated
 from agentdbg.messages import call_arguments, call_name
-from agentdbg.transcript.document import run_document, write_json
+from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
 from agentdbg.render.safe import safe
 from agentdbg.render.view import render_finding, render_messages
 from agentdbg.repl.breakpoints import Breakpoints
 from agentdbg.repl.commands import CommandError, lookup
+from agentdbg.repl.editor import edit_json
 from agentdbg.repl.explain import explain
+from agentdbg.transcript.document import run_document, write_json
 
 PROMPT = "(agentdbg) "
 
 
 class Debugger:
-    def __init__(self, session: Session, console, *, input=None, output=None,
-                 explain: bool = False, lang: str = "en", profile: str = "openai",
-                 full: bool = False, save: Path | None = None, model_desc: str = "",
-                 history: bool = True, transcript=None, replay=None, live_provider=None,
-                 live_tools=None):
+    def __init__(self, session: Session, console, *, options=None, input=None, output=None,
+                 history: bool = True, transcript=None, replay=None, go_live=None,
+                 save: Path | None = None):
         self.session = session
         self.console = console
-        self.explain, self.lang, self.profile, self.full = explain, lang, profile, full
+        self.options = options or RunOptions(model_desc="", model=session.config.model,
+                                             provider_name=session.provider.name)
+        o = self.options
+        self.explain, self.lang, self.profile, self.full = o.explain, o.lang, o.profile, o.full
         self.save_path = save
-        self.model_desc = model_desc
         self.transcript = transcript          # the live TranscriptWriter, if any
-        self.replay = replay                  # a ReplayModel when stepping a recording
-        self.applied = 0                      # recorded actions re-applied so far
-        self.live_provider = live_provider    # for 'live' after the recording goes stale
-        self.live_tools = live_tools
+        self.replay = replay                  # an engine Replay when stepping a recording
+        self.go_live_with = go_live           # what 'live' switches to (a drivers.launch.GoLive)
         self.breakpoints = Breakpoints()
         self.quitting = False
         self.shown = 0
+        self._warned = False
         self._io = {"input": input, "output": output}
         self.prompt = self._prompt_session(history)
 
@@ -80,8 +73,9 @@ class Debugger:
 
     # -- the loop ----------------------------------------------------------------------
     def loop(self) -> ExitStatus:
-        self.console.print(view_run.render_header(self.model_desc, self.session.toolset.names(),
-                                                  self.model_desc.startswith("offline")))
+        o = self.options
+        self.console.print(view_run.render_header(o.model_desc, self.session.toolset.names(),
+                                                  o.offline, o.title))
         self.say("step mode: Enter or 'next' performs the pending phase; 'help' lists commands.")
         self.show_new()
         self.banner()
@@ -108,7 +102,7 @@ class Debugger:
 
     def _check_transcript(self) -> None:
         writer = self.transcript
-        if writer is not None and writer.error is not None and not getattr(self, "_warned", False):
+        if writer is not None and writer.error is not None and not self._warned:
             self._warned = True
             self.error(f"the transcript {writer.path} cannot be written ({writer.error}); the run "
                        "is kept in memory: 'save PATH' writes it somewhere else")
@@ -137,7 +131,7 @@ class Debugger:
         if s.done:
             raise CommandError(f"the run has stopped ({s.stop_reason.value}); 'rewind N' or "
                                "'retry' to go on, 'save PATH', or 'quit'")
-        what = "model request" if s.phase == "model" else "tool execution"
+        what = "model request" if s.phase is Phase.MODEL else "tool execution"
         try:
             event = s.step()
         except Terminated:
@@ -152,47 +146,31 @@ class Debugger:
 
     def _replay_ready(self) -> bool:
         """Re-apply recorded actions; refuse to play stale recorded responses unknowingly."""
-        from agentdbg.engine.replaying import sync
-        from agentdbg.providers.replay import describe_difference
-
-        if self.session.provider is not self.replay:
-            return True  # continuing live
-        self.applied += sync(self.session, self.replay)
-        s = self.session
-        if s.done and self.replay.peek() is None:
-            self.say("the recording ends here")
+        reason = self.replay.pause_reason()
+        if reason is not None:
+            self.say(reason)
             return False
-        user_changed = len(s.actions) > self.applied
-        if s.phase == "model" and user_changed and not self.replay.knowingly:
-            diff = self.replay.stale(s.request())
-            if diff:
-                self.say("the recording is stale from here: your change makes the recorded "
-                         f"responses answer a different history ({describe_difference(diff)}). "
-                         "'live' continues with a live model; 'play' keeps playing the "
-                         "recording knowingly.")
-                return False
         return True
 
     def go_live(self) -> None:
-        from agentdbg.engine.executor import ToolExecutor
-
-        if self.replay is None or self.session.provider is not self.replay:
+        """Leave the recording: a live model, and the tools of --tools (loaded only now)."""
+        if self.replay is None or self.replay.live:
             raise CommandError("already live: this session is not playing a recording")
-        if self.live_provider is None:
+        live = self.go_live_with
+        if live is None:
             from agentdbg.providers.offline import OfflineModel
 
-            self.live_provider = OfflineModel()
-        self.session.provider = self.live_provider
-        self.session.recorded = None
-        if self.live_tools is not None:
-            self.session.toolset = self.live_tools
-            self.session.executor = ToolExecutor(self.live_tools)
-            tools = f"the tools of {self.live_tools.path}"
+            provider, toolset = OfflineModel(), None
         else:
-            tools = "no tool files (calls will answer: no recorded result; pass --tools)"
+            provider = live.provider()
+            if live.tools is not None:
+                self.say(f"loading the tools of {live.tools_path}")
+            toolset = live.tools() if live.tools is not None else None
+        self.replay.go_live(provider, toolset)
         self.session.config.approve = "ask"
-        self.say(f"live from here with the {getattr(self.live_provider, 'name', 'live')} model "
-                 f"and {tools}")
+        tools = (f"the tools of {self.session.toolset.path}" if toolset is not None else
+                 "no tools file (calls will answer: no recorded result; pass --tools)")
+        self.say(f"live from here with the {provider.name} model and {tools}")
 
     def run_to_break(self) -> None:
         while not self.session.done:
@@ -211,13 +189,13 @@ class Debugger:
     # -- showing -----------------------------------------------------------------------
     def findings(self):
         s = self.session
-        return check(s.request().body(), self.profile, in_progress=s.phase == "tools")
+        return check(s.request().body(), self.profile, in_progress=s.phase is Phase.TOOLS)
 
     def report(self, event) -> None:
         if isinstance(event, ModelReplied):
             self.console.print(view_run.render_turn_title(event.turn))
-            if event.record.note:
-                self.console.print(view_run.render_note(event.record.note))
+            if event.stats.note:
+                self.console.print(view_run.render_note(event.stats.note))
         elif isinstance(event, ApprovalNeeded):
             names = ", ".join(f"{call_name(c)} ({c.get('id')})" for c in event.calls)
             self.say(f"approval needed before running {names}: 'approve' or 'deny'")
@@ -244,7 +222,7 @@ class Debugger:
     def _render(self, start: int, full: bool) -> None:
         self.console.print(render_messages(
             self.session.messages, findings=self.findings(), full=full, start=start,
-            meta=view_run.message_meta(self.session), in_progress=self.session.phase == "tools"))
+            meta=view_run.message_meta(self.session), in_progress=self.session.phase is Phase.TOOLS))
 
     def banner(self) -> None:
         s = self.session
@@ -253,7 +231,7 @@ class Debugger:
                 ("■ stopped: ", "bold"), (s.stop_reason.value, "bold green" if
                                           s.stop_reason is StopReason.COMPLETED else "bold red"),
                 f" — {safe(s.stop_detail)}. 'rewind N' or 'retry' to go on, 'save PATH', 'quit'."))
-        elif s.phase == "model":
+        elif s.phase is Phase.MODEL:
             self.console.print(Text(f"▶ next: ask the model (turn {len(s.turns) + 1}) with "
                                     f"{len(s.messages)} message(s)", style="bold"))
         else:
@@ -276,7 +254,7 @@ class Debugger:
         self.console.print(Text(safe(json.dumps(obj, ensure_ascii=False, indent=2))))
 
     def show_tools(self) -> None:
-        from agentdbg.drivers.tools import tools_table
+        from agentdbg.render.tools import tools_table
 
         self.console.print(tools_table(self.session.toolset))
 
@@ -300,40 +278,7 @@ class Debugger:
     def save(self, path) -> None:
         """Copy the transcript so far; from memory when the transcript could not be written."""
         if self.transcript is not None and self.transcript.error is None:
-            from agentdbg.drivers.launch import copy_transcript
-
-            copy_transcript(self.transcript, Path(path))
+            self.transcript.copy_to(Path(path))
             return
         write_json(path, run_document(self.session, model=self.session.config.model,
-                                      base_url=getattr(self.session.provider, "base_url", None)))
-
-
-def edit_json(value, io: dict, what: str):
-    """Edit ``value`` as pretty JSON; the parsed result. ValueError names what stays unchanged."""
-    text = edit_text(json.dumps(value, ensure_ascii=False, indent=2), io)
-    if text is None:
-        raise ValueError(f"edit cancelled; {what} unchanged")
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise ValueError(f"not valid JSON ({exc}); {what} unchanged") from None
-
-
-def edit_text(text: str, io: dict) -> str | None:
-    """Edit ``text`` in $VISUAL/$EDITOR, else in an inline multi-line prompt; None if cancelled."""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if editor:
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as fh:
-            fh.write(text)
-        try:
-            if subprocess.call([*shlex.split(editor), fh.name]) != 0:
-                return None
-            return Path(fh.name).read_text(encoding="utf-8")
-        finally:
-            os.unlink(fh.name)
-    from prompt_toolkit import PromptSession
-
-    try:
-        return PromptSession(**io).prompt("", default=text, multiline=True)
-    except (KeyboardInterrupt, EOFError):
-        return None
+                                      base_url=self.options.base_url))

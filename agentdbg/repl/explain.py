@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentdbg.engine.phases import Phase
 from agentdbg.messages import call_name
 
 TEXT = {
@@ -40,7 +41,7 @@ def explain(session, lang: str = "en") -> str:
         if session.stop_reason.value == "completed":
             return t["done"]
         return t["stopped"].format(reason=session.stop_reason.value)
-    if session.phase == "tools":
+    if session.phase is Phase.TOOLS:
         names = ", ".join(call_name(c) or "?" for c in session.pending)
         text = t["tools"].format(k=len(session.pending), names=names)
         if len(session.pending) > 1:

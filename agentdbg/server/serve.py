@@ -9,14 +9,14 @@ request, so the same request always gets the same bytes.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import socket
+import sys
 import threading
 
-from agentdbg.errors import ProviderError
+from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
-from agentdbg.wire.chat import encode_stream
+from agentdbg.providers.replay import ReplayDiverged
+from agentdbg.wire.chat import completion_json, encode_stream
 
 
 def _error(status: int, message: str, type_: str = "invalid_request_error", code=None):
@@ -24,20 +24,6 @@ def _error(status: int, message: str, type_: str = "invalid_request_error", code
 
     return JSONResponse({"error": {"message": message, "type": type_, "param": None, "code": code}},
                         status_code=status)
-
-
-def completion_json(message: dict, body: dict, raw: bytes, usage: dict | None = None,
-                    finish: str | None = None, model_name: str = "offline") -> dict:
-    """A chat.completion object; id and created derive from the request (deterministic)."""
-    from agentdbg.messages import canonical_json
-
-    digest = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()[:24]
-    return {"id": f"chatcmpl-{digest}", "object": "chat.completion", "created": 0,
-            "model": body.get("model") or model_name,
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": finish or ("tool_calls" if message.get("tool_calls")
-                                                     else "stop")}],
-            "usage": {k: v for k, v in (usage or {}).items() if k != "estimated"}}
 
 
 def make_app(provider, model_name: str = "offline"):
@@ -63,9 +49,9 @@ def make_app(provider, model_name: str = "offline"):
             try:
                 reply = provider.complete(ModelRequest.from_body(body))
             except ProviderError as exc:
-                status = 409 if exc.message.startswith("replay diverged") else 500
+                status = 409 if isinstance(exc, ReplayDiverged) else 500
                 return _error(status, exc.message, "conflict" if status == 409 else "server_error")
-        payload = completion_json(reply.message, body, raw, reply.usage, reply.finish_reason,
+        payload = completion_json(reply.message, body, reply.usage, reply.finish_reason,
                                   model_name)
         if body.get("stream"):
             include_usage = (body.get("stream_options") or {}).get("include_usage")
@@ -83,28 +69,55 @@ def make_app(provider, model_name: str = "offline"):
     ])
 
 
-def bind(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)  # clients that come before the server loop starts wait in the backlog
-    sock.set_inheritable(True)
-    return sock
+def serve_provider(offline: bool, replay_file, script):
+    chosen = [name for name, on in (("--offline", offline), ("--replay", replay_file),
+                                    ("--script", script)) if on]
+    if len(chosen) > 1:
+        raise AgentdbgError(f"choose one of --offline, --replay, --script (got {', '.join(chosen)})")
+    if replay_file is not None:
+        from agentdbg.providers.replay import ReplayModel
+        from agentdbg.transcript import is_transcript
+
+        if not is_transcript(replay_file):
+            raise AgentdbgError(f"{replay_file}: not an agentdbg transcript")
+        model = ReplayModel(replay_file)
+        return _ServedReplay(model), f"the recording {replay_file}"
+    if script is not None:
+        from agentdbg.providers.scripted import ScriptedModel
+
+        return ScriptedModel.from_file(script), f"the script {script}"
+    from agentdbg.providers.offline import OfflineModel
+
+    return OfflineModel(), "the offline model"
 
 
-def run_app(app, sock: socket.socket, *, on_ready=None) -> None:
-    """Serve ``app`` on an already bound socket until interrupted."""
-    import uvicorn
+class _ServedReplay:
+    """A recording served to an app: responses in order, skipping tool and action events."""
 
-    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
-                            timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
-    if on_ready is not None:
-        on_ready()
-    server.run(sockets=[sock])
+    name = "replay"
+
+    def __init__(self, model):
+        self.model = model
+
+    def complete(self, request):
+        while True:  # actions and stops of the recording do not concern an outside app
+            event = self.model.peek()
+            if event is None or event["type"] not in ("action", "stop", "blocked"):
+                break
+            self.model.pop()
+        return self.model.complete(request)
 
 
-def url_of(sock: socket.socket) -> str:
-    host, port = sock.getsockname()[:2]
-    host = f"[{host}]" if ":" in host else host
-    return f"http://{host}:{port}/v1"
+def run_serve(*, offline: bool, replay_file, script, host: str, port: int) -> None:
+    from agentdbg.server.net import bind, run_app, url_of
+
+    provider, desc = serve_provider(offline, replay_file, script)
+    sock = bind(host, port)
+    url = url_of(sock)
+
+    def ready():
+        print(f"agentdbg serve: {desc} at {url}", flush=True)
+        print(f"  export OPENAI_BASE_URL={url} OPENAI_API_KEY=anything", flush=True)
+
+    run_app(make_app(provider), sock, on_ready=ready)
+    sys.stdout.flush()

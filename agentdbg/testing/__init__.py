@@ -31,9 +31,9 @@ class ReplayResult:
 def replay_transcript(path, *, live_tools: bool = False, tools=None,
                       profile: str = "openai") -> ReplayResult:
     from agentdbg.checker import check
-    from agentdbg.engine.replaying import LiveTools, replay_session, steps, with_live_tools
-    from agentdbg.providers.replay import describe_difference, first_difference
+    from agentdbg.engine.replaying import LiveTools, Replay, replay_session, with_live_tools
     from agentdbg.transcript import load_transcript
+    from agentdbg.transcript.compare import describe_difference, first_difference
 
     recording = load_transcript(path)
     session, model = replay_session(path)
@@ -43,7 +43,7 @@ def replay_transcript(path, *, live_tools: bool = False, tools=None,
 
         live = LiveTools(load_tools(tools))
         with_live_tools(session, model, live)
-    for _ in steps(session, model):
+    for _ in Replay(session, model).steps():
         pass
     result = ReplayResult(Path(path), session.stop_reason.value if session.stop_reason else None,
                           session.messages)

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelRequest, Provider
-from agentdbg.server.serve import completion_json
+from agentdbg.wire.chat import completion_json
 
 #: a hook that may answer instead of the provider: (path, body) -> (status, payload) or None
 Intercept = Callable[[str, dict], "tuple[int, dict] | None"]
@@ -70,7 +70,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ProviderError as exc:
             return self._send(500, error_payload(exc.message, "server_error"))
         self.server.count += 1
-        self._send(200, completion_json(reply.message, body, b"", reply.usage, reply.finish_reason))
+        self._send(200, completion_json(reply.message, body, reply.usage, reply.finish_reason))
 
 
 class ModelServer(ThreadingHTTPServer):

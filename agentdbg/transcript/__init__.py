@@ -129,6 +129,13 @@ class TranscriptWriter:
         except OSError as exc:  # e.g. a full disk: keep running, report it once
             self.error = exc
 
+    def copy_to(self, target: Path) -> None:
+        """A copy of the transcript so far (step mode's 'save')."""
+        import shutil
+
+        self.fh.flush()
+        shutil.copyfile(self.path, target)
+
     def close(self) -> None:
         if not self.fh.closed:
             try:

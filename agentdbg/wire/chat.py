@@ -10,12 +10,27 @@ should have assembled and notes how the stream was shaped.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.messages import canonical_json
+
 ARG_PIECE = 12  # characters of arguments per delta
+
+
+def completion_json(message: dict, body: dict, usage: dict | None = None,
+                    finish: str | None = None, model_name: str = "offline") -> dict:
+    """A chat.completion object; id and created derive from the request (deterministic)."""
+    digest = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()[:24]
+    return {"id": f"chatcmpl-{digest}", "object": "chat.completion", "created": 0,
+            "model": body.get("model") or model_name,
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": finish or ("tool_calls" if message.get("tool_calls")
+                                                     else "stop")}],
+            "usage": {k: v for k, v in (usage or {}).items() if k != "estimated"}}
 
 
 def _chunk(base: dict, delta: dict, finish: str | None = None, usage: dict | None = None) -> bytes:

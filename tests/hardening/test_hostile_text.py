@@ -84,7 +84,7 @@ def test_live_tools_diff(hostile_tools, tmp_path):
     path = tmp_path / "h.jsonl"
     runner.invoke(app, ["run", "evil", "--save", str(path)])
     hostile_tools.write_text(TOOLS.replace("PWNED", "PWNED2"), encoding="utf-8")
-    r = runner.invoke(app, ["replay", str(path), "--live-tools"])
+    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--tools", str(hostile_tools)])
     assert "1 different" in r.stdout
     assert_inert(r.stdout)
 

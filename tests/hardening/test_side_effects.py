@@ -9,6 +9,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from agentdbg.cli import app
+from agentdbg.toolspec import bundled_tools_path
 
 runner = CliRunner()
 SCRIPT = """
@@ -62,5 +63,5 @@ def test_replay_never_reruns_side_effects(tmp_path):
     shop._OUTBOX.clear()
     r = runner.invoke(app, ["replay", str(path)])
     assert r.exit_code == 0 and shop._OUTBOX == {}  # nothing was sent again
-    r = runner.invoke(app, ["replay", str(path), "--live-tools"])
+    r = runner.invoke(app, ["replay", str(path), "--live-tools", "--tools", str(bundled_tools_path())])
     assert "side effects: not re-run" in r.stdout and shop._OUTBOX == {}

@@ -170,14 +170,14 @@ def make_app(options: ProxyOptions, tracker: Tracker, view, intercept: Callable 
             view.note(f"upstream answered HTTP {status}: {error}")
 
     def scripted(conv, body, reply: dict):
-        from agentdbg.server.serve import completion_json
+        from agentdbg.wire.chat import completion_json
 
         with lock:
             tracker.record_request(conv, body, [])
             tracker.record_response(conv, body["messages"], reply, usage={}, finish=None,
                                     latency_ms=0)
         view.show_response(conv, body["messages"], reply, ["scripted by you, not the upstream"], 0)
-        payload = completion_json(reply, body, b"scripted")
+        payload = completion_json(reply, body)
         if body.get("stream"):
             from agentdbg.wire.chat import encode_stream
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_invalid: bool,
               intercept: bool, profile: str, full: bool, console) -> None:
-    from agentdbg.checker.findings import get_profile
+    from agentdbg.checker.profiles import get_profile
+    from agentdbg.server.net import bind, run_app, url_of
     from agentdbg.server.proxy.app import ProxyOptions, make_app
     from agentdbg.server.proxy.conversations import Tracker
     from agentdbg.server.proxy.view import ProxyView
-    from agentdbg.server.serve import bind, run_app, url_of
 
     get_profile(profile)
     if save is not None:

@@ -14,8 +14,8 @@ import queue
 
 from rich.text import Text
 
-from agentdbg.server.proxy.app import Decision
 from agentdbg.render.safe import safe
+from agentdbg.server.proxy.app import Decision
 
 HELP = """forward (Enter)     send the request upstream (edited, if you edited it)
 show                the request body as JSON

@@ -1,0 +1,45 @@
+"""``check`` and ``tools``: judge a history or a tools file without running anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentdbg.cli.app import command, make_console
+from agentdbg.cli.options import DebugOpt, FullOpt, JsonOpt, Profile, ProfileOpt
+
+
+@command(epilog="Exit status: 0 no error-level finding; 1 errors found; 2 unreadable input.")
+def check(
+    file: Annotated[str, typer.Argument(
+        help="Messages array, request body, saved run, or JSONL of these; '-' for stdin.")],
+    tools: Annotated[Path | None, typer.Option(
+        "--tools", "-t", envvar="AGENTDBG_TOOLS", show_default=False,
+        help="tools.yaml whose definitions are checked against when the input sends no tools "
+             "(default: none; tool checks are skipped and the output says so).")] = None,
+    profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    json_out: JsonOpt = False,
+    full: FullOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    """Check messages against the protocol rules real Chat Completions APIs enforce."""
+    from agentdbg.drivers.check import run_check
+
+    return run_check(file, tools, profile.value, json_out=json_out, full=full,
+                     console_factory=make_console)
+
+
+@command(name="tools", epilog="Exit status: 0 clean or warnings only; 1 lint errors; "
+         "2 unreadable file.")
+def tools_cmd(
+    path: Annotated[Path | None, typer.Argument(
+        help="tools.yaml (default ./tools.yaml, else the bundled sample).")] = None,
+    json_out: JsonOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    """List the tools of a tools.yaml and lint their definitions."""
+    from agentdbg.drivers.tools import run_tools
+
+    return run_tools(path, json_out=json_out, console=make_console())

@@ -1,0 +1,170 @@
+"""``run``, ``replay`` and ``runs``: drive the loop, replay it, list what was recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentdbg.cli.app import command, make_console, warn
+from agentdbg.cli.options import (
+    ApiKeyOpt,
+    Approve,
+    ApproveOpt,
+    BaseUrlOpt,
+    DebugOpt,
+    ExplainOpt,
+    FullOpt,
+    JsonOpt,
+    Lang,
+    LangOpt,
+    ModelOpt,
+    Profile,
+    ProfileOpt,
+    SaveOpt,
+    StepOpt,
+    ToolsOpt,
+    exit_codes,
+)
+from agentdbg.errors import AgentdbgError
+
+
+def _step_only(step: bool, explain: bool, lang: Lang) -> None:
+    if not step and (explain or lang is not Lang.en):
+        warn("--explain and --lang narrate step mode; without --step they do nothing")
+
+
+@command(epilog=exit_codes())
+def run(
+    question: Annotated[str, typer.Argument(help="The user's question.")],
+    tools: ToolsOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: ApiKeyOpt = None,
+    script: Annotated[Path | None, typer.Option(
+        "--script", help="Play a YAML script of assistant turns instead of a model.")] = None,
+    system: Annotated[str | None, typer.Option("--system", help="A system message.")] = None,
+    max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Model requests at most.")] = 8,
+    max_tool_calls: Annotated[int, typer.Option(
+        "--max-tool-calls", min=1, help="Tool executions at most.")] = 32,
+    repeat_limit: Annotated[int, typer.Option(
+        "--repeat-limit", min=2,
+        help="Stop after the same call with the same result this many times in a row.")] = 3,
+    timeout: Annotated[float | None, typer.Option(
+        "--timeout", min=0.01, help="Whole-run wall-clock limit in seconds.")] = None,
+    approve: ApproveOpt = None,
+    tool_choice: Annotated[str | None, typer.Option(
+        "--tool-choice", help="auto | none | required | a tool name.")] = None,
+    parallel_tool_calls: Annotated[bool | None, typer.Option(
+        "--parallel-tool-calls/--no-parallel-tool-calls",
+        help="Send parallel_tool_calls (default: not sent).")] = None,
+    temperature: Annotated[float | None, typer.Option(
+        "--temperature", help="Sampling temperature sent to the model (default: not sent).")] = None,
+    retries: Annotated[int, typer.Option(
+        "--retries", min=0, help="Retries of a failed model request (429/5xx/connection).")] = 0,
+    profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    send_anyway: Annotated[bool, typer.Option(
+        "--send-anyway", help="Send a request even when the checker finds errors in it.")] = False,
+    save: SaveOpt = None,
+    redact: Annotated[list[str] | None, typer.Option(
+        "--redact", help="A regex whose matches are replaced in the transcript (repeatable).")] = None,
+    keep_runs: Annotated[int, typer.Option(
+        "--keep-runs", envvar="AGENTDBG_KEEP_RUNS", min=1,
+        help="How many transcripts the runs folder keeps.")] = 50,
+    json_out: JsonOpt = False,
+    full: FullOpt = False,
+    step: StepOpt = False,
+    explain: ExplainOpt = False,
+    lang: LangOpt = Lang.en,
+    debug: DebugOpt = False,
+) -> int:
+    """Run the tool loop on QUESTION and show every turn's full messages array."""
+    from agentdbg.checker import check_model_request
+    from agentdbg.drivers.launch import drive
+    from agentdbg.engine.session import RunConfig, Session
+    from agentdbg.options import RunOptions
+    from agentdbg.providers.factory import make_provider
+    from agentdbg.toolspec import load_tools
+
+    if step and json_out:
+        raise AgentdbgError("--step and --json cannot be combined")
+    _step_only(step, explain, lang)
+    toolset = load_tools(tools)
+    info = make_provider(model, base_url, api_key, script, retries)
+    config = RunConfig(
+        model=info.model, max_turns=max_turns, max_tool_calls=max_tool_calls,
+        repeat_limit=repeat_limit, timeout=timeout,
+        approve=approve.value if approve else ("ask" if step else "none"), stop_on_invalid=not step,
+        tool_choice=_tool_choice(tool_choice), parallel_tool_calls=parallel_tool_calls,
+        temperature=temperature, send_anyway=send_anyway)
+    session = Session.for_question(
+        info.provider, toolset, question, config, system=system,
+        precheck=lambda request: check_model_request(request, profile.value))
+    options = RunOptions(
+        model_desc=info.description, model=info.model, provider_name=info.name,
+        base_url=info.base_url, offline=info.offline, question=question, step=step,
+        json_out=json_out, full=full, debug=debug, save=save, keep_runs=keep_runs,
+        redact=list(redact or []), secrets=[api_key] if api_key else [], profile=profile.value,
+        explain=explain, lang=lang.value)
+    return drive(session, make_console(), options)
+
+
+def _tool_choice(value: str | None):
+    if value is None or value in ("auto", "none", "required"):
+        return value
+    return {"type": "function", "function": {"name": value}}
+
+
+@command(epilog=exit_codes("1 with --strict when a live tool result differs, or the replay diverged"))
+def replay(
+    file: Annotated[str, typer.Argument(
+        help="A transcript (.jsonl); with --step also a plain messages array as a start.")],
+    step: StepOpt = False,
+    json_out: JsonOpt = False,
+    live_tools: Annotated[bool, typer.Option(
+        "--live-tools", help="Re-run every recorded call with the tools of --tools and compare.")] = False,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="With --live-tools: exit 1 when any result differs.")] = False,
+    from_index: Annotated[int | None, typer.Option(
+        "--from", min=0, help="Keep messages 0..N of the recording and continue live (a fork).")] = None,
+    tools: Annotated[Path | None, typer.Option(
+        "--tools", "-t", show_default=False,
+        help="The tools to run live (--live-tools, --from, 'live'); a transcript's own tools "
+             "file is never loaded.")] = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    api_key: ApiKeyOpt = None,
+    approve: Annotated[Approve | None, typer.Option(
+        "--approve", help="'all' lets side-effecting tools run (live tools, forks).")] = None,
+    profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    save: Annotated[Path | None, typer.Option(
+        "--save", help="Where to write the transcript of this replay (JSON Lines).")] = None,
+    full: FullOpt = False,
+    explain: ExplainOpt = False,
+    lang: LangOpt = Lang.en,
+    debug: DebugOpt = False,
+) -> int:
+    """Replay a recorded run with no network, step through it, compare tools, or fork it."""
+    from agentdbg.drivers.replay import ReplayArgs, run_replay
+
+    if step and json_out:
+        raise AgentdbgError("--step and --json cannot be combined")
+    _step_only(step, explain, lang)
+    return run_replay(ReplayArgs(
+        file=file, step=step, json_out=json_out, live_tools=live_tools, strict=strict,
+        from_index=from_index, tools=tools, model=model, base_url=base_url, api_key=api_key,
+        approve=approve.value if approve else None, profile=profile.value, save=save, full=full,
+        explain=explain, lang=lang.value, debug=debug), make_console())
+
+
+@command()
+def runs(
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to list.")] = 20,
+    debug: DebugOpt = False,
+) -> int:
+    """List the saved runs (transcripts in the runs folder), newest first."""
+    from agentdbg.drivers.runs import list_runs
+
+    list_runs(make_console(), limit)
+    return 0

@@ -1,0 +1,64 @@
+"""``proxy`` and ``serve``: agentdbg on the wire, in front of an app or in place of a model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentdbg.cli.app import command, make_console
+from agentdbg.cli.options import DebugOpt, FullOpt, Profile, ProfileOpt
+
+
+@command(quiet_interrupt=True)
+def proxy(
+    upstream: Annotated[str, typer.Option(
+        "--upstream", help="The real endpoint, e.g. https://api.openai.com/v1 or an agentdbg serve URL.")],
+    host: Annotated[str, typer.Option("--host", help="Address to bind (loopback by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port (0: any free port).")] = 8765,
+    save: Annotated[Path | None, typer.Option(
+        "--save", help="Folder for one transcript per conversation (default: the runs folder).")] = None,
+    block_invalid: Annotated[bool, typer.Option(
+        "--block-invalid", help="Answer a request with protocol errors with an OpenAI-shaped 400.")] = False,
+    intercept: Annotated[bool, typer.Option(
+        "--intercept", help="Pause each request in a prompt before it is forwarded.")] = False,
+    profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    full: FullOpt = False,
+    debug: DebugOpt = False,
+) -> int:
+    """Sit between your app and its endpoint: check and show every request of your own loop."""
+    from agentdbg.server.proxy.command import run_proxy
+
+    run_proxy(upstream=upstream, host=host, port=port, save=save, block_invalid=block_invalid,
+              intercept=intercept, profile=profile.value, full=full, console=make_console())
+    return 0
+
+
+@command(quiet_interrupt=True)
+def serve(
+    offline: Annotated[bool, typer.Option("--offline", help="Answer with the offline model "
+                                          "(the default).")] = False,
+    replay_file: Annotated[Path | None, typer.Option(
+        "--replay", help="Answer with a recorded run's responses, in order (409 on mismatch).")] = None,
+    script: Annotated[Path | None, typer.Option(
+        "--script", help="Answer with a YAML script of assistant turns.")] = None,
+    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port (0: any free port).")] = 8766,
+    debug: DebugOpt = False,
+) -> int:
+    """Serve an OpenAI-compatible endpoint (plain and streaming) answered by the offline
+    model, a script or a recording, to test your own loop with no API key."""
+    from agentdbg.server.serve import run_serve
+
+    run_serve(offline=offline, replay_file=replay_file, script=script, host=host, port=port)
+    return 0
+
+
+@command()
+def version() -> int:
+    """Print the agentdbg version (also: agentdbg --version)."""
+    from agentdbg import __version__
+
+    print(f"agentdbg {__version__}")
+    return 0

@@ -1,0 +1,37 @@
+"""``agentdbg runs``: the saved transcripts, newest first."""
+
+from __future__ import annotations
+
+from agentdbg.errors import InputError
+
+
+def list_runs(console, limit: int) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from agentdbg.render.safe import safe
+    from agentdbg.transcript import iter_transcript, runs_dir
+
+    folder = runs_dir()
+    files = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    if not files:
+        console.print(f"no saved runs in {folder}", markup=False, highlight=False)
+        return
+    table = Table(title=Text(f"{safe(folder)} (newest first)"), title_justify="left")
+    for col in ("created", "stop", "turns", "question", "file"):
+        table.add_column(col, overflow="fold")
+    for path in files[:limit]:
+        try:
+            header, stop, turns = None, "(running or cut)", 0
+            for _, event in iter_transcript(path):
+                if header is None:
+                    header = event
+                elif event["type"] == "request":
+                    turns += 1
+                elif event["type"] == "stop":
+                    stop = event.get("reason")
+            table.add_row(Text(safe(header.get("created", ""))), Text(safe(stop)), str(turns),
+                          Text(safe(str(header.get("question") or ""))[:60]), Text(safe(path.name)))
+        except InputError as exc:
+            table.add_row("?", "unreadable", "", Text(safe(exc.message)[:60]), Text(safe(path.name)))
+    console.print(table)

@@ -1,0 +1,24 @@
+"""The shape of a failed tool call as the model sees it."""
+
+from __future__ import annotations
+
+import json
+
+#: error types the model can see, and whether retrying may help
+ERROR_TYPES = {
+    "unknown_tool": False,
+    "invalid_json": False,
+    "invalid_arguments": False,
+    "timeout": True,
+    "internal_error": False,
+    "empty_result": False,
+    "denied": False,
+    "not_found": False,
+    "rate_limited": True,
+}
+
+
+def error_content(type: str, message: str, retryable: bool | None = None) -> str:
+    retry = ERROR_TYPES.get(type, False) if retryable is None else retryable
+    return json.dumps({"ok": False, "error": {"type": type, "retryable": retry,
+                                              "message": message}}, ensure_ascii=False)

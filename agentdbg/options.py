@@ -1,0 +1,41 @@
+"""What the user chose for a run: how it is shown and recorded, and what 'live' switches to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class RunOptions:
+    """How a run is shown and recorded: one set of options for run, replay and forks."""
+
+    model_desc: str
+    model: str
+    provider_name: str
+    base_url: str | None = None
+    offline: bool = False
+    question: str | None = None
+    title: str = "agentdbg run"
+    step: bool = False
+    json_out: bool = False
+    full: bool = False
+    debug: bool = False
+    save: Path | None = None
+    keep_runs: int = 50
+    redact: list[str] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)
+    profile: str = "openai"
+    explain: bool = False
+    lang: str = "en"
+    parent: dict | None = None
+
+
+@dataclass
+class GoLive:
+    """What a replay in step mode switches to on 'live' (built only then)."""
+
+    provider: Callable[[], object]                     # the live model
+    tools: Callable[[], object] | None = None          # loads the live tools
+    tools_path: Path | None = None                     # said before loading
