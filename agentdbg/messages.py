@@ -70,6 +70,7 @@ def parse_json_object(text: str) -> dict | None:
 
 
 def is_error_result(content: Any) -> bool:
-    """True when a tool message's content is agentdbg's structured error object."""
-    obj = parse_json_object(content) if isinstance(content, str) else None
-    return bool(obj) and obj.get("ok") is False and isinstance(obj.get("error"), dict)
+    """True when a tool result (its text, or the parsed value) is the structured error
+    object ``{"ok": false, "error": {...}}``, however it is spaced."""
+    obj = parse_json_object(content) if isinstance(content, str) else content
+    return isinstance(obj, dict) and obj.get("ok") is False and isinstance(obj.get("error"), dict)

@@ -26,7 +26,7 @@ POLICY_DEFAULTS = {
     "timeout": 10.0,
     "max_result_chars": 4000,
 }
-TOOL_KEYS = {"name", "description", "parameters", "handler", "strict", *POLICY_DEFAULTS}
+TOOL_KEYS = {"name", "description", "parameters", "handler", "strict", "env", *POLICY_DEFAULTS}
 HANDLER_KINDS = ("python", "fixture", "command")
 
 
@@ -44,6 +44,7 @@ class ToolSpec:
     strict: bool = False
     base_dir: Path = field(default_factory=Path.cwd)
     line: int | None = None      # where the tool starts in its file (1-based)
+    env: tuple[str, ...] = ()    # command tools: variables passed although they look secret
 
     def openai_tool(self) -> dict:
         """The definition as sent in the request's ``tools`` array."""
@@ -276,12 +277,16 @@ def _parse_tool(doc: _Doc, i: int, raw: Any, defaults: dict) -> ToolSpec:
     strict = raw.get("strict", False)
     if not isinstance(strict, bool):
         raise doc.error(at + ("strict",), f"{who}: field 'strict' must be true or false")
+    env = raw.get("env", [])
+    if not (isinstance(env, list) and all(isinstance(v, str) and v for v in env)):
+        raise doc.error(at + ("env",), f"{who}: field 'env' must be a list of environment "
+                                       "variable names passed to the command")
     return ToolSpec(
         name=name, description=description.strip(), parameters=params,
         handler_kind=kind, handler=handler, strict=strict,
         side_effects=policy["side_effects"], approval=policy["approval"],
         timeout=float(policy["timeout"]), max_result_chars=policy["max_result_chars"],
-        base_dir=doc.path.resolve().parent, line=doc.line_of(at),
+        base_dir=doc.path.resolve().parent, line=doc.line_of(at), env=tuple(env),
     )
 
 

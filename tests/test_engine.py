@@ -4,6 +4,7 @@ import json
 
 from conftest import scripted
 
+from agentdbg.engine.phases import Phase
 from agentdbg.engine.session import (
     ApprovalNeeded,
     ModelReplied,
@@ -26,7 +27,7 @@ def test_assistant_message_is_appended_before_its_results(sample_tools):
     model = scripted({"tool_calls": [ORDER_CALL]}, {"content": "已发货"})
     s = Session.for_question(model, sample_tools, "订单 ORD-2026-001 到哪里了?")
     ev = s.step()
-    assert isinstance(ev, ModelReplied) and s.phase == "tools"
+    assert isinstance(ev, ModelReplied) and s.phase is Phase.TOOLS
     assert s.messages[-1]["role"] == "assistant"  # appended before anything runs
     ev = s.step()
     assert isinstance(ev, ToolsExecuted)

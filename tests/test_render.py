@@ -37,8 +37,9 @@ def normalise(text: str) -> str:
 
 def golden(name: str, text: str) -> None:
     path = GOLDEN / f"{name}.txt"
-    if os.environ.get("UPDATE_GOLDEN") or not path.exists():
+    if os.environ.get("UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"{path} is missing; UPDATE_GOLDEN=1 writes it (then read it)"
     assert text == path.read_text(encoding="utf-8"), f"{path} differs; UPDATE_GOLDEN=1 to accept"
 
 

@@ -6,11 +6,13 @@ import json
 import re
 from typing import Any
 
+from agentdbg.cache import LruCache
 from agentdbg.checker.pairing import Pairing, analyze
 from agentdbg.checker.profiles import Profile, active
 from agentdbg.checker.request import CheckRequest
 from agentdbg.messages import canonical_json
 
+_MISS = object()
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_TOOLS = 128
 
@@ -38,21 +40,32 @@ class Ctx:
         return key
 
 
-_PARSED: dict[str, Any] = {}   # arguments text -> parsed value or the ValueError (bounded)
+class _Unparsable:
+    """A cached parse failure: its message only, so each raise is a fresh exception."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+
+_PARSED: LruCache[str, Any] = LruCache(20_000)   # arguments text -> parsed value or failure
 
 
 def parse_arguments(text: str) -> Any:
-    """``json.loads`` with a cache: long histories repeat the same arguments often."""
-    hit = _PARSED.get(text)
-    if hit is None:
+    """``json.loads`` with a bounded cache: long histories repeat the same arguments often.
+
+    A failure is cached as its message and raised as a new ``ValueError`` each time (a
+    cached exception object would grow its traceback on every raise)."""
+    hit = _PARSED.get(text, _MISS)
+    if hit is _MISS:
         try:
             hit = json.loads(text)
-        except ValueError as exc:
-            hit = exc
-        if len(_PARSED) < 200_000:
-            _PARSED[text] = hit
-    if isinstance(hit, ValueError):
-        raise hit
+        except (ValueError, RecursionError) as exc:
+            hit = _Unparsable(str(exc) if isinstance(exc, ValueError) else "nested too deeply")
+        _PARSED.put(text, hit)
+    if isinstance(hit, _Unparsable):
+        raise ValueError(hit.message)
     return hit
 
 

@@ -32,7 +32,6 @@ def parse_json(text: str):
 class CheckItem:
     request: CheckRequest
     line: int | None = None    # JSONL: 1-based line number
-    kind: str = "messages"     # messages | request | run
 
 
 def read_text(path: str) -> tuple[str, str]:
@@ -85,7 +84,7 @@ def _transcript(name: str, text: str) -> CheckItem:
     tools = recording.header.get("tools")
     request = CheckRequest(messages=_messages(name, recording.final_messages()),
                            tools=tools if isinstance(tools, list) and tools else MISSING)
-    return CheckItem(request, None, "transcript")
+    return CheckItem(request, None)
 
 
 def _looks_like_jsonl(text: str) -> bool:
@@ -118,15 +117,15 @@ def _jsonl(name: str, text: str) -> list[CheckItem]:
 def _item(name: str, doc: Any, line: int | None) -> CheckItem:
     where = f"{name}:{line}" if line else name
     if isinstance(doc, list):
-        return CheckItem(CheckRequest(messages=_messages(where, doc)), line, "messages")
+        return CheckItem(CheckRequest(messages=_messages(where, doc)), line)
     if isinstance(doc, dict) and doc.get("format") == "agentdbg-run":
         tools = doc.get("tools") if isinstance(doc.get("tools"), list) else MISSING
         return CheckItem(CheckRequest(messages=_messages(where, doc.get("messages")), tools=tools),
-                         line, "run")
+                         line)
     if isinstance(doc, dict) and "messages" in doc:
         req = CheckRequest.from_body(doc)
         req.messages = _messages(where, doc["messages"])
-        return CheckItem(req, line, "request")
+        return CheckItem(req, line)
     raise InputError(f"{where}: expected a messages array, a request body with 'messages', "
                      "or an agentdbg saved run")
 

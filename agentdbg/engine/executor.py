@@ -12,11 +12,9 @@ one at a time in the order the model gave. Results come back in the order of
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import inspect
 import json
-import subprocess
 import sys
 import threading
 import time
@@ -25,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agentdbg.engine.commands import CommandFailed, Processes, run_command, tool_environment
 from agentdbg.engine.results import ERROR_TYPES, error_content
 from agentdbg.messages import call_arguments, call_name
 from agentdbg.tool_api import ToolError
@@ -33,9 +32,6 @@ from agentdbg.toolspec import ToolSet, ToolSpec, resolve_python_handler
 if TYPE_CHECKING:
     from agentdbg.engine.faults import CallOverride
 
-MAX_COMMAND_OUTPUT = 10_000_000  # bytes kept from a command's stdout
-_PROCS: set = set()              # command tools running now (killed on interrupt)
-_PROCS_LOCK = threading.Lock()
 
 
 @dataclass
@@ -89,6 +85,7 @@ class ToolExecutor:
         self.epoch = clock()
         self._validators: dict[str, Any] = {}
         self._funcs: dict[str, Callable] = {}
+        self.processes = Processes()              # command tools running now
 
     # -- public -----------------------------------------------------------
     def run(self, calls: list[dict], approved: Callable[[dict], bool],
@@ -99,7 +96,11 @@ class ToolExecutor:
         """
         faults = [override(c) if override else None for c in calls]
         if len(calls) == 1:  # nothing to overlap with: no extra thread
-            return [self.run_one(calls[0], approved, faults[0])]
+            try:
+                return [self.run_one(calls[0], approved, faults[0])]
+            except KeyboardInterrupt:
+                self.kill_running()
+                raise
         outcomes: list[ToolOutcome | None] = [None] * len(calls)
         concurrent = [i for i, c in enumerate(calls) if not self._has_side_effects(c)]
         sequential = [i for i in range(len(calls)) if i not in concurrent]
@@ -125,12 +126,8 @@ class ToolExecutor:
         return [o for o in outcomes if o is not None]
 
     def kill_running(self) -> None:
-        """Kill every command tool still running (on Ctrl-C / SIGTERM)."""
-        with _PROCS_LOCK:
-            procs = list(_PROCS)
-        for proc in procs:
-            with contextlib.suppress(OSError):
-                proc.kill()
+        """Kill every command tool still running, with its children (on Ctrl-C / SIGTERM)."""
+        self.processes.kill_all()
 
     def run_one(self, call: dict, approved: Callable[[dict], bool] = lambda c: False,
                 fault: CallOverride | None = None) -> ToolOutcome:
@@ -205,7 +202,7 @@ class ToolExecutor:
         if spec.handler_kind == "fixture":
             return copy.deepcopy(spec.handler), True, None
         if spec.handler_kind == "command":
-            return _run_command(spec, args), False, None
+            return _run_command(spec, args, self.processes), False, None
         func = self._funcs.get(spec.name) or resolve_python_handler(spec)
         self._funcs[spec.name] = func
         return _run_python(spec, func, args)
@@ -286,33 +283,26 @@ def _command_argv(spec: ToolSpec) -> list[str]:
     return argv
 
 
-def _run_command(spec: ToolSpec, args: dict) -> Any:
+def _run_command(spec: ToolSpec, args: dict, processes: Processes) -> Any:
     argv = _command_argv(spec)
+    payload = json.dumps(args, ensure_ascii=False).encode("utf-8")
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, cwd=spec.base_dir)
-    except OSError as exc:
+        status, stdout, stderr = run_command(argv, payload, cwd=str(spec.base_dir),
+                                             timeout=spec.timeout, env=tool_environment(spec.env),
+                                             processes=processes)
+    except CommandFailed as exc:
+        if exc.kind == "timeout":
+            raise _Failure("timeout", f"the tool {spec.name!r} did not answer within "
+                           f"{spec.timeout:g}s", detail=exc.detail) from None
+        if exc.kind == "output":
+            raise _Failure("internal_error", f"the tool {spec.name!r} printed too much output",
+                           detail=exc.detail) from None
         raise _Failure("internal_error", f"the tool {spec.name!r} could not be started",
-                       detail=f"command {argv!r}: {exc}") from None
-    with _PROCS_LOCK:
-        _PROCS.add(proc)
-    try:
-        stdout, stderr_bytes = proc.communicate(json.dumps(args, ensure_ascii=False).encode("utf-8"),
-                                                timeout=spec.timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise _Failure("timeout", f"the tool {spec.name!r} did not answer within {spec.timeout:g}s",
-                       detail=f"command {argv!r} killed after {spec.timeout:g}s") from None
-    finally:
-        with _PROCS_LOCK:
-            _PROCS.discard(proc)
-    stderr = stderr_bytes.decode("utf-8", "replace")[-2000:]
-    if proc.returncode != 0:
+                       detail=exc.detail) from None
+    if status != 0:
         raise _Failure("internal_error", f"the tool {spec.name!r} failed with an internal error",
-                       detail=f"command {argv!r} exited with status {proc.returncode}; "
-                              f"stderr: {stderr}")
-    out = stdout[:MAX_COMMAND_OUTPUT].decode("utf-8", "replace").strip()
+                       detail=f"command {argv!r} exited with status {status}; stderr: {stderr}")
+    out = stdout.decode("utf-8", "replace").strip()
     if not out:
         return None
     try:

@@ -22,7 +22,7 @@ class StopReason(str, Enum):
         return ExitStatus.OK if self is StopReason.COMPLETED else ExitStatus[self.name]
 
 
-class Phase(str, Enum):
+class Phase(Enum):
     """What the next ``step()`` does."""
 
     MODEL = "model"    # ask the model

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agentdbg.engine.phases import Phase
 from agentdbg.messages import call_name
 
 
@@ -48,9 +49,9 @@ class Breakpoints:
 
         for bp in self.items:
             if (
-                (bp.kind == "turn" and session.phase == "model"
+                (bp.kind == "turn" and session.phase is Phase.MODEL
                  and len(session.turns) + 1 == int(bp.value))
-                or (bp.kind == "tool" and session.phase == "tools"
+                or (bp.kind == "tool" and session.phase is Phase.TOOLS
                     and any(call_name(c) == bp.value for c in session.pending))
                 or (bp.kind == "error" and isinstance(last_event, ToolsExecuted)
                     and any(not o.ok for o in last_event.outcomes))

@@ -92,7 +92,8 @@ class ModelServer(ThreadingHTTPServer):
         return f"http://{host}:{port}/v1"
 
     def start(self) -> ModelServer:
-        threading.Thread(target=self.serve_forever, daemon=True, name="agentdbg-server").start()
+        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True,
+                         name="agentdbg-server").start()
         return self
 
     def stop(self) -> None:

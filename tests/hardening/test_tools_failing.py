@@ -55,9 +55,11 @@ def err(outcome):
     return json.loads(outcome.content)["error"]
 
 
-def test_megabytes_of_non_json_become_internal_error(tmp_path):
+def test_megabytes_of_output_stop_the_tool_at_the_cap(tmp_path):
+    """20 MB on stdout: reading stops at the 10 MB cap and the tool is killed there."""
     o = executor(tmp_path).run_one(call("chatty"))
-    assert err(o)["type"] == "internal_error" and "not JSON" in err(o)["message"]
+    assert err(o)["type"] == "internal_error" and "printed too much output" in err(o)["message"]
+    assert "more than 10000000 bytes" in o.detail
     assert len(o.content) < 500
 
 

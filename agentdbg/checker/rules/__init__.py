@@ -1,7 +1,8 @@
 """The protocol rules. Each check is a small function ``(ctx) -> findings``.
 
-API error texts are the verbatim ones collected in shared PROTOCOL.md (OpenAI's
-older ``messages.[N]`` style where that is what was quoted).
+API error texts are verbatim from the public reports each rule cites (GitHub issues
+and pull requests of the projects that hit them, and the providers' docs); OpenAI's older
+``messages.[N]`` style is kept where that is what was quoted.
 """
 
 from agentdbg.checker.context import Ctx, parse_arguments  # noqa: F401 - the rules' shared state

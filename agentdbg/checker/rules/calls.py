@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from agentdbg.cache import LruCache
 from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_arguments
 from agentdbg.checker.findings import Finding, make
 from agentdbg.messages import canonical_json
@@ -124,8 +125,8 @@ def _malformed(call: Any, where: str) -> tuple[str, str] | None:
     return None
 
 
-_VALIDATORS: dict[str, Any] = {}
-_RESULTS: dict[tuple[str, str], str] = {}
+_VALIDATORS: LruCache[str, Any] = LruCache(2_000)                 # schema text -> validator
+_RESULTS: LruCache[tuple[str, str], str] = LruCache(20_000)       # (schema, arguments) -> problems
 
 
 def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None = None) -> str:
@@ -147,7 +148,7 @@ def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None =
             validator = cls(schema)
         except SchemaError:
             validator = False
-        _VALIDATORS[key] = validator
+        _VALIDATORS.put(key, validator)
     if validator is False:
         return ""
     problems = []
@@ -155,6 +156,5 @@ def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None =
         where = "/".join(str(p) for p in e.absolute_path)
         problems.append(f"{where}: {e.message}" if where else e.message)
     result = "; ".join(sorted(problems))
-    if len(_RESULTS) < 100_000:
-        _RESULTS[(key, args_text)] = result
+    _RESULTS.put((key, args_text), result)
     return result

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentdbg.checker import Finding
-from agentdbg.messages import call_fingerprint, call_name, tool_calls_of
+from agentdbg.messages import call_fingerprint, call_name, is_error_result, tool_calls_of
 from agentdbg.transcript import Redactor, TranscriptWriter, tools_hash
 
 REPEAT_LIMIT = 3
@@ -203,7 +203,7 @@ class Tracker:
                 conv.writer("tool", {"turn": conv.requests, "index": index,
                                      "tool_call_id": m["tool_call_id"], "name": call_name(c),
                                      "arguments": (c.get("function") or {}).get("arguments"),
-                                     "content": content, "ok": '"ok": false' not in content,
+                                     "content": content, "ok": not is_error_result(content),
                                      "error_type": None, "detail": None, "duration_ms": None,
                                      "injected": False, "stubbed": False, "note": "run by the app"})
 

@@ -97,7 +97,7 @@ class Interceptor:
 
     def _edit(self, body: dict):
         from agentdbg.checker import check, summary
-        from agentdbg.repl.debugger import edit_json
+        from agentdbg.repl.editor import edit_json
 
         new = edit_json(body, self._io, "body")
         if not isinstance(new, dict) or not isinstance(new.get("messages"), list):
@@ -116,8 +116,19 @@ class Interceptor:
         if not isinstance(message, dict) or message.get("role") != "tool":
             raise ValueError(f"message {index} is not a tool result")
         fault = parse_fault(kind)
-        message["content"] = fault.content("tool")
+        message["content"] = fault.content(_tool_name(messages, int(index)))
         self.say(f"message {index} now holds the {fault.describe()} fault")
+
+
+def _tool_name(messages: list, index: int) -> str:
+    """The name of the call tool message ``index`` answers (the pairing analysis decides)."""
+    from agentdbg.checker.pairing import analyze
+
+    where = analyze(messages).call_of.get(index)
+    if where is None:
+        return "?"
+    fn = messages[where[0]]["tool_calls"][where[1]].get("function") or {}
+    return str(fn.get("name") or "?")
 
 
 def _reply(arg: str) -> dict:

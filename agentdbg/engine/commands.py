@@ -1,0 +1,144 @@
+"""Command tools: a process per call, JSON on stdin, JSON on stdout.
+
+Each process starts in its own process group, so a timeout or Ctrl-C kills the
+command *and* every child it started. Output is read in bounded chunks (a tool
+printing gigabytes is cut at ``MAX_OUTPUT`` and killed, never read whole). The tool
+gets the caller's environment without secrets: variables whose name says they hold
+one (``*_API_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*`` …) or whose value looks
+like a key, unless the tools file passes them by name (``env: [NAME, …]``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable
+
+MAX_OUTPUT = 10_000_000     # bytes read from a command's stdout
+MAX_STDERR = 64_000         # bytes of stderr kept (the tail)
+SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION)",
+                         re.IGNORECASE)
+SECRET_VALUE = re.compile(r"sk-[A-Za-z0-9_\-]{16,}|(?i:bearer)\s+\S{12,}|AKIA[0-9A-Z]{16}|"
+                          r"gh[pousr]_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9\-]{10,}|"
+                          r"AIza[0-9A-Za-z_\-]{35}")
+
+
+class CommandFailed(Exception):
+    """The command could not run to completion: ``kind`` is timeout | start | output."""
+
+    def __init__(self, kind: str, detail: str):
+        super().__init__(detail)
+        self.kind, self.detail = kind, detail
+
+
+class Processes:
+    """The command tools running now, so an interrupt can kill them (one set per executor)."""
+
+    def __init__(self) -> None:
+        self._running: set[subprocess.Popen] = set()
+        self._lock = threading.Lock()
+
+    def add(self, proc: subprocess.Popen) -> None:
+        with self._lock:
+            self._running.add(proc)
+
+    def discard(self, proc: subprocess.Popen) -> None:
+        with self._lock:
+            self._running.discard(proc)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            procs = list(self._running)
+        for proc in procs:
+            kill_group(proc)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """Kill the command and everything it started (its process group)."""
+    with contextlib.suppress(OSError):
+        if sys.platform != "win32":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # pragma: no cover - no process groups
+            proc.kill()
+
+
+def tool_environment(passed: Iterable[str] = ()) -> dict[str, str]:
+    """The environment a command tool gets: this one, minus secrets not passed by name."""
+    keep = set(passed)
+    return {k: v for k, v in os.environ.items()
+            if k in keep or not (SECRET_NAME.search(k) or SECRET_VALUE.search(v))}
+
+
+def run_command(argv: list[str], stdin: bytes, *, cwd: str, timeout: float,
+                env: dict[str, str], processes: Processes) -> tuple[int, bytes, str]:
+    """Run ``argv``; (exit status, stdout, stderr tail). Raises ``CommandFailed``."""
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=cwd, env=env,
+                                start_new_session=True)
+    except OSError as exc:
+        raise CommandFailed("start", f"command {argv!r}: {exc}") from None
+    processes.add(proc)
+    out, err = bytearray(), bytearray()
+    overflow = threading.Event()
+    readers = [threading.Thread(target=_read, args=(proc.stdout, out, MAX_OUTPUT, overflow, proc),
+                                daemon=True),
+               threading.Thread(target=_read_tail, args=(proc.stderr, err), daemon=True),
+               threading.Thread(target=_write, args=(proc.stdin, stdin), daemon=True)]
+    try:
+        for t in readers:
+            t.start()
+        try:
+            status = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            proc.wait()
+            raise CommandFailed("timeout", f"command {argv!r} and its children killed after "
+                                           f"{timeout:g}s") from None
+        kill_group(proc)  # children that outlive the command die with it
+        for t in readers:
+            t.join(timeout=5)
+    except BaseException:
+        kill_group(proc)
+        raise
+    finally:
+        processes.discard(proc)
+    if overflow.is_set():
+        raise CommandFailed("output", f"command {argv!r} printed more than {MAX_OUTPUT} bytes; "
+                                      "it was stopped there")
+    return status, bytes(out), err.decode("utf-8", "replace")[-2000:]
+
+
+def _read(stream, sink: bytearray, limit: int, overflow: threading.Event,
+          proc: subprocess.Popen) -> None:
+    while True:
+        chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+        if not chunk:
+            return
+        sink.extend(chunk)
+        if len(sink) > limit:
+            del sink[limit:]
+            overflow.set()
+            kill_group(proc)
+            return
+
+
+def _read_tail(stream, sink: bytearray) -> None:
+    while True:
+        chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+        if not chunk:
+            return
+        sink.extend(chunk)
+        if len(sink) > MAX_STDERR:
+            del sink[:len(sink) - MAX_STDERR]
+
+
+def _write(stream, data: bytes) -> None:
+    with contextlib.suppress(OSError):
+        stream.write(data)
+        stream.close()
