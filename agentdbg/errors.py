@@ -55,7 +55,7 @@ class ProviderError(AgentdbgError):
         self.status = status
 
 
-def located(path: str, line: int | None, col: int | None, message: str) -> str:
+def located(path: object, line: int | None, col: int | None, message: str) -> str:
     """Format ``path:line:col: message`` (line/col 1-based, omitted when unknown)."""
     where = str(path)
     if line is not None:

@@ -17,7 +17,7 @@ ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 try:  # orjson parses big histories several times faster; json gives the error messages
     from orjson import loads as _fast_loads
 except ImportError:  # pragma: no cover - orjson is a dependency, but stay usable without it
-    _fast_loads = json.loads
+    _fast_loads = json.loads  # type: ignore[assignment]
 
 
 def parse_json(text: str):
@@ -65,7 +65,7 @@ def load_check_input(path: str) -> list[CheckItem]:
         doc = parse_json(text)
     except RecursionError:
         raise InputError(f"{name}: JSON nested too deeply") from None
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         if _looks_like_jsonl(text):
             return _jsonl(name, text)
         raise InputError(located(name, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}")) from None
@@ -108,7 +108,7 @@ def _jsonl(name: str, text: str) -> list[CheckItem]:
             doc = parse_json(raw)
         except RecursionError:
             raise InputError(located(name, n, None, "JSON nested too deeply")) from None
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise InputError(located(name, n, exc.colno, f"invalid JSON: {exc.msg}")) from None
         items.append(_item(name, doc, n))
     return items

@@ -10,7 +10,7 @@ MISSING: Any = object()
 
 @dataclass
 class CheckRequest:
-    messages: list
+    messages: Any                     # a list when well-formed; the checker judges what it gets
     tools: Any = MISSING              # MISSING: not sent
     tool_choice: Any = MISSING
     parallel_tool_calls: Any = MISSING

@@ -22,14 +22,15 @@ def list_runs(console, limit: int) -> None:
         table.add_column(col, overflow="fold")
     for path in files[:limit]:
         try:
-            header, stop, turns = None, "(running or cut)", 0
-            for _, event in iter_transcript(path):
-                if header is None:
+            header: dict = {}
+            stop, turns = "(running or cut)", 0
+            for n, event in iter_transcript(path):
+                if n == 1:
                     header = event
                 elif event["type"] == "request":
                     turns += 1
                 elif event["type"] == "stop":
-                    stop = event.get("reason")
+                    stop = str(event.get("reason"))
             table.add_row(Text(safe(header.get("created", ""))), Text(safe(stop)), str(turns),
                           Text(safe(str(header.get("question") or ""))[:60]), Text(safe(path.name)))
         except InputError as exc:

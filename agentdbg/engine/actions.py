@@ -34,9 +34,9 @@ class UserActions:
     result_source: Callable[[dict], CallOverride | None] | None
     _recent_calls: list[tuple[str, str]]
 
-    def elapsed(self) -> float: ...
-    def _emit(self, event_type: str, /, **data: Any) -> None: ...
-    def _set_pending(self, calls: list[dict], turn: int) -> None: ...
+    elapsed: Callable[[], float]
+    _emit: Callable[..., None]
+    _set_pending: Callable[[list[dict], int], None]
 
     def _override_for(self, call: dict) -> CallOverride | None:
         """What answers ``call`` instead of its tool: a recorded result, an injected fault."""

@@ -88,15 +88,17 @@ def _nodelay_client(timeout: float):
     import socket
 
     options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+    factory: Any
+    transport_lib: Any
     try:
         if hasattr(openai, "DefaultHttpx2Client"):
-            import httpx2 as transport_lib
+            import httpx2
 
-            factory = openai.DefaultHttpx2Client
+            factory, transport_lib = openai.DefaultHttpx2Client, httpx2
         else:
-            import httpx as transport_lib
+            import httpx
 
-            factory = openai.DefaultHttpxClient
+            factory, transport_lib = openai.DefaultHttpxClient, httpx
         limits = getattr(openai, "DEFAULT_CONNECTION_LIMITS", None) or transport_lib.Limits(
             max_connections=1000, max_keepalive_connections=100)
         transport = transport_lib.HTTPTransport(socket_options=options, limits=limits)

@@ -92,7 +92,7 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
             lines.append(Text(f"→ {safe(repr(call))}", style="red"))
             continue
         cid = call.get("id")
-        fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+        fn: dict = call["function"] if isinstance(call.get("function"), dict) else {}
         label = pairing.label(cid)
         head = Text("→ ")
         head.append(f"{label} " if label else "? ", style=label_style(label) if label else "red")

@@ -50,7 +50,7 @@ class Breakpoints:
         for bp in self.items:
             if (
                 (bp.kind == "turn" and session.phase is Phase.MODEL
-                 and len(session.turns) + 1 == int(bp.value))
+                 and str(len(session.turns) + 1) == bp.value)
                 or (bp.kind == "tool" and session.phase is Phase.TOOLS
                     and any(call_name(c) == bp.value for c in session.pending))
                 or (bp.kind == "error" and isinstance(last_event, ToolsExecuted)

@@ -60,7 +60,7 @@ class Debugger:
         from agentdbg.paths import data_dir
         from agentdbg.repl.completion import DebuggerCompleter
 
-        hist = InMemoryHistory()
+        hist: InMemoryHistory | FileHistory = InMemoryHistory()
         if history:
             try:
                 path = data_dir() / "history"
@@ -98,7 +98,8 @@ class Debugger:
                 self.session.cancel("quit from step mode before the run ended")
             if self.save_path is not None:
                 self.save(self.save_path)
-        return self.session.stop_reason.exit_status
+        reason = self.session.stop_reason
+        return reason.exit_status if reason is not None else ExitStatus.CANCELLED
 
     def _check_transcript(self) -> None:
         writer = self.transcript
@@ -226,7 +227,7 @@ class Debugger:
 
     def banner(self) -> None:
         s = self.session
-        if s.done:
+        if s.stop_reason is not None:
             self.console.print(Text.assemble(
                 ("■ stopped: ", "bold"), (s.stop_reason.value, "bold green" if
                                           s.stop_reason is StopReason.COMPLETED else "bold red"),

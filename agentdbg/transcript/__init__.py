@@ -32,7 +32,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,7 +54,7 @@ DEFAULT_REDACT = [
 
 
 class Redactor:
-    def __init__(self, patterns: list[str] = (), secrets: list[str] = ()):
+    def __init__(self, patterns: Iterable[str] = (), secrets: Iterable[str] = ()):
         self.pattern = re.compile("|".join(f"(?:{p})" for p in DEFAULT_REDACT))
         self.extra = []
         for p in patterns:
@@ -145,7 +145,7 @@ class TranscriptWriter:
 
 
 def start_transcript(session, path, *, model: str, provider: str, base_url: str | None,
-                     question: str | None, redact: list[str] = (), secrets: list[str] = (),
+                     question: str | None, redact: Iterable[str] = (), secrets: Iterable[str] = (),
                      parent: dict | None = None) -> TranscriptWriter:
     """Attach a writer to ``session``: the header now, every event as it happens."""
     tools = session.toolset.openai_tools()

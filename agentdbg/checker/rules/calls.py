@@ -74,7 +74,8 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
                    "^[a-zA-Z0-9_-]{1,64}$", _name_error(f"{where}.function.name", name), cid)
     args = fn["arguments"]
     if not isinstance(args, str):
-        kind = {dict: "an object", list: "an array"}.get(type(args), f"a {type(args).__name__}")
+        kinds: dict[type, str] = {dict: "an object", list: "an array"}
+        kind = kinds.get(type(args), f"a {type(args).__name__}")
         yield make("arguments-not-string", i, f"tool_calls[{j}] arguments is {kind}; send the "
                    "JSON text (json.dumps) instead", f"Invalid type for '{where}.function.arguments'"
                    f": expected a string, but got {kind.split()[-1]} instead.", cid)

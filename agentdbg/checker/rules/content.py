@@ -77,7 +77,7 @@ def _reasoning(ctx: Ctx, i: int) -> Finding:
 
 
 def _id_format(ctx: Ctx, i: int, m: dict) -> Iterator[Finding]:
-    pattern = ctx.profile.id_pattern
+    pattern = ctx.profile.id_pattern or ""
     for j, call in enumerate(_calls(m)):
         cid = _cid(call)
         if cid and not re.match(pattern, cid):

@@ -93,7 +93,7 @@ def _block(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
                 f"[{first}]); append each result once",
                 f"Invalid parameter: Duplicate value for 'tool_call_id' of '{tid}', in "
                 f"messages[{first}] and messages[{j}].", tid))
-    if block.late:
+    if block.late and block.interloper is not None:
         ids = ", ".join(block.late)
         found.append(make(
             "interleaved-message", block.interloper,
