@@ -37,10 +37,11 @@ class RuleInfo:
     severity: str          # default severity
     profiles: tuple = ()   # non-empty: only active under these profiles
     summary: str = ""
+    scope: str = "chat"    # chat: one Chat Completions request; conversation: across requests
 
 
-def _r(id, sev, summary, profiles=()):
-    return RuleInfo(id, sev, tuple(profiles), summary)
+def _r(id, sev, summary, profiles=(), scope="chat"):
+    return RuleInfo(id, sev, tuple(profiles), summary, scope)
 
 
 RULES: dict[str, RuleInfo] = {r.id: r for r in [
@@ -78,6 +79,11 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
     _r("tool-params-without-tools", ERROR, "tools: [] or tool_choice/parallel_tool_calls without tools"),
     _r("bad-tool-choice", ERROR, "tool_choice value the API rejects"),
     _r("strict-schema-invalid", ERROR, "strict tool schema breaks strict-mode rules"),
+    # across requests (the proxy)
+    _r("response-not-appended", WARNING, "the next request goes on without the model's tool-call reply", scope="conversation"),
+    _r("results-not-sent", WARNING, "the reply was kept without its calls and no results follow", scope="conversation"),
+    _r("history-rewritten", WARNING, "an earlier message changed between requests", scope="conversation"),
+    _r("repeated-call", WARNING, "the same call asked for and executed again and again", scope="conversation"),
 ]}
 
 

@@ -9,19 +9,12 @@ from agentdbg.errors import ExitStatus
 from agentdbg.options import GoLive, RunOptions
 
 
-def transcript_path(options: RunOptions) -> Path:
-    from agentdbg.transcript import new_run_path
-
-    return options.save if options.save is not None else new_run_path(options.question or "run")
-
-
 def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive | None = None,
           ) -> ExitStatus:
     """Run ``session`` in step mode or batch, writing its transcript as it goes."""
     from agentdbg.transcript import prune_runs, start_transcript
 
-    path = transcript_path(options)
-    writer = start_transcript(session, path, model=options.model, provider=options.provider_name,
+    writer = start_transcript(session, options.save, model=options.model, provider=options.provider_name,
                               base_url=options.base_url, question=options.question,
                               redact=options.redact, secrets=options.secrets,
                               parent=options.parent)
@@ -37,17 +30,20 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
             status = run_batch(session, console, options, replay=replay)
     finally:
         writer.close()
-        if options.save is None:
-            prune_runs(options.keep_runs)
+        removed = prune_runs(options.keep_runs) if options.save is None else 0
+    path = writer.path
     if writer.error is not None:
         print(f"agentdbg: error: could not write the transcript {path} ({writer.error}); "
-              f"{rescue(session, options)}", file=sys.stderr)
+              f"{rescue(session, options, writer)}", file=sys.stderr)
     elif not options.json_out:
         console.print(f"transcript: {path}", soft_wrap=True, highlight=False, markup=False)
+    if removed:
+        print(f"agentdbg: kept the newest {options.keep_runs} finished transcripts in the runs "
+              f"folder (--keep-runs): removed {removed} older one(s)", file=sys.stderr)
     return status
 
 
-def rescue(session, options: RunOptions) -> str:
+def rescue(session, options: RunOptions, writer) -> str:
     """Save the in-memory run somewhere else; returns what happened, for the error line."""
     import tempfile
     import time
@@ -56,7 +52,8 @@ def rescue(session, options: RunOptions) -> str:
 
     target = Path(tempfile.gettempdir()) / f"agentdbg-rescue-{time.strftime('%Y%m%d-%H%M%S')}.json"
     try:
-        write_json(target, run_document(session, model=options.model, base_url=options.base_url))
+        write_json(target, writer.redact(run_document(session, model=options.model,
+                                                      base_url=options.base_url)))
     except OSError as exc:
         return f"saving it to {target} failed too ({exc.strerror}); rerun with --json for stdout"
     return f"the run was kept in memory and saved to {target}"

@@ -1,30 +1,89 @@
-"""Where two messages arrays (or any JSON values) first differ, said the way a person reads it."""
+"""Where two messages arrays (or any JSON values) first differ, said the way a person reads it.
+
+By default two histories are compared as the API reads them, so a request an app
+re-serialised is the same request:
+
+* ``arguments`` strings compare as parsed JSON (``{"a":1}`` equals ``{"a": 1}``);
+* fields client libraries add and the API ignores are skipped: ``index``, ``parsed``,
+  ``parsed_arguments`` (stream helpers and parsers), ``name`` on a tool message;
+* ``refusal``, ``audio``, ``annotations`` and ``function_call`` that are null or empty
+  equal an absent key; an absent key equals null everywhere;
+* ``content`` as a string equals the same text as a list of text parts.
+
+``strict=True`` compares exactly (byte for byte, as parsed JSON values).
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+CLIENT_FIELDS = frozenset({"index", "parsed", "parsed_arguments"})
+EMPTY_MEANS_ABSENT = frozenset({"refusal", "audio", "annotations", "function_call"})
 
-def first_difference(a: Any, b: Any, path: str = "messages") -> tuple[str, Any, Any] | None:
+
+def first_difference(a: Any, b: Any, path: str = "messages", *,
+                     strict: bool = False) -> tuple[str, Any, Any] | None:
     """The first path where ``a`` and ``b`` differ, with both values; None when equal."""
     if type(a) is not type(b):
         return path, a, b
     if isinstance(a, dict):
         for key in list(a) + [k for k in b if k not in a]:
-            # an absent key and null mean the same in a message (e.g. content on a tool-call turn)
+            if not strict and _ignored(a, b, key):
+                continue
             va, vb = a.get(key), b.get(key)
-            if va is None or vb is None:
+            if not strict and key in EMPTY_MEANS_ABSENT:
+                va, vb = va or None, vb or None
+            if va is None or vb is None:  # an absent key and null mean the same in a message
                 if va is not vb:
                     return f"{path}.{key}", _shown(a, key), _shown(b, key)
                 continue
-            found = first_difference(va, vb, f"{path}.{key}")
+            if not strict and _same_meaning(key, va, vb):
+                continue
+            found = first_difference(va, vb, f"{path}.{key}", strict=strict)
             if found:
                 return found
         return None
     if isinstance(a, list):
-        return first_difference_from(a, b, 0, path)
+        return first_difference_from(a, b, 0, path, strict=strict)
     return None if a == b else (path, a, b)
+
+
+def _ignored(a: dict, b: dict, key: str) -> bool:
+    if key in CLIENT_FIELDS:
+        return True
+    return key == "name" and a.get("role") == "tool" and b.get("role") == "tool"
+
+
+def _same_meaning(key: str, va: Any, vb: Any) -> bool:
+    if key == "arguments" and isinstance(va, str) and isinstance(vb, str) and va != vb:
+        try:
+            return json.loads(va) == json.loads(vb)
+        except ValueError:
+            return False
+    if key == "content" and type(va) is not type(vb):
+        ta, tb = _text(va), _text(vb)
+        return ta is not None and ta == tb
+    return False
+
+
+def _text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(p, dict) and p.get("type") == "text"
+                                         and isinstance(p.get("text"), str) for p in content):
+        return "".join(p["text"] for p in content)
+    return None
+
+
+def common_prefix(a: list, b: list, *, strict: bool = False) -> int:
+    """How many leading messages ``a`` and ``b`` share (compared as the API reads them)."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y and first_difference(x, y, strict=strict) is not None:
+            break
+        n += 1
+    return n
 
 
 class _Absent:
@@ -39,11 +98,11 @@ def _shown(d: dict, key: str):
     return d.get(key, ABSENT)
 
 
-def first_difference_from(a: list, b: list, start: int,
-                          path: str = "messages") -> tuple[str, Any, Any] | None:
+def first_difference_from(a: list, b: list, start: int, path: str = "messages", *,
+                          strict: bool = False) -> tuple[str, Any, Any] | None:
     """``first_difference`` of two lists, looking only at index ``start`` and after."""
     for i in range(start, min(len(a), len(b))):
-        found = first_difference(a[i], b[i], f"{path}[{i}]")
+        found = first_difference(a[i], b[i], f"{path}[{i}]", strict=strict)
         if found:
             return found
     if len(a) != len(b):

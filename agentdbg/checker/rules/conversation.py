@@ -1,0 +1,91 @@
+"""Rules only a sequence of requests shows (the proxy sees the app's loop request by request).
+
+Each keeps its own rule id; the single-request rules keep precedence, so one defect
+is one finding:
+
+* ``response-not-appended`` — the model answered with tool calls, and the app's next
+  request goes on without that reply (nothing in its place; a tool result there is
+  already ``orphan-tool-message``);
+* ``results-not-sent`` — the reply was kept without its calls and nothing after it
+  carries their results: the model's request vanished (a reply kept *with* its calls
+  and no results is already ``missing-tool-response``; calls and results written back
+  as text, as smolagents does, are a valid history);
+* ``history-rewritten`` — an earlier message changed between requests (compared as the
+  API reads it: arguments as JSON, fields client libraries add ignored);
+* ``repeated-call`` — the model keeps asking for the same call with the same arguments
+  and the app keeps executing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentdbg.checker.findings import Finding, make
+from agentdbg.messages import call_fingerprint, call_name, tool_calls_of
+from agentdbg.transcript.compare import common_prefix
+
+REPEAT_LIMIT = 3
+
+
+@dataclass
+class ConversationRules:
+    """The cross-request state of one conversation."""
+
+    requests: int = 0
+    last_messages: list = field(default_factory=list)
+    last_response: dict | None = None
+    repeats: tuple[str, int] = ("", 0)     # (fingerprint, how many times in a row)
+
+    def check(self, messages: list) -> list[Finding]:
+        """The cross-request findings for ``messages``, the app's next request."""
+        if not self.requests:
+            return []
+        prev, answer = self.last_messages, self.last_response
+        out: list[Finding] = []
+        p = common_prefix(prev, messages)
+        if p < len(prev):
+            out.append(make("history-rewritten", p,
+                            f"message {p} differs from what this conversation's previous request "
+                            f"sent ({'removed' if p >= len(messages) else 'changed'}); rewriting "
+                            "history between calls can cut a call from its result and breaks "
+                            "prompt caching"))
+        if answer is None or p < len(prev) or len(messages) <= len(prev):
+            return out  # no reply to follow, history rewritten, or a plain retry
+        calls = tool_calls_of(answer)
+        if not calls:
+            return out
+        n = len(prev)
+        reply = messages[n] if isinstance(messages[n], dict) else {}
+        first = calls[0].get("id") if isinstance(calls[0], dict) else None
+        if reply.get("role") not in ("assistant", "tool"):
+            out.append(make("response-not-appended", n,
+                            "the model answered with tool calls and this request goes on without "
+                            "that reply; append the assistant message (with its tool_calls) and "
+                            "then one result per call", None, first))
+        elif reply.get("role") == "assistant" and not tool_calls_of(reply) and n + 1 == len(messages):
+            out.append(make("results-not-sent", n + 1,
+                            f"the model asked for {len(calls)} call(s) and this request keeps its "
+                            "reply without them and carries no results; keep the tool_calls and "
+                            "append one tool message per call", None, first))
+        elif tool_calls_of(reply):
+            out.extend(self._repeats(calls, n))
+        return out
+
+    def saw_response(self, messages: list, reply: dict | None) -> None:
+        """Remember the request and the model's reply (None: the request failed)."""
+        self.requests += 1
+        self.last_messages = list(messages)
+        self.last_response = reply
+
+    def _repeats(self, calls: list, index: int) -> list[Finding]:
+        out = []
+        for c in calls:
+            fp = call_fingerprint(call_name(c) or "", str((c.get("function") or {}).get("arguments")))
+            count = self.repeats[1] + 1 if fp == self.repeats[0] else 1
+            self.repeats = (fp, count)
+            if count >= REPEAT_LIMIT:
+                out.append(make("repeated-call", index,
+                                f"{call_name(c)} with the same arguments was asked for and "
+                                f"executed {count} times in a row; stop the loop (max turns, a "
+                                "repeat guard) or change what the tool returns", None, c.get("id")))
+        return out

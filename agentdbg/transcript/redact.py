@@ -1,0 +1,78 @@
+"""Secrets never reach a transcript: known key formats, the key itself, the user's patterns."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+REDACTED = "[REDACTED]"
+DEFAULT_REDACT = [
+    r"sk-[A-Za-z0-9_\-]{16,}",                 # OpenAI-style and many compatible providers
+    r"(?i:bearer)\s+[A-Za-z0-9._\-]{12,}",      # authorization headers
+    r"AKIA[0-9A-Z]{16}",                        # AWS access key ids
+    r"gh[pousr]_[A-Za-z0-9]{30,}",              # GitHub tokens
+    r"xox[abprs]-[A-Za-z0-9\-]{10,}",           # Slack tokens
+    r"AIza[0-9A-Za-z_\-]{35}",                  # Google API keys
+]
+
+
+class Redactor:
+    def __init__(self, patterns: Iterable[str] = (), secrets: Iterable[str] = ()):
+        self.pattern = re.compile("|".join(f"(?:{p})" for p in DEFAULT_REDACT))
+        self.extra = []
+        for p in patterns:
+            try:
+                self.extra.append(re.compile(p))
+            except re.error as exc:
+                from agentdbg.errors import ConfigError
+
+                raise ConfigError(f"--redact {p!r} is not a valid regular expression: {exc}") from None
+        self.secrets = [s for s in secrets if s and len(s) >= 4]
+
+    def text(self, value: str) -> str:
+        for secret in self.secrets:
+            value = value.replace(secret, REDACTED)
+        for pattern in self.extra:  # the user's patterns may match short values
+            value = pattern.sub(REDACTED, value)
+        if len(value) < 12:  # no default key format is that short
+            return value
+        return self.pattern.sub(REDACTED, value)
+
+    def __call__(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self(v) for v in value]
+        return value
+
+
+SECRET_PARAM = re.compile(r"key|token|secret|sig|password|auth|credential", re.IGNORECASE)
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The credentials a URL carries: its user info and secret-looking query values."""
+    if not url:
+        return []
+    parts = urlsplit(url)
+    found = [v for v in (parts.username, parts.password) if v]
+    found += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if v and SECRET_PARAM.search(k)]
+    return found
+
+
+def safe_url(url: str | None) -> str | None:
+    """``url`` without user info and with secret-looking query values replaced."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    if ":" in (parts.hostname or ""):
+        netloc = f"[{parts.hostname}]" + (f":{parts.port}" if parts.port else "")
+    query = urlencode([(k, REDACTED if v and SECRET_PARAM.search(k) else v)
+                       for k, v in parse_qsl(parts.query, keep_blank_values=True)], safe="[]")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
