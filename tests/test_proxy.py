@@ -138,7 +138,8 @@ def test_forget_assistant(tmp_path, stack):
     out = proxy.stop()
     lines = summaries(out)
     assert lines[0] == "✓ no findings"
-    assert lines[1] == "✗ 2 error(s), 0 warning(s): orphan-tool-message@1, response-not-appended@1"
+    # one defect, one finding: the orphan result is what the API rejects
+    assert lines[1] == "✗ 1 error(s), 0 warning(s): orphan-tool-message@1"
     assert "repeated-call@3" in lines[3]
     assert_no_secret(tmp_path, r.stdout, r.stderr, out)
 
@@ -147,7 +148,7 @@ def test_drop_results(tmp_path, stack):
     _serve, proxy = stack()
     run_app(tmp_path, proxy, "--drop-results")
     lines = summaries(proxy.stop())
-    assert lines[1] == "✗ 2 error(s), 0 warning(s): missing-tool-response@1, results-not-sent@2"
+    assert lines[1] == "✗ 1 error(s), 0 warning(s): missing-tool-response@1"
 
 
 def test_mangle_ids(tmp_path, stack):

@@ -56,7 +56,7 @@ def rules_for(tmp_path, first, reply, second):
     tracker.record_response(conv, first, reply, usage={}, finish=None, latency_ms=0)
     again = tracker.assign(second)
     assert again is conv
-    return [(f.rule, f.index) for f in conv.rules(second)]
+    return [(f.rule, f.index) for f in conv.rules.check(second)]
 
 
 def test_history_rewritten_between_requests(tmp_path):

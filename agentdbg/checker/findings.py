@@ -80,10 +80,14 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
     _r("bad-tool-choice", ERROR, "tool_choice value the API rejects"),
     _r("strict-schema-invalid", ERROR, "strict tool schema breaks strict-mode rules"),
     # across requests (the proxy)
-    _r("response-not-appended", WARNING, "the next request goes on without the model's tool-call reply", scope="conversation"),
-    _r("results-not-sent", WARNING, "the reply was kept without its calls and no results follow", scope="conversation"),
-    _r("history-rewritten", WARNING, "an earlier message changed between requests", scope="conversation"),
-    _r("repeated-call", WARNING, "the same call asked for and executed again and again", scope="conversation"),
+    _r("response-not-appended", WARNING, "the next request goes on without the model's tool-call "
+       "reply", scope="conversation"),
+    _r("results-not-sent", WARNING, "the reply was kept without its calls and no results follow",
+       scope="conversation"),
+    _r("history-rewritten", WARNING, "an earlier message changed between requests",
+       scope="conversation"),
+    _r("repeated-call", WARNING, "the same call asked for and executed again and again",
+       scope="conversation"),
 ]}
 
 

@@ -195,15 +195,50 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
     return body
 
 
+def summary_line(index: int, message: Any, pairing: Pairing, messages: list,
+                 width: int = 60) -> Text:
+    """One line for a message the reader has already seen: pairing marks and a preview."""
+    out = Text()
+    if not isinstance(message, dict):
+        return Text("(not an object)", style="red")
+    role = message.get("role")
+    if role == "tool":
+        return _tool_head(index, message, pairing, messages)
+    calls = message.get("tool_calls")
+    if role == "assistant" and isinstance(calls, list) and calls:
+        seen: set = set()
+        for pos, call in enumerate(calls):
+            cid = call.get("id") if isinstance(call, dict) else None
+            fn = call.get("function") if isinstance(call, dict) and isinstance(call.get("function"), dict) else {}
+            label = pairing.label(cid)
+            if pos:
+                out.append("; ")
+            out.append(f"→ {label or '?'} ", style=label_style(label) if label else "red")
+            out.append(safe(fn.get("name") or "?"), style="bold")
+            text, style = _call_status(index, pos, cid in seen, pairing)
+            out.append(text, style=style)
+            if isinstance(cid, str):
+                seen.add(cid)
+        return out
+    content = message.get("content")
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    text = " ".join(text.split())
+    out.append(safe(text if len(text) <= width else text[:width - 1] + "…"), style="dim")
+    return out
+
+
 def render_messages(messages: list, *, findings: Iterable = (), new_from: int | None = None,
                     full: bool = False, meta: dict[int, str] | None = None,
                     start: int = 0, in_progress: bool = False,
-                    pairing: Pairing | None = None) -> RenderableType:
+                    pairing: Pairing | None = None, seen: int = 0,
+                    hide_seen: bool = False) -> RenderableType:
     """The messages array as a grid: new-marker, [index], role, body.
 
     ``start`` renders only messages from that index on (pairing and findings still
     consider the whole array); request-level findings are shown only with start=0.
     ``in_progress``: the last message's calls are about to run (shown as pending).
+    ``seen``: messages before this index were shown already: one line each, with their
+    findings; ``hide_seen`` leaves out those without a finding (one note says how many).
     """
     if pairing is None:
         pairing = analyze(messages, in_progress=in_progress)
@@ -215,6 +250,7 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
     grid.add_column(justify="right", no_wrap=True)
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
+    hidden = 0
     for i, message in enumerate(messages):
         if i < start:
             continue
@@ -222,8 +258,15 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
         role_text = Text(safe(role) if isinstance(role, str) else "?",
                          style=ROLE_STYLE.get(role, "bold red") if isinstance(role, str) else "red")
         mark = Text("+", style="bold green") if new_from is not None and i >= new_from else Text(" ")
-        body = render_message(i, message, pairing, messages, full=full,
-                              meta=(meta or {}).get(i), findings=by_index.get(i, ()))
+        if i < seen:
+            if hide_seen and i not in by_index:
+                hidden += 1
+                continue
+            body: list[RenderableType] = [summary_line(i, message, pairing, messages)]
+            body.extend(render_finding(f) for f in by_index.get(i, ()))
+        else:
+            body = render_message(i, message, pairing, messages, full=full,
+                                  meta=(meta or {}).get(i), findings=by_index.get(i, ()))
         grid.add_row(mark, Text(f"[{i}]", style="dim"), role_text, Group(*body))
     past_end = [f for index, fs in by_index.items() if isinstance(index, int)
                 and index >= len(messages) for f in fs]
@@ -233,5 +276,8 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
                            *[render_finding(f) for f in past_end]))
     parts: list[RenderableType] = [render_finding(f) for f in by_index.get(None, ())] \
         if start == 0 else []
+    if hidden:
+        parts.append(Text(f"  ({hidden} earlier message(s) unchanged, no findings; --full shows "
+                          "them)", style="dim"))
     parts.append(grid)
     return Group(*parts)

@@ -67,8 +67,11 @@ class ConversationRules:
                             f"the model asked for {len(calls)} call(s) and this request keeps its "
                             "reply without them and carries no results; keep the tool_calls and "
                             "append one tool message per call", None, first))
-        elif tool_calls_of(reply):
-            out.extend(self._repeats(calls, n))
+        results = {m.get("tool_call_id") for m in messages[n:]
+                   if isinstance(m, dict) and m.get("role") == "tool"}
+        executed = [c for c in calls if isinstance(c, dict) and c.get("id") in results]
+        if executed:
+            out.extend(self._repeats(executed, n))
         return out
 
     def saw_response(self, messages: list, reply: dict | None) -> None:

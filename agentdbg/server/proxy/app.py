@@ -1,27 +1,30 @@
-"""The proxy's HTTP side (starlette app, httpx upstream client).
+"""The proxy's HTTP side: relay bytes, hand everything else to the analyst.
 
-Each ``POST /v1/chat/completions`` is checked (the request's own tools and
-tool_choice, plus the cross-request rules), shown in the messages view, then
-forwarded with the app's own ``Authorization`` header. Responses are relayed
-unchanged: plain bodies as received, streams chunk by chunk as they arrive, while
-a copy is accumulated to rebuild the assistant message. Other ``/v1/...`` paths
-pass through. The ``Authorization`` header is never stored, printed or logged.
+Each ``POST /v1/chat/completions`` is forwarded with the app's own headers (its
+``Authorization``, ``api-key`` or ``x-api-key`` is never stored, printed or logged) and
+the query string; the response is relayed unchanged — a plain body as received, a
+stream chunk by chunk as it arrives. Checking, the view and transcripts happen on the
+analyst's thread, never on the event loop. Other ``/v1/...`` paths pass through, within
+the upstream's base path; paths agentdbg cannot check yet are said so once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import threading
+import posixpath
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import unquote
 
-from agentdbg.checker import check, has_errors
-from agentdbg.server.proxy.conversations import Tracker
-from agentdbg.wire.chat import StreamAccumulator
+from agentdbg.server.proxy.analyst import Analyst, Exchange, Verdict
 
 HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
               "trailer", "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding"}
+KEY_HEADERS = ("authorization", "api-key", "x-api-key")
+MAX_BODY = 32 * 1024 * 1024   # a request body larger than this gets a 413
+STREAM_END = (b"data: [DONE]",)
 
 
 @dataclass
@@ -31,11 +34,13 @@ class ProxyOptions:
     block_invalid: bool = False
     full: bool = False
     timeout: float = 600.0
+    max_body: int = MAX_BODY
 
 
 @dataclass
 class Decision:
     """What the interceptor decided for one request."""
+
     action: str = "forward"          # forward | respond | block
     body: dict | None = None         # the body to forward
     reply: dict | None = None        # respond: the assistant message to answer with
@@ -54,133 +59,159 @@ def relayed_headers(headers) -> dict:
             if k.lower() not in HOP_BY_HOP | {"content-type", "content-encoding", "date", "server"}}
 
 
+def error_body(message: str, type_: str = "invalid_request_error", code: str | None = None,
+               **extra) -> dict:
+    return {"error": {"message": message, "type": type_, "param": None, "code": code, **extra}}
+
+
 def blocked_response(findings) -> dict:
     errors = [f for f in findings if f.severity == "error"]
     summary = "; ".join(f"{f.rule} at messages[{f.index}]" if f.index is not None else f.rule
                         for f in errors)
-    return {"error": {"message": f"agentdbg proxy blocked this request: {len(errors)} protocol "
-                                 f"error(s): {summary}",
-                      "type": "invalid_request_error", "param": None, "code": "agentdbg_blocked",
-                      "findings": [f.to_dict() for f in findings]}}
+    return error_body(f"agentdbg proxy blocked this request: {len(errors)} protocol error(s): "
+                      f"{summary}", code="agentdbg_blocked",
+                      findings=[f.to_dict() for f in findings])
 
 
-def make_app(options: ProxyOptions, tracker: Tracker, view, intercept: Callable | None = None):
-    import httpx
-    from starlette.applications import Starlette
-    from starlette.responses import JSONResponse, Response, StreamingResponse
-    from starlette.routing import Route
+def inside(base_path: str, rest: str) -> str | None:
+    """``rest`` (a request path after /v1, percent-decoded) joined to the upstream's base
+    path, or None when it would leave it (``..`` segments, encoded or not)."""
+    joined = posixpath.normpath(posixpath.join("/", unquote(rest).lstrip("/")))
+    if joined.startswith("/..") or "/../" in joined + "/":
+        return None
+    return base_path.rstrip("/") + (joined if joined != "/" else "")
 
-    upstream = options.upstream.rstrip("/")
-    client = httpx.AsyncClient(timeout=options.timeout)
-    lock = threading.Lock()  # one request at a time through the tracker and the view
 
-    def remember_key(request) -> None:
-        auth = request.headers.get("authorization", "")
-        token = auth.split(" ", 1)[1] if " " in auth else auth
-        tracker.add_secret(token)
+class ProxyApp:
+    """The starlette app of ``agentdbg proxy``."""
 
-    async def completions(request):
-        raw = await request.body()
-        remember_key(request)
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            body = None
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            view.note("a request that is not a chat completion body; passed through unchecked")
-            return await passthrough(request, raw)
-        with lock:
-            conv = tracker.assign(body["messages"])
-            findings = conv.rules(body["messages"]) + check(body, options.profile)
-            view.show_request(conv, body, findings)
-        decision = await intercept(conv, body, findings) if intercept else Decision(body=body)
-        if decision.action == "block" or (options.block_invalid and has_errors(findings)):
-            with lock:
-                tracker.record_blocked(conv, body, findings)
-                conv.last_messages = list(body["messages"])
-            view.note("blocked: answered the app with HTTP 400 listing the findings")
-            return JSONResponse(blocked_response(findings), status_code=400)
-        body = decision.body or body
-        if decision.action == "respond":
-            return scripted(conv, body, decision.reply)
-        with lock:
-            tracker.record_request(conv, body, findings)
-        sent = json.dumps(body, ensure_ascii=False).encode("utf-8") if decision.changed else raw
-        return await relay(request, conv, body, sent)
+    def __init__(self, options: ProxyOptions, analyst: Analyst, intercept: Callable | None = None):
+        import httpx
 
-    async def relay(request, conv, body, sent: bytes):
-        url = upstream + "/chat/completions"
+        self.options = options
+        self.analyst = analyst
+        self.intercept = intercept
+        self.upstream = options.upstream.rstrip("/")
+        self.base = httpx.URL(self.upstream)
+        self.client = httpx.AsyncClient(timeout=options.timeout)
+        self._told: set[str] = set()
+
+    def starlette(self):
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+        app = Starlette(routes=[
+            Route("/v1/chat/completions", self.completions, methods=["POST"]),
+            Route("/chat/completions", self.completions, methods=["POST"]),
+            Route("/v1/{path:path}", self.passthrough, methods=methods),
+        ])
+        app.state.proxy = self
+        return app
+
+    # -- chat completions -------------------------------------------------------------
+    async def completions(self, request):
+        from starlette.responses import JSONResponse
+
+        raw = await self._body(request)
+        if raw is None:
+            return JSONResponse(error_body(f"request body larger than {self.options.max_body} "
+                                           "bytes", code="request_too_large"), status_code=413)
+        self._remember_keys(request)
+        client = f"{request.client.host}:{request.client.port}" if request.client else None
+        exchange = self.analyst.request(raw, client)
+        sent = raw
+        if self.intercept is not None or self.options.block_invalid:
+            verdict: Verdict = await asyncio.wrap_future(exchange.verdict)
+            if verdict.body is None:
+                return await self._forward(request, exchange, raw)
+            decision = (await self.intercept(verdict.conv, verdict.body, verdict.findings)
+                        if self.intercept is not None else Decision(body=verdict.body))
+            if decision.action == "block" or (self.options.block_invalid and verdict.blocking):
+                self.analyst.blocked(exchange)
+                return JSONResponse(blocked_response(verdict.findings), status_code=400)
+            if decision.action == "respond":
+                return self._scripted(exchange, decision.body or verdict.body, decision.reply or {})
+            if decision.changed and decision.body is not None:
+                exchange.sent_body = decision.body
+                sent = json.dumps(decision.body, ensure_ascii=False).encode("utf-8")
+        return await self._forward(request, exchange, sent)
+
+    async def _body(self, request) -> bytes | None:
+        declared = request.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.options.max_body:
+            return None
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.options.max_body:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _remember_keys(self, request) -> None:
+        for name in KEY_HEADERS:
+            value = request.headers.get(name, "")
+            token = value.split(" ", 1)[1] if " " in value else value
+            if token:
+                self.analyst.tracker.add_secret(token)
+
+    def _url(self, request, path: str) -> str:
+        query = request.url.query
+        return self.upstream + path + (f"?{query}" if query else "")
+
+    async def _forward(self, request, exchange: Exchange, sent: bytes):
+        import httpx
+        from starlette.responses import JSONResponse, Response, StreamingResponse
+
+        url = self._url(request, "/chat/completions")
         start = time.perf_counter()
-        req = client.build_request("POST", url, content=sent,
-                                   headers=forward_headers(request.headers))
+        req = self.client.build_request("POST", url, content=sent,
+                                        headers=forward_headers(request.headers))
         try:
-            resp = await client.send(req, stream=True)
+            resp = await self.client.send(req, stream=True)
         except httpx.HTTPError as exc:
-            message = f"agentdbg proxy could not reach the upstream {url}: {type(exc).__name__}"
-            with lock:
-                tracker.record_response(conv, body["messages"], None, usage=None, finish=None,
-                                        latency_ms=0, error=message, status=502)
-            view.note(message)
-            return JSONResponse({"error": {"message": message, "type": "proxy_error",
-                                           "param": None, "code": "upstream_unreachable"}},
+            message = f"agentdbg proxy could not reach the upstream {self.upstream}: {type(exc).__name__}"
+            self.analyst.upstream_failed(exchange, message)
+            return JSONResponse(error_body(message, "proxy_error", "upstream_unreachable"),
                                 status_code=502)
         media = resp.headers.get("content-type", "application/json")
         if "text/event-stream" in media:
-            return StreamingResponse(stream(conv, body, resp, start), status_code=resp.status_code,
+            return StreamingResponse(self._stream(exchange, resp, start), status_code=resp.status_code,
                                      media_type=media, headers=relayed_headers(resp.headers))
         data = await resp.aread()
         await resp.aclose()
-        finish_plain(conv, body, resp.status_code, data, start)
+        self.analyst.response(exchange, resp.status_code, data, _ms(start))
         return Response(content=data, status_code=resp.status_code, media_type=media,
                         headers=relayed_headers(resp.headers))
 
-    async def stream(conv, body, resp, start):
-        acc = StreamAccumulator()
+    async def _stream(self, exchange: Exchange, resp, start: float):
+        """Relay each chunk as it arrives; the analyst gets a copy of the whole stream, handed
+        over before the last chunk goes out so the app's next request comes after it."""
+        copy = bytearray()
+        handed = False
         try:
             async for chunk in resp.aiter_raw():
-                acc.feed(chunk)
+                copy.extend(chunk)
+                if not handed and any(end in chunk for end in STREAM_END):
+                    handed = True
+                    self.analyst.response(exchange, resp.status_code, bytes(copy), _ms(start),
+                                          stream=True)
                 yield chunk  # to the app as it arrives, unchanged
         finally:
             await resp.aclose()
-            latency = round((time.perf_counter() - start) * 1000, 3)
-            with lock:
-                tracker.record_response(conv, body["messages"], acc.message, usage=acc.usage,
-                                        finish=acc.finish_reason, latency_ms=latency,
-                                        stream_shape=acc.shape())
-            view.show_response(conv, body["messages"], acc.message, acc.shape(), latency)
+            if not handed:
+                self.analyst.response(exchange, resp.status_code, bytes(copy), _ms(start),
+                                      stream=True)
 
-    def finish_plain(conv, body, status: int, data: bytes, start: float) -> None:
-        latency = round((time.perf_counter() - start) * 1000, 3)
-        reply, usage, finish, error = None, None, None, None
-        try:
-            doc = json.loads(data)
-            choice = (doc.get("choices") or [{}])[0]
-            reply, usage, finish = choice.get("message"), doc.get("usage"), choice.get("finish_reason")
-            if status >= 400 or reply is None:
-                error = str((doc.get("error") or {}).get("message") or doc)[:500]
-                reply = None
-        except (ValueError, AttributeError, TypeError, IndexError):
-            error = f"HTTP {status}: a body that is not a chat completion"
-        with lock:
-            tracker.record_response(conv, body["messages"], reply, usage=usage, finish=finish,
-                                    latency_ms=latency, error=error, status=status)
-        if reply is not None:
-            view.show_response(conv, body["messages"], reply, [], latency)
-        else:
-            view.note(f"upstream answered HTTP {status}: {error}")
+    def _scripted(self, exchange: Exchange, body: dict, reply: dict):
+        from starlette.responses import JSONResponse, StreamingResponse
 
-    def scripted(conv, body, reply: dict):
-        from agentdbg.wire.chat import completion_json
+        from agentdbg.wire.chat import completion_json, encode_stream
 
-        with lock:
-            tracker.record_request(conv, body, [])
-            tracker.record_response(conv, body["messages"], reply, usage={}, finish=None,
-                                    latency_ms=0)
-        view.show_response(conv, body["messages"], reply, ["scripted by you, not the upstream"], 0)
+        self.analyst.scripted(exchange, body, reply)
         payload = completion_json(reply, body)
         if body.get("stream"):
-            from agentdbg.wire.chat import encode_stream
-
             finish = payload["choices"][0]["finish_reason"]
             return StreamingResponse(encode_stream(reply, completion_id=payload["id"],
                                                    model=payload["model"], created=0,
@@ -188,29 +219,43 @@ def make_app(options: ProxyOptions, tracker: Tracker, view, intercept: Callable 
                                      media_type="text/event-stream")
         return JSONResponse(payload)
 
-    async def passthrough(request, raw: bytes | None = None):
-        path = request.url.path
-        rest = path[len("/v1"):] if path.startswith("/v1") else path
-        url = upstream + rest + (f"?{request.url.query}" if request.url.query else "")
-        data = raw if raw is not None else await request.body()
+    # -- everything else ----------------------------------------------------------------
+    async def passthrough(self, request):
+        import httpx
+        from starlette.responses import JSONResponse, Response
+
+        rest = request.url.path[len("/v1"):]
+        path = inside(self.base.path, rest)
+        if path is None:
+            return JSONResponse(error_body("path leaves the upstream's base path"), status_code=400)
+        self._tell_unchecked(request.method, rest)
+        raw = await self._body(request)
+        if raw is None:
+            return JSONResponse(error_body(f"request body larger than {self.options.max_body} "
+                                           "bytes", code="request_too_large"), status_code=413)
+        self._remember_keys(request)
+        url = str(self.base.copy_with(path=path, query=request.url.query.encode() or None))
         try:
-            resp = await client.request(request.method, url, content=data,
-                                        headers=forward_headers(request.headers))
+            resp = await self.client.request(request.method, url, content=raw,
+                                             headers=forward_headers(request.headers))
         except httpx.HTTPError as exc:
-            return JSONResponse({"error": {"message": f"agentdbg proxy could not reach {url}: "
-                                                      f"{type(exc).__name__}",
-                                           "type": "proxy_error"}}, status_code=502)
+            return JSONResponse(error_body(f"agentdbg proxy could not reach {self.upstream}: "
+                                           f"{type(exc).__name__}", "proxy_error"), status_code=502)
         return Response(content=resp.content, status_code=resp.status_code,
                         media_type=resp.headers.get("content-type"),
                         headers=relayed_headers(resp.headers))
 
-    async def other(request):
-        return await passthrough(request)
+    def _tell_unchecked(self, method: str, rest: str) -> None:
+        if method != "POST" or rest in self._told:
+            return
+        self._told.add(rest)
+        self.analyst.note(f"POST /v1{rest} is passed through unchecked: agentdbg checks "
+                          "/v1/chat/completions")
 
-    app = Starlette(routes=[
-        Route("/v1/chat/completions", completions, methods=["POST"]),
-        Route("/chat/completions", completions, methods=["POST"]),
-        Route("/v1/{path:path}", other, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
-    ])
-    app.state.client = client
-    return app
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
+
+
+def make_app(options: ProxyOptions, analyst: Analyst, intercept: Callable | None = None):
+    return ProxyApp(options, analyst, intercept).starlette()

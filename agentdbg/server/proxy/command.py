@@ -11,21 +11,26 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
               intercept: bool, profile: str, full: bool, console) -> None:
     from agentdbg.checker.profiles import get_profile
     from agentdbg.server.net import bind, run_app, url_of
+    from agentdbg.server.proxy.analyst import Analyst
     from agentdbg.server.proxy.app import ProxyOptions, make_app
     from agentdbg.server.proxy.conversations import Tracker
     from agentdbg.server.proxy.view import ProxyView
+    from agentdbg.transcript.redact import safe_url, url_secrets
 
     get_profile(profile)
     if save is not None:
         save.mkdir(parents=True, exist_ok=True)
     tracker = Tracker(save, upstream)
+    for secret in url_secrets(upstream):
+        tracker.add_secret(secret)
     view = ProxyView(console, tracker.redactor, full=full)
+    analyst = Analyst(tracker, view, profile)
     options = ProxyOptions(upstream=upstream, profile=profile, block_invalid=block_invalid, full=full)
     sock = bind(host, port)
     url = url_of(sock)
 
     def ready():
-        print(f"agentdbg proxy: {url} -> {upstream}", flush=True)
+        print(f"agentdbg proxy: {url} -> {safe_url(upstream)}", flush=True)
         print(f"  point your app at it: export OPENAI_BASE_URL={url}", flush=True)
 
     try:
@@ -33,15 +38,16 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
             from agentdbg.server.proxy.intercept import Interceptor
 
             ui = Interceptor(console)
-            app = make_app(options, tracker, view, intercept=ui.decide)
+            app = make_app(options, analyst, intercept=ui.decide)
             worker = threading.Thread(target=run_app, args=(app, sock), daemon=True,
                                       name="agentdbg-proxy")
             ready()
             worker.start()
             ui.loop()
         else:
-            run_app(make_app(options, tracker, view), sock, on_ready=ready)
+            run_app(make_app(options, analyst), sock, on_ready=ready)
     finally:
+        analyst.drain()
         for path in tracker.close():
             print(f"transcript: {path}", flush=True)
         sys.stdout.flush()
