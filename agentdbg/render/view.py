@@ -208,8 +208,9 @@ def summary_line(index: int, message: Any, pairing: Pairing, messages: list,
     if role == "assistant" and isinstance(calls, list) and calls:
         seen: set = set()
         for pos, call in enumerate(calls):
-            cid = call.get("id") if isinstance(call, dict) else None
-            fn = call.get("function") if isinstance(call, dict) and isinstance(call.get("function"), dict) else {}
+            call = call if isinstance(call, dict) else {}
+            cid = call.get("id")
+            fn = call["function"] if isinstance(call.get("function"), dict) else {}
             label = pairing.label(cid)
             if pos:
                 out.append("; ")
