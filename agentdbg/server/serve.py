@@ -26,6 +26,12 @@ def _error(status: int, message: str, type_: str = "invalid_request_error", code
                         status_code=status)
 
 
+async def _events(chunks):
+    """The events one by one, on the event loop (a plain iterator would cost a thread hop each)."""
+    for chunk in chunks:
+        yield chunk
+
+
 def make_app(provider, model_name: str = "offline"):
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse, StreamingResponse
@@ -59,7 +65,7 @@ def make_app(provider, model_name: str = "offline"):
                                    model=payload["model"], created=0,
                                    finish_reason=payload["choices"][0]["finish_reason"],
                                    usage=payload["usage"] if include_usage else None)
-            return StreamingResponse(chunks, media_type="text/event-stream")
+            return StreamingResponse(_events(chunks), media_type="text/event-stream")
         return JSONResponse(payload)
 
     return Starlette(routes=[

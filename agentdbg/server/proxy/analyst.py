@@ -1,20 +1,31 @@
-"""Everything the proxy learns from the traffic, done off the event loop, in order.
+"""Everything the proxy learns from the traffic, done away from the relay, in order.
 
 The relay only reads bytes and forwards them; it hands each request and each response
-to the ``Analyst``, a single worker thread that parses, assigns the conversation,
-checks, records the transcript and prints — in the order the traffic happened, so the
-cross-request rules see the loop as the app ran it. With ``--block-invalid`` or
-``--intercept`` the relay waits for the request's verdict (that is the point of those
-flags); otherwise nothing the analyst does delays the app.
+to the analyst, which parses, assigns the conversation, checks, records the
+transcript and prints — in the order the traffic happened, so the cross-request rules
+see the loop as the app ran it.
+
+By default the analyst is a child process (``ProcessAnalyst``): its work never holds
+the relay's interpreter, so checking and printing a 1,000-message history costs the
+app nothing. With ``--block-invalid`` the relay waits for the request's verdict (that is
+the point of the flag). ``--intercept`` runs the analyst on a thread of the proxy
+process (``ThreadAnalyst``), next to the prompt that pauses each request.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
+import os
 import queue
+import signal
 import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agentdbg.checker import check, has_errors
@@ -23,9 +34,9 @@ from agentdbg.server.proxy.conversations import Conversation, Tracker
 
 @dataclass
 class Verdict:
-    """What the analyst found in one request (and the conversation it belongs to)."""
+    """What the analyst found in one request."""
 
-    conv: Conversation | None = None
+    conversation: int | None = None
     body: dict | None = None
     findings: list = field(default_factory=list)
     note: str | None = None            # not a chat body: passed through unchecked
@@ -37,138 +48,291 @@ class Verdict:
 
 @dataclass
 class Exchange:
-    """One request through the proxy, as the analyst tracks it."""
+    """One request through the proxy, as the relay knows it."""
 
-    raw: bytes
-    client: str | None
+    id: int
     verdict: Future = field(default_factory=Future)
-    sent_body: dict | None = None      # the body as forwarded, when the user edited it
 
 
-class Analyst:
+class Analysis:
+    """The analyst's work, one job at a time: it owns the conversations and the view."""
+
     def __init__(self, tracker: Tracker, view, profile: str):
         self.tracker = tracker
         self.view = view
         self.profile = profile
-        self._jobs: queue.Queue = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="agentdbg-analyst", daemon=True)
-        self._thread.start()
+        self._open: dict[int, tuple[Conversation | None, dict | None, list]] = {}
 
-    # -- called from the event loop: never blocks --------------------------------------
-    def request(self, raw: bytes, client: str | None) -> Exchange:
-        exchange = Exchange(raw, client)
-        self._jobs.put((self._on_request, exchange))
-        return exchange
+    def handle(self, job: tuple) -> Any:
+        kind, *args = job
+        return getattr(self, f"on_{kind}")(*args)
 
-    def blocked(self, exchange: Exchange) -> None:
-        self._jobs.put((self._on_blocked, exchange))
-
-    def response(self, exchange: Exchange, status: int, data: bytes, latency_ms: float,
-                 stream: bool = False) -> None:
-        self._jobs.put((self._on_response, exchange, status, data, latency_ms, stream))
-
-    def scripted(self, exchange: Exchange, body: dict, reply: dict) -> None:
-        self._jobs.put((self._on_scripted, exchange, body, reply))
-
-    def upstream_failed(self, exchange: Exchange, message: str) -> None:
-        self._jobs.put((self._on_failed, exchange, message))
-
-    def note(self, text: str) -> None:
-        self._jobs.put((self.view.note, text))
-
-    def drain(self, timeout: float = 10.0) -> None:
-        """Wait until everything handed over so far is done (tests, shutdown)."""
-        done = threading.Event()
-        self._jobs.put((done.set,))
-        done.wait(timeout)
-
-    # -- the worker ----------------------------------------------------------------------
-    def _run(self) -> None:
-        while True:
-            fn, *args = self._jobs.get()
-            try:
-                fn(*args)
-            except Exception as exc:  # noqa: BLE001 - analysis must never stop the relay
-                for arg in args:  # a relay waiting for this verdict goes on unchecked
-                    if isinstance(arg, Exchange) and not arg.verdict.done():
-                        arg.verdict.set_result(Verdict(note="not analysed"))
-                self.view.note(f"agentdbg could not analyse this exchange: {type(exc).__name__}: {exc}")
-
-    def _on_request(self, exchange: Exchange) -> None:
+    def on_request(self, ex_id: int, raw: bytes, client: str | None,
+                   want_verdict: bool = False) -> Verdict:
         try:
-            body = json.loads(exchange.raw)
+            body = json.loads(raw)
         except (ValueError, RecursionError):
             body = None
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             note = "a request that is not a chat completion body; passed through unchecked"
-            exchange.verdict.set_result(Verdict(note=note))
+            self._open[ex_id] = (None, None, [])
             self.view.note(note)
-            return
+            return Verdict(note=note)
         messages = body["messages"]
-        conv = self.tracker.assign(messages, exchange.client)
+        conv = self.tracker.assign(messages, client)
         findings = self.tracker.check(conv, messages) + check(body, self.profile)
-        try:
-            self.view.show_request(conv, body, findings)  # shown before any pause for it
-        finally:
-            exchange.verdict.set_result(Verdict(conv, body, findings))
+        self._open[ex_id] = (conv, body, findings)
+        self.view.show_request(conv, body, findings)
+        return Verdict(conv.number, body, findings)
 
-    def _on_blocked(self, exchange: Exchange) -> None:
-        v: Verdict = exchange.verdict.result()
-        if v.conv is not None and v.body is not None:
-            self.tracker.record_blocked(v.conv, v.body, v.findings)
+    def on_edited(self, ex_id: int, body: dict) -> None:
+        """The user edited the body at the intercept prompt: judge what was sent."""
+        conv, _, _ = self._open.get(ex_id, (None, None, []))
+        if conv is not None:
+            findings = conv.rules.check(body.get("messages") or []) + check(body, self.profile)
+            self._open[ex_id] = (conv, body, findings)
+
+    def on_blocked(self, ex_id: int) -> None:
+        conv, body, findings = self._open.pop(ex_id, (None, None, []))
+        if conv is not None and body is not None:
+            self.tracker.record_blocked(conv, body, findings)
         self.view.note("blocked: answered the app with HTTP 400 listing the findings")
 
-    def _recorded(self, exchange: Exchange) -> Verdict | None:
-        v: Verdict = exchange.verdict.result()
-        if v.conv is None or v.body is None:
+    def _sent(self, ex_id: int) -> tuple[Conversation, dict] | None:
+        conv, body, findings = self._open.pop(ex_id, (None, None, []))
+        if conv is None or body is None:
             return None
-        if exchange.sent_body is not None:  # edited at the intercept prompt: judge what was sent
-            body = exchange.sent_body
-            v = Verdict(v.conv, body, v.conv.rules.check(body.get("messages") or [])
-                        + check(body, self.profile))
-        self.tracker.record_request(v.conv, v.body or {}, v.findings)
-        return v
+        self.tracker.record_request(conv, body, findings)
+        return conv, body
 
-    def _on_response(self, exchange: Exchange, status: int, data: bytes, latency_ms: float,
-                     stream: bool) -> None:
-        v = self._recorded(exchange)
-        if v is None or v.conv is None or v.body is None:
+    def on_response(self, ex_id: int, status: int, data: bytes, latency_ms: float,
+                    stream: bool) -> None:
+        sent = self._sent(ex_id)
+        if sent is None:
             return
-        messages = v.body["messages"]
+        conv, body = sent
+        messages = body["messages"]
         if stream:
             from agentdbg.wire.chat import StreamAccumulator
 
             acc = StreamAccumulator()
             acc.feed(data)
-            self.tracker.record_response(v.conv, messages, acc.message, usage=acc.usage,
+            self.tracker.record_response(conv, messages, acc.message, usage=acc.usage,
                                          finish=acc.finish_reason, latency_ms=latency_ms,
                                          stream_shape=acc.shape())
-            self.view.show_response(v.conv, messages, acc.message, acc.shape(), latency_ms)
+            self.view.show_response(conv, messages, acc.message, acc.shape(), latency_ms)
             return
         reply, usage, finish, error = _plain_reply(status, data)
-        self.tracker.record_response(v.conv, messages, reply, usage=usage, finish=finish,
+        self.tracker.record_response(conv, messages, reply, usage=usage, finish=finish,
                                      latency_ms=latency_ms, error=error, status=status)
         if reply is not None:
-            self.view.show_response(v.conv, messages, reply, [], latency_ms)
+            self.view.show_response(conv, messages, reply, [], latency_ms)
         else:
             self.view.note(f"upstream answered HTTP {status}: {error}")
 
-    def _on_scripted(self, exchange: Exchange, body: dict, reply: dict) -> None:
-        v: Verdict = exchange.verdict.result()
-        if v.conv is None:
+    def on_scripted(self, ex_id: int, body: dict, reply: dict) -> None:
+        conv, _, _ = self._open.pop(ex_id, (None, None, []))
+        if conv is None:
             return
-        self.tracker.record_request(v.conv, body, [])
-        self.tracker.record_response(v.conv, body["messages"], reply, usage={}, finish=None,
+        self.tracker.record_request(conv, body, [])
+        self.tracker.record_response(conv, body["messages"], reply, usage={}, finish=None,
                                      latency_ms=0)
-        self.view.show_response(v.conv, body["messages"], reply,
+        self.view.show_response(conv, body["messages"], reply,
                                 ["scripted by you, not the upstream"], 0)
 
-    def _on_failed(self, exchange: Exchange, message: str) -> None:
-        v = self._recorded(exchange)
-        if v is not None and v.conv is not None and v.body is not None:
-            self.tracker.record_response(v.conv, v.body["messages"], None, usage=None, finish=None,
+    def on_failed(self, ex_id: int, message: str) -> None:
+        sent = self._sent(ex_id)
+        if sent is not None:
+            conv, body = sent
+            self.tracker.record_response(conv, body["messages"], None, usage=None, finish=None,
                                          latency_ms=0, error=message, status=502)
         self.view.note(message)
+
+    def on_note(self, text: str) -> None:
+        self.view.note(text)
+
+    def on_secret(self, token: str) -> None:
+        self.tracker.add_secret(token)
+
+    def on_close(self) -> list[Path]:
+        return self.tracker.close()
+
+
+class _Analyst(ABC):
+    """What the relay calls; never blocks the event loop."""
+
+    def __init__(self) -> None:
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, Future] = {}
+        self._lock = threading.Lock()
+
+    @abstractmethod
+    def _put(self, job: tuple) -> None:
+        """Deliver ``job`` to the analysis (each runner its own way)."""
+
+    def request(self, raw: bytes, client: str | None, want_verdict: bool = False) -> Exchange:
+        exchange = Exchange(next(self._ids))
+        if want_verdict:
+            with self._lock:
+                self._waiting[exchange.id] = exchange.verdict
+        self._put(("request", exchange.id, raw, client, want_verdict))
+        return exchange
+
+    def edited(self, exchange: Exchange, body: dict) -> None:
+        self._put(("edited", exchange.id, body))
+
+    def blocked(self, exchange: Exchange) -> None:
+        self._put(("blocked", exchange.id))
+
+    def response(self, exchange: Exchange, status: int, data: bytes, latency_ms: float,
+                 stream: bool = False) -> None:
+        self._put(("response", exchange.id, status, data, latency_ms, stream))
+
+    def scripted(self, exchange: Exchange, body: dict, reply: dict) -> None:
+        self._put(("scripted", exchange.id, body, reply))
+
+    def upstream_failed(self, exchange: Exchange, message: str) -> None:
+        self._put(("failed", exchange.id, message))
+
+    def note(self, text: str) -> None:
+        self._put(("note", text))
+
+    def add_secret(self, token: str) -> None:
+        self._put(("secret", token))
+
+    def _resolve(self, ex_id: int, verdict: Verdict) -> None:
+        with self._lock:
+            future = self._waiting.pop(ex_id, None)
+        if future is not None and not future.done():
+            future.set_result(verdict)
+
+
+def _run_job(analysis: Analysis, job: tuple) -> Any:
+    try:
+        return analysis.handle(job)
+    except Exception as exc:  # noqa: BLE001 - analysis must never stop the relay
+        analysis.view.note(f"agentdbg could not analyse this exchange: {type(exc).__name__}: {exc}")
+        return Verdict(note="not analysed") if job[0] == "request" else None
+
+
+class ThreadAnalyst(_Analyst):
+    """The analyst on a thread of this process (``--intercept``, tests)."""
+
+    def __init__(self, analysis: Analysis):
+        super().__init__()
+        self.analysis = analysis
+        self._jobs: queue.Queue = queue.Queue()
+        threading.Thread(target=self._run, name="agentdbg-analyst", daemon=True).start()
+
+    def _put(self, job: tuple) -> None:
+        self._jobs.put(job)
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job[0] == "_sync":
+                job[1].set_result(_run_job(self.analysis, job[2]) if len(job) > 2 else None)
+                continue
+            result = _run_job(self.analysis, job)
+            if job[0] == "request":
+                self._resolve(job[1], result)
+
+    def drain(self, timeout: float = 30.0) -> None:
+        done: Future = Future()
+        self._jobs.put(("_sync", done))
+        done.result(timeout)
+
+    def close(self, timeout: float = 30.0) -> list[Path]:
+        done: Future = Future()
+        self._jobs.put(("_sync", done, ("close",)))
+        return done.result(timeout) or []
+
+
+class ProcessAnalyst(_Analyst):
+    """The analyst in a child process: the relay's interpreter only forwards bytes."""
+
+    def __init__(self, make_analysis: Callable[[], Analysis]):
+        import multiprocessing
+
+        super().__init__()
+        ctx = multiprocessing.get_context("fork")
+        self._jobs = ctx.Queue()
+        self._results = ctx.Queue()
+        self._synced: dict[int, Future] = {}
+        self._process = ctx.Process(target=_child, args=(make_analysis, self._jobs, self._results),
+                                    name="agentdbg-analyst", daemon=True)
+        self._process.start()
+        threading.Thread(target=self._read, name="agentdbg-verdicts", daemon=True).start()
+
+    def _put(self, job: tuple) -> None:
+        self._jobs.put(job)
+
+    def _read(self) -> None:
+        while True:
+            try:
+                kind, key, value = self._results.get()
+            except (EOFError, OSError):
+                return
+            if kind == "verdict":
+                self._resolve(key, value)
+            else:
+                with self._lock:
+                    future = self._synced.pop(key, None)
+                if future is not None:
+                    future.set_result(value)
+
+    def _sync(self, job: tuple, timeout: float) -> Any:
+        future: Future = Future()
+        key = next(self._ids)
+        with self._lock:
+            self._synced[key] = future
+        self._jobs.put(("_sync", key, job))
+        return future.result(timeout)
+
+    def drain(self, timeout: float = 30.0) -> None:
+        self._sync(("note_nothing",), timeout)
+
+    def close(self, timeout: float = 60.0) -> list[Path]:
+        try:
+            paths = self._sync(("close",), timeout) or []
+        finally:
+            self._jobs.put(None)
+            self._process.join(10)
+            if self._process.is_alive():
+                self._process.kill()
+        return paths
+
+
+def _child(make_analysis: Callable[[], Analysis], jobs, results) -> None:
+    """The analyst process: jobs in, verdicts out, until the proxy says stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # the proxy decides when we stop
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _yield_cpu()
+    analysis = make_analysis()
+    while True:
+        job = jobs.get()
+        if job is None:
+            break
+        if job[0] == "_sync":
+            _, key, inner = job
+            value = None if inner[0] == "note_nothing" else _run_job(analysis, inner)
+            results.put(("sync", key, value))
+            continue
+        result = _run_job(analysis, job)
+        if job[0] == "request" and job[4]:  # the relay waits for it (--block-invalid)
+            with contextlib.suppress(Exception):
+                results.put(("verdict", job[1], Verdict(result.conversation, None,
+                                                        result.findings, result.note)))
+
+
+def _yield_cpu() -> None:
+    """Run only on CPU time nobody else wants: the relay, the upstream and the app go first
+    (SCHED_IDLE on Linux, else the lowest priority); the analysis catches up after."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        with contextlib.suppress(AttributeError, OSError):
+            os.nice(19)
 
 
 def _plain_reply(status: int, data: bytes) -> tuple[dict | None, Any, Any, str | None]:
@@ -182,4 +346,3 @@ def _plain_reply(status: int, data: bytes) -> tuple[dict | None, Any, Any, str |
         return reply, usage, finish, None
     except (ValueError, AttributeError, TypeError, IndexError, RecursionError):
         return None, None, None, f"HTTP {status}: a body that is not a chat completion"
-

@@ -13,18 +13,22 @@ from __future__ import annotations
 import asyncio
 import json
 import posixpath
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from agentdbg.server.proxy.analyst import Analyst, Exchange, Verdict
+from agentdbg.server.proxy.analyst import Exchange, Verdict
 
 HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
               "trailer", "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding"}
 KEY_HEADERS = ("authorization", "api-key", "x-api-key")
 MAX_BODY = 32 * 1024 * 1024   # a request body larger than this gets a 413
 STREAM_END = (b"data: [DONE]",)
+#: a request's headers and body leave in one segment: no ~40 ms delayed-ACK stall per request
+NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+POOL = 32
 
 
 @dataclass
@@ -85,7 +89,7 @@ def inside(base_path: str, rest: str) -> str | None:
 class ProxyApp:
     """The starlette app of ``agentdbg proxy``."""
 
-    def __init__(self, options: ProxyOptions, analyst: Analyst, intercept: Callable | None = None):
+    def __init__(self, options: ProxyOptions, analyst, intercept: Callable | None = None):
         import httpx
 
         self.options = options
@@ -93,7 +97,11 @@ class ProxyApp:
         self.intercept = intercept
         self.upstream = options.upstream.rstrip("/")
         self.base = httpx.URL(self.upstream)
-        self.client = httpx.AsyncClient(timeout=options.timeout)
+        # a bounded pool: httpcore's pool slows down as it grows, and a model endpoint is
+        # better served by a few busy connections than by hundreds of idle ones
+        self.client = httpx.AsyncClient(timeout=options.timeout, transport=httpx.AsyncHTTPTransport(
+            socket_options=NODELAY, limits=httpx.Limits(max_connections=POOL,
+                                                        max_keepalive_connections=POOL)))
         self._told: set[str] = set()
 
     def starlette(self):
@@ -119,21 +127,23 @@ class ProxyApp:
                                            "bytes", code="request_too_large"), status_code=413)
         self._remember_keys(request)
         client = f"{request.client.host}:{request.client.port}" if request.client else None
-        exchange = self.analyst.request(raw, client)
+        waits = self.intercept is not None or self.options.block_invalid
+        exchange = self.analyst.request(raw, client, want_verdict=waits)
         sent = raw
-        if self.intercept is not None or self.options.block_invalid:
+        if waits:
             verdict: Verdict = await asyncio.wrap_future(exchange.verdict)
-            if verdict.body is None:
+            if verdict.note is not None:  # not a chat body: forwarded unchecked
                 return await self._forward(request, exchange, raw)
-            decision = (await self.intercept(verdict.conv, verdict.body, verdict.findings)
+            decision = (await self.intercept(verdict.conversation, verdict.body, verdict.findings)
                         if self.intercept is not None else Decision(body=verdict.body))
             if decision.action == "block" or (self.options.block_invalid and verdict.blocking):
                 self.analyst.blocked(exchange)
                 return JSONResponse(blocked_response(verdict.findings), status_code=400)
             if decision.action == "respond":
-                return self._scripted(exchange, decision.body or verdict.body, decision.reply or {})
+                return self._scripted(exchange, decision.body or verdict.body or {},
+                                      decision.reply or {})
             if decision.changed and decision.body is not None:
-                exchange.sent_body = decision.body
+                self.analyst.edited(exchange, decision.body)
                 sent = json.dumps(decision.body, ensure_ascii=False).encode("utf-8")
         return await self._forward(request, exchange, sent)
 
@@ -154,7 +164,7 @@ class ProxyApp:
             value = request.headers.get(name, "")
             token = value.split(" ", 1)[1] if " " in value else value
             if token:
-                self.analyst.tracker.add_secret(token)
+                self.analyst.add_secret(token)
 
     def _url(self, request, path: str) -> str:
         query = request.url.query
@@ -191,7 +201,7 @@ class ProxyApp:
         copy = bytearray()
         handed = False
         try:
-            async for chunk in resp.aiter_raw():
+            async for chunk in resp.stream:  # the connection's reads, no re-chunking
                 copy.extend(chunk)
                 if not handed and any(end in chunk for end in STREAM_END):
                     handed = True
@@ -257,5 +267,5 @@ def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 3)
 
 
-def make_app(options: ProxyOptions, analyst: Analyst, intercept: Callable | None = None):
+def make_app(options: ProxyOptions, analyst, intercept: Callable | None = None):
     return ProxyApp(options, analyst, intercept).starlette()

@@ -11,7 +11,7 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
               intercept: bool, profile: str, full: bool, console) -> None:
     from agentdbg.checker.profiles import get_profile
     from agentdbg.server.net import bind, run_app, url_of
-    from agentdbg.server.proxy.analyst import Analyst
+    from agentdbg.server.proxy.analyst import Analysis, ProcessAnalyst, ThreadAnalyst
     from agentdbg.server.proxy.app import ProxyOptions, make_app
     from agentdbg.server.proxy.conversations import Tracker
     from agentdbg.server.proxy.view import ProxyView
@@ -20,11 +20,16 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
     get_profile(profile)
     if save is not None:
         save.mkdir(parents=True, exist_ok=True)
-    tracker = Tracker(save, upstream)
-    for secret in url_secrets(upstream):
-        tracker.add_secret(secret)
-    view = ProxyView(console, tracker.redactor, full=full)
-    analyst = Analyst(tracker, view, profile)
+
+    def analysis() -> Analysis:
+        tracker = Tracker(save, upstream)
+        for secret in url_secrets(upstream):
+            tracker.add_secret(secret)
+        return Analysis(tracker, ProxyView(console, tracker.redactor, full=full), profile)
+
+    # --intercept pauses each request next to its prompt; otherwise the analysis runs in
+    # its own process and never competes with the relay
+    analyst = ThreadAnalyst(analysis()) if intercept else ProcessAnalyst(analysis)
     options = ProxyOptions(upstream=upstream, profile=profile, block_invalid=block_invalid, full=full)
     sock = bind(host, port)
     url = url_of(sock)
@@ -47,7 +52,6 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
         else:
             run_app(make_app(options, analyst), sock, on_ready=ready)
     finally:
-        analyst.drain()
-        for path in tracker.close():
+        for path in analyst.close():
             print(f"transcript: {path}", flush=True)
         sys.stdout.flush()

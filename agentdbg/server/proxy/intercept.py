@@ -59,7 +59,7 @@ class Interceptor:
         self.console.print(Text(safe(text), style=style))
 
     def handle(self, conv, body: dict, findings: list, future) -> bool:
-        self.say(f"paused before forwarding (conversation {conv.number}); 'help' lists commands",
+        self.say(f"paused before forwarding (conversation {conv}); 'help' lists commands",
                  "bold")
         changed = False
         while True:

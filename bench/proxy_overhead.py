@@ -1,0 +1,141 @@
+"""Proxy overhead: what `agentdbg proxy` adds to each request of the user's loop.
+
+`agentdbg serve --offline` answers; the same requests go to it directly and through
+`agentdbg proxy` (each in its own process), on histories of 1, 100 and 1,000 messages,
+plain and streaming, then 200 concurrent requests. The proxy checks, records and prints
+every request, off the event loop.
+
+Targets: added median latency <= 5 ms at every size; streaming time to first byte
+added <= 5 ms; 200 concurrent within 1.3x of direct, no failed request.
+
+    python bench/proxy_overhead.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import httpx
+from _util import machine
+
+REPEAT = 40
+CONCURRENT = 200
+
+
+def history(n: int) -> list[dict]:
+    """A valid loop history of ``n`` messages: a question, then call/result pairs."""
+    messages: list[dict] = [{"role": "user", "content": "北京和上海今天哪个更热?"}]
+    k = 0
+    while len(messages) + 2 <= n:
+        k += 1
+        call = {"id": f"call_h{k}", "type": "function",
+                "function": {"name": "get_weather", "arguments": json.dumps({"city": f"城市{k}"})}}
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        messages.append({"role": "tool", "tool_call_id": f"call_h{k}", "content": '{"t": 20}'})
+    while len(messages) < n:
+        messages.append({"role": "user", "content": "继续"})
+    return messages
+
+
+TOOLS = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Use when the user asks about the weather.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+
+
+def start(args: list[str], log) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "agentdbg", *args], stdout=subprocess.PIPE,
+                            stderr=log, text=True, env={**os.environ, "NO_COLOR": "1"})
+    for line in proc.stdout:  # type: ignore[union-attr]
+        m = re.search(r"(http://127\.0\.0\.1:\d+/v1)", line)
+        if m:
+            # keep draining its output so the process never blocks on a full pipe
+            import threading
+
+            threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
+            return proc, m.group(1)
+    raise SystemExit(f"agentdbg {args[0]} did not start")
+
+
+def timed(client: httpx.Client, url: str, body: dict) -> tuple[float, float]:
+    """(total seconds, seconds to the first body byte)."""
+    start = time.perf_counter()
+    first = None
+    with client.stream("POST", url + "/chat/completions", json=body) as resp:
+        for _ in resp.iter_raw():
+            if first is None:
+                first = time.perf_counter() - start
+        if resp.status_code != 200:
+            raise SystemExit(f"{url}: HTTP {resp.status_code}")
+    return time.perf_counter() - start, first or 0.0
+
+
+NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]  # as the openai client agentdbg uses
+
+
+def medians(url: str, body: dict) -> tuple[float, float]:
+    with httpx.Client(timeout=60, transport=httpx.HTTPTransport(socket_options=NODELAY)) as client:
+        for _ in range(3):  # warm up the connection and the servers
+            timed(client, url, body)
+        runs = [timed(client, url, body) for _ in range(REPEAT)]
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+
+async def burst(url: str, body: dict) -> tuple[float, int]:
+    transport = httpx.AsyncHTTPTransport(socket_options=NODELAY,
+                                         limits=httpx.Limits(max_connections=CONCURRENT))
+    async with httpx.AsyncClient(timeout=120, transport=transport) as c:
+        start = time.perf_counter()
+        results = await asyncio.gather(*[c.post(url + "/chat/completions", json=body)
+                                         for _ in range(CONCURRENT)], return_exceptions=True)
+        took = time.perf_counter() - start
+    failed = sum(1 for r in results if not isinstance(r, httpx.Response) or r.status_code != 200)
+    return took, failed
+
+
+def main() -> None:
+    print(f"machine: {machine()}")
+    with tempfile.TemporaryDirectory() as tmp, open(os.path.join(tmp, "log"), "w") as log:
+        serve, direct = start(["serve", "--offline", "--port", "0"], log)
+        proxy, proxied = start(["proxy", "--upstream", direct, "--port", "0", "--save",
+                                os.path.join(tmp, "saved")], log)
+        try:
+            print(f"{'history':>8} {'mode':>7} {'direct ms':>10} {'proxy ms':>9} {'added ms':>9}"
+                  f" {'ttfb added':>11}")
+            worst = worst_ttfb = 0.0
+            for n in (1, 100, 1000):
+                for stream in (False, True):
+                    body = {"model": "offline", "messages": history(n), "tools": TOOLS,
+                            "stream": stream}
+                    d, d_first = medians(direct, body)
+                    p, p_first = medians(proxied, body)
+                    added, ttfb = (p - d) * 1000, (p_first - d_first) * 1000
+                    worst = max(worst, added)
+                    if stream:
+                        worst_ttfb = max(worst_ttfb, ttfb)
+                    print(f"{n:>8} {'stream' if stream else 'plain':>7} {d * 1000:>10.2f} "
+                          f"{p * 1000:>9.2f} {added:>9.2f} {ttfb if stream else float('nan'):>11.2f}")
+            body = {"model": "offline", "messages": history(1), "tools": TOOLS}
+            d_took, d_failed = asyncio.run(burst(direct, body))
+            p_took, p_failed = asyncio.run(burst(proxied, body))
+            print(f"{CONCURRENT} concurrent: direct {d_took:.2f} s ({d_failed} failed), proxy "
+                  f"{p_took:.2f} s ({p_failed} failed): {p_took / d_took:.2f}x")
+            print(f"worst added median {worst:.2f} ms (target <= 5); worst streaming ttfb added "
+                  f"{worst_ttfb:.2f} ms (target <= 5); concurrency {p_took / d_took:.2f}x "
+                  "(target <= 1.3)")
+        finally:
+            for proc in (proxy, serve):
+                proc.terminate()
+                proc.wait(10)
+
+
+if __name__ == "__main__":
+    main()
