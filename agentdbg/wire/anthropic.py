@@ -25,6 +25,7 @@ from typing import Any
 from agentdbg.wire.common import (
     WIRE,
     ChatForm,
+    as_list,
     canonical,
     strip_wire,
     text_of,
@@ -172,9 +173,9 @@ def _tools_to_chat(body: dict, form: ChatForm) -> None:
     choice = body.get("tool_choice")
     if isinstance(choice, dict):
         kind = choice.get("type")
+        mapped = {"auto": "auto", "any": "required", "none": "none"}
         form.tool_choice = ({"type": "function", "function": {"name": choice.get("name")}}
-                            if kind == "tool" else {"auto": "auto", "any": "required",
-                                                    "none": "none"}.get(kind, choice))
+                            if kind == "tool" else mapped.get(str(kind), choice))
         if isinstance(choice.get("disable_parallel_tool_use"), bool):
             form.parallel_tool_calls = not choice["disable_parallel_tool_use"]
     elif "tool_choice" in body:
@@ -307,7 +308,7 @@ def assistant_blocks(m: dict, new_id: Any = None) -> Any:
     wire = _wire(m)
     if _unchanged(m):
         return wire.get("content")
-    orig = wire.get("content") if isinstance(wire.get("content"), list) else []
+    orig = as_list(wire.get("content"))
     calls = [c for c in m.get("tool_calls") or [] if isinstance(c, dict)]
     texts = _text_blocks(m.get("content"), bool(calls))
     used: set[int] = set()

@@ -10,6 +10,7 @@ from agentdbg.wire.common import (
     WIRE,
     ChatForm,
     ChatReply,
+    as_dict,
     base62_id,
     canonical,
     chat_usage,
@@ -25,9 +26,9 @@ def chat_reply(message: dict) -> ChatReply:
     _message(form, 0, {"role": "assistant", "content": message.get("content") or []})
     reply = form.messages[0]
     reply[WIRE]["seen"] = canonical(strip_wire(reply))
-    usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+    usage = as_dict(message.get("usage"))
     finish = {"tool_use": "tool_calls", "max_tokens": "length", "refusal": "content_filter",
-              "model_context_window_exceeded": "length"}.get(message.get("stop_reason"), "stop")
+              "model_context_window_exceeded": "length"}.get(str(message.get("stop_reason")), "stop")
     return ChatReply(reply, chat_usage(usage.get("input_tokens"), usage.get("output_tokens")),
                      finish)
 
@@ -43,7 +44,7 @@ def message_json(message: dict, body: dict, usage: dict | None = None, finish: s
     content = assistant_blocks(message, lambda n: base62_id("toolu_01", seed, "tool", n))
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
-    thinking = body.get("thinking") if isinstance(body.get("thinking"), dict) else {}
+    thinking = as_dict(body.get("thinking"))
     if isinstance(message.get("reasoning_content"), str) and not _wire(message) \
             and thinking.get("type") in ("enabled", "adaptive"):
         content.insert(0, {"type": "thinking", "thinking": message["reasoning_content"],

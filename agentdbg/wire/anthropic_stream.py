@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 
 from agentdbg.wire.anthropic_reply import chat_reply
-from agentdbg.wire.common import ChatReply, SSEParser, parse_event, pieces, sse
+from agentdbg.wire.common import ChatReply, SSEParser, as_dict, parse_event, pieces, sse
 
 TEXT_PIECE = 16
 ARG_PIECE = 12
@@ -126,7 +126,7 @@ class AnthropicAccumulator:
         self.pings += 1
 
     def _on_error(self, obj: dict) -> None:
-        err = obj.get("error") if isinstance(obj.get("error"), dict) else {}
+        err = as_dict(obj.get("error"))
         self.notes.append(f"the stream carried an error: {err.get('type')}: {err.get('message')}")
 
     def _on_content_block_start(self, obj: dict) -> None:
@@ -148,7 +148,7 @@ class AnthropicAccumulator:
     def _on_content_block_delta(self, obj: dict) -> None:
         index, delta = obj.get("index"), obj.get("delta")
         block = self.blocks.get(index) if isinstance(index, int) else None
-        if block is None or not isinstance(delta, dict):
+        if block is None or not isinstance(index, int) or not isinstance(delta, dict):
             self.notes.append(f"a delta for block {index!r} that never started")
             return
         kind = delta.get("type")
@@ -171,7 +171,7 @@ class AnthropicAccumulator:
     def _on_content_block_stop(self, obj: dict) -> None:
         index = obj.get("index")
         block = self.blocks.get(index) if isinstance(index, int) else None
-        if block is None:
+        if block is None or not isinstance(index, int):
             self.notes.append(f"content_block_stop for block {index!r} that never started")
             return
         text = self.json.get(index)
@@ -185,7 +185,7 @@ class AnthropicAccumulator:
                               f"into JSON ({exc})")
 
     def _on_message_delta(self, obj: dict) -> None:
-        delta = obj.get("delta") if isinstance(obj.get("delta"), dict) else {}
+        delta = as_dict(obj.get("delta"))
         snap = self.snapshot or {}
         for key in ("stop_reason", "stop_sequence"):
             if key in delta:

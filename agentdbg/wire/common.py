@@ -109,6 +109,14 @@ def text_of(content: Any) -> str:
     return ""
 
 
+def as_dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 

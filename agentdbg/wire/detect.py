@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentdbg.wire.common import as_list
+
 RESPONSES_ITEMS = frozenset({
     "message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
     "custom_tool_call_output", "computer_call", "computer_call_output", "local_shell_call",
@@ -66,7 +68,7 @@ def _winner(a1: int, c1: int, a2: int, c2: int, *, responses: int) -> str:
 def _body_marks(body: dict) -> tuple[int, int]:
     a = 3 * len(ANTHROPIC_KEYS & body.keys())
     c = 3 * len(CHAT_KEYS & body.keys())
-    for t in body.get("tools") if isinstance(body.get("tools"), list) else []:
+    for t in as_list(body.get("tools")):
         if isinstance(t, dict) and "input_schema" in t:
             a += 3
         elif isinstance(t, dict) and isinstance(t.get("function"), dict):

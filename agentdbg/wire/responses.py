@@ -24,6 +24,7 @@ from typing import Any
 from agentdbg.wire.common import (
     WIRE,
     ChatForm,
+    as_dict,
     canonical,
     dumps,
     strip_wire,
@@ -161,9 +162,9 @@ def _assistant_text(content: Any) -> tuple[str | None, str | None]:
         return content, None
     if not isinstance(content, list):
         return None, None
-    texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") in
+    texts = [str(p["text"]) for p in content if isinstance(p, dict) and p.get("type") in
              ("output_text", "input_text", "text") and isinstance(p.get("text"), str)]
-    refusals = [p.get("refusal") for p in content if isinstance(p, dict)
+    refusals = [str(p["refusal"]) for p in content if isinstance(p, dict)
                 and p.get("type") == "refusal" and isinstance(p.get("refusal"), str)]
     return ("".join(texts) if texts else None), ("".join(refusals) if refusals else None)
 
@@ -231,7 +232,7 @@ def from_chat(messages: list[dict], tools: list[dict] | None = None, tool_choice
     for m in messages:
         if not isinstance(m, dict):
             continue
-        wire = m.get(WIRE) if isinstance(m.get(WIRE), dict) else {}
+        wire = as_dict(m.get(WIRE))
         if wire.get("from") == "instructions":
             body["instructions"] = m.get("content")
             continue

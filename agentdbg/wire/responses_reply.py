@@ -5,7 +5,16 @@ error bodies with the real status codes.
 
 from __future__ import annotations
 
-from agentdbg.wire.common import WIRE, ChatForm, ChatReply, chat_usage, digest, hex_id, usage_counts
+from agentdbg.wire.common import (
+    WIRE,
+    ChatForm,
+    ChatReply,
+    as_dict,
+    chat_usage,
+    digest,
+    hex_id,
+    usage_counts,
+)
 from agentdbg.wire.responses import _seal, _Walker, assistant_items
 
 
@@ -58,7 +67,7 @@ def response_json(message: dict, body: dict, usage: dict | None = None, finish: 
     if finish in ("length", "content_filter"):
         status = "incomplete"
         details = {"reason": "max_output_tokens" if finish == "length" else "content_filter"}
-    reasoning = body.get("reasoning") if isinstance(body.get("reasoning"), dict) else {}
+    reasoning = as_dict(body.get("reasoning"))
     return {
         "id": hex_id("resp_", seed, "response"), "object": "response", "created_at": 0,
         "status": status, "background": False, "error": None, "incomplete_details": details,

@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from agentdbg.wire.common import ChatReply, SSEParser, parse_event, pieces, sse
+from agentdbg.wire.common import ChatReply, SSEParser, as_dict, parse_event, pieces, sse
 from agentdbg.wire.responses_reply import chat_reply
 
 TEXT_PIECE = 16   # characters of text per delta
@@ -37,7 +37,7 @@ def encode_stream(response: dict, *, text_piece: int = TEXT_PIECE,
     for k, item in enumerate(response.get("output") or []):
         yield from _item_events(ev, k, item, text_piece, arg_piece)
     final = {"completed": "response.completed", "incomplete": "response.incomplete",
-             "failed": "response.failed"}.get(response.get("status"), "response.completed")
+             "failed": "response.failed"}.get(str(response.get("status")), "response.completed")
     yield ev(final, response=response)
 
 
@@ -167,9 +167,9 @@ class ResponsesAccumulator:
             self.snapshot = obj["response"]
 
     def _finished(self, obj: dict) -> None:
-        self.final = obj.get("response") if isinstance(obj.get("response"), dict) else {}
+        final = self.final = as_dict(obj.get("response"))
         if obj.get("type") != "response.completed":
-            details = self.final.get("incomplete_details") or self.final.get("error")
+            details = final.get("incomplete_details") or final.get("error")
             self.notes.append(f"the response ended as {obj.get('type')}: {details}")
 
     def _added(self, obj: dict) -> None:
@@ -246,7 +246,7 @@ class ResponsesAccumulator:
         self.items[k] = copy.deepcopy(item)
 
     def _error(self, obj: dict) -> None:
-        err = obj.get("error") if isinstance(obj.get("error"), dict) else obj
+        err = as_dict(obj.get("error")) or obj
         self.notes.append(f"the stream carried an error: {err.get('code')}: {err.get('message')}")
 
     # -- results -------------------------------------------------------------------------
