@@ -153,11 +153,12 @@ class ResponsesAccumulator:
             self.notes.append(f"sequence_number {seq} after {self._seq}: events lost or reordered")
         self._seq = seq
 
-    def _item(self, obj: dict, what: str) -> dict | None:
+    def _item(self, obj: dict) -> dict | None:
         k = obj.get("output_index")
         item = self.items.get(k) if isinstance(k, int) else None
         if item is None:
-            self.notes.append(f"{what} for output_index {k!r} before its output_item.added")
+            self.notes.append(f"{obj.get('type')} for output_index {k!r} before its "
+                              "output_item.added")
         return item
 
     # -- handlers ------------------------------------------------------------------------
@@ -185,17 +186,17 @@ class ResponsesAccumulator:
             self.notes.append(f"the function_call at output_index {k} came without a call_id")
 
     def _part_added(self, obj: dict) -> None:
-        item = self._item(obj, "a content part")
+        item = self._item(obj)
         if item is not None and isinstance(obj.get("part"), dict):
             item.setdefault("content", []).append(copy.deepcopy(obj["part"]))
 
     def _text(self, obj: dict, key: str, done: bool) -> None:
-        item = self._item(obj, f"{key} {'done' if done else 'delta'}")
+        item = self._item(obj)
         parts = item.get("content") if item is not None else None
         c = obj.get("content_index")
         if not isinstance(parts, list) or not isinstance(c, int) or not 0 <= c < len(parts):
             if item is not None:
-                self.notes.append(f"{key} for a content_index {c!r} never added")
+                self.notes.append(f"{obj.get('type')} for content_index {c!r}, never added")
             return
         if done:
             parts[c][key] = obj.get(key) if isinstance(obj.get(key), str) else parts[c].get(key, "")
@@ -204,7 +205,7 @@ class ResponsesAccumulator:
             self.deltas[obj["output_index"]] = self.deltas.get(obj["output_index"], 0) + 1
 
     def _args(self, obj: dict, key: str, done: bool) -> None:
-        item = self._item(obj, f"{key} {'done' if done else 'delta'}")
+        item = self._item(obj)
         if item is None:
             return
         k = obj["output_index"]
@@ -220,7 +221,7 @@ class ResponsesAccumulator:
             self.deltas[k] = self.deltas.get(k, 0) + 1
 
     def _summary(self, obj: dict) -> None:
-        item = self._item(obj, "a reasoning summary event")
+        item = self._item(obj)
         s = obj.get("summary_index")
         if item is None or not isinstance(s, int):
             return
