@@ -1,6 +1,7 @@
 """Stream encoders produce the real event sequences; accumulators rebuild them from any chunking
 and never raise on garbage."""
 
+import itertools
 import json
 
 from hypothesis import given, settings
@@ -225,7 +226,7 @@ def test_any_chunking_gives_the_same_result(cuts):
     for raw, acc, native in ((b"".join(responses_stream(response)), ResponsesAccumulator(), response),
                              (b"".join(anthropic_stream(message)), AnthropicAccumulator(), message)):
         points = sorted({c % len(raw) for c in cuts} | {0, len(raw)})
-        for a, b in zip(points, points[1:]):
+        for a, b in itertools.pairwise(points):
             acc.feed(raw[a:b])
         acc.close()
         assert acc.native == native and acc.notes == []

@@ -14,8 +14,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from agentdbg.checker.formats import check_anthropic, check_responses
 from agentdbg.providers.base import ModelRequest
 from agentdbg.providers.offline import OfflineModel
-from agentdbg.wire import anthropic, anthropic_reply, anthropic_stream, responses, responses_reply
-from agentdbg.wire import responses_stream
+from agentdbg.wire import (
+    anthropic,
+    anthropic_reply,
+    anthropic_stream,
+    responses,
+    responses_reply,
+    responses_stream,
+)
 
 FORMATS = {
     "/v1/responses": (check_responses, responses.to_chat, responses_reply.response_json,

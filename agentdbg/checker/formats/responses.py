@@ -266,10 +266,13 @@ def _pairing(ctx: FormatCtx, items: list[dict], p: WirePairing, in_progress: boo
             counts[cid] = counts.get(cid, 0) + 1
             if counts[cid] == 2 and items[loc[0]].get("id") not in duplicated:
                 ctx.add("duplicate-tool-call-id", loc[0], f"input[{loc[0]}]", f"call_id {cid!r} "
-                        "is used by two calls; outputs cannot tell them apart", None, cid)
+                        "is used by two calls; outputs cannot tell them apart (the Responses API's "
+                        "answer to this is not documented)", None, cid, severity=WARNING)
     tail = _trailing_start(items) if in_progress else len(items)
+    explained = _explained_by_idless(p)
     for loc, cid in p.calls.items():
-        if cid is None or p.answer_of[loc] is not None or cid in broken or loc[0] >= tail:
+        if cid is None or p.answer_of[loc] is not None or cid in broken or loc[0] >= tail \
+                or loc in explained:
             continue
         if counts[cid] > 1 and cid in answered:
             continue
@@ -279,6 +282,21 @@ def _pairing(ctx: FormatCtx, items: list[dict], p: WirePairing, in_progress: boo
                 "\"output\": ...}} (also when the tool failed or was cancelled)",
                 f"No tool output found for {KIND_WORD[kind]} call {cid}.", cid)
     _results(ctx, p)
+
+
+def _explained_by_idless(p: WirePairing) -> set[tuple]:
+    """Unanswered calls that an output without call_id (reported itself) probably answers:
+    precedence 2 of PROTOCOL.md, one finding per defect. Outputs beyond the id-less calls'
+    share are matched to the nearest unanswered call before them."""
+    idless_calls = sum(cid is None for cid in p.calls.values())
+    outputs = sorted(loc for loc, st in p.status.items() if st == "missing_id")[idless_calls:]
+    open_calls = [loc for loc, cid in p.calls.items() if cid and p.answer_of[loc] is None]
+    explained: set[tuple] = set()
+    for out in outputs:
+        before = [c for c in open_calls if c < out and c not in explained]
+        if before:
+            explained.add(before[-1])
+    return explained
 
 
 def _trailing_start(items: list[dict]) -> int:
