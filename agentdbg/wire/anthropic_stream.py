@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 
 from agentdbg.wire.anthropic_reply import chat_reply
-from agentdbg.wire.common import ChatReply, SSEParser, as_dict, parse_event, pieces, sse
+from agentdbg.wire.common import ChatReply, Pending, SSEParser, as_dict, parse_event, pieces, sse
 
 TEXT_PIECE = 16
 ARG_PIECE = 12
@@ -82,7 +82,8 @@ class AnthropicAccumulator:
         self.notes: list[str] = []
         self.snapshot: dict | None = None
         self.blocks: dict[int, dict] = {}
-        self.json: dict[int, str] = {}        # index -> partial_json joined so far
+        self.json: dict[int, list[str]] = {}  # index -> partial_json pieces so far
+        self._pending = Pending()             # text and thinking being joined
         self.deltas: dict[int, int] = {}
         self.broken: dict[int, str] = {}      # index -> joined input text that is not JSON
         self.stopped = False
@@ -135,13 +136,14 @@ class AnthropicAccumulator:
             self.notes.append("a content_block_start without index or content_block")
             return
         if index in self.blocks:
+            self._pending.drop(index)
             self.notes.append(f"two blocks started at index {index}: an accumulator keyed by "
                               "index merges them")
         elif index != len(self.blocks):
             self.notes.append(f"block index {index} after {len(self.blocks)} block(s)")
         self.blocks[index] = copy.deepcopy(block)
         if block.get("type") in TOOL_BLOCKS:
-            self.json[index] = ""
+            self.json[index] = []
             if not block.get("id"):
                 self.notes.append(f"the {block.get('type')} block at index {index} came without an id")
 
@@ -154,13 +156,13 @@ class AnthropicAccumulator:
         kind = delta.get("type")
         self.deltas[index] = self.deltas.get(index, 0) + 1
         if kind == "text_delta" and isinstance(delta.get("text"), str):
-            block["text"] = (block.get("text") or "") + delta["text"]
+            self._pending.add((index, "text"), block, "text", delta["text"])
         elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
             if index not in self.json:
                 self.notes.append(f"input_json_delta for a {block.get('type')} block at {index}")
-            self.json[index] = self.json.get(index, "") + delta["partial_json"]
+            self.json.setdefault(index, []).append(delta["partial_json"])
         elif kind == "thinking_delta" and isinstance(delta.get("thinking"), str):
-            block["thinking"] = (block.get("thinking") or "") + delta["thinking"]
+            self._pending.add((index, "thinking"), block, "thinking", delta["thinking"])
         elif kind == "signature_delta" and isinstance(delta.get("signature"), str):
             block["signature"] = delta["signature"]
         elif kind == "citations_delta":
@@ -174,7 +176,7 @@ class AnthropicAccumulator:
         if block is None or not isinstance(index, int):
             self.notes.append(f"content_block_stop for block {index!r} that never started")
             return
-        text = self.json.get(index)
+        text = "".join(self.json.get(index) or [])
         if not text:
             return
         try:
@@ -203,6 +205,7 @@ class AnthropicAccumulator:
 
     @property
     def native(self) -> dict:
+        self._pending.flush()
         base = dict(self.snapshot or {"type": "message", "role": "assistant"})
         base["content"] = [self.blocks[k] for k in sorted(self.blocks)]
         return base
@@ -222,6 +225,7 @@ class AnthropicAccumulator:
 
     def shape(self) -> list[str]:
         """How the stream carried the content, for the view (anomalies first)."""
+        self._pending.flush()
         out = list(self.notes)
         for k in sorted(self.blocks):
             block, n = self.blocks[k], self.deltas.get(k, 0)

@@ -145,6 +145,37 @@ def sse(event: str, data: dict) -> bytes:
             + b"\n\n")
 
 
+class Pending:
+    """Strings built from many deltas: appending is O(1), the join happens once, on ``flush``
+    (``s += piece`` on a string kept in a dict copies it every time: quadratic on long output)."""
+
+    def __init__(self) -> None:
+        self._open: dict[tuple, tuple[dict, str, list[str]]] = {}
+
+    def add(self, key: tuple, target: dict, field: str, piece: str) -> None:
+        entry = self._open.get(key)
+        if entry is None or entry[0] is not target:
+            start = target.get(field)
+            entry = self._open[key] = (target, field, [start if isinstance(start, str) else ""])
+        entry[2].append(piece)
+
+    def flush(self) -> None:
+        for target, name, parts in self._open.values():
+            if len(parts) > 1:
+                parts[:] = ["".join(parts)]
+            target[name] = parts[0]
+
+    def close(self, key: tuple) -> None:
+        """Flush, then forget one string (a ``.done`` event states its final value)."""
+        self.flush()
+        self._open.pop(key, None)
+
+    def drop(self, first: Any) -> None:
+        """Forget the strings whose key starts with ``first`` (their target was replaced)."""
+        for key in [k for k in self._open if k[0] == first]:
+            del self._open[key]
+
+
 # -- server-sent events, incrementally ---------------------------------------------------
 
 class SSEParser:
@@ -155,20 +186,23 @@ class SSEParser:
     """
 
     def __init__(self) -> None:
-        self._buffer = b""
+        self._buffer = bytearray()
+        self._scanned = 0         # bytes of the buffer known to hold no line end (long lines)
         self._event = ""
         self._data: list[str] = []
 
     def feed(self, data: bytes) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
-        self._buffer += data
+        self._buffer += data      # a bytearray: appending is amortised O(1)
         while True:
-            cut = _line_end(self._buffer)
+            cut = _line_end(self._buffer, self._scanned)
             if cut is None:
+                self._scanned = max(0, len(self._buffer) - 1)
                 return out
             end, skip = cut
             line = self._buffer[:end].decode("utf-8", errors="replace")
-            self._buffer = self._buffer[end + skip:]
+            del self._buffer[:end + skip]
+            self._scanned = 0
             self._line(line, out)
 
     def close(self) -> list[tuple[str, str]]:
@@ -176,7 +210,7 @@ class SSEParser:
         out: list[tuple[str, str]] = []
         if self._buffer:
             self._line(self._buffer.decode("utf-8", errors="replace"), out)
-            self._buffer = b""
+            self._buffer = bytearray()
         self._line("", out)
         return out
 
@@ -196,8 +230,8 @@ class SSEParser:
             self._data.append(value)
 
 
-def _line_end(buffer: bytes) -> tuple[int, int] | None:
-    n, r = buffer.find(b"\n"), buffer.find(b"\r")
+def _line_end(buffer: bytearray, start: int = 0) -> tuple[int, int] | None:
+    n, r = buffer.find(b"\n", start), buffer.find(b"\r", start)
     if r == -1 and n == -1:
         return None
     if r == -1 or (n != -1 and n < r):

@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from agentdbg.wire.common import ChatReply, SSEParser, as_dict, parse_event, pieces, sse
+from agentdbg.wire.common import ChatReply, Pending, SSEParser, as_dict, parse_event, pieces, sse
 from agentdbg.wire.responses_reply import chat_reply
 
 TEXT_PIECE = 16   # characters of text per delta
@@ -112,6 +112,7 @@ class ResponsesAccumulator:
         self.final: dict | None = None         # from response.completed / incomplete / failed
         self.items: dict[int, dict] = {}       # output_index -> item as assembled
         self.deltas: dict[int, int] = {}       # output_index -> argument/text deltas
+        self._pending = Pending()              # text and arguments being joined
         self._seq: int | None = None
 
     def feed(self, data: bytes) -> None:
@@ -198,11 +199,14 @@ class ResponsesAccumulator:
             if item is not None:
                 self.notes.append(f"{obj.get('type')} for content_index {c!r}, never added")
             return
+        k = obj["output_index"]
         if done:
-            parts[c][key] = obj.get(key) if isinstance(obj.get(key), str) else parts[c].get(key, "")
+            self._pending.close((k, c, key))
+            if isinstance(obj.get(key), str):
+                parts[c][key] = obj[key]
         elif isinstance(obj.get("delta"), str):
-            parts[c][key] = (parts[c].get(key) or "") + obj["delta"]
-            self.deltas[obj["output_index"]] = self.deltas.get(obj["output_index"], 0) + 1
+            self._pending.add((k, c, key), parts[c], key, obj["delta"])
+            self.deltas[k] = self.deltas.get(k, 0) + 1
 
     def _args(self, obj: dict, key: str, done: bool) -> None:
         item = self._item(obj)
@@ -210,6 +214,7 @@ class ResponsesAccumulator:
             return
         k = obj["output_index"]
         if done:
+            self._pending.close((k, key))
             final = obj.get(key)
             if isinstance(final, str) and final != item.get(key, ""):
                 self.notes.append(f"call {item.get('call_id')}: the deltas joined to "
@@ -217,7 +222,7 @@ class ResponsesAccumulator:
             if isinstance(final, str):
                 item[key] = final
         elif isinstance(obj.get("delta"), str):
-            item[key] = (item.get(key) or "") + obj["delta"]
+            self._pending.add((k, key), item, key, obj["delta"])
             self.deltas[k] = self.deltas.get(k, 0) + 1
 
     def _summary(self, obj: dict) -> None:
@@ -229,8 +234,9 @@ class ResponsesAccumulator:
         while len(summary) <= s:
             summary.append({"type": "summary_text", "text": ""})
         if obj.get("type") == "response.reasoning_summary_text.delta" and isinstance(obj.get("delta"), str):
-            summary[s]["text"] += obj["delta"]
+            self._pending.add((obj["output_index"], "summary", s), summary[s], "text", obj["delta"])
         elif isinstance(obj.get("text"), str):
+            self._pending.close((obj["output_index"], "summary", s))
             summary[s]["text"] = obj["text"]
 
     def _done(self, obj: dict) -> None:
@@ -238,6 +244,8 @@ class ResponsesAccumulator:
         if not isinstance(k, int) or not isinstance(item, dict):
             self.notes.append("an output_item.done without output_index or item")
             return
+        self._pending.flush()
+        self._pending.drop(k)
         before = self.items.get(k)
         if before is None:
             self.notes.append(f"output_item.done for output_index {k} that was never added")
@@ -254,6 +262,7 @@ class ResponsesAccumulator:
 
     @property
     def output(self) -> list[dict]:
+        self._pending.flush()
         return [self.items[k] for k in sorted(self.items)]
 
     @property
@@ -277,6 +286,7 @@ class ResponsesAccumulator:
 
     def shape(self) -> list[str]:
         """How the stream carried the output, for the view (anomalies first)."""
+        self._pending.flush()
         out = list(self.notes)
         for k in sorted(self.items):
             item, n = self.items[k], self.deltas.get(k, 0)
