@@ -210,8 +210,9 @@ def from_chat(messages: list[dict], tools: list[dict] | None = None, tool_choice
             out.append({"role": "assistant", "content": assistant_blocks(m), **wire.get("extra", {})})
         elif role in ("user", "tool"):
             group.append(m)
-        else:
+        else:                                    # a system message inside messages
             content = wire.get("content") if _unchanged(m) else content_from_chat(m.get("content"))
+            role = "system" if role == "developer" else role
             out.append({"role": role, "content": content, **wire.get("extra", {})})
     if group:
         out.append(_user_message(group))

@@ -70,3 +70,18 @@ def test_check_document_dispatches_by_detected_or_forced_format():
     assert [f.path for f in check_document([out("c")])] == ["input[0]"]
     assert check_document({"foo": 1}) == []
     assert [f.rule for f in check_document({"input": [fc("c")]}, fmt="responses")] == ["missing-tool-response"]
+
+
+def test_wire_modules_import_only_the_standard_library():
+    """Pure modules: a relay or the CLI can import them without pulling a client library."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import agentdbg.wire, agentdbg.wire.responses_stream, agentdbg.wire.anthropic_stream\n"
+            "import agentdbg.wire.pairing, agentdbg.checker.formats\n"
+            "outside = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names)"
+            " - {'agentdbg', '__main__', '_distutils_hack', '__editable___agentdbg_cli_0_1_0_finder'})\n"
+            "print(','.join(outside))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == ""

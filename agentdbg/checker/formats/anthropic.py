@@ -94,6 +94,7 @@ def _blocks(ctx: FormatCtx, messages: list[dict], names: dict | None, tools: Any
             if not (i == last and m.get("role") == "assistant"):
                 ctx.add("empty-text-block", i, f"messages[{i}].content", f"this {m.get('role')} "
                         "message has no content; only the final assistant message may be empty",
+                        f"messages.{i}.content: Field required" if "content" not in m else
                         f"messages.{i}: all messages must have non-empty content except for the "
                         "optional final assistant message")
             continue
