@@ -28,10 +28,10 @@ from agentdbg.checker.formats.common import (
 )
 from agentdbg.checker.formats.responses_items import (
     EMPTY,
-    _item_ids,
-    _model_output,
-    _reasoning,
-    _reasoning_shape,
+    check_item_ids,
+    check_reasoning,
+    check_reasoning_shape,
+    model_output,
 )
 from agentdbg.checker.rules_request import _strict_problem
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing, pair_responses
@@ -76,12 +76,12 @@ def analyze_responses(body: dict | list, profile: str = "openai", *, prior: list
     _tools(ctx, body)
     _tool_choice(ctx, body)
     schemas = _schemas(body)
-    duplicated = _item_ids(ctx, items, prior if continued else None)
+    duplicated = check_item_ids(ctx, items, prior if continued else None)
     idless = [sum(cid is None for cid in pairing.calls.values())]   # precedence 1 of PROTOCOL.md
     for i, item in enumerate(items):
         _item(ctx, i, item, schemas, body, idless)
     _pairing(ctx, items, pairing, in_progress, duplicated)
-    _reasoning(ctx, items, body, prior)
+    check_reasoning(ctx, items, body, prior)
     if ctx.profile.name in ADJACENT_PROFILES:
         _adjacency(ctx, items, pairing)
     return ctx.sorted(), pairing
@@ -124,7 +124,7 @@ def _item(ctx: FormatCtx, i: int, item: dict, schemas: dict | None, body: dict,
     elif kind in OUTPUT_CALL:
         _output(ctx, i, item, kind, idless)
     elif kind == "reasoning":
-        _reasoning_shape(ctx, i, item, body)
+        check_reasoning_shape(ctx, i, item, body)
 
 
 def _call(ctx: FormatCtx, i: int, item: dict, kind: str, schemas: dict | None) -> None:
@@ -255,7 +255,7 @@ def _explained_by_idless(p: WirePairing) -> set[tuple]:
 def _trailing_start(items: list[dict]) -> int:
     """Index of the first item of the trailing run of model output (calls being executed)."""
     k = len(items)
-    while k > 0 and _model_output(items[k - 1]):
+    while k > 0 and model_output(items[k - 1]):
         k -= 1
     return k
 

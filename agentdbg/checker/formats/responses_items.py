@@ -13,7 +13,7 @@ EMPTY = ("Invalid '{p}': empty string. Expected a string with minimum length 1, 
          "string instead.")
 
 
-def _model_output(item: dict) -> bool:
+def model_output(item: dict) -> bool:
     kind = item.get("type")
     if kind in (None, "message"):
         return item.get("role") == "assistant"
@@ -22,7 +22,7 @@ def _model_output(item: dict) -> bool:
                          "mcp_approval_response")
 
 
-def _reasoning_shape(ctx: FormatCtx, i: int, item: dict, body: dict) -> None:
+def check_reasoning_shape(ctx: FormatCtx, i: int, item: dict, body: dict) -> None:
     path, rid, enc = f"input[{i}]", item.get("id"), item.get("encrypted_content")
     api = None
     if "summary" not in item:
@@ -44,7 +44,7 @@ def _reasoning_shape(ctx: FormatCtx, i: int, item: dict, body: dict) -> None:
                 "false. Try again with `store` set to true, or remove this item from your input.")
 
 
-def _item_ids(ctx: FormatCtx, items: list[dict], stored: list | None) -> set[str]:
+def check_item_ids(ctx: FormatCtx, items: list[dict], stored: list | None) -> set[str]:
     """item-id-prefix and duplicate-item-id; returns the ids reported as duplicates."""
     seen: dict[str, int] = {}
     held = {x["id"] for x in stored or [] if isinstance(x, dict) and isinstance(x.get("id"), str)}
@@ -72,7 +72,7 @@ def _item_ids(ctx: FormatCtx, items: list[dict], stored: list | None) -> set[str
     return duplicated
 
 
-def _reasoning(ctx: FormatCtx, items: list[dict], body: dict, prior: list | None) -> None:
+def check_reasoning(ctx: FormatCtx, items: list[dict], body: dict, prior: list | None) -> None:
     known = _reasoning_of(prior or [])
     evidence = _reasons(body)
     seen_reasoning = False
@@ -102,9 +102,9 @@ def _runs(items: list[dict]) -> list[tuple[int, int]]:
     """Maximal runs of model-output items (one response's output each, in a history)."""
     runs, start = [], None
     for i, item in enumerate(items + [{"type": "function_call_output"}]):
-        if _model_output(item) and start is None:
+        if model_output(item) and start is None:
             start = i
-        elif not _model_output(item) and start is not None:
+        elif not model_output(item) and start is not None:
             runs.append((start, i))
             start = None
     return runs
@@ -136,7 +136,7 @@ def _reasoning_of(prior: list) -> dict[str, str]:
             last = item["id"]
         elif _server_call(item) and last:
             out[item["id"]] = last
-        elif not _model_output(item):
+        elif not model_output(item):
             last = None
     return out
 
