@@ -1,0 +1,401 @@
+"""Protocol rules for the Anthropic Messages API (``POST /v1/messages``), per PROTOCOL.md.
+
+``index`` is the position in ``messages`` (None for request-level rules); ``path`` the native
+path (``messages[3].content[1]``, ``tools[2]``). Judged as the API judges: consecutive
+same-role messages are combined first (not a defect), so "the next message" is the next turn;
+a ``role: "system"`` message inside ``messages`` is accepted and skipped; ``redacted_thinking``,
+server tool blocks and foreign ids matching ``^[a-zA-Z0-9_-]+$`` are valid.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentdbg.checker.findings import ERROR, WARNING, Finding
+from agentdbg.checker.formats.common import (
+    NAME_RE,
+    SHARED_RULES,
+    FormatCtx,
+    kind_of,
+    rule,
+    schema_mismatch,
+)
+from agentdbg.wire.common import canonical
+from agentdbg.wire.pairing import SERVER_CALLS, Turn, WirePairing, pair_anthropic
+
+ANTHROPIC_RULES = {**SHARED_RULES, **{r.id: r for r in [
+    rule("tool-result-not-first", ERROR, "text or other blocks before the tool_result blocks of "
+         "the user message that answers a tool_use turn"),
+    rule("tool-use-id-format", ERROR, "a tool_use id not matching ^[a-zA-Z0-9_-]+$ (replayed "
+         "from another provider)"),
+    rule("tool-use-input-not-object", ERROR, "tool_use.input is not an object"),
+    rule("thinking-block-missing", ERROR, "with thinking on, the last assistant tool-use turn "
+         "does not start with its thinking block", ("anthropic-vertex",)),
+    rule("empty-text-block", ERROR, "an empty text block, or a message with empty content "
+         "that is not the final assistant message"),
+    rule("tool-names-not-unique", ERROR, "two tools with one name"),
+    rule("max-tokens-missing", ERROR, "a request body without max_tokens"),
+]}}
+
+MISSING_TEXT = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
+                "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block "
+                "in the next message.")
+UNEXPECTED_TEXT = ("messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` "
+                   "blocks: {id}. Each `tool_result` block must have a corresponding `tool_use` "
+                   "block in the previous message.")
+ID_RE_TEXT = "^[a-zA-Z0-9_-]+$"
+NAME_ID = re.compile(ID_RE_TEXT)
+
+
+def check_anthropic(body: dict | list, profile: str = "openai", *,
+                    in_progress: bool = False) -> list[Finding]:
+    """All findings for a Messages request body or a bare ``messages`` array."""
+    return analyze_anthropic(body, profile, in_progress=in_progress)[0]
+
+
+def analyze_anthropic(body: dict | list, profile: str = "openai", *,
+                      in_progress: bool = False) -> tuple[list[Finding], WirePairing]:
+    """Findings and the pairing they were judged on (the view draws the same pairing).
+    ``in_progress``: the last assistant turn's calls are being executed (not missing)."""
+    bare = isinstance(body, list)
+    body = {"messages": body} if isinstance(body, list) else body if isinstance(body, dict) else {}
+    raw = body.get("messages")
+    messages = [m if isinstance(m, dict) else {} for m in raw] if isinstance(raw, list) else []
+    ctx = FormatCtx(profile, ANTHROPIC_RULES)
+    pairing = pair_anthropic(messages)
+    if not bare and "model" in body and "max_tokens" not in body:
+        ctx.add("max-tokens-missing", None, "max_tokens", "the Messages API requires max_tokens",
+                "max_tokens: Field required")
+    names = _tools(ctx, body)
+    _tool_choice(ctx, body, names)
+    _blocks(ctx, messages, names, body.get("tools"))
+    _pairing(ctx, messages, pairing, in_progress)
+    _thinking(ctx, body, pairing)
+    return ctx.sorted(), pairing
+
+
+def _path(loc: tuple) -> str:
+    return f"messages[{loc[0]}].content" + (f"[{loc[1]}]" if len(loc) > 1 else "")
+
+
+def _api_path(loc: tuple) -> str:
+    return f"messages.{loc[0]}" + (f".content.{loc[1]}" if len(loc) > 1 else "")
+
+
+# -- per block --------------------------------------------------------------------------------
+
+def _blocks(ctx: FormatCtx, messages: list[dict], names: dict | None, tools: Any) -> None:
+    last = len(messages) - 1
+    seen: dict[str, tuple] = {}
+    for i, m in enumerate(messages):
+        content = m.get("content")
+        if content == "" or content == [] or "content" not in m:
+            if not (i == last and m.get("role") == "assistant"):
+                ctx.add("empty-text-block", i, f"messages[{i}].content", f"this {m.get('role')} "
+                        "message has no content; only the final assistant message may be empty",
+                        f"messages.{i}.content: Field required" if "content" not in m else
+                        f"messages.{i}: all messages must have non-empty content except for the "
+                        "optional final assistant message")
+            continue
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and block.get("text") == "":
+                ctx.add("empty-text-block", i, f"messages[{i}].content[{j}]", "an empty text "
+                        "block; drop it (a proxy turns content \"\" into one)",
+                        "messages: text content blocks must be non-empty")
+            elif kind == "tool_use":
+                _tool_use(ctx, i, j, block, names, seen)
+            elif kind == "tool_result":
+                _tool_result(ctx, i, j, block)
+
+
+def _tool_use(ctx: FormatCtx, i: int, j: int, block: dict, names: dict | None,
+              seen: dict[str, tuple]) -> None:
+    where, path, cid = f"messages.{i}.content.{j}.tool_use", f"messages[{i}].content[{j}]", block.get("id")
+    if not isinstance(cid, str) or not cid:
+        ctx.add("tool-call-missing-id", i, path, "this tool_use has no id; keep the id the model "
+                "sent and use it on the tool_result", f"{where}.id: Field required")
+    elif not NAME_ID.match(cid):
+        ctx.add("tool-use-id-format", i, path, f"id {cid!r} is not {ID_RE_TEXT} (replayed from "
+                "another provider?); rewrite it consistently on the tool_use and its tool_result",
+                f"{where}.id: String should match pattern '{ID_RE_TEXT}'", cid)
+    elif cid in seen:
+        first = seen[cid]
+        ctx.add("duplicate-tool-call-id", i, path, f"id {cid!r} is already used at "
+                f"{_path(first)}; give every call its own id",
+                f"messages.{i}.content.{j}: `tool_use` ids must be unique", cid)
+    else:
+        seen[cid] = (i, j)
+    name = block.get("name")
+    if not isinstance(name, str) or not name:
+        ctx.add("tool-call-malformed", i, path, "this tool_use has no name",
+                f"{where}.name: String should have at least 1 character" if name == ""
+                else f"{where}.name: Field required", cid)
+        return
+    if "input" not in block:
+        ctx.add("tool-call-malformed", i, path, "this tool_use has no input",
+                f"{where}.input: Field required", cid)
+        return
+    value = block["input"]
+    if not isinstance(value, dict):
+        ctx.add("tool-use-input-not-object", i, path, f"input is {kind_of(value)}; it must be "
+                "the arguments object itself (json.loads a string first)",
+                f"{where}.input: Input should be a valid dictionary", cid)
+    elif names is not None and name not in names:
+        ctx.add("unknown-tool", i, path, f"calls {name!r}, which is not among the request's "
+                f"tools ({', '.join(names) or 'none'})", None, cid)
+    elif names is not None:
+        problems = schema_mismatch(names, name, canonical(value), value)
+        if problems:
+            ctx.add("arguments-schema-mismatch", i, path, f"input fails the {name!r} "
+                    f"input_schema: {problems}; validate before executing", None, cid)
+
+
+def _tool_result(ctx: FormatCtx, i: int, j: int, block: dict) -> None:
+    path, tid = f"messages[{i}].content[{j}]", block.get("tool_use_id")
+    if not isinstance(tid, str) or not tid:
+        ctx.add("tool-message-missing-id", i, path, "this tool_result has no tool_use_id; copy "
+                "the exact id of the tool_use it answers",
+                f"messages.{i}.content.{j}.tool_result.tool_use_id: Field required")
+    content = block.get("content")
+    if "content" in block and not isinstance(content, (str, list)):
+        ctx.add("content-wrong-type", i, path, f"content is {kind_of(content)}; a tool result is "
+                "a string or a list of blocks: json.dumps it",
+                f"messages.{i}.content.{j}.tool_result.content: Input should be a valid list", tid)
+
+
+# -- pairing ----------------------------------------------------------------------------------
+
+def _pairing(ctx: FormatCtx, messages: list[dict], p: WirePairing, in_progress: bool) -> None:
+    claimed: set[tuple] = set()
+    turns = p.turns
+    for t, turn in enumerate(turns):
+        if turn.role == "assistant":
+            nxt = turns[t + 1] if t + 1 < len(turns) else None
+            _server_calls(ctx, p, turn, last=nxt is None)
+            _answers(ctx, p, turns, t, nxt, in_progress, claimed)
+    _bad_results(ctx, p, claimed)
+
+
+def _calls_of(p: WirePairing, turn: Turn) -> list[tuple]:
+    return [loc for loc, _ in turn.blocks if p.kinds.get(loc) == "tool_use"]
+
+
+def _answers(ctx: FormatCtx, p: WirePairing, turns: list[Turn], t: int, nxt: Turn | None,
+             in_progress: bool, claimed: set) -> None:
+    calls = _calls_of(p, turns[t])
+    if not calls:
+        return
+    if nxt is None and in_progress:
+        return
+    results = [(loc, b) for loc, b in (nxt.blocks if nxt else []) if b.get("type") == "tool_result"]
+    broken = any(p.status.get(loc) in ("mismatch", "missing_id") for loc, _ in results)
+    _not_first(ctx, p, turns[t], nxt)
+    counts: dict[str, int] = {}
+    for loc in calls:
+        cid = p.calls[loc]
+        if cid:
+            counts[cid] = counts.get(cid, 0) + 1
+    answered = {p.calls[loc] for loc in calls if p.answer_of[loc] is not None}
+    open_ = [loc for loc in calls if p.calls[loc] and p.answer_of[loc] is None
+             and not (counts[str(p.calls[loc])] > 1 and p.calls[loc] in answered)]
+    if broken or not open_:
+        _out_of_order(ctx, p, calls, results)
+        return
+    if _interleaved(ctx, p, turns, t, open_, claimed):
+        return
+    ids = ", ".join(p.calls[loc] or "" for loc in open_)
+    for loc in open_:
+        cid = p.calls[loc]
+        ctx.add("missing-tool-response", loc[0], _path(loc), f"call {cid!r} has no tool_result in "
+                "the next user message; add {\"type\": \"tool_result\", \"tool_use_id\": "
+                f"\"{cid}\", ...}} first in that message (also when the tool failed: is_error)",
+                MISSING_TEXT.format(i=loc[0], ids=ids), cid)
+
+
+def _not_first(ctx: FormatCtx, p: WirePairing, turn: Turn, nxt: Turn | None) -> None:
+    """Blocks before a tool_result in the answering turn: reported once, at the first one."""
+    if nxt is None:
+        return
+    blocks = nxt.blocks
+    first_other = next((k for k, (_, b) in enumerate(blocks) if b.get("type") != "tool_result"), None)
+    if first_other is None:
+        return
+    late = [p.results.get(loc) for loc, b in blocks[first_other:]
+            if b.get("type") == "tool_result" and p.status.get(loc) == "ok"]
+    if not late:
+        return
+    loc, block = blocks[first_other]
+    asst = turn.msgs[0]
+    ctx.add("tool-result-not-first", loc[0], _path(loc), f"this {block.get('type')} comes "
+            f"before the tool_result blocks ({', '.join(map(str, late))}); put every tool_result "
+            "first in the message and the text after them",
+            MISSING_TEXT.format(i=asst, ids=", ".join(map(str, late))), late[0])
+
+
+def _interleaved(ctx: FormatCtx, p: WirePairing, turns: list[Turn], t: int, open_: list,
+                 claimed: set) -> bool:
+    """Results that arrive turns later, after another message: reported at the interloper."""
+    wanted = {p.calls[loc] for loc in open_}
+    late: dict[str, tuple] = {}
+    for turn in turns[t + 1:]:
+        if turn.role == "assistant" and _calls_of(p, turn):
+            break
+        for loc, b in turn.blocks:
+            tid = p.results.get(loc)
+            if b.get("type") == "tool_result" and tid in wanted and tid \
+                    and p.status.get(loc) in ("orphan", "mismatch"):
+                late.setdefault(tid, loc)
+    if not late or t + 1 >= len(turns):
+        return False
+    claimed.update(late.values())
+    interloper = turns[t + 1].blocks[0][0] if turns[t + 1].blocks else (turns[t + 1].msgs[0],)
+    ids = ", ".join(late)
+    ctx.add("interleaved-message", interloper[0], _path(interloper), f"this {turns[t + 1].role} "
+            f"message sits between the tool_use turn at messages[{turns[t].msgs[0]}] and its "
+            f"results ({ids}, at {', '.join(_path(v) for v in late.values())}); move it after them",
+            MISSING_TEXT.format(i=turns[t].msgs[0], ids=ids), next(iter(late)))
+    return True
+
+
+def _out_of_order(ctx: FormatCtx, p: WirePairing, calls: list, results: list) -> None:
+    if not ctx.on("results-out-of-order"):
+        return
+    order = [calls.index(p.call_of[loc]) for loc, _ in results if p.call_of.get(loc) in calls
+             and p.status.get(loc) == "ok"]
+    for k in range(1, len(order)):
+        if order[k] < order[k - 1]:
+            loc = results[k][0]
+            expected = ", ".join(p.calls[c] or "" for c in calls)
+            found = ", ".join(p.results[r] or "" for r, _ in results)
+            ctx.add("results-out-of-order", loc[0], _path(loc), "tool_result blocks are not in "
+                    "tool_use order; Bedrock binds them by position: keep the calls' order",
+                    f"Expected toolResult blocks at messages.{loc[0]}.content for the following "
+                    f"Ids: {expected}, but found: {found}", p.results[loc])
+            return
+
+
+def _bad_results(ctx: FormatCtx, p: WirePairing, claimed: set) -> None:
+    locs = sorted(loc for loc, st in p.status.items() if p.kinds.get(loc) == "tool_result")
+    previous: tuple | None = None
+    for loc in locs:
+        status, tid = p.status[loc], p.results[loc]
+        run = previous is not None and previous[0] == loc[0] and p.status.get(previous) == "orphan"
+        previous = loc
+        if loc in claimed or status in ("ok", "missing_id") or (status == "orphan" and run):
+            continue
+        text = UNEXPECTED_TEXT.format(i=loc[0], j=loc[1] if len(loc) > 1 else 0, id=tid)
+        if status == "orphan":
+            ctx.add("orphan-tool-message", loc[0], _path(loc), f"this tool_result answers {tid!r} "
+                    "but the message before is not an assistant message with that tool_use; keep "
+                    "the tool_use turn right before its results, or drop the result", text, tid)
+        elif status == "mismatch":
+            ctx.add("tool-call-id-mismatch", loc[0], _path(loc), f"tool_use_id {tid!r} is not an "
+                    f"id of the tool_use blocks in messages[{p.block_of[loc][0]}]; use the exact "
+                    "id the model returned", text, tid)
+        elif status == "duplicate":
+            ctx.add("duplicate-tool-response", loc[0], _path(loc), f"second tool_result for "
+                    f"{tid!r}; send each result once", None, tid, severity=WARNING)
+
+
+def _server_calls(ctx: FormatCtx, p: WirePairing, turn: Turn, last: bool) -> None:
+    has_client = bool(_calls_of(p, turn))
+    for loc, b in turn.blocks:
+        kind = b.get("type")
+        if kind in SERVER_CALLS and p.answer_of.get(loc) is None and not last and not has_client:
+            name = b.get("name") if kind == "server_tool_use" else "mcp"
+            cid = p.calls.get(loc)
+            ctx.add("missing-tool-response", loc[0], _path(loc), f"server tool call {cid!r} has no "
+                    f"{name}_tool_result after it in the same assistant message; send the "
+                    "assistant content back unchanged",
+                    f"`{name}` tool use with id `{cid}` was found without a corresponding "
+                    f"`{name}_tool_result` block", cid)
+        elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result" \
+                and p.status.get(loc) == "orphan":
+            tid = p.results.get(loc)
+            ctx.add("orphan-tool-message", loc[0], _path(loc), f"this {kind} answers {tid!r}, but "
+                    "no server_tool_use before it in the assistant message has that id",
+                    f"{_api_path(loc)}: unexpected `tool_use_id` found in `{kind}` blocks: "
+                    f"{tid}. Each `{kind}` block must have a corresponding `server_tool_use` "
+                    "block before it.", tid)
+
+
+# -- thinking, tools --------------------------------------------------------------------------
+
+def _thinking(ctx: FormatCtx, body: dict, p: WirePairing) -> None:
+    thinking = body.get("thinking")
+    if not ctx.on("thinking-block-missing") or not isinstance(thinking, dict) \
+            or thinking.get("type") not in ("enabled", "adaptive"):
+        return
+    turn = next((t for t in reversed(p.turns) if t.role == "assistant"), None)
+    if turn is None or not _calls_of(p, turn) or not turn.blocks:
+        return
+    loc, first = turn.blocks[0]
+    if first.get("type") in ("thinking", "redacted_thinking"):
+        return
+    ctx.add("thinking-block-missing", loc[0], _path(loc), "thinking is on: the last assistant "
+            "tool-use turn must start with the thinking block the model sent, unchanged (keep "
+            "the whole content when you append the reply)",
+            f"{_api_path(loc)}.type: Expected `thinking` or `redacted_thinking`, but found "
+            f"`{first.get('type')}`. When `thinking` is enabled, a final `assistant` message must "
+            "start with a thinking block (preceeding the lastmost set of `tool_use` and "
+            "`tool_result` blocks).")
+
+
+def _tools(ctx: FormatCtx, body: dict) -> dict | None:
+    """Check ``tools``; returns name -> input_schema of the client tools (None: no tools sent)."""
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return None
+    names: dict[str, Any] = {}
+    seen: set[str] = set()
+    for k, t in enumerate(tools):
+        if not isinstance(t, dict):
+            continue
+        if isinstance(t.get("function"), dict) and "name" not in t:
+            ctx.add("tool-definition-nested", None, f"tools[{k}]", "this is an OpenAI tool; the "
+                    "Messages API wants {\"name\", \"description\", \"input_schema\"}",
+                    f"tools.{k}.custom.name: Field required")
+            continue
+        name = t.get("name")
+        if t.get("type") in (None, "custom") and not (isinstance(name, str) and NAME_RE.match(name)):
+            ctx.add("invalid-tool-name", None, f"tools[{k}]", f"tools[{k}] name {name!r} does not "
+                    "match ^[a-zA-Z0-9_-]{1,64}$", f"tools.{k}.custom.name: String should match "
+                    "pattern '^[a-zA-Z0-9_-]{1,64}$'")
+        if isinstance(name, str) and name in seen:
+            ctx.add("tool-names-not-unique", None, f"tools[{k}]", f"two tools are named {name!r}",
+                    "tools: Tool names must be unique.")
+        seen.add(str(name))
+        if t.get("type") in (None, "custom") and isinstance(name, str):
+            names[name] = t.get("input_schema")
+        elif isinstance(name, str):
+            names[name] = None               # server / Anthropic-defined tools: no schema to check
+    return names
+
+
+def _tool_choice(ctx: FormatCtx, body: dict, names: dict | None) -> None:
+    if "tool_choice" not in body:
+        return
+    choice = body["tool_choice"]
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    thinking = body.get("thinking")
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive") \
+            and kind in ("any", "tool"):
+        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice {kind!r} forces a tool, "
+                "which thinking does not allow; use {\"type\": \"auto\"} or turn thinking off",
+                "Thinking may not be enabled when tool_choice forces tool use.")
+    elif not isinstance(choice, dict):
+        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice {choice!r} is the OpenAI "
+                "form; the Messages API wants {\"type\": \"auto\" | \"any\" | \"tool\" | \"none\"}",
+                "tool_choice: Input should be a valid dictionary or object to extract fields from")
+    elif kind not in ("auto", "any", "tool", "none"):
+        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice type {kind!r} is not auto, "
+                "any, tool or none", f"tool_choice: Input tag '{kind}' found using 'type' does not "
+                "match any of the expected tags: 'auto', 'any', 'tool', 'none'")
+    elif kind == "tool" and names is not None and choice.get("name") not in names:
+        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice forces "
+                f"{choice.get('name')!r}, which is not among the tools", None)
+

@@ -1,0 +1,372 @@
+"""Protocol rules for the OpenAI Responses API (``POST /v1/responses``), per PROTOCOL.md.
+
+``index`` is the position in ``input`` (None for request-level rules); ``path`` the native
+path (``input[5]``, ``tools[0]``). Pairing is by ``call_id`` wherever the items sit, as the
+OpenAI API pairs them (under the ``deepseek`` profiles, whose Responses endpoint demands a call
+and its output be adjacent, an item in between is ``interleaved-message``).
+
+Continuations: with ``previous_response_id`` or ``conversation`` the server holds earlier items.
+An output whose call is not in ``input`` is then not an orphan; with ``prior`` (the items a proxy
+saw in that stored conversation) it is judged against them, without it the pairing carries a
+note saying it cannot be known from this request alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentdbg.checker.context import _name_error
+from agentdbg.checker.findings import ERROR, WARNING, Finding
+from agentdbg.checker.formats.common import (
+    NAME_RE,
+    SHARED_RULES,
+    FormatCtx,
+    kind_of,
+    parsed_arguments,
+    rule,
+    schema_mismatch,
+)
+from agentdbg.checker.formats.responses_items import (
+    EMPTY,
+    check_item_ids,
+    check_reasoning,
+    check_reasoning_shape,
+    model_output,
+)
+from agentdbg.checker.rules_request import _strict_problem
+from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing, pair_responses
+
+RESPONSES_RULES = {**SHARED_RULES, **{r.id: r for r in [
+    rule("reasoning-item-missing", ERROR, "a function_call sent with its server id (fc_…) but "
+         "without the reasoning item that preceded it in the model's output"),
+    rule("reasoning-without-following-item", ERROR, "a reasoning item not followed by the item "
+         "it produced (a call or an assistant message)"),
+    rule("duplicate-item-id", ERROR, "two input items with one id, or an item the continued "
+         "response already holds"),
+    rule("item-id-prefix", ERROR, "an item id without its type's prefix (fc, rs, msg, ctc)"),
+    rule("item-not-persisted", ERROR, "store: false and a reasoning item sent by id only, "
+         "without encrypted_content (404)"),
+    rule("reasoning-item-malformed", ERROR, "a reasoning item without summary or id, or with a "
+         "non-string encrypted_content"),
+]}}
+
+KIND_WORD = {"function_call": "function", "custom_tool_call": "custom tool",
+             "computer_call": "computer", "local_shell_call": "local shell",
+             "shell_call": "shell", "apply_patch_call": "apply patch"}
+ADJACENT_PROFILES = ("deepseek", "deepseek-thinking")
+
+
+def check_responses(body: dict | list, profile: str = "openai", *, prior: list | None = None,
+                    in_progress: bool = False) -> list[Finding]:
+    """All findings for a Responses request body or a bare ``input`` array."""
+    return analyze_responses(body, profile, prior=prior, in_progress=in_progress)[0]
+
+
+def analyze_responses(body: dict | list, profile: str = "openai", *, prior: list | None = None,
+                      in_progress: bool = False) -> tuple[list[Finding], WirePairing]:
+    """Findings and the pairing they were judged on (the view draws the same pairing).
+
+    ``prior``: output items of earlier responses in this conversation (as a proxy saw them).
+    ``in_progress``: calls at the end of ``input`` are still being executed (not missing)."""
+    body = {"input": body} if isinstance(body, list) else body if isinstance(body, dict) else {}
+    items = _items(body.get("input"))
+    ctx = FormatCtx(profile, RESPONSES_RULES)
+    continued = _continued(body)
+    pairing = pair_responses(items, continued=continued, prior=prior if continued else None)
+    _tools(ctx, body)
+    _tool_choice(ctx, body)
+    schemas = _schemas(body)
+    duplicated = check_item_ids(ctx, items, prior if continued else None)
+    idless = [sum(cid is None for cid in pairing.calls.values())]   # precedence 1 of PROTOCOL.md
+    for i, item in enumerate(items):
+        _item(ctx, i, item, schemas, body, idless)
+    _pairing(ctx, items, pairing, in_progress, duplicated)
+    check_reasoning(ctx, items, body, prior)
+    if ctx.profile.name in ADJACENT_PROFILES:
+        _adjacency(ctx, items, pairing)
+    return ctx.sorted(), pairing
+
+
+def _items(value: Any) -> list[dict]:
+    if isinstance(value, str):
+        return [{"role": "user", "content": value}]
+    if not isinstance(value, list):
+        return []
+    return [x if isinstance(x, dict) else {} for x in value]
+
+
+def _continued(body: dict) -> str | None:
+    prev, conv = body.get("previous_response_id"), body.get("conversation")
+    if isinstance(prev, str) and prev:
+        return f"the stored response {prev} (previous_response_id)"
+    conv_id = conv.get("id") if isinstance(conv, dict) else conv
+    if isinstance(conv_id, str) and conv_id:
+        return f"the stored conversation {conv_id}"
+    return None
+
+
+def _call_id_problem(i: int, item: dict) -> str | None:
+    cid = item.get("call_id")
+    if isinstance(cid, str) and cid:
+        return None
+    if cid == "":
+        return EMPTY.format(p=f"input[{i}].call_id")
+    return f"Missing required parameter: 'input[{i}].call_id'."
+
+
+# -- per item -------------------------------------------------------------------------------
+
+def _item(ctx: FormatCtx, i: int, item: dict, schemas: dict | None, body: dict,
+          idless: list[int]) -> None:
+    kind = item.get("type")
+    if kind in CALL_OUTPUT:
+        _call(ctx, i, item, kind, schemas)
+    elif kind in OUTPUT_CALL:
+        _output(ctx, i, item, kind, idless)
+    elif kind == "reasoning":
+        check_reasoning_shape(ctx, i, item, body)
+
+
+def _call(ctx: FormatCtx, i: int, item: dict, kind: str, schemas: dict | None) -> None:
+    path, cid = f"input[{i}]", item.get("call_id")
+    problem = _call_id_problem(i, item)
+    if problem:
+        ctx.add("tool-call-missing-id", i, path, f"this {kind} has no call_id (a stream "
+                "accumulator lost it?); keep the call_id the model sent and use it on the output",
+                problem)
+    if kind not in ("function_call", "custom_tool_call"):
+        return
+    name = item.get("name")
+    if not isinstance(name, str) or not name:
+        api = (f"Missing required parameter: 'input[{i}].name'." if "name" not in item
+               else EMPTY.format(p=f"input[{i}].name"))
+        ctx.add("tool-call-malformed", i, path, f"this {kind} has no name", api, cid)
+        return
+    if kind == "function_call":
+        _arguments(ctx, i, item, name, schemas)
+
+
+def _arguments(ctx: FormatCtx, i: int, item: dict, name: str, schemas: dict | None) -> None:
+    path, cid = f"input[{i}]", item.get("call_id")
+    if "arguments" not in item:
+        ctx.add("tool-call-malformed", i, path, "this function_call has no arguments",
+                f"Missing required parameter: 'input[{i}].arguments'.", cid)
+        return
+    args = item["arguments"]
+    if not isinstance(args, str):
+        kind = kind_of(args)
+        ctx.add("arguments-not-string", i, path, f"arguments is {kind}; send the JSON text "
+                "(json.dumps) instead", f"Invalid type for 'input[{i}].arguments': expected a "
+                f"string, but got {kind.split()[-1]} instead.", cid)
+        return
+    value, error = parsed_arguments(args)
+    if error is not None:
+        ctx.add("arguments-invalid-json", i, path, f"arguments are not valid JSON ({error}); "
+                "a history with broken arguments poisons the session: repair or drop the call",
+                error, cid)
+    elif not isinstance(value, dict):
+        ctx.add("arguments-not-object", i, path, f"arguments parse to {type(value).__name__}, "
+                "not an object", f"'{type(value).__name__}' object has no attribute 'items'", cid)
+    elif schemas is not None and name not in schemas:
+        ctx.add("unknown-tool", i, path, f"calls {name!r}, which is not among the request's "
+                f"function tools ({', '.join(schemas) or 'none'})", None, cid)
+    elif schemas is not None:
+        problems = schema_mismatch(schemas, name, args, value)
+        if problems:
+            ctx.add("arguments-schema-mismatch", i, path, f"arguments fail the {name!r} schema: "
+                    f"{problems}; validate before executing", None, cid)
+
+
+def _output(ctx: FormatCtx, i: int, item: dict, kind: str, idless: list[int]) -> None:
+    """``idless``: calls without a call_id not yet matched by an output without one (such an
+    output is attributed to that call, reported once as tool-call-missing-id)."""
+    path = f"input[{i}]"
+    problem = _call_id_problem(i, item)
+    if problem and idless[0] > 0:
+        idless[0] -= 1
+    elif problem:
+        ctx.add("tool-message-missing-id", i, path, f"this {kind} has no call_id; copy the "
+                "exact call_id of the call it answers", problem)
+    if kind not in ("function_call_output", "custom_tool_call_output"):
+        return
+    output = item.get("output")
+    if isinstance(output, list):
+        bad = next((p.get("type") for p in output if isinstance(p, dict)
+                    and p.get("type") in ("output_text", "text", "refusal")), None)
+        if bad:
+            ctx.add("content-wrong-type", i, path, f"the output array holds a {bad!r} part; tool "
+                    "outputs take input types (input_text, input_image, input_file)",
+                    f"Invalid value: '{bad}'. Supported values are: 'input_text', 'input_image', "
+                    "'input_file', and 'scoped_content'.", item.get("call_id"))
+    elif not isinstance(output, str):
+        what = kind_of(output) if "output" in item else "missing"
+        api = (f"Missing required parameter: 'input[{i}].output'." if "output" not in item else
+               f"Invalid type for 'input[{i}].output': expected one of a string or array of input "
+               f"content items, but got {what.split()[-1]} instead.")
+        ctx.add("content-wrong-type", i, path, f"output is {what}; a tool output is a string (or "
+                "an array of input parts): json.dumps it", api, item.get("call_id"))
+
+
+# -- pairing --------------------------------------------------------------------------------
+
+def _pairing(ctx: FormatCtx, items: list[dict], p: WirePairing, in_progress: bool,
+             duplicated: set[str]) -> None:
+    broken = {p.results[loc] for loc, st in p.status.items() if st == "mismatch"}
+    answered = {p.results[loc] for loc, st in p.status.items() if st in ("ok", "duplicate")}
+    counts: dict[str, int] = {}
+    for loc, cid in p.calls.items():
+        if cid:
+            counts[cid] = counts.get(cid, 0) + 1
+            if counts[cid] == 2 and items[loc[0]].get("id") not in duplicated:
+                ctx.add("duplicate-tool-call-id", loc[0], f"input[{loc[0]}]", f"call_id {cid!r} "
+                        "is used by two calls; outputs cannot tell them apart (the Responses API's "
+                        "answer to this is not documented)", None, cid, severity=WARNING)
+    tail = _trailing_start(items) if in_progress else len(items)
+    explained = _explained_by_idless(p)
+    for loc, cid in p.calls.items():
+        if cid is None or p.answer_of[loc] is not None or cid in broken or loc[0] >= tail \
+                or loc in explained:
+            continue
+        if counts[cid] > 1 and cid in answered:
+            continue
+        kind = p.kinds[loc]
+        ctx.add("missing-tool-response", loc[0], f"input[{loc[0]}]", f"call {cid!r} has no "
+                f"output; append {{\"type\": \"{CALL_OUTPUT[kind]}\", \"call_id\": \"{cid}\", "
+                "\"output\": ...}} (also when the tool failed or was cancelled)",
+                f"No tool output found for {KIND_WORD[kind]} call {cid}.", cid)
+    _results(ctx, p)
+
+
+def _explained_by_idless(p: WirePairing) -> set[tuple]:
+    """Unanswered calls that an output without call_id (reported itself) probably answers:
+    precedence 2 of PROTOCOL.md, one finding per defect. Outputs beyond the id-less calls'
+    share are matched to the nearest unanswered call before them."""
+    idless_calls = sum(cid is None for cid in p.calls.values())
+    outputs = sorted(loc for loc, st in p.status.items() if st == "missing_id")[idless_calls:]
+    open_calls = [loc for loc, cid in p.calls.items() if cid and p.answer_of[loc] is None]
+    explained: set[tuple] = set()
+    for out in outputs:
+        before = [c for c in open_calls if c < out and c not in explained]
+        if before:
+            explained.add(before[-1])
+    return explained
+
+
+def _trailing_start(items: list[dict]) -> int:
+    """Index of the first item of the trailing run of model output (calls being executed)."""
+    k = len(items)
+    while k > 0 and model_output(items[k - 1]):
+        k -= 1
+    return k
+
+
+def _results(ctx: FormatCtx, p: WirePairing) -> None:
+    locs = sorted(p.status)
+    for n, loc in enumerate(locs):
+        status, tid, kind = p.status[loc], p.results[loc], p.kinds[loc]
+        word = KIND_WORD[OUTPUT_CALL[kind]]
+        i = loc[0]
+        if status == "orphan" and not (n and locs[n - 1] == (i - 1,) and p.status[locs[n - 1]] == "orphan"):
+            run = 1
+            while n + run < len(locs) and locs[n + run] == (i + run,) and p.status[locs[n + run]] == "orphan":
+                run += 1
+            extra = f" (and {run - 1} more after it)" if run > 1 else ""
+            ctx.add("orphan-tool-message", i, f"input[{i}]", f"this {kind}{extra} answers call_id "
+                    f"{tid!r}, but no call in this request has it; keep the call item (and its "
+                    "reasoning item) before the output, or drop the output (a history trim may "
+                    "have cut the pair; continuing with previous_response_id also works)",
+                    f"No tool call found for {word} call output with call_id {tid}.", tid)
+        elif status == "mismatch":
+            other = p.kinds[p.call_of[loc]]
+            ctx.add("tool-call-id-mismatch", i, f"input[{i}]", f"this {kind} answers {tid!r}, "
+                    f"which is a {other} (answer it with a {CALL_OUTPUT[other]})",
+                    f"No tool call found for {word} call output with call_id {tid}.", tid)
+        elif status == "duplicate":
+            first = p.answer_of.get(p.call_of[loc])
+            ctx.add("duplicate-tool-response", i, f"input[{i}]", f"second output for {tid!r} "
+                    f"(first at input[{first[0] if first else '?'}]); append each output once",
+                    None, tid, severity=WARNING)
+
+
+def _adjacency(ctx: FormatCtx, items: list[dict], p: WirePairing) -> None:
+    """DeepSeek's Responses endpoint: nothing but calls and outputs between a call and its output."""
+    for call, result in p.answer_of.items():
+        if result is None or result[0] < call[0]:
+            continue
+        k = next((k for k in range(call[0] + 1, result[0])
+                  if items[k].get("type") not in (*CALL_OUTPUT, *OUTPUT_CALL)), None)
+        if k is not None:
+            cid = p.calls[call]
+            ctx.add("interleaved-message", k, f"input[{k}]", f"this item sits between call {cid!r} "
+                    f"(input[{call[0]}]) and its output (input[{result[0]}]); DeepSeek pairs only "
+                    "adjacent items: move it after the outputs",
+                    f"No tool output found for tool call {cid}", cid)
+            return
+
+
+# -- request level ---------------------------------------------------------------------------
+
+def _tools(ctx: FormatCtx, body: dict) -> None:
+    tools = body.get("tools")
+    for k, t in enumerate(tools if isinstance(tools, list) else []):
+        if not isinstance(t, dict):
+            continue
+        if isinstance(t.get("function"), dict) and "name" not in t:
+            ctx.add("tool-definition-nested", None, f"tools[{k}]", "this is a Chat Completions "
+                    "tool; the Responses API wants {\"type\": \"function\", \"name\", "
+                    "\"parameters\", ...} with no nested \"function\"",
+                    f"Missing required parameter: 'tools[{k}].name'.")
+        elif t.get("type") == "function":
+            name = t.get("name")
+            if not isinstance(name, str) or not NAME_RE.match(name):
+                ctx.add("invalid-tool-name", None, f"tools[{k}]", f"tools[{k}] name {name!r} does "
+                        "not match ^[a-zA-Z0-9_-]{1,64}$", _name_error(f"tools[{k}].name", str(name)))
+            if t.get("strict") is True:
+                problem = _strict_problem(t.get("parameters"), ())
+                if problem:
+                    ctx.add("strict-schema-invalid", None, f"tools[{k}]", f"tools[{k}] {name!r} "
+                            f"is strict but its schema breaks strict mode: {problem[1]}",
+                            f"Invalid schema for function '{name}': {problem[0]}")
+
+
+def _schemas(body: dict) -> dict | None:
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return None
+    out: dict[str, Any] = {}
+    for t in tools:
+        if isinstance(t, dict) and t.get("type") == "function" and isinstance(t.get("name"), str):
+            out[t["name"]] = t.get("parameters")
+        elif isinstance(t, dict) and isinstance(t.get("function"), dict):
+            out[str(t["function"].get("name"))] = t["function"].get("parameters")
+    return out
+
+
+def _tool_choice(ctx: FormatCtx, body: dict) -> None:
+    if "tool_choice" not in body or body["tool_choice"] in ("none", "auto", "required"):
+        return
+    choice, tools = body["tool_choice"], body.get("tools")
+    declared = tools if isinstance(tools, list) else None
+    types = {t.get("type") for t in declared or [] if isinstance(t, dict)}
+    names = {t.get("name") for t in declared or [] if isinstance(t, dict)}
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if isinstance(choice, dict) and kind in ("function", "custom"):
+        if "name" not in choice:
+            ctx.add("bad-tool-choice", None, "tool_choice", "this is the Chat Completions form; "
+                    "the Responses API wants {\"type\": \"function\", \"name\": ...}",
+                    "Missing required parameter: 'tool_choice.name'.")
+        elif declared is not None and choice["name"] not in names:
+            ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice forces "
+                    f"{choice['name']!r}, which is not among the tools",
+                    f"Tool choice '{choice['name']}' not found in 'tools' parameter.")
+    elif isinstance(choice, dict) and kind == "allowed_tools":
+        return
+    elif isinstance(choice, dict) and isinstance(kind, str):
+        if declared is not None and kind not in types:
+            ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice forces the {kind} tool, "
+                    "which is not among the tools", f"Tool choice '{kind}' not found in 'tools' "
+                    "parameter.")
+    else:
+        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice {choice!r} is not none, "
+                "auto, required or a tool object", f"Invalid value: '{choice}'. Supported values "
+                "are: 'none', 'auto', and 'required'.")

@@ -1,0 +1,86 @@
+"""Realistic request bodies in both formats, shaped like what the official clients send."""
+
+RESPONSES_BODY = {
+    "model": "o4-mini",
+    "instructions": "Answer in one sentence.",
+    "reasoning": {"effort": "low"},
+    "store": True,
+    "input": [
+        {"role": "user", "content": [{"type": "input_text", "text": "Weather in Paris and Rome?"},
+                                     {"type": "input_image", "image_url": "https://x.test/a.png",
+                                      "detail": "auto"},
+                                     {"type": "input_file", "file_id": "file-123"}]},
+        {"id": "rs_01", "type": "reasoning", "summary": [], "encrypted_content": None},
+        {"id": "fc_01", "type": "function_call", "status": "completed", "call_id": "call_a",
+         "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
+        {"id": "fc_02", "type": "function_call", "status": "completed", "call_id": "call_b",
+         "name": "get_weather", "arguments": "{\"city\": \"Rome\"}"},
+        {"type": "function_call_output", "call_id": "call_a", "output": "{\"temp_c\": 18}"},
+        {"type": "function_call_output", "call_id": "call_b",
+         "output": [{"type": "input_text", "text": "21"}]},
+        {"id": "msg_01", "type": "message", "status": "completed", "role": "assistant",
+         "content": [{"type": "output_text", "text": "Paris 18, Rome 21.", "annotations": [],
+                      "logprobs": []}]},
+        {"role": "user", "content": "and run the linter"},
+        {"id": "rs_02", "type": "reasoning", "summary": [{"type": "summary_text", "text": "lint"}]},
+        {"type": "custom_tool_call", "id": "ctc_01", "call_id": "call_c", "name": "lint",
+         "input": "ruff check ."},
+        {"type": "custom_tool_call_output", "call_id": "call_c", "output": "ok"},
+        {"type": "local_shell_call", "id": "lsh_01", "call_id": "call_d", "status": "completed",
+         "action": {"type": "exec", "command": ["ls"], "env": {}}},
+        {"type": "local_shell_call_output", "id": "lsho_01", "call_id": "call_d", "output": "a.py"},
+        {"type": "web_search_call", "id": "ws_01", "status": "completed",
+         "action": {"type": "search", "query": "x"}},
+        {"type": "compaction", "encrypted_content": "gAAA"},
+    ],
+    "tools": [
+        {"type": "function", "name": "get_weather", "description": "Current weather",
+         "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                        "required": ["city"], "additionalProperties": False}, "strict": True},
+        {"type": "custom", "name": "lint", "description": "Run a linter"},
+        {"type": "web_search"},
+        {"type": "local_shell"},
+    ],
+    "tool_choice": "auto",
+    "parallel_tool_calls": True,
+}
+
+ANTHROPIC_BODY = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 1024,
+    "system": [{"type": "text", "text": "Answer briefly.", "cache_control": {"type": "ephemeral"}}],
+    "thinking": {"type": "enabled", "budget_tokens": 2048},
+    "messages": [
+        {"role": "user", "content": [
+            {"type": "text", "text": "Weather in Paris and Rome?"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}},
+            {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "x"}}]},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "Two cities.", "signature": "EqQBCg"},
+            {"type": "text", "text": "Checking both."},
+            {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Paris"}},
+            {"type": "tool_use", "id": "toolu_01B", "name": "get_weather", "input": {"city": "Rome"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01A", "content": "18"},
+            {"type": "tool_result", "tool_use_id": "toolu_01B",
+             "content": [{"type": "text", "text": "timeout"}], "is_error": True},
+            {"type": "text", "text": "Retry Rome please."}]},
+        {"role": "assistant", "content": [
+            {"type": "redacted_thinking", "data": "EmwKAhgB"},
+            {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search",
+             "input": {"query": "Rome weather"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []},
+            {"type": "tool_use", "id": "toolu_01C", "name": "get_weather", "input": {"city": "Rome"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01C"}]},
+        {"role": "user", "content": "Thanks."},
+        {"role": "assistant", "content": "Paris 18, Rome unknown."},
+    ],
+    "tools": [
+        {"name": "get_weather", "description": "Current weather",
+         "input_schema": {"type": "object", "properties": {"city": {"type": "string"}},
+                          "required": ["city"]}},
+        {"type": "web_search_20250305", "name": "web_search", "max_uses": 2},
+    ],
+    "tool_choice": {"type": "auto", "disable_parallel_tool_use": False},
+}
