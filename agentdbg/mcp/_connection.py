@@ -23,7 +23,7 @@ from agentdbg import __version__
 from agentdbg.mcp import results
 from agentdbg.mcp.config import McpServerConfig
 from agentdbg.mcp.exchange import Exchange, LoggedReadStream, LoggedWriteStream, MessageLog, current_exchange
-from agentdbg.mcp.process import StderrTap, child_with_stderr, group_alive
+from agentdbg.mcp.process import StderrTap, child_with_stderr, process_running
 
 MAX_PAGES = 100    # a tools/list that has not ended after this many pages is broken
 
@@ -146,7 +146,7 @@ class Connection:
             raise ServerGone(self.gone_reason()) from exc
 
     def gone_reason(self) -> str:
-        if self.config.transport == "stdio" and self.pid is not None and not _alive(self.pid):
+        if self.config.transport == "stdio" and self.pid is not None and not process_running(self.pid):
             return "its process exited"
         return "it closed the connection"
 
@@ -160,14 +160,3 @@ class Connection:
             detail += f"\nserver stderr (last lines):\n{stderr}"
         return results.failure("internal_error", f"the tool {name!r} failed: its MCP server "
                                f"{self.config.name!r} has stopped ({reason})", detail)
-
-
-def _alive(pid: int) -> bool:
-    """Running (a zombie has exited); without /proc, whether its group is still there."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return group_alive(pid)

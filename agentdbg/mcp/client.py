@@ -25,7 +25,7 @@ from typing import Any
 from agentdbg.mcp.config import McpServerConfig
 from agentdbg.mcp.errors import McpServerError, one_line
 from agentdbg.mcp.exchange import Exchange, MessageLog
-from agentdbg.mcp.process import StderrTap, stop_group
+from agentdbg.mcp.process import StderrTap, process_running, stop_group
 from agentdbg.mcp.results import McpCallResult, failure
 from agentdbg.mcp.tools import McpToolDef, select_tools
 
@@ -251,8 +251,8 @@ class McpClient:
 
     def _error(self, message: str, exc: BaseException | None = None,
                last_stderr_line: bool = False) -> McpServerError:
-        if self._stderr is not None:
-            self._stderr.stop()  # read to the end of what it wrote
+        if self._stderr is not None and (self.pid is None or not process_running(self.pid)):
+            self._stderr.stop()  # it has exited (or never started): read to the end of what it wrote
         stderr = self.stderr_text()
         last = next((ln for ln in reversed(stderr.splitlines()) if ln.strip()), "")
         if last_stderr_line and last:

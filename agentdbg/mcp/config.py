@@ -167,8 +167,7 @@ def parse_server_configs(raw: Any, *, base_dir: Path | None = None, source: str 
 
 
 def _plain_error(keys: tuple, message: str) -> ConfigError:
-    where = "mcp_servers" + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys[:1])
-    return ConfigError(f"{where}: {message}" if keys else message)
+    return ConfigError(message)  # messages name the server (or mcp_servers[i]) themselves
 
 
 def parse_server_config(raw: Any, *, index: int = 0, base_dir: Path | None = None, source: str = "",

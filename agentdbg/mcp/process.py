@@ -99,6 +99,17 @@ def child_with_stderr(inode: int) -> int | None:
     return None
 
 
+def process_running(pid: int) -> bool:
+    """Running (a zombie has exited); without /proc, whether its group is still there."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return group_alive(pid)
+
+
 def group_alive(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)

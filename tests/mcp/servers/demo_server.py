@@ -17,6 +17,7 @@ Behaviour chosen by environment variables:
                            crash              any tools/call makes the process exit mid-call
                            v2                 a different tool list (the list changed between runs)
                            bad_list           tools/list answers a tool with no inputSchema
+                           with_child         starts a helper process (in its process group) that outlives it
   AGENTDBG_MCP_TEST_PAGE_SIZE    tools per tools/list page (0: one page)
   AGENTDBG_MCP_TEST_EXTRA_TOOLS  how many extra read-only tools ``extra_NN`` to add
   AGENTDBG_MCP_TEST_EVENTS       file to append what the server saw (JSON lines)
@@ -43,6 +44,14 @@ if MODE == "hang_before_start":
     print("demo server: stuck before serving (on purpose)", file=sys.stderr, flush=True)
     while True:
         time.sleep(60)
+
+if MODE == "with_child":  # a helper that outlives the server unless its group is stopped
+    import subprocess
+
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    with open(os.environ["AGENTDBG_MCP_TEST_EVENTS"], "a", encoding="utf-8") as f:
+        f.write(json.dumps({"event": "helper", "pid": helper.pid}) + "\n")
 
 import anyio  # noqa: E402
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext  # noqa: E402
