@@ -39,6 +39,8 @@ class Connection:
         self._args, self._env, self._url, self._headers = args, env, url, headers
         self.client: Any = None
         self.pid: int | None = None
+        self.server_info: dict | None = None      # kept after the session ends
+        self.protocol_version: str | None = None
         self._stop: anyio.Event | None = None
 
     # -- lifetime -----------------------------------------------------------
@@ -49,6 +51,9 @@ class Connection:
                         client_info=Implementation(name="agentdbg", version=__version__))
         async with client:
             self.client = client
+            info = client.server_info
+            self.server_info = info.model_dump(mode="json", exclude_none=True) if info else None
+            self.protocol_version = client.protocol_version
             ready.set_result(None)
             await self._stop.wait()
 
@@ -85,13 +90,6 @@ class Connection:
             yield LoggedReadStream(read, self.log), LoggedWriteStream(write, self.log)
 
     # -- requests -------------------------------------------------------------
-    def server_info(self) -> dict | None:
-        info = self.client.server_info if self.client is not None else None
-        return info.model_dump(mode="json", exclude_none=True) if info is not None else None
-
-    def protocol_version(self) -> str | None:
-        return self.client.protocol_version if self.client is not None else None
-
     async def list_tools(self) -> list[dict]:
         """Every page of ``tools/list``, as wire dicts; raises ``ServerGone`` / the SDK's errors."""
         tools: list[dict] = []

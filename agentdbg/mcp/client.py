@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures as cf
-import contextlib
 import threading
 import time
 import weakref
@@ -42,6 +41,7 @@ class McpClient:
         self._portal_cm: Any = None
         self._portal: Any = None
         self._serve: cf.Future | None = None
+        self._ready: cf.Future = cf.Future()
         self._stderr: StderrTap | None = None
         self._inflight: set[cf.Future] = set()
         self._lock = threading.Lock()
@@ -66,11 +66,11 @@ class McpClient:
     @property
     def server_info(self) -> dict | None:
         """``name``/``version`` (and ``title`` …) the server gave when initialised."""
-        return self._conn.server_info() if self._conn is not None else None
+        return self._conn.server_info if self._conn is not None else None
 
     @property
     def protocol_version(self) -> str | None:
-        return self._conn.protocol_version() if self._conn is not None else None
+        return self._conn.protocol_version if self._conn is not None else None
 
     def identity(self) -> dict:
         """What a transcript records about the server: how it was started and who answered."""
@@ -114,11 +114,10 @@ class McpClient:
         self._conn = Connection(self.config, self.log, self._stderr, **resolved)
         self._portal_cm = anyio.from_thread.start_blocking_portal(name=f"agentdbg-mcp-{self.name}")
         self._portal = self._portal_cm.__enter__()
-        ready: cf.Future = cf.Future()
-        self._serve = self._portal.start_task_soon(self._conn.serve, ready)
-        done, _ = cf.wait([ready, self._serve], timeout=self.config.init_timeout,
+        self._serve = self._portal.start_task_soon(self._conn.serve, self._ready)
+        done, _ = cf.wait([self._ready, self._serve], timeout=self.config.init_timeout,
                           return_when=cf.FIRST_COMPLETED)
-        if ready in done:
+        if self._ready in done:
             return
         if self._serve in done:
             raise self._start_error(self._serve.exception())
@@ -146,17 +145,16 @@ class McpClient:
         """Let the SDK shut the session down (stdio: close its input, wait, then kill)."""
         if self._portal is None or self._serve is None or self._serve.done():
             return
+        if not self._ready.done():
+            self._serve.cancel()  # never initialised: nothing to stop gently
+            return
         try:
             self._portal.call(self._conn.stop)
-        except RuntimeError:
-            return  # the loop has already ended
-        try:
             self._serve.result(timeout=grace)
         except cf.TimeoutError:
             self._kill()  # the SDK notices the exit and finishes at once
-            with contextlib.suppress(Exception):
-                self._serve.result(timeout=5)
-        except Exception:  # noqa: BLE001 - it ended with an error: nothing left to stop gently
+            self._serve.cancel()
+        except Exception:  # noqa: BLE001 - it ended with an error (or the loop is gone)
             pass
 
     def _kill(self) -> None:
