@@ -42,6 +42,7 @@ class Connection:
         self.server_info: dict | None = None      # kept after the session ends
         self.protocol_version: str | None = None
         self._stop: anyio.Event | None = None
+        self._calls = 0     # calls running on the loop now
 
     # -- lifetime -----------------------------------------------------------
     async def serve(self, ready: Future) -> None:
@@ -56,6 +57,10 @@ class Connection:
             self.protocol_version = client.protocol_version
             ready.set_result(None)
             await self._stop.wait()
+            # cancelled calls send notifications/cancelled as they unwind: let them out first
+            with anyio.move_on_after(1.0):
+                while self._calls:
+                    await anyio.sleep(0.01)
 
     def stop(self) -> None:
         if self._stop is not None:
@@ -110,6 +115,7 @@ class Connection:
     async def call_tool(self, name: str, arguments: dict, timeout: float,
                         exchange: Exchange) -> results.McpCallResult:
         token = current_exchange.set(exchange)
+        self._calls += 1
         try:
             with anyio.fail_after(timeout):
                 answer = await self.client.call_tool(name, arguments)
@@ -132,6 +138,7 @@ class Connection:
                                    f"the call of {name!r} with a result agentdbg could not use",
                                    f"{type(exc).__name__}: {exc}")
         finally:
+            self._calls -= 1
             current_exchange.reset(token)
             self.log.forget(exchange)
 

@@ -17,7 +17,6 @@ import atexit
 import concurrent.futures as cf
 import threading
 import time
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,7 +28,8 @@ from agentdbg.mcp.results import McpCallResult, failure
 from agentdbg.mcp.tools import McpToolDef, select_tools
 
 CLOSE_GRACE = 2.0       # seconds a server gets to exit after its input closes
-_LIVE: weakref.WeakSet[McpClient] = weakref.WeakSet()
+_LIVE: set[McpClient] = set()   # started and not closed (strong refs: a forgotten client is closed at exit)
+_LIVE_LOCK = threading.Lock()
 
 
 class McpClient:
@@ -96,7 +96,8 @@ class McpClient:
         env = cfg.resolved_env(self._environ) if cfg.transport == "stdio" else {}
         url = cfg.resolved_url(self._environ) if cfg.transport == "http" else ""
         headers = cfg.resolved_headers(self._environ) if cfg.transport == "http" else {}
-        _LIVE.add(self)
+        with _LIVE_LOCK:
+            _LIVE.add(self)
         try:
             self._start(args=args, env=env, url=url, headers=headers)
         except BaseException:
@@ -139,7 +140,8 @@ class McpClient:
             self._stop_portal()
             if self._stderr is not None:
                 self._stderr.stop()
-            _LIVE.discard(self)
+            with _LIVE_LOCK:
+                _LIVE.discard(self)
 
     def _request_stop(self, grace: float) -> None:
         """Let the SDK shut the session down (stdio: close its input, wait, then kill)."""
@@ -302,5 +304,7 @@ def _describe(exc: BaseException | None, full: bool = False) -> str:
 @atexit.register
 def _close_all() -> None:
     """Interpreter exit with servers still open: stop them (a missed ``close()``)."""
-    for client in list(_LIVE):
+    with _LIVE_LOCK:
+        clients = list(_LIVE)
+    for client in clients:
         client.close(grace=0.5)
