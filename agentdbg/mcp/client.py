@@ -20,6 +20,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from agentdbg.mcp import redact
 from agentdbg.mcp.config import McpServerConfig
 from agentdbg.mcp.errors import McpServerError, one_line
 from agentdbg.mcp.exchange import Exchange, MessageLog
@@ -44,6 +45,7 @@ class McpClient:
         self._ready: cf.Future = cf.Future()
         self._stderr: StderrTap | None = None
         self._inflight: set[cf.Future] = set()
+        self._secrets: set[str] = set()
         self._lock = threading.Lock()
         self._state = "new"          # new | running | closed
 
@@ -78,7 +80,7 @@ class McpClient:
                 "protocol_version": self.protocol_version}
 
     def stderr_text(self, max_chars: int = 4000) -> str:
-        return self._stderr.text(max_chars) if self._stderr is not None else ""
+        return redact.redact(self._stderr.text(max_chars)) if self._stderr is not None else ""
 
     def message_log(self) -> list[dict]:
         """The last JSON-RPC messages exchanged with this server (bounded)."""
@@ -96,6 +98,7 @@ class McpClient:
         env = cfg.resolved_env(self._environ) if cfg.transport == "stdio" else {}
         url = cfg.resolved_url(self._environ) if cfg.transport == "http" else ""
         headers = cfg.resolved_headers(self._environ) if cfg.transport == "http" else {}
+        self._secrets = cfg.secret_values(self._environ)
         with _LIVE_LOCK:
             _LIVE.add(self)
         try:
@@ -110,6 +113,7 @@ class McpClient:
 
         from agentdbg.mcp._connection import Connection
 
+        redact.register(self._secrets)  # after the SDK's import: its loggers exist now
         if self.config.transport == "stdio":
             self._stderr = StderrTap()
         self._conn = Connection(self.config, self.log, self._stderr, **resolved)
@@ -181,8 +185,9 @@ class McpClient:
         """The server's whole tool list (every page), as JSON dicts in wire spelling."""
         from agentdbg.mcp._connection import ServerGone
 
-        portal = self._running_portal()
-        future = portal.start_task_soon(self._conn.list_tools)
+        future = self._submit(self._running_portal(), self._conn.list_tools)
+        if future is None:
+            raise self._error("is not running")
         try:
             return future.result(timeout=self.config.init_timeout)
         except cf.TimeoutError:
@@ -210,10 +215,10 @@ class McpClient:
         limit = self.config.timeout if timeout is None else timeout
         exchange = Exchange()
         started = time.monotonic()
-        portal = self._running_portal(raise_=False)
-        if portal is None:
+        future = self._submit(self._running_portal(raise_=False), self._conn.call_tool,
+                              name, dict(arguments or {}), limit, exchange)
+        if future is None:
             return failure("internal_error", f"the MCP server {self.name!r} is not running")
-        future = portal.start_task_soon(self._conn.call_tool, name, dict(arguments or {}), limit, exchange)
         with self._lock:
             self._inflight.add(future)
         try:
@@ -230,6 +235,9 @@ class McpClient:
         finally:
             with self._lock:
                 self._inflight.discard(future)
+        if not result.ok:  # an error may quote a URL or a header (tool output is left as it is)
+            result.message = redact.redact(result.message or "")
+            result.detail = redact.redact(result.detail) if result.detail else None
         result.duration_ms = round((time.monotonic() - started) * 1000, 3)
         result.exchange, result.exchange_dropped = exchange.messages, exchange.dropped
         return result
@@ -249,6 +257,16 @@ class McpClient:
             raise self._error("is not running")
         return portal
 
+    @staticmethod
+    def _submit(portal: Any, func: Any, *args: Any) -> cf.Future | None:
+        """Run ``func`` on the client's loop; None when the loop has stopped (a close won a race)."""
+        if portal is None:
+            return None
+        try:
+            return portal.start_task_soon(func, *args)
+        except RuntimeError:
+            return None
+
     def _error(self, message: str, exc: BaseException | None = None,
                last_stderr_line: bool = False) -> McpServerError:
         if self._stderr is not None and (self.pid is None or not process_running(self.pid)):
@@ -257,8 +275,9 @@ class McpClient:
         last = next((ln for ln in reversed(stderr.splitlines()) if ln.strip()), "")
         if last_stderr_line and last:
             message += f"; its stderr ends: {one_line(last, 200)}"
-        return McpServerError(self.name, message, stderr=stderr,
-                              detail=_describe(exc, full=True) if exc is not None else None)
+        detail = _describe(exc, full=True) if exc is not None else None
+        return McpServerError(self.name, redact.redact(message), stderr=stderr,
+                              detail=redact.redact(detail) if detail else None)
 
     def _start_error(self, exc: BaseException | None) -> McpServerError:
         from agentdbg.mcp._connection import ServerGone

@@ -105,6 +105,18 @@ class McpServerConfig:
     def resolved_url(self, environ: Mapping[str, str] | None = None) -> str:
         return self._expand(self.url or "", "url", environ)
 
+    def secret_values(self, environ: Mapping[str, str] | None = None) -> set[str]:
+        """Every expanded value that must not be shown: env and header values, what a
+        ``${VAR}`` put anywhere, the URL's password and query values."""
+        env = os.environ if environ is None else environ
+        templates = [*self.env.values(), *self.headers.values(), *self.args, self.url or ""]
+        found = {env[v] for t in templates for v in VAR_RE.findall(t) if v in env}
+        found |= set(self.resolved_env(environ).values()) | set(self.resolved_headers(environ).values())
+        if self.url:
+            parts = urlsplit(self.resolved_url(environ))
+            found |= {v for _, v in parse_qsl(parts.query)} | ({parts.password} if parts.password else set())
+        return {v for v in found if v}
+
     def resolved_command(self) -> str:
         """``python``/``python3`` run with the interpreter running agentdbg (as command tools do)."""
         return sys.executable if self.command in ("python", "python3") else str(self.command)

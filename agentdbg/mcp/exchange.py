@@ -54,7 +54,7 @@ class MessageLog:
     def record(self, direction: str, message: Any) -> None:
         """``direction``: "send" (to the server) or "recv"; ``message``: an SDK JSON-RPC model."""
         data = _as_dict(message)
-        entry = {"dir": direction, "t": round(self.clock() - self.epoch, 6), "message": data}
+        entry = {"dir": direction, "t": round(self.clock() - self.epoch, 6), "message": _bounded(data)}
         exchange = current_exchange.get() if direction == "send" else None
         with self._lock:
             self.ring.append(entry)
@@ -63,7 +63,7 @@ class MessageLog:
                     exchange.request_id = data["id"]
                     self._by_id[data["id"]] = exchange
                 exchange.add(entry)
-            elif direction == "recv":
+            elif direction == "recv" and self._by_id:
                 target = self._by_id.get(_related_id(data))
                 if target is not None:
                     target.add(entry)
@@ -88,12 +88,14 @@ def _related_id(data: dict) -> Any:
 
 def _as_dict(message: Any) -> dict:
     if isinstance(message, dict):
-        data = message
-    else:
-        try:
-            data = message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-        except Exception as exc:  # noqa: BLE001 - a log entry must never break the connection
-            return {"unloggable": f"{type(message).__name__}: {exc}"}
+        return message
+    try:
+        return message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+    except Exception as exc:  # noqa: BLE001 - a log entry must never break the connection
+        return {"unloggable": f"{type(message).__name__}: {exc}"}
+
+
+def _bounded(data: dict) -> dict:
     text = json.dumps(data, ensure_ascii=False, default=str)
     if len(text) <= MESSAGE_CHARS:
         return data

@@ -133,6 +133,15 @@ def test_secret_values_never_appear_in_repr_public_dict_or_errors():
     assert SECRET not in err.value.message and "'TOKEN'" in err.value.message
 
 
+def test_the_values_to_hide_are_known_before_the_start():
+    _, github, files = servers()
+    environ = {"GH_KEY": "querykey", "GH_TOKEN": SECRET, "FILES_TOKEN": "filetoken"}
+    assert github.secret_values(environ) == {"querykey", SECRET, f"Bearer {SECRET}"}
+    assert files.secret_values(environ) == {"filetoken", "sk-written-in-the-file"}
+    cfg = parse_mcp_option("https://me:pa55word@h.example/mcp?k=v1")
+    assert cfg.secret_values({}) == {"pa55word", "v1"}
+
+
 def test_urls_are_recorded_without_credentials():
     cfg = parse_mcp_option("https://user:pa55@mcp.example.com:8443/v1/mcp?token=abc&region=eu")
     assert cfg.public_dict()["url"] == "https://mcp.example.com:8443/v1/mcp?token=***&region=***"

@@ -1,6 +1,7 @@
 """McpClient against the demo server over real Streamable HTTP on 127.0.0.1."""
 
 import json
+import logging
 
 import pytest
 from mcp_helpers import read_events, wait_until
@@ -34,6 +35,18 @@ def test_discovery_results_and_a_header_secret(http_server, tmp_path):
         shown = json.dumps([client.identity(), repr(cfg), client.message_log()])
     assert SECRET not in shown and "abc" not in shown
     assert client.identity()["url"] == server.url + "?session=***"
+
+
+def test_secrets_in_the_url_and_headers_stay_out_of_logs_and_errors(http_server, caplog):
+    caplog.set_level(logging.DEBUG)
+    server = http_server()
+    cfg = http_config(server.url + "?api_key=${WEB_KEY}", headers={"X-Api-Key": "${WEB_KEY}"})
+    with McpClient(cfg, environ={"WEB_KEY": SECRET}) as client:
+        assert client.call_tool("lookup_city", {"city": "Paris"}).ok
+        failed = client.call_tool("reject", {"reason": f"you sent {SECRET}"})   # a server quoting it
+    assert "HTTP Request: POST" in caplog.text and "api_key=***" in caplog.text   # httpx2 logs each URL
+    assert SECRET not in caplog.text
+    assert SECRET not in failed.message + failed.detail and "you sent ***" in failed.message
 
 
 def test_timeout_aborts_the_request_and_the_server_sees_it(http_server, tmp_path):
