@@ -23,6 +23,7 @@ from agentdbg.errors import ConfigError
 
 SERVER_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 VAR_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+SECRET_NAME_RE = re.compile(r"token|key|secret|pass|auth|cred|cookie|session|sig", re.IGNORECASE)
 TRANSPORTS = ("stdio", "http")
 UNHINTED = ("trust", "safe")  # tools that do not say they are read-only: run freely | approval first
 DEFAULT_INIT_TIMEOUT = 30.0
@@ -106,15 +107,20 @@ class McpServerConfig:
         return self._expand(self.url or "", "url", environ)
 
     def secret_values(self, environ: Mapping[str, str] | None = None) -> set[str]:
-        """Every expanded value that must not be shown: env and header values, what a
-        ``${VAR}`` put anywhere, the URL's password and query values."""
+        """The expanded values to mask wherever agentdbg writes text: whatever a ``${VAR}`` put
+        anywhere, the URL's password, and the values of env vars, headers and URL query
+        parameters whose names say they hold a secret (``*TOKEN*``, ``*KEY*``, ``Authorization`` …).
+        Other literal values (``MODE: debug``) are not masked: they are configuration, and masking
+        them would garble ordinary words."""
         env = os.environ if environ is None else environ
         templates = [*self.env.values(), *self.headers.values(), *self.args, self.url or ""]
         found = {env[v] for t in templates for v in VAR_RE.findall(t) if v in env}
-        found |= set(self.resolved_env(environ).values()) | set(self.resolved_headers(environ).values())
+        named = [*self.resolved_env(environ).items(), *self.resolved_headers(environ).items()]
         if self.url:
             parts = urlsplit(self.resolved_url(environ))
-            found |= {v for _, v in parse_qsl(parts.query)} | ({parts.password} if parts.password else set())
+            named += parse_qsl(parts.query)
+            found |= {parts.password} if parts.password else set()
+        found |= {value for key, value in named if SECRET_NAME_RE.search(key)}
         return {v for v in found if v}
 
     def resolved_command(self) -> str:

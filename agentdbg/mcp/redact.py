@@ -1,7 +1,7 @@
 """Secrets a server was started with, kept out of every message agentdbg or the SDK writes.
 
-``register()`` adds the expanded values of a server's ``env``/``headers`` (and whatever a
-``${VAR}`` put into its args or URL, and the URL's query values and password); ``redact()``
+``register()`` adds a server's ``McpServerConfig.secret_values()`` (what a ``${VAR}`` put
+anywhere, the URL's password, env/header/query values whose names say secret); ``redact()``
 replaces them in text agentdbg builds (errors, results, stderr), and a logging filter on the
 SDK's and httpx2's loggers does the same for their log records (httpx2 logs every request URL
 at INFO).

@@ -138,8 +138,10 @@ def test_the_values_to_hide_are_known_before_the_start():
     environ = {"GH_KEY": "querykey", "GH_TOKEN": SECRET, "FILES_TOKEN": "filetoken"}
     assert github.secret_values(environ) == {"querykey", SECRET, f"Bearer {SECRET}"}
     assert files.secret_values(environ) == {"filetoken", "sk-written-in-the-file"}
-    cfg = parse_mcp_option("https://me:pa55word@h.example/mcp?k=v1")
-    assert cfg.secret_values({}) == {"pa55word", "v1"}
+    cfg = parse_mcp_option("https://me:pa55word@h.example/mcp?api_key=v1abc&region=europe")
+    assert cfg.secret_values({}) == {"pa55word", "v1abc"}
+    plain = parse_server_config({"name": "p", "command": "s", "env": {"MODE": "debug", "DB_PASSWORD": "hunter22"}})
+    assert plain.secret_values({}) == {"hunter22"}     # configuration is not masked, a password is
 
 
 def test_urls_are_recorded_without_credentials():

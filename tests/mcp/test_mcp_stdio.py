@@ -157,6 +157,8 @@ def test_a_server_that_hangs_on_start_times_out_and_is_killed():
         client.start()
     assert err.value.message.startswith("MCP server 'stuck': did not finish initialising within 1s (python ")
     assert "stuck before serving (on purpose)" in err.value.stderr    # for --debug
+    assert err.value.debug_text().endswith("server stderr (last lines):\ndemo server: stuck before serving "
+                                           "(on purpose)")
     assert client.pid is not None and wait_until(lambda: gone([client.pid]), 3)
     assert not group_members(client.pid)
 
