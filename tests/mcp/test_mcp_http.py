@@ -4,13 +4,28 @@ import json
 import logging
 
 import pytest
-from mcp_helpers import read_events, wait_until
+from mcp_helpers import HttpServer, read_events, wait_until
 
 from agentdbg.mcp.client import McpClient
 from agentdbg.mcp.config import parse_mcp_option, parse_server_config
 from agentdbg.mcp.errors import McpServerError
 
 SECRET = "bearer-7c1d5e9a"
+
+
+@pytest.fixture
+def http_server():
+    """Start demo servers over Streamable HTTP (``http_server(MODE=…)``); killed afterwards."""
+    servers: list[HttpServer] = []
+
+    def start(**env) -> HttpServer:
+        server = HttpServer(env)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
 
 
 def http_config(url, name="web", **extra):
