@@ -60,6 +60,19 @@ def safe(text: object) -> str:
     return _safe(text)
 
 
+_REDACTOR: Any = None
+
+
+def redact(text: str) -> str:
+    """The transcripts' default secret patterns applied again (a hand-made or older file)."""
+    global _REDACTOR
+    if _REDACTOR is None:
+        from agentdbg.transcript import Redactor
+
+        _REDACTOR = Redactor()
+    return _REDACTOR.text(text)
+
+
 def first_difference(a: Any, b: Any, path: str = "messages") -> tuple[str, Any, Any] | None:
     from agentdbg.replay import first_difference as _first
 

@@ -47,7 +47,8 @@ pre{margin:0;white-space:pre-wrap;word-break:break-word;font:13px/1.4 ui-monospa
 .finding.error{background:#ffebe9;border:1px solid #ff8182}
 .finding.warning{background:#fff8c5;border:1px solid #d4a72c}
 .finding .api{margin-left:2em;font-style:italic}
-details.fold>summary{cursor:pointer;color:#0969da}
+details.fold>summary{cursor:pointer;color:#0969da;display:block;list-style:none}
+details.fold>summary::-webkit-details-marker{display:none}
 details.fold[open]>summary .preview{display:none}
 details.fold>summary .preview{color:#1d232b}
 table{border-collapse:collapse}td,th{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
@@ -93,7 +94,7 @@ def page(title: str, body: str) -> str:
 def esc(value: Any) -> str:
     """Recorded text as inert HTML: control characters made visible, then escaped."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return html.escape(adapter.safe(text), quote=True)
+    return html.escape(adapter.safe(adapter.redact(text)), quote=True)
 
 
 def _title(run: Run) -> str:
@@ -139,7 +140,7 @@ def _tool_names(tools: list) -> list[str]:
 def _summary(run: Run) -> str:
     u = run.usage()
     calls = run.calls()
-    findings = run.findings()
+    findings = _distinct(run.findings())
     errors = sum(f.severity == "error" for f in findings)
     reason = run.stop_reason or "(no stop event: the run was cut)"
     cls = "ok" if reason == "completed" else "bad"
@@ -159,6 +160,17 @@ def _summary(run: Run) -> str:
         out.append("</ul>")
     out.append("</section>")
     return "".join(out)
+
+
+def _distinct(findings: list) -> list:
+    """One line per rule and message index (a defect seen in several requests counts once)."""
+    seen: set = set()
+    out = []
+    for f in findings:
+        if (f.rule, f.index) not in seen:
+            seen.add((f.rule, f.index))
+            out.append(f)
+    return out
 
 
 def _sev(f: Any) -> str:
@@ -241,9 +253,6 @@ def _card(view: _View, card: Card) -> str:
                   if k not in ("model", "tools") and v is not None}
         extra = " · " + esc(json.dumps(params, ensure_ascii=False)) if params else ""
         out.append(f'<div class="dim">request: {card.request.get("messages")} message(s){extra}</div>')
-    if card.rewritten_from is not None:
-        out.append(f'<div class="rewrite">from [{card.rewritten_from}] on, this request differs '
-                   "from the previous one</div>")
     out.extend(_message(view, i, new=True, card=card) for i in card.indices)
     out.extend(_finding(f, where=True) for f in card.findings if f.index is None)
     if card.error:
@@ -482,7 +491,7 @@ def _tool_meta(e: dict) -> str:
         parts.append("fixture (stub)")
     if e.get("injected"):
         parts.append('<span class="injected">injected fault</span>')
-    if e.get("note"):
+    if e.get("note") and not e.get("injected"):
         parts.append(esc(str(e["note"])))
     return " · ".join(parts)
 

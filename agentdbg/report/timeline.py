@@ -331,10 +331,12 @@ class RunBuilder:
         self.actions.append(e)
         kind, index = e.get("action"), e.get("index")
         if isinstance(index, int):
-            if kind == "edit":
-                self.marks.setdefault(index, set()).add("edited")
-            elif kind == "inject" and not e.get("pending"):
-                self.marks.setdefault(index, set()).add("injected")
+            if kind in ("edit", "inject") and not e.get("pending"):
+                mark = "edited" if kind == "edit" else "injected"
+                self.marks.setdefault(index, set()).add(mark)
+                if self.history is not None and index >= len(self.msgs):
+                    # a result not yet shown in this history: it appears with the change
+                    self.history.marks.setdefault(index, set()).add(mark)
             elif kind == "drop":
                 self.marks = {(k - 1 if k > index else k): v for k, v in self.marks.items() if k != index}
             elif kind == "rewind":
@@ -404,6 +406,7 @@ class RunBuilder:
         h = self.history
         if h is None:
             return
+        self._recorded_results()
         h.messages = self.msgs
         h.pairing = adapter.pair(h.messages)
         last = h.messages[-1] if h.messages else None
@@ -412,6 +415,21 @@ class RunBuilder:
             found = adapter.check(h.messages, self.header.get("tools") or None, self.profile,
                                   in_progress=h.pending_last)
             h.findings = found + h.recorded
+
+    def _recorded_results(self) -> None:
+        """Results the session appended that no later request or stop event carried (the
+        history was rewritten, or the transcript ends): rebuilt from their tool events."""
+        card = self.card
+        if card is None or card.reply is None or card.reply != len(self.msgs) - 1 or \
+                self.history is None or card not in self.history.cards:
+            return
+        from agentdbg.messages import tool_message
+
+        for call in _calls_of(self.msgs[card.reply]):
+            event = card.tools.get(call.get("id")) if isinstance(call, dict) else None
+            if event is not None and isinstance(event.get("content"), str):
+                card.results.append(len(self.msgs))
+                self.msgs.append(tool_message(str(event.get("tool_call_id")), event["content"]))
 
     def finish(self, warnings: list[str]) -> Run:
         if self.history is None:
