@@ -270,10 +270,10 @@ class RunBuilder:
             self._new_history(new, start)
             card = Card("turn", turn, sent=list(range(start, len(new))),
                         rewritten_from=start if self.histories[:-1] else None)
-        card.request = {"messages": len(new), "params": e.get("params") or {}}
+        card.request = {"messages": len(new), "params": _dict(e.get("params"))}
         self.last_len = len(new)
         self._add(card)
-        for d in e.get("findings") or []:   # the proxy's checks of this request
+        for d in _list(e.get("findings")):   # the proxy's checks of this request
             if isinstance(d, dict) and not adapter.is_checker_rule(str(d.get("rule"))):
                 f = adapter.finding_from_dict(d)
                 card.findings.append(f)
@@ -286,30 +286,34 @@ class RunBuilder:
     def _on_response(self, e: dict) -> None:
         message = e.get("message")
         info = self._turn_info()
+        response = {"usage": _dict(e.get("usage")), "finish_reason": _str(e.get("finish_reason")),
+                    "latency_ms": _num(e.get("latency_ms")), "note": _str(e.get("note"))}
         if info is not None:
-            info.usage = e.get("usage") if isinstance(e.get("usage"), dict) else {}
-            info.latency_ms, info.finish_reason = e.get("latency_ms"), e.get("finish_reason")
-            info.note = e.get("note")
+            info.usage, info.latency_ms = response["usage"], response["latency_ms"]
+            info.finish_reason, info.note = response["finish_reason"], response["note"]
             info.reply = message if isinstance(message, dict) else None
             if info.usage:
                 self.last_usage = info.usage
-        if self.card is None or self.card.kind != "turn":
-            self._add(Card("turn", e.get("turn")))
+        if self.card is None or self.card.reply is not None:   # a response with no request
+            self._add(Card("turn", e["turn"] if isinstance(e.get("turn"), int) else None))
         assert self.card is not None
         self.card.reply = len(self.msgs)
-        self.card.response = {k: e.get(k) for k in ("usage", "finish_reason", "latency_ms", "note")}
+        self.card.response = response
         self.msgs.append(message)
 
     def _on_model_error(self, e: dict) -> None:
         info = self._turn_info()
+        error = {"message": str(e.get("message") or "model error"), "status": e.get("status")
+                 if isinstance(e.get("status"), (int, str)) else None,
+                 "latency_ms": _num(e.get("latency_ms"))}
         if info is not None:
-            info.error, info.latency_ms = str(e.get("message") or "model error"), e.get("latency_ms")
+            info.error, info.latency_ms = error["message"], error["latency_ms"]
         if self.card is not None:
-            self.card.error = {k: e.get(k) for k in ("message", "status", "latency_ms")}
+            self.card.error = error
 
     def _on_blocked(self, e: dict) -> None:
         card = Card("blocked", e.get("turn") if isinstance(e.get("turn"), int) else None)
-        card.findings = [adapter.finding_from_dict(d) for d in e.get("findings") or []
+        card.findings = [adapter.finding_from_dict(d) for d in _list(e.get("findings"))
                          if isinstance(d, dict)]
         self.blocked.append(card)
         self._add(card)
@@ -324,7 +328,7 @@ class RunBuilder:
             if self.history is not None:
                 self.history.marks.setdefault(e["index"], set()).add("injected")
         info = self._turn_info()
-        if info is not None and isinstance(e.get("duration_ms"), (int, float)):
+        if info is not None and _num(e.get("duration_ms")) is not None:
             info.tool_ms += float(e["duration_ms"])
 
     def _on_action(self, e: dict) -> None:
@@ -379,6 +383,7 @@ class RunBuilder:
 
     def _new_history(self, messages: list, start: int) -> None:
         self._close()
+        self.card = None
         self.msgs = messages
         self.history = History(messages, start,
                                marks={k: set(v) for k, v in self.marks.items() if k < len(messages)})
@@ -437,6 +442,22 @@ class RunBuilder:
         self._close()
         return Run(self.path, self.header, self.histories, self.turns, self.stop, self.actions,
                    self.blocked, warnings, self.msgs[:self.last_len], self.last_usage)
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _num(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _is_tool(m: Any) -> bool:
