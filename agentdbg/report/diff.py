@@ -97,8 +97,9 @@ class RunDiff:
 
     @property
     def same(self) -> bool:
-        return self.first is None and self.messages is None and \
-            self.a.stop_reason == self.b.stop_reason
+        """Same calls, arguments, results, answers and stop (call ids and JSON spacing aside;
+        ``messages`` still names the first raw difference, if any)."""
+        return self.first is None and self.a.stop_reason == self.b.stop_reason
 
     def delta(self) -> dict:
         ua, ub = self.a.usage, self.b.usage

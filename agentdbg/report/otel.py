@@ -320,6 +320,7 @@ class _RunSpans:
         self.open: list[tuple[Any, int]] = []       # (span, end time)
         self.at_index: dict[int, Any] = {}          # message index -> span that produced it
         self.starts: dict[int, int] = {}            # id(span) -> its start time
+        self.tool_span: dict[str, Any] = {}         # tool_call_id -> its execute_tool span
         self.descriptions = tool_descriptions(run.header)
 
     def build(self) -> None:
@@ -366,6 +367,7 @@ class _RunSpans:
         elif card.kind == "turn" and (card.response is not None or card.error is not None):
             self._chat(h, card)
             self._tools(card)
+            self._results(h, card)
 
     def _chat(self, h: History, card: Card) -> None:
         from opentelemetry.trace import SpanKind, Status, StatusCode
@@ -411,13 +413,20 @@ class _RunSpans:
                                                description=self.descriptions.get(name)), start, end)
             if e.get("ok") is False:
                 span.set_status(Status(StatusCode.ERROR, str(e.get("error_type") or "")))
-            if isinstance(e.get("index"), int):
-                self.at_index[e["index"]] = span
+            if isinstance(e.get("tool_call_id"), str):
+                self.tool_span[e["tool_call_id"]] = span
             last = max(last, end)
-        for i in card.results:
-            if i not in self.at_index and card.reply is not None:
-                self.at_index[i] = self.at_index.get(card.reply)
         self.cursor = last
+
+    def _results(self, h: History, card: Card) -> None:
+        """A result message belongs to the tool span that answered its call, else to the turn."""
+        chat = self.at_index.get(card.reply) if card.reply is not None else None
+        for i in card.results:
+            m = h.messages[i] if i < len(h.messages) else None
+            cid = m.get("tool_call_id") if isinstance(m, dict) else None
+            span = self.tool_span.get(cid) if isinstance(cid, str) else None
+            if span is not None or chat is not None:
+                self.at_index[i] = span or chat
 
     def _finish_agent(self) -> None:
         from opentelemetry.trace import Status, StatusCode

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import base64
 import hashlib
 import json
@@ -20,7 +21,7 @@ KINDS = ["run", "parallel", "limit", "fork", "replay", "step", "proxy", "proxy_f
 
 
 def console():
-    return Console(width=100, no_color=True, record=True, highlight=False)
+    return Console(width=100, no_color=True, record=True, highlight=False, file=io.StringIO())
 
 
 @pytest.mark.parametrize("kind", KINDS)
