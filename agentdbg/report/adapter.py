@@ -7,6 +7,7 @@ one file to repoint. Heavy modules (rich, the checker's jsonschema) load inside 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 from typing import Any
 
@@ -99,7 +100,7 @@ def render_view_text(messages: list, *, findings: Iterable = (), indices: Iterab
     from agentdbg.render.view import ROLE_STYLE, render_message, render_messages
 
     console = Console(width=width, no_color=True, color_system=None, record=True,
-                      force_terminal=False, highlight=False, file=_Null())
+                      force_terminal=False, highlight=False, file=io.StringIO())
     findings = list(findings)
     if indices is None:
         console.print(render_messages(messages, findings=findings, meta=meta))
@@ -134,16 +135,6 @@ def render_text(renderable: Any, width: int = 100) -> str:
     from rich.console import Console
 
     console = Console(width=width, no_color=True, color_system=None, record=True,
-                      force_terminal=False, highlight=False, file=_Null())
+                      force_terminal=False, highlight=False, file=io.StringIO())
     console.print(renderable)
     return _plain(console.export_text())
-
-
-class _Null:
-    """A file that drops what is written (the recording console keeps the text)."""
-
-    def write(self, _text: str) -> int:
-        return 0
-
-    def flush(self) -> None:
-        pass

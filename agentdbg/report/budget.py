@@ -182,8 +182,8 @@ def _text_of(m: Any) -> str:
         text = content
     else:
         text = "" if content is None else json.dumps(content, ensure_ascii=False, default=str)
-    calls = m.get("tool_calls") if isinstance(m.get("tool_calls"), list) else []
-    for c in calls:
+    calls: Any = m.get("tool_calls")
+    for c in calls if isinstance(calls, list) else []:
         fn = c.get("function") if isinstance(c, dict) else None
         if isinstance(fn, dict):
             args = fn.get("arguments")

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from agentdbg.report import adapter
-from agentdbg.report.timeline import Card, History, Run
+from agentdbg.report.timeline import Card, History, Run, as_dict
 
 LABEL_CLASSES = 8
 CSS = """
@@ -31,7 +31,8 @@ dl.head dt{font-weight:600;color:#555}dl.head dd{margin:0;white-space:pre-wrap;w
 .card.final{border-left:4px solid #57606a}.card.stop{border-left:4px solid #1a7f37}
 .card.stop.bad{border-left-color:#cf222e}
 .rewrite{background:#fff8c5;border:1px solid #d4a72c;border-radius:4px;padding:4px 8px;margin:6px 0}
-.msg{display:grid;grid-template-columns:1.2em 3.4em 6.5em 1fr;gap:0 6px;padding:3px 0;border-top:1px dashed #eaeef2}
+.msg{display:grid;grid-template-columns:1.2em 3.4em 6.5em 1fr;gap:0 6px;padding:3px 0;
+border-top:1px dashed #eaeef2}
 .msg .idx{color:#6e7781;text-align:right}.new{color:#1a7f37;font-weight:700}
 .role-system .role,.role-developer .role{color:#8250df}.role-user .role{color:#1a7f37}
 .role-assistant .role{color:#0969da}.role-tool .role,.role-function .role{color:#9a6700}
@@ -116,7 +117,7 @@ def _head(run: Run) -> str:
         rows.append(("fork of", f"{parent.get('path')} at message {parent.get('from_index')}"))
     if h.get("conversation") is not None:
         rows.append(("proxy conversation", h.get("conversation")))
-    options = h.get("options") if isinstance(h.get("options"), dict) else {}
+    options: dict = as_dict(h.get("options"))
     shown = {k: options[k] for k in ("max_turns", "max_tool_calls", "repeat_limit", "timeout",
                                      "tool_choice", "parallel_tool_calls", "temperature")
              if options.get(k) is not None}
@@ -337,7 +338,8 @@ def _body(view: _View, i: int, message: Any, card: Card | None) -> str:
     if role == "function":
         out.append(f'<div class="dim">(legacy function result, name={esc(str(message.get("name")))})</div>')
     if message.get("reasoning_content"):
-        out.append(f'<div class="dim">reasoning_content:</div>{_fold(str(message["reasoning_content"]), 200)}')
+        reasoning = _fold(str(message["reasoning_content"]), 200)
+        out.append(f'<div class="dim">reasoning_content:</div>{reasoning}')
     if role == "tool":
         out.append(_tool_head(view, i, message))
     out.append(_content(message))
@@ -397,7 +399,7 @@ def _calls(view: _View, i: int, message: dict) -> str:
             out.append(f'<div class="call bad">→ {esc(repr(call))}</div>')
             continue
         cid = call.get("id")
-        fn = call.get("function") if isinstance(call.get("function"), dict) else {}
+        fn = as_dict(call.get("function"))
         label = pairing.label(cid)
         cid_text = esc(cid) if isinstance(cid, str) and cid else '<span class="bad">(no id)</span>'
         answer = pairing.answer_of.get((i, pos))
@@ -456,8 +458,8 @@ def _meta(view: _View, i: int, message: dict, card: Card | None) -> str:
         if note:
             parts.append(f'<span class="dim">model note: {esc(note)}</span>')
     if card is not None and message.get("role") == "tool":
-        event = card.tools.get(message.get("tool_call_id")) if isinstance(
-            message.get("tool_call_id"), str) else None
+        tid = message.get("tool_call_id")
+        event = card.tools.get(tid) if isinstance(tid, str) else None
         if event is not None:
             parts.append(_tool_meta(event))
     marks = view.h.marks.get(i, set())
@@ -469,7 +471,7 @@ def _meta(view: _View, i: int, message: dict, card: Card | None) -> str:
 
 def _reply_meta(card: Card) -> str:
     r = card.response or {}
-    usage = r.get("usage") if isinstance(r.get("usage"), dict) else {}
+    usage = as_dict(r.get("usage"))
     est = " (estimated)" if usage.get("estimated") else ""
     latency = r.get("latency_ms")
     ms = f"{latency:.1f} ms" if isinstance(latency, (int, float)) else "? ms"

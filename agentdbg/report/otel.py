@@ -162,7 +162,7 @@ def tool_attributes(event: dict, *, content: bool, description: str | None = Non
 
 
 def finding_attributes(f: Any) -> dict:
-    attrs = {sc.FINDING_RULE: str(f.rule), sc.FINDING_SEVERITY: str(f.severity),
+    attrs: dict[str, Any] = {sc.FINDING_RULE: str(f.rule), sc.FINDING_SEVERITY: str(f.severity),
              sc.FINDING_MESSAGE: str(f.message)}
     if getattr(f, "api_error", None):
         attrs[sc.FINDING_API_ERROR] = str(f.api_error)
@@ -174,7 +174,7 @@ def finding_attributes(f: Any) -> dict:
 
 
 def action_attributes(a: dict) -> dict:
-    attrs = {sc.ACTION: str(a.get("action"))}
+    attrs: dict[str, Any] = {sc.ACTION: str(a.get("action"))}
     for key in ("index", "tool_call_id", "tool", "fault", "cut", "sticky", "pending"):
         value = a.get(key)
         if isinstance(value, (str, int, bool)):
@@ -186,7 +186,8 @@ def tool_descriptions(header: dict) -> dict[str, str]:
     out = {}
     for t in header.get("tools") or []:
         fn = t.get("function") if isinstance(t, dict) else None
-        if isinstance(fn, dict) and isinstance(fn.get("name"), str) and isinstance(fn.get("description"), str):
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str) and \
+                isinstance(fn.get("description"), str):
             out[fn["name"]] = fn["description"]
     return out
 
@@ -469,7 +470,7 @@ class LiveExporter:
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
         from opentelemetry.trace import SpanKind
 
-        processors = []
+        processors: list[Any] = []
         if otlp_url is not None:
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
@@ -530,7 +531,7 @@ class LiveExporter:
     def _on_response(self, d: dict) -> None:
         if self.chat is None:
             return
-        usage = d.get("usage") if isinstance(d.get("usage"), dict) else {}
+        usage: dict = d["usage"] if isinstance(d.get("usage"), dict) else {}
         for key in self.usage:
             if isinstance(usage.get(key), int):
                 self.usage[key] += usage[key]

@@ -250,11 +250,9 @@ class RunBuilder:
 
     # -- events ----------------------------------------------------------------------------
     def _on_request(self, e: dict) -> None:
-        prefix = e.get("prefix") if isinstance(e.get("prefix"), int) else 0
-        append = e.get("append") if isinstance(e.get("append"), list) else []
-        prefix = max(0, min(prefix, self.last_len))
-        new = self.msgs[:prefix] + append
-        turn = e.get("turn") if isinstance(e.get("turn"), int) else len(self.turns) + 1
+        prefix = max(0, min(_int(e.get("prefix"), 0), self.last_len))
+        new = self.msgs[:prefix] + _list(e.get("append"))
+        turn = _int(e.get("turn"), len(self.turns) + 1)
         start = self._common_from(prefix, new)
         extends = self.history is not None and start >= len(self.msgs)
         if extends:
@@ -270,7 +268,7 @@ class RunBuilder:
             self._new_history(new, start)
             card = Card("turn", turn, sent=list(range(start, len(new))),
                         rewritten_from=start if self.histories[:-1] else None)
-        card.request = {"messages": len(new), "params": _dict(e.get("params"))}
+        card.request = {"messages": len(new), "params": as_dict(e.get("params"))}
         self.last_len = len(new)
         self._add(card)
         for d in _list(e.get("findings")):   # the proxy's checks of this request
@@ -286,11 +284,11 @@ class RunBuilder:
     def _on_response(self, e: dict) -> None:
         message = e.get("message")
         info = self._turn_info()
-        response = {"usage": _dict(e.get("usage")), "finish_reason": _str(e.get("finish_reason")),
-                    "latency_ms": _num(e.get("latency_ms")), "note": _str(e.get("note"))}
+        usage, latency = as_dict(e.get("usage")), _num(e.get("latency_ms"))
+        finish, note = _str(e.get("finish_reason")), _str(e.get("note"))
+        response = {"usage": usage, "finish_reason": finish, "latency_ms": latency, "note": note}
         if info is not None:
-            info.usage, info.latency_ms = response["usage"], response["latency_ms"]
-            info.finish_reason, info.note = response["finish_reason"], response["note"]
+            info.usage, info.latency_ms, info.finish_reason, info.note = usage, latency, finish, note
             info.reply = message if isinstance(message, dict) else None
             if info.usage:
                 self.last_usage = info.usage
@@ -303,11 +301,12 @@ class RunBuilder:
 
     def _on_model_error(self, e: dict) -> None:
         info = self._turn_info()
-        error = {"message": str(e.get("message") or "model error"), "status": e.get("status")
-                 if isinstance(e.get("status"), (int, str)) else None,
-                 "latency_ms": _num(e.get("latency_ms"))}
+        message, latency = str(e.get("message") or "model error"), _num(e.get("latency_ms"))
+        status = e.get("status")
+        error = {"message": message, "status": status if isinstance(status, (int, str)) else None,
+                 "latency_ms": latency}
         if info is not None:
-            info.error, info.latency_ms = error["message"], error["latency_ms"]
+            info.error, info.latency_ms = message, latency
         if self.card is not None:
             self.card.error = error
 
@@ -431,7 +430,8 @@ class RunBuilder:
         from agentdbg.messages import tool_message
 
         for call in _calls_of(self.msgs[card.reply]):
-            event = card.tools.get(call.get("id")) if isinstance(call, dict) else None
+            cid = call.get("id") if isinstance(call, dict) else None
+            event = card.tools.get(cid) if isinstance(cid, str) else None
             if event is not None and isinstance(event.get("content"), str):
                 card.results.append(len(self.msgs))
                 self.msgs.append(tool_message(str(event.get("tool_call_id")), event["content"]))
@@ -444,11 +444,15 @@ class RunBuilder:
                    self.blocked, warnings, self.msgs[:self.last_len], self.last_usage)
 
 
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
 def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-def _dict(value: Any) -> dict:
+def as_dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
@@ -472,7 +476,8 @@ def read_run(source: str | os.PathLike | Any, *, profile: str = "openai",
     if isinstance(source, Run):
         return source
     if hasattr(source, "header") and hasattr(source, "events"):
-        return _from_events(Path(source.path), source.header, source.events, list(source.warnings),
+        loaded: Any = source
+        return _from_events(Path(loaded.path), loaded.header, loaded.events, list(loaded.warnings),
                             profile, findings)
     warnings: list[str] = []
     stream = (event for _, event in iter_transcript(source, warnings))

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agentdbg.report import adapter
-from agentdbg.report.timeline import Call, Run, SEVERITY_ORDER, read_run
+from agentdbg.report.timeline import SEVERITY_ORDER, Call, Run, read_run
 
 VIEW_WIDTH = 80
 MAX_SHOWN = 12   # messages shown in a failure at most
@@ -197,8 +197,7 @@ class Trajectory:
             for f in h.findings:
                 if f in bad and isinstance(f.index, int):
                     where.append((h_no, min(f.index, len(h.messages) - 1)))
-        text = "; ".join(f"{f.severity} {f.rule} at {'[' + str(f.index) + ']' if f.index is not None else 'request'}"
-                         for f in bad[:8])
+        text = "; ".join(f"{f.severity} {f.rule} at {_where(f)}" for f in bad[:8])
         raise self._fail(f"expected no finding{' above ' + above if above else ''}; found {len(bad)}: "
                          f"{text}", self.view_of(indices=where, findings=bad))
 
@@ -208,6 +207,10 @@ class Trajectory:
             detail = f" ({self.run.stop_detail})" if self.run.stop_detail else ""
             raise self._fail(f"expected the run to stop with {reason}; it stopped with {got}{detail}",
                              self._tail_view())
+
+
+def _where(f: Any) -> str:
+    return f"[{f.index}]" if f.index is not None else "request"
 
 
 def _names(calls: Sequence[Call]) -> str:
@@ -234,7 +237,9 @@ def _mismatch(expected: Any, actual: Any, exact: bool, path: str = "$") -> str |
             if why:
                 return why
         return None
-    return None if _same_scalar(expected, actual) else f"{path} is {_short(actual)}, expected {_short(expected)}"
+    if _same_scalar(expected, actual):
+        return None
+    return f"{path} is {_short(actual)}, expected {_short(expected)}"
 
 
 def _same_scalar(expected: Any, actual: Any) -> bool:

@@ -150,9 +150,8 @@ def test_the_otlp_json_file(made, tmp_path):
 
 
 def test_delivery_failures_are_one_line(made):
-    with Receiver(status=400) as r:
-        with pytest.raises(ExportError) as info:
-            export_transcript(made["run"], otlp_url=r.url, timeout=3)
+    with Receiver(status=400) as r, pytest.raises(ExportError) as info:
+        export_transcript(made["run"], otlp_url=r.url, timeout=3)
     assert info.value.message.startswith(f"{r.url}/v1/traces: the OTLP receiver did not take the spans")
     assert "\n" not in info.value.message
     sock = socket.socket()
@@ -211,5 +210,5 @@ def test_the_pinned_names_are_the_conventions_names():
               sc.SERVER_PORT: server_attributes.SERVER_PORT}
     assert all(ours == theirs for ours, theirs in pinned.items())
     ops = g.GenAiOperationNameValues
-    assert (sc.OP_CHAT, sc.OP_EXECUTE_TOOL, sc.OP_INVOKE_AGENT) == (
-        ops.CHAT.value, ops.EXECUTE_TOOL.value, ops.INVOKE_AGENT.value)
+    assert (
+        ops.CHAT.value, ops.EXECUTE_TOOL.value, ops.INVOKE_AGENT.value) == (sc.OP_CHAT, sc.OP_EXECUTE_TOOL, sc.OP_INVOKE_AGENT)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import io
 import base64
 import hashlib
+import io
 import json
 import re
 

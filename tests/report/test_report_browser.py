@@ -117,7 +117,7 @@ class Beacon:
         beacon = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802
+            def do_GET(self):
                 beacon.hits.append(self.path)
                 self.send_response(204)
                 self.end_headers()
