@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from report_fixtures import make_all
+
+from .report_fixtures import make_all
 
 
 @pytest.fixture(scope="session")

@@ -10,11 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from report_fixtures import ROOT
-
 from agentdbg.report.adapter import render_text
 from agentdbg.report.budget import Counter, budget_of, budget_of_request, render_budget
 from agentdbg.report.commands import budget_json, session_budget
+
+from .report_fixtures import ROOT
 
 # sha256 of OpenAI's published encoding files (the expected_hash tiktoken checks downloads against)
 PUBLISHED = {"o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",

@@ -10,13 +10,14 @@ import sys
 import textwrap
 
 import pytest
-from report_fixtures import ORDER_Q
 from rich.console import Console
 
 from agentdbg.errors import ExitStatus, InputError
 from agentdbg.report.adapter import render_text
 from agentdbg.report.commands import run_diff
 from agentdbg.report.diff import diff_transcripts, json_differences, render_diff
+
+from .report_fixtures import ORDER_Q
 
 
 def console():

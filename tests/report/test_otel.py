@@ -7,11 +7,12 @@ import socket
 from datetime import datetime
 
 import pytest
-from otlp_receiver import Receiver, attributes
-from report_fixtures import ORDER_Q, ROOT
 
 from agentdbg.report import semconv as sc
 from agentdbg.report.otel import ExportError, LiveExporter, export_transcript
+
+from .otlp_receiver import Receiver, attributes
+from .report_fixtures import ORDER_Q, ROOT
 
 ROOT_ID = b"\x00" * 8
 

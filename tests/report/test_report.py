@@ -9,13 +9,14 @@ import json
 import re
 
 import pytest
-from report_fixtures import SECRET
 from rich.console import Console
 
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
 from agentdbg.report.commands import run_report
 from agentdbg.report.html import CSS, render_report
 from agentdbg.report.timeline import read_run
+
+from .report_fixtures import SECRET
 
 KINDS = ["run", "parallel", "limit", "fork", "replay", "step", "proxy", "proxy_forget", "evil"]
 

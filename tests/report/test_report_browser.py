@@ -9,9 +9,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from report_fixtures import LONG_TAIL, SCRIPT_MARK
 
 from agentdbg.report.html import page, render_report
+
+from .report_fixtures import LONG_TAIL, SCRIPT_MARK
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
