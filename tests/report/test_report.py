@@ -198,3 +198,10 @@ def test_generated_event_streams_never_crash_any_reader(made, tmp_path_factory):
             except TrajectoryError as exc:
                 assert str(exc)
     check()
+
+
+def test_the_page_uses_the_terminal_views_words():
+    from agentdbg.render import view
+    from agentdbg.report import adapter
+
+    assert adapter.STATUS_TEXT == view.STATUS_TEXT and adapter.FOLD_AT == view.FOLD_AT
