@@ -1,0 +1,140 @@
+"""Every call from the report package into pairing, the checker and the terminal renderers.
+
+The rest of ``agentdbg.report`` reaches those modules only through here, so when they
+move (pairing into the checker as one analysis, renderers into ``render/``) this is the
+one file to repoint. Heavy modules (rich, the checker's jsonschema) load inside functions.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+from typing import Any
+
+# The words the terminal view uses for a tool message that is not a proper answer;
+# kept equal to agentdbg.render.view.STATUS_TEXT (a test pins them together).
+STATUS_TEXT = {
+    "orphan": "✗ orphan: no assistant tool_calls before it",
+    "mismatch": "✗ tool_call_id not in the previous tool_calls",
+    "duplicate": "✗ second answer to the same call",
+    "missing_id": "✗ no tool_call_id",
+}
+FOLD_AT = 800  # the terminal view folds contents longer than this (render.view.FOLD_AT)
+
+
+def pair(messages: list) -> Any:
+    """Which tool message answers which call: ``labels``, ``answer_of``, ``call_of``, ``status``."""
+    from agentdbg.pairing import pair as _pair
+
+    return _pair(messages)
+
+
+def check(messages: list, tools: list | None, profile: str = "openai", *,
+          in_progress: bool = False) -> list:
+    """Checker findings for a messages array (with the request's tools when known)."""
+    from agentdbg.checker import check as _check
+
+    request: Any = {"messages": messages, "tools": tools} if tools else messages
+    return _check(request, profile, in_progress=in_progress)
+
+
+def finding_from_dict(d: dict) -> Any:
+    """A recorded finding (``Finding.to_dict()`` in a transcript) back as a Finding."""
+    from agentdbg.checker import Finding
+
+    return Finding(rule=str(d.get("rule")), severity=str(d.get("severity") or "error"),
+                   index=d.get("index") if isinstance(d.get("index"), int) else None,
+                   message=str(d.get("message") or ""), api_error=d.get("api_error"),
+                   tool_call_id=d.get("tool_call_id"))
+
+
+def is_checker_rule(rule: str) -> bool:
+    from agentdbg.checker import RULES
+
+    return rule in RULES
+
+
+def safe(text: object) -> str:
+    """Control and invisible characters made visible (as in every terminal view)."""
+    from agentdbg.render.safe import safe as _safe
+
+    return _safe(text)
+
+
+_REDACTOR: Any = None
+
+
+def redact(text: str) -> str:
+    """The transcripts' default secret patterns applied again (a hand-made or older file)."""
+    global _REDACTOR
+    if _REDACTOR is None:
+        from agentdbg.transcript import Redactor
+
+        _REDACTOR = Redactor()
+    return _REDACTOR.text(text)
+
+
+def first_difference(a: Any, b: Any, path: str = "messages") -> tuple[str, Any, Any] | None:
+    from agentdbg.replay import first_difference as _first
+
+    return _first(a, b, path)
+
+
+def describe_difference(diff: tuple[str, Any, Any]) -> str:
+    from agentdbg.replay import describe_difference as _describe
+
+    return _describe(diff)
+
+
+def render_view_text(messages: list, *, findings: Iterable = (), indices: Iterable[int] | None = None,
+                     width: int = 80, meta: dict[int, str] | None = None) -> str:
+    """The terminal messages view as plain text (no colour) at ``width`` columns.
+
+    ``indices``: only these messages (pairing and findings still consider the whole
+    array); None shows them all.
+    """
+    from rich.console import Console, Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from agentdbg.render.view import ROLE_STYLE, render_message, render_messages
+
+    console = Console(width=width, no_color=True, color_system=None, record=True,
+                      force_terminal=False, highlight=False, file=io.StringIO())
+    findings = list(findings)
+    if indices is None:
+        console.print(render_messages(messages, findings=findings, meta=meta))
+        return _plain(console.export_text())
+    pairing = pair(messages)
+    by_index: dict[Any, list] = {}
+    for f in findings:
+        by_index.setdefault(getattr(f, "index", None), []).append(f)
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for i in sorted(set(indices)):
+        if not 0 <= i < len(messages):
+            continue
+        message = messages[i]
+        role = message.get("role") if isinstance(message, dict) else None
+        grid.add_row(Text(f"[{i}]"), Text(safe(role) if isinstance(role, str) else "?",
+                                         style=ROLE_STYLE.get(str(role), "")),
+                     Group(*render_message(i, message, pairing, messages, meta=(meta or {}).get(i),
+                                           findings=by_index.get(i, ()))))
+    console.print(grid)
+    return _plain(console.export_text())
+
+
+def _plain(text: str) -> str:
+    return "\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n"
+
+
+def render_text(renderable: Any, width: int = 100) -> str:
+    """Any rich renderable as plain text (no colour)."""
+    from rich.console import Console
+
+    console = Console(width=width, no_color=True, color_system=None, record=True,
+                      force_terminal=False, highlight=False, file=io.StringIO())
+    console.print(renderable)
+    return _plain(console.export_text())

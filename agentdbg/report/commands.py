@@ -1,0 +1,131 @@
+"""What the typer commands call: ``report``, ``diff``, ``export``, and the live exporter.
+
+Each function takes a transcript path (the CLI resolves run names, numbers and ``last``
+before calling), prints through the given rich console, returns an ``ExitStatus`` and
+raises ``AgentdbgError`` subclasses for the one-line error boundary.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agentdbg.errors import AgentdbgError, ExitStatus, InputError
+
+EXPORT_FORMATS = ("otlp-json",)
+
+
+def run_report(path: str | os.PathLike, output: str | os.PathLike | None, console: Any, *,
+               diff_with: str | os.PathLike | None = None, profile: str = "openai") -> ExitStatus:
+    """``agentdbg report TRANSCRIPT [-o FILE.html] [--diff OTHER]``: write the HTML page."""
+    from agentdbg.report.html import render_report
+    from agentdbg.report.timeline import read_run
+
+    _exists(path)
+    if diff_with is not None:
+        _exists(diff_with)
+    run = read_run(path, profile=profile)
+    page = render_report(run, diff_with=diff_with, profile=profile)
+    target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + ".html")
+    write_text(target, page)
+    findings = run.findings()
+    console.print(f"report: {target} ({len(run.turns)} turn(s), {len(run.calls())} tool call(s), "
+                  f"{len(findings)} finding(s), stop {run.stop_reason or 'none'})",
+                  markup=False, highlight=False, soft_wrap=True)
+    return ExitStatus.OK
+
+
+def run_diff(a: str | os.PathLike, b: str | os.PathLike, json_out: bool, console: Any, *,
+             profile: str = "openai") -> ExitStatus:
+    """``agentdbg diff A B [--json]``: exit 0 when the runs match, 1 when they differ."""
+    from agentdbg.report.diff import diff_transcripts, render_diff
+
+    _exists(a)
+    _exists(b)
+    d = diff_transcripts(a, b, profile=profile)
+    if json_out:
+        import json
+
+        print(json.dumps(d.to_dict(), ensure_ascii=False, indent=2, default=str))
+    else:
+        console.print(render_diff(d), soft_wrap=True)
+    return ExitStatus.OK if d.same else ExitStatus.FINDINGS
+
+
+def run_export(path: str | os.PathLike, otlp_url: str | None, fmt: str | None,
+               output: str | os.PathLike | None, content: bool, console: Any, *,
+               profile: str = "openai", timeout: float | None = None) -> ExitStatus:
+    """``agentdbg export TRANSCRIPT --otlp URL`` and/or ``--format otlp-json -o FILE``."""
+    from agentdbg.report.otel import DEFAULT_TIMEOUT, export_transcript
+
+    _exists(path)
+    if fmt is not None and fmt not in EXPORT_FORMATS:
+        raise AgentdbgError(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {fmt!r}")
+    if fmt is not None and output is None:
+        raise AgentdbgError(f"--format {fmt} needs -o FILE")
+    if otlp_url is None and output is None:
+        raise AgentdbgError("say where to: --otlp URL (an OTLP/HTTP receiver) and/or "
+                            "--format otlp-json -o FILE")
+    result = export_transcript(path, otlp_url=otlp_url, json_path=output, content=content,
+                               profile=profile, timeout=timeout or DEFAULT_TIMEOUT)
+    console.print(f"exported {result.spans} span(s) of trace {result.trace_id} to "
+                  f"{', '.join(result.destinations)}", markup=False, highlight=False, soft_wrap=True)
+    return ExitStatus.OK
+
+
+def live_exporter(header: dict, otlp_url: str, *, content: bool = False) -> Any:
+    """For ``run --otlp URL`` / ``proxy --otlp URL``: an observer ``(event_type, data)``.
+
+    ``run``: ``session.observers.append(live_exporter(header, url))`` next to the transcript
+    writer (``header``: the same fields ``start_transcript`` writes), and ``.close()`` in
+    the ``finally`` (a stop event closes it too). The proxy: one per conversation, called
+    with the same ``(kind, data)`` as its ``TranscriptWriter``.
+    """
+    from agentdbg.report.otel import LiveExporter
+
+    return LiveExporter(header, otlp_url=otlp_url, content=content)
+
+
+def session_budget(session: Any) -> Any:
+    """Step mode's ``usage``: the budget of the request the session would send now.
+
+    Print ``render_budget(session_budget(session))`` (from ``agentdbg.report.budget``).
+    """
+    from agentdbg.report.budget import budget_of_request
+
+    return budget_of_request(session.messages, session.toolset.openai_tools(),
+                             model=session.config.model, turn=len(session.turns) + 1)
+
+
+def budget_json(path: str | os.PathLike) -> dict | None:
+    """The last request's budget as a dict (for ``--json`` documents); None without requests."""
+    from agentdbg.report.budget import budget_of
+
+    b = budget_of(path)
+    return b.to_dict() if b is not None else None
+
+
+def write_text(target: Path, text: str) -> None:
+    """Write atomically; one line naming the file when it cannot be written."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise AgentdbgError(f"{target}: cannot write: {exc.strerror or exc}") from None
+
+
+def _exists(path: str | os.PathLike) -> None:
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{p}: is a folder, not a transcript")
+    if not p.exists():
+        raise InputError(f"{p}: no such transcript")

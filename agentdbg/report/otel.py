@@ -1,0 +1,609 @@
+"""OpenTelemetry export of a run, with the GenAI semantic conventions (names in ``semconv``).
+
+One ``invoke_agent`` span for the run (INTERNAL); a ``chat {model}`` span per model
+request (CLIENT) with the provider, model, token usage and finish reasons; an
+``execute_tool {name}`` span per tool call (INTERNAL) with the tool's name and call id,
+and ``error.type`` when it failed. Checker findings become span events on the span of
+the message they concern; your step-mode actions become events on the run's span.
+Message contents (prompts, replies, arguments, results, tool definitions) are added
+only with ``content=True``. Spans are made by the official SDK and sent by its OTLP
+exporters: protobuf over HTTP to a URL, or OTLP/JSON lines to a file.
+
+* ``export_transcript(path, otlp_url=..., json_path=..., content=False)``: after the fact,
+  timestamps from the transcript (its creation time, each request's latency, each tool's
+  recorded start and duration, each action's time).
+* ``LiveExporter(header, otlp_url=...)``: an observer ``(event_type, data)`` that ``run``
+  and the proxy attach beside the transcript writer, exporting as the run goes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from agentdbg.errors import AgentdbgError
+from agentdbg.report import semconv as sc
+from agentdbg.report.timeline import Card, History, Run
+
+DEFAULT_TIMEOUT = 10.0
+TRACES_PATH = "/v1/traces"
+
+
+class ExportError(AgentdbgError):
+    """The spans could not be delivered (receiver unreachable, refused, or file not writable)."""
+
+
+@dataclass
+class ExportResult:
+    spans: int
+    trace_id: str
+    destinations: list[str]
+
+
+# -- shared: attributes ------------------------------------------------------------------------
+
+def provider_name(header: dict) -> str:
+    """``gen_ai.provider.name``: a well-known value by the endpoint, else agentdbg's own model."""
+    provider = str(header.get("provider") or "")
+    if provider in ("offline", "scripted", "replay"):
+        return f"agentdbg.{provider}"
+    host = urlsplit(str(header.get("base_url") or "")).hostname or ""
+    return sc.PROVIDERS_BY_HOST.get(host, sc.OPENAI_COMPATIBLE)
+
+
+def server_attributes(header: dict) -> dict:
+    parts = urlsplit(str(header.get("base_url") or ""))
+    if not parts.hostname:
+        return {}
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return {sc.SERVER_ADDRESS: parts.hostname, sc.SERVER_PORT: port}
+
+
+def semconv_message(message: Any) -> dict:
+    """A chat message in the conventions' message shape (role + parts)."""
+    if not isinstance(message, dict):
+        return {"role": "unknown", "parts": [{"type": "text", "content": json.dumps(message, default=str)}]}
+    role = str(message.get("role"))
+    parts: list[dict] = []
+    content = message.get("content")
+    if role == "tool":
+        parts.append({"type": "tool_call_response", "id": message.get("tool_call_id"),
+                      "response": content})
+    elif isinstance(content, str) and content:
+        parts.append({"type": "text", "content": content})
+    elif isinstance(content, list):
+        parts.extend({"type": "text", "content": p.get("text")} for p in content
+                     if isinstance(p, dict) and isinstance(p.get("text"), str))
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else []:
+        fn = call.get("function") if isinstance(call, dict) else None
+        fn = fn if isinstance(fn, dict) else {}
+        parts.append({"type": "tool_call", "id": call.get("id") if isinstance(call, dict) else None,
+                      "name": fn.get("name"), "arguments": _parsed(fn.get("arguments"))})
+    return {"role": role, "parts": parts}
+
+
+def _parsed(arguments: Any) -> Any:
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments)
+        except ValueError:
+            return arguments
+    return arguments
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def chat_attributes(header: dict, *, model: str, usage: dict | None, finish_reason: str | None,
+                    request_messages: list | None, reply: Any, content: bool, turn: int | None,
+                    params: dict | None = None) -> dict:
+    attrs: dict[str, Any] = {sc.OPERATION_NAME: sc.OP_CHAT, sc.PROVIDER_NAME: provider_name(header),
+                             sc.REQUEST_MODEL: model, **server_attributes(header)}
+    if turn is not None:
+        attrs[sc.TURN] = turn
+    temperature = (params or {}).get("temperature")
+    if isinstance(temperature, (int, float)):
+        attrs[sc.REQUEST_TEMPERATURE] = float(temperature)
+    attrs.update(usage_attributes(usage))
+    if finish_reason:
+        attrs[sc.RESPONSE_FINISH_REASONS] = [str(finish_reason)]
+    if content:
+        if request_messages is not None:
+            attrs[sc.INPUT_MESSAGES] = _json([semconv_message(m) for m in request_messages])
+        if reply is not None:
+            attrs[sc.OUTPUT_MESSAGES] = _json([{**semconv_message(reply),
+                                                "finish_reason": finish_reason or ""}])
+        if header.get("tools"):
+            attrs[sc.TOOL_DEFINITIONS] = _json(header["tools"])
+    return attrs
+
+
+def usage_attributes(usage: dict | None) -> dict:
+    out: dict[str, Any] = {}
+    if not isinstance(usage, dict):
+        return out
+    if isinstance(usage.get("prompt_tokens"), int):
+        out[sc.USAGE_INPUT_TOKENS] = usage["prompt_tokens"]
+    if isinstance(usage.get("completion_tokens"), int):
+        out[sc.USAGE_OUTPUT_TOKENS] = usage["completion_tokens"]
+    if usage.get("estimated"):
+        out["agentdbg.usage.estimated"] = True
+    return out
+
+
+def tool_attributes(event: dict, *, content: bool, description: str | None = None) -> dict:
+    attrs: dict[str, Any] = {sc.OPERATION_NAME: sc.OP_EXECUTE_TOOL, sc.TOOL_TYPE: "function"}
+    if isinstance(event.get("name"), str):
+        attrs[sc.TOOL_NAME] = event["name"]
+    if isinstance(event.get("tool_call_id"), str):
+        attrs[sc.TOOL_CALL_ID] = event["tool_call_id"]
+    if description:
+        attrs[sc.TOOL_DESCRIPTION] = description
+    if event.get("ok") is False:
+        attrs[sc.ERROR_TYPE] = str(event.get("error_type") or "_OTHER")
+    if event.get("injected"):
+        attrs[sc.INJECTED] = True
+    if content:
+        if "arguments" in event:
+            args = event["arguments"]
+            attrs[sc.TOOL_CALL_ARGUMENTS] = args if isinstance(args, str) else _json(args)
+        if isinstance(event.get("content"), str):
+            attrs[sc.TOOL_CALL_RESULT] = event["content"]
+    return attrs
+
+
+def finding_attributes(f: Any) -> dict:
+    attrs: dict[str, Any] = {sc.FINDING_RULE: str(f.rule), sc.FINDING_SEVERITY: str(f.severity),
+             sc.FINDING_MESSAGE: str(f.message)}
+    if getattr(f, "api_error", None):
+        attrs[sc.FINDING_API_ERROR] = str(f.api_error)
+    if isinstance(f.index, int):
+        attrs[sc.FINDING_INDEX] = f.index
+    if getattr(f, "tool_call_id", None):
+        attrs[sc.FINDING_TOOL_CALL_ID] = str(f.tool_call_id)
+    return attrs
+
+
+def action_attributes(a: dict) -> dict:
+    attrs: dict[str, Any] = {sc.ACTION: str(a.get("action"))}
+    for key in ("index", "tool_call_id", "tool", "fault", "cut", "sticky", "pending"):
+        value = a.get(key)
+        if isinstance(value, (str, int, bool)):
+            attrs[f"agentdbg.action.{key}"] = value
+    return attrs
+
+
+def tool_descriptions(header: dict) -> dict[str, str]:
+    out = {}
+    for t in header.get("tools") or []:
+        fn = t.get("function") if isinstance(t, dict) else None
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str) and \
+                isinstance(fn.get("description"), str):
+            out[fn["name"]] = fn["description"]
+    return out
+
+
+# -- the SDK pieces ------------------------------------------------------------------------------
+
+def _provider(processors: list) -> Any:
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from agentdbg import __version__
+
+    provider = TracerProvider(resource=Resource.create({"service.name": "agentdbg",
+                                                        "service.version": __version__}))
+    for p in processors:
+        provider.add_span_processor(p)
+    return provider
+
+
+def _tracer(provider: Any) -> Any:
+    from agentdbg import __version__
+
+    return provider.get_tracer(sc.INSTRUMENTATION, __version__, schema_url=sc.SCHEMA_URL)
+
+
+def traces_url(url: str) -> str:
+    """A base URL (``http://host:4318``) gets the traces path; a full one is kept."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ExportError(f"--otlp {url!r}: not an http(s) URL (e.g. http://127.0.0.1:4318)")
+    return url if parts.path not in ("", "/") else url.rstrip("/") + TRACES_PATH
+
+
+@contextlib.contextmanager
+def _quiet_sdk() -> Iterator[list[str]]:
+    """The SDK logs delivery failures; keep them (for our one line) instead of printing them."""
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    logger = logging.getLogger("opentelemetry")
+    handler, level, propagate = Keep(), logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    try:
+        yield seen
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
+
+
+def deliver(spans: list, *, otlp_url: str | None = None, json_path: Any = None,
+            timeout: float = DEFAULT_TIMEOUT) -> list[str]:
+    """Send finished spans to an OTLP/HTTP receiver and/or append them to an OTLP/JSON file."""
+    from opentelemetry.sdk.trace.export import SpanExportResult
+
+    done = []
+    if otlp_url is not None:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        url = traces_url(otlp_url)
+        exporter = OTLPSpanExporter(endpoint=url, timeout=timeout)
+        with _quiet_sdk() as seen:
+            result = SpanExportResult.SUCCESS
+            for start in range(0, len(spans), 512):
+                result = exporter.export(spans[start:start + 512])
+                if result is not SpanExportResult.SUCCESS:
+                    break
+            exporter.shutdown()
+        if result is not SpanExportResult.SUCCESS:
+            why = " ".join(seen[-1].split()) if seen else "no answer"
+            raise ExportError(f"{url}: the OTLP receiver did not take the spans ({why[:200]})")
+        done.append(url)
+    if json_path is not None:
+        from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+
+        try:
+            file_exporter = FileSpanExporter(json_path)
+        except OSError as exc:
+            raise ExportError(f"{json_path}: cannot write: {exc.strerror}") from None
+        with _quiet_sdk() as seen:
+            result = file_exporter.export(spans)
+            file_exporter.shutdown()
+        if result is not SpanExportResult.SUCCESS:
+            raise ExportError(f"{json_path}: writing the spans failed ({' '.join(seen[-1:])[:200]})")
+        done.append(str(json_path))
+    return done
+
+
+# -- after the fact: a transcript ------------------------------------------------------------------
+
+def export_transcript(source: Any, *, otlp_url: str | None = None, json_path: Any = None,
+                      content: bool = False, profile: str = "openai",
+                      timeout: float = DEFAULT_TIMEOUT) -> ExportResult:
+    """Build the run's spans from a transcript and deliver them."""
+    from agentdbg.report.timeline import read_run
+
+    if otlp_url is None and json_path is None:
+        raise ExportError("nothing to export to: give an OTLP URL or an OTLP/JSON file")
+    if otlp_url is not None:
+        traces_url(otlp_url)   # a bad URL is an error before any work
+    spans = spans_of_run(read_run(source, profile=profile), content=content)
+    destinations = deliver(spans, otlp_url=otlp_url, json_path=json_path, timeout=timeout)
+    trace_id = format(spans[0].context.trace_id, "032x") if spans else ""
+    return ExportResult(len(spans), trace_id, destinations)
+
+
+def spans_of_run(run: Run, *, content: bool = False) -> list:
+    """The finished SDK spans of a run (timestamps from the transcript)."""
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    memory = InMemorySpanExporter()
+    provider = _provider([SimpleSpanProcessor(memory)])
+    _RunSpans(run, _tracer(provider), content).build()
+    provider.shutdown()
+    return list(memory.get_finished_spans())
+
+
+class _RunSpans:
+    """Creates every span first, attaches findings, then ends them at their recorded times."""
+
+    def __init__(self, run: Run, tracer: Any, content: bool):
+        self.run, self.tracer, self.content = run, tracer, content
+        self.base = _created_ns(run)
+        self.cursor = self.base
+        self.open: list[tuple[Any, int]] = []       # (span, end time)
+        self.at_index: dict[int, Any] = {}          # message index -> span that produced it
+        self.starts: dict[int, int] = {}            # id(span) -> its start time
+        self.tool_span: dict[str, Any] = {}         # tool_call_id -> its execute_tool span
+        self.descriptions = tool_descriptions(run.header)
+
+    def build(self) -> None:
+        from opentelemetry.trace import SpanKind
+
+        header = self.run.header
+        self.agent = self.tracer.start_span(
+            sc.OP_INVOKE_AGENT, kind=SpanKind.INTERNAL, start_time=self.base,
+            attributes={sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.PROVIDER_NAME: provider_name(header),
+                        sc.REQUEST_MODEL: self.run.model, sc.CONVERSATION_ID: self.run.path.stem,
+                        **server_attributes(header)})
+        for history in self.run.histories:
+            for card in history.cards:
+                self._card(history, card)
+            for f in history.findings:
+                span = self.at_index.get(f.index) if isinstance(f.index, int) else None
+                when = self.starts.get(id(span), self.cursor) if span is not None else self.cursor
+                (span or self.agent).add_event(sc.EVENT_FINDING, finding_attributes(f), timestamp=when)
+        self._finish_agent()
+        for span, end in self.open:
+            span.end(end_time=end)
+        self.agent.end(end_time=max([self.cursor] + [end for _, end in self.open]))
+
+    def _child(self, name: str, kind: Any, attrs: dict, start: int, end: int) -> Any:
+        from opentelemetry.trace import set_span_in_context
+
+        span = self.tracer.start_span(name, context=set_span_in_context(self.agent), kind=kind,
+                                      attributes=attrs, start_time=start)
+        self.open.append((span, end))
+        self.starts[id(span)] = start
+        return span
+
+    def _card(self, h: History, card: Card) -> None:
+        if card.kind == "action":
+            a = card.action or {}
+            at = a.get("at_ms")
+            when = self.base + int(at * 1e6) if isinstance(at, (int, float)) else self.cursor
+            self.cursor = max(self.cursor, when)
+            self.agent.add_event(sc.EVENT_ACTION, action_attributes(a), timestamp=self.cursor)
+        elif card.kind == "blocked":
+            self.agent.add_event(sc.EVENT_BLOCKED, {sc.TURN: card.turn or 0}, timestamp=self.cursor)
+            for f in card.findings:
+                self.agent.add_event(sc.EVENT_FINDING, finding_attributes(f), timestamp=self.cursor)
+        elif card.kind == "turn" and (card.response is not None or card.error is not None):
+            self._chat(h, card)
+            self._tools(card)
+            self._results(h, card)
+
+    def _chat(self, h: History, card: Card) -> None:
+        from opentelemetry.trace import SpanKind, Status, StatusCode
+
+        r = card.response or {}
+        latency = (card.error or {}).get("latency_ms") if card.error else r.get("latency_ms")
+        start = self.cursor
+        end = start + int(float(latency) * 1e6) if isinstance(latency, (int, float)) else start
+        n = card.request.get("messages") if card.request else None
+        reply = h.messages[card.reply] if card.reply is not None else None
+        model = str((card.request.get("params") or {}).get("model") or self.run.model)
+        attrs = chat_attributes(self.run.header, model=model, usage=r.get("usage"),
+                                finish_reason=r.get("finish_reason"),
+                                request_messages=h.messages[:n] if isinstance(n, int) else None,
+                                reply=reply, content=self.content, turn=card.turn,
+                                params=card.request.get("params"))
+        if card.error:
+            attrs[sc.ERROR_TYPE] = str(card.error.get("status") or "model_error")
+        span = self._child(f"{sc.OP_CHAT} {model}", SpanKind.CLIENT, attrs, start, end)
+        if card.error:
+            span.set_status(Status(StatusCode.ERROR, str(card.error.get("message") or "")[:500]))
+        for i in card.sent + ([card.reply] if card.reply is not None else []):
+            self.at_index[i] = span
+        for f in card.findings:
+            if f.index is None:
+                span.add_event(sc.EVENT_FINDING, finding_attributes(f), timestamp=start)
+        self.cursor = end
+
+    def _tools(self, card: Card) -> None:
+        from opentelemetry.trace import SpanKind, Status, StatusCode
+
+        events = sorted(card.tools.values(), key=lambda e: (e.get("started_ms") or 0, e.get("index") or 0))
+        last = self.cursor
+        for e in events:
+            started = e.get("started_ms")
+            start = self.base + int(started * 1e6) if isinstance(started, (int, float)) else self.cursor
+            start = max(start, self.cursor)
+            duration = e.get("duration_ms")
+            end = start + (int(float(duration) * 1e6) if isinstance(duration, (int, float)) else 0)
+            name = str(e.get("name") or "?")
+            span = self._child(f"{sc.OP_EXECUTE_TOOL} {name}", SpanKind.INTERNAL,
+                               tool_attributes(e, content=self.content,
+                                               description=self.descriptions.get(name)), start, end)
+            if e.get("ok") is False:
+                span.set_status(Status(StatusCode.ERROR, str(e.get("error_type") or "")))
+            if isinstance(e.get("tool_call_id"), str):
+                self.tool_span[e["tool_call_id"]] = span
+            last = max(last, end)
+        self.cursor = last
+
+    def _results(self, h: History, card: Card) -> None:
+        """A result message belongs to the tool span that answered its call, else to the turn."""
+        chat = self.at_index.get(card.reply) if card.reply is not None else None
+        for i in card.results:
+            m = h.messages[i] if i < len(h.messages) else None
+            cid = m.get("tool_call_id") if isinstance(m, dict) else None
+            span = self.tool_span.get(cid) if isinstance(cid, str) else None
+            if span is not None or chat is not None:
+                self.at_index[i] = span or chat
+
+    def _finish_agent(self) -> None:
+        from opentelemetry.trace import Status, StatusCode
+
+        u = self.run.usage()
+        self.agent.set_attributes(usage_attributes(u))
+        last = next((t for t in reversed(self.run.turns) if t.finish_reason), None)
+        if last is not None:
+            self.agent.set_attribute(sc.RESPONSE_FINISH_REASONS, [str(last.finish_reason)])
+        reason = self.run.stop_reason
+        if reason:
+            self.agent.set_attribute(sc.STOP_REASON, reason)
+        if reason and reason != "completed":
+            self.agent.set_attribute(sc.ERROR_TYPE, reason)
+            self.agent.set_status(Status(StatusCode.ERROR, self.run.stop_detail[:500]))
+
+
+def _created_ns(run: Run) -> int:
+    created = run.header.get("created")
+    if isinstance(created, str):
+        for fmt in ("%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f%z"):
+            try:
+                return int(datetime.strptime(created, fmt).timestamp() * 1e9)
+            except ValueError:
+                continue
+    try:
+        return int(run.path.stat().st_mtime * 1e9)
+    except OSError:
+        return time.time_ns()
+
+
+# -- live: an observer beside the transcript writer -------------------------------------------------
+
+class LiveExporter:
+    """Export a run as it goes: attach to ``session.observers`` (or call with the proxy's
+    events) and ``close()`` at the end. ``header`` is the transcript header's fields."""
+
+    def __init__(self, header: dict, *, otlp_url: str | None = None, json_path: Any = None,
+                 content: bool = False, timeout: float = DEFAULT_TIMEOUT, clock=time.time_ns):
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+        from opentelemetry.trace import SpanKind
+
+        processors: list[Any] = []
+        if otlp_url is not None:
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+            processors.append(BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_url(otlp_url),
+                                                                  timeout=timeout)))
+        if json_path is not None:
+            from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+
+            try:
+                processors.append(SimpleSpanProcessor(FileSpanExporter(json_path)))
+            except OSError as exc:
+                raise ExportError(f"{json_path}: cannot write: {exc.strerror}") from None
+        if not processors:
+            raise ExportError("nothing to export to: give an OTLP URL or an OTLP/JSON file")
+        self.header, self.content, self.clock = header, content, clock
+        self.provider = _provider(processors)
+        self.tracer = _tracer(self.provider)
+        self.descriptions = tool_descriptions(header)
+        self.usage = {"prompt_tokens": 0, "completion_tokens": 0}
+        self.chat: Any = None
+        self.messages: list = []
+        self.finish: str | None = None
+        self.agent = self.tracer.start_span(
+            sc.OP_INVOKE_AGENT, kind=SpanKind.INTERNAL, start_time=clock(),
+            attributes={sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.PROVIDER_NAME: provider_name(header),
+                        sc.REQUEST_MODEL: str(header.get("model") or "?"), **server_attributes(header)})
+        self.closed = False
+
+    def __call__(self, event_type: str, data: dict) -> None:
+        handler = getattr(self, "_on_" + event_type, None)
+        if handler is not None and not self.closed:
+            with _quiet_sdk():
+                handler(data)
+
+    def _context(self) -> Any:
+        from opentelemetry.trace import set_span_in_context
+
+        return set_span_in_context(self.agent)
+
+    def _on_request(self, d: dict) -> None:
+        from opentelemetry.trace import SpanKind
+
+        self._end_chat()
+        self.messages = list(d.get("messages") or [])
+        params = d.get("params") or {}
+        model = str(params.get("model") or self.header.get("model") or "?")
+        attrs = chat_attributes(self.header, model=model, usage=None, finish_reason=None,
+                                request_messages=self.messages, reply=None, content=self.content,
+                                turn=d.get("turn"), params=params)
+        self.chat = self.tracer.start_span(f"{sc.OP_CHAT} {model}", context=self._context(),
+                                           kind=SpanKind.CLIENT, attributes=attrs, start_time=self.clock())
+        for f in d.get("findings") or []:
+            if isinstance(f, dict):
+                from agentdbg.report.adapter import finding_from_dict
+
+                self.chat.add_event(sc.EVENT_FINDING, finding_attributes(finding_from_dict(f)))
+
+    def _on_response(self, d: dict) -> None:
+        if self.chat is None:
+            return
+        usage: dict = d["usage"] if isinstance(d.get("usage"), dict) else {}
+        for key in self.usage:
+            if isinstance(usage.get(key), int):
+                self.usage[key] += usage[key]
+        self.finish = d.get("finish_reason")
+        self.chat.set_attributes(usage_attributes(usage))
+        if self.finish:
+            self.chat.set_attribute(sc.RESPONSE_FINISH_REASONS, [str(self.finish)])
+        if self.content and d.get("message") is not None:
+            self.chat.set_attribute(sc.OUTPUT_MESSAGES, _json([{**semconv_message(d["message"]),
+                                                                "finish_reason": self.finish or ""}]))
+        self._end_chat()
+
+    def _on_model_error(self, d: dict) -> None:
+        from opentelemetry.trace import Status, StatusCode
+
+        if self.chat is None:
+            return
+        self.chat.set_attribute(sc.ERROR_TYPE, str(d.get("status") or "model_error"))
+        self.chat.set_status(Status(StatusCode.ERROR, str(d.get("message") or "")[:500]))
+        self._end_chat()
+
+    def _end_chat(self) -> None:
+        if self.chat is not None:
+            self.chat.end(end_time=self.clock())
+            self.chat = None
+
+    def _on_tool(self, d: dict) -> None:
+        from opentelemetry.trace import SpanKind, Status, StatusCode
+
+        now = self.clock()
+        duration = d.get("duration_ms")
+        start = now - int(float(duration) * 1e6) if isinstance(duration, (int, float)) else now
+        name = str(d.get("name") or "?")
+        span = self.tracer.start_span(f"{sc.OP_EXECUTE_TOOL} {name}", context=self._context(),
+                                      kind=SpanKind.INTERNAL, start_time=start,
+                                      attributes=tool_attributes(d, content=self.content,
+                                                                 description=self.descriptions.get(name)))
+        if d.get("ok") is False:
+            span.set_status(Status(StatusCode.ERROR, str(d.get("error_type") or "")))
+        span.end(end_time=now)
+
+    def _on_blocked(self, d: dict) -> None:
+        from agentdbg.report.adapter import finding_from_dict
+
+        self.agent.add_event(sc.EVENT_BLOCKED, {sc.TURN: d.get("turn") or 0})
+        for f in d.get("findings") or []:
+            if isinstance(f, dict):
+                self.agent.add_event(sc.EVENT_FINDING, finding_attributes(finding_from_dict(f)))
+
+    def _on_action(self, d: dict) -> None:
+        self.agent.add_event(sc.EVENT_ACTION, action_attributes(d))
+
+    def _on_stop(self, d: dict) -> None:
+        from opentelemetry.trace import Status, StatusCode
+
+        self._end_chat()
+        reason = str(d.get("reason") or "")
+        self.agent.set_attributes(usage_attributes(self.usage))
+        if self.finish:
+            self.agent.set_attribute(sc.RESPONSE_FINISH_REASONS, [str(self.finish)])
+        self.agent.set_attribute(sc.STOP_REASON, reason)
+        if reason != "completed":
+            self.agent.set_attribute(sc.ERROR_TYPE, reason)
+            self.agent.set_status(Status(StatusCode.ERROR, str(d.get("detail") or "")[:500]))
+        self.close()
+
+    def close(self) -> None:
+        """End the run's span (if no stop came) and flush everything to the receiver."""
+        if self.closed:
+            return
+        self.closed = True
+        with _quiet_sdk():
+            self._end_chat()
+            self.agent.end(end_time=self.clock())
+            self.provider.shutdown()

@@ -1,0 +1,497 @@
+"""A transcript read once into turns, calls and the histories the messages went through.
+
+Every command of this package (report, diff, trajectory assertions, export, budget)
+reads a transcript through ``read_run``: one streaming pass over the events, linear in
+the transcript's size. The messages array is tracked as the requests rebuild it
+(``prefix`` + ``append``). While each request only appends, the run stays in one
+*history*; a request that changes an earlier message (your edit, drop, rewind or retry,
+or an app that rewrites its history, seen through the proxy) starts a new history.
+Pairing and checker findings are computed once per history, on its last state.
+
+A *card* is what the report shows as one block: a turn (the messages first sent with
+its request, the model's reply, the tool results that answer it), one of your actions,
+a blocked request, or the final state when it differs from the last request.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentdbg.report import adapter
+
+SEVERITY_ORDER = {"warning": 1, "error": 2}
+
+
+@dataclass
+class Card:
+    kind: str                                   # turn | action | blocked | final
+    turn: int | None = None
+    sent: list[int] = field(default_factory=list)      # messages first sent with this request
+    reply: int | None = None                           # index of the model's reply
+    results: list[int] = field(default_factory=list)   # tool messages answering the reply
+    request: dict = field(default_factory=dict)        # {"messages": n, "params": {...}}
+    response: dict | None = None                       # usage, finish_reason, latency_ms, note
+    error: dict | None = None                          # model_error
+    tools: dict[str, dict] = field(default_factory=dict)  # tool_call_id -> tool event
+    findings: list[Any] = field(default_factory=list)     # blocked / recorded by the proxy
+    action: dict | None = None
+    rewritten_from: int | None = None   # this card starts a new history at this index
+
+    @property
+    def indices(self) -> list[int]:
+        return self.sent + ([self.reply] if self.reply is not None else []) + self.results
+
+
+@dataclass
+class History:
+    """One history of the messages array; ``messages`` is its last state."""
+    messages: list
+    start: int                                  # first index this history shows
+    cards: list[Card] = field(default_factory=list)
+    marks: dict[int, set] = field(default_factory=dict)
+    recorded: list[Any] = field(default_factory=list)  # cross-request findings (proxy)
+    findings: list[Any] = field(default_factory=list)
+    pairing: Any = None
+    pending_last: bool = False                  # its last message's calls never got results
+
+    def findings_at(self) -> dict[Any, list]:
+        out: dict[Any, list] = {}
+        for f in self.findings:
+            out.setdefault(f.index, []).append(f)
+        return out
+
+
+@dataclass
+class Call:
+    """One tool call the model asked for, with what answered it."""
+    turn: int | None
+    position: int
+    id: str | None
+    name: str | None
+    arguments: Any                  # as the model sent them (normally a string)
+    result: str | None = None       # the tool message content (None: never answered)
+    ok: bool | None = None
+    error_type: str | None = None
+    duration_ms: float | None = None
+    injected: bool = False
+    message_index: int | None = None   # the assistant message that asked for it
+    result_index: int | None = None
+    history: int = 0
+
+    @property
+    def parsed_arguments(self) -> Any:
+        if not isinstance(self.arguments, str):
+            return self.arguments
+        try:
+            return json.loads(self.arguments)
+        except ValueError:
+            return _Unparsed(self.arguments)
+
+
+@dataclass(frozen=True)
+class _Unparsed:
+    text: str
+
+
+@dataclass
+class TurnInfo:
+    turn: int
+    request_messages: int
+    usage: dict = field(default_factory=dict)
+    latency_ms: float | None = None
+    finish_reason: str | None = None
+    note: str | None = None
+    error: str | None = None
+    reply: dict | None = None
+    tool_ms: float = 0.0
+
+
+@dataclass
+class Run:
+    path: Path
+    header: dict
+    histories: list[History]
+    turns: list[TurnInfo]
+    stop: dict | None
+    actions: list[dict]
+    blocked: list[Card]
+    warnings: list[str]
+    last_request: list = field(default_factory=list)
+    last_usage: dict = field(default_factory=dict)
+
+    # -- summary ---------------------------------------------------------------------------
+    @property
+    def stop_reason(self) -> str | None:
+        return (self.stop or {}).get("reason")
+
+    @property
+    def stop_detail(self) -> str:
+        return str((self.stop or {}).get("detail") or "")
+
+    @property
+    def final_messages(self) -> list:
+        return self.histories[-1].messages if self.histories else []
+
+    @property
+    def tools(self) -> list:
+        tools = self.header.get("tools")
+        return tools if isinstance(tools, list) else []
+
+    @property
+    def model(self) -> str:
+        return str(self.header.get("model") or "?")
+
+    def usage(self) -> dict:
+        total = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        estimated = False
+        for t in self.turns:
+            for key in total:
+                value = t.usage.get(key)
+                total[key] += int(value) if isinstance(value, (int, float)) else 0
+            estimated = estimated or bool(t.usage.get("estimated"))
+        return {**total, "estimated": estimated}
+
+    def calls(self, *, inherited: bool = False) -> list[Call]:
+        """Every call of every reply, in order, with its result where one came.
+
+        ``inherited``: also the calls of assistant messages the run started with (a fork's
+        or a proxied conversation's earlier turns), first, with ``turn`` None.
+        """
+        out: list[Call] = []
+        for h_no, h in enumerate(self.histories):
+            for card in h.cards:
+                if inherited and h_no == 0 and card is h.cards[0]:
+                    for i in card.sent:
+                        for pos, call in enumerate(_calls_of(h.messages[i])):
+                            out.append(_call(card, h, h_no, pos, call, i))
+                if card.reply is None:
+                    continue
+                reply = h.messages[card.reply] if card.reply < len(h.messages) else None
+                for pos, call in enumerate(_calls_of(reply)):
+                    out.append(_call(card, h, h_no, pos, call, card.reply))
+        return out
+
+    def findings(self) -> list[Any]:
+        """Every finding of every history, and of every blocked request, once."""
+        seen: set = set()
+        out = []
+        for f in [f for h in self.histories for f in h.findings] + \
+                 [f for c in self.blocked for f in c.findings]:
+            key = (f.rule, f.index, f.tool_call_id, f.message)
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+        return out
+
+
+def _calls_of(message: Any) -> list:
+    if isinstance(message, dict) and message.get("role") == "assistant" and \
+            isinstance(message.get("tool_calls"), list):
+        return message["tool_calls"]
+    return []
+
+
+def _call(card: Card, h: History, h_no: int, pos: int, call: Any, index: int) -> Call:
+    fn = call.get("function") if isinstance(call, dict) else None
+    fn = fn if isinstance(fn, dict) else {}
+    cid = call.get("id") if isinstance(call, dict) and isinstance(call.get("id"), str) else None
+    name = fn.get("name") if isinstance(fn.get("name"), str) else None
+    turn = card.turn if index == card.reply else None
+    c = Call(turn, pos, cid, name, fn.get("arguments"), message_index=index, history=h_no)
+    answer = h.pairing.answer_of.get((index, pos)) if h.pairing is not None else None
+    if answer is not None:
+        c.result_index = answer
+        content = h.messages[answer].get("content")
+        c.result = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    event = card.tools.get(cid) if cid else None
+    if event is not None:
+        if c.result is None and isinstance(event.get("content"), str):
+            c.result = event["content"]
+        c.ok = bool(event.get("ok")) if event.get("ok") is not None else None
+        c.error_type = event.get("error_type")
+        c.duration_ms = event.get("duration_ms")
+        c.injected = bool(event.get("injected"))
+    elif c.result is not None:
+        from agentdbg.messages import is_error_result
+
+        c.ok = not is_error_result(c.result)
+    return c
+
+
+# -- building ------------------------------------------------------------------------------
+
+class RunBuilder:
+    """Consumes transcript events in order; ``finish()`` returns the Run."""
+
+    def __init__(self, path: Path, header: dict, *, profile: str = "openai", findings: bool = True):
+        self.path, self.header, self.profile, self.with_findings = path, header, profile, findings
+        self.msgs: list = []          # the current history's messages (last request + reply ...)
+        self.last_len = 0             # how many of them the last request carried
+        self.history: History | None = None
+        self.histories: list[History] = []
+        self.card: Card | None = None
+        self.turns: list[TurnInfo] = []
+        self.stop: dict | None = None
+        self.actions: list[dict] = []
+        self.blocked: list[Card] = []
+        self.marks: dict[int, set] = {}
+        self.last_usage: dict = {}
+        self.recorded_keys: set = set()
+
+    def feed(self, event: dict) -> None:
+        handler = getattr(self, "_on_" + str(event.get("type")), None)
+        if handler is not None:
+            handler(event)
+
+    # -- events ----------------------------------------------------------------------------
+    def _on_request(self, e: dict) -> None:
+        prefix = max(0, min(_int(e.get("prefix"), 0), self.last_len))
+        new = self.msgs[:prefix] + _list(e.get("append"))
+        turn = _int(e.get("turn"), len(self.turns) + 1)
+        start = self._common_from(prefix, new)
+        extends = self.history is not None and start >= len(self.msgs)
+        if extends:
+            # tool results right after the last reply belong to that turn's card
+            i = len(self.msgs)
+            while i < len(new) and _is_tool(new[i]) and self.card is not None:
+                self.card.results.append(i)
+                i += 1
+            self.msgs = new
+            sent = list(range(i, len(new)))
+            card = Card("turn", turn, sent=sent)
+        else:
+            self._new_history(new, start)
+            card = Card("turn", turn, sent=list(range(start, len(new))),
+                        rewritten_from=start if self.histories[:-1] else None)
+        card.request = {"messages": len(new), "params": as_dict(e.get("params"))}
+        self.last_len = len(new)
+        self._add(card)
+        for d in _list(e.get("findings")):   # the proxy's checks of this request
+            if isinstance(d, dict) and not adapter.is_checker_rule(str(d.get("rule"))):
+                f = adapter.finding_from_dict(d)
+                card.findings.append(f)
+                key = (len(self.histories), f.rule, f.index, f.tool_call_id)
+                if key not in self.recorded_keys:
+                    self.recorded_keys.add(key)
+                    self.history.recorded.append(f)  # type: ignore[union-attr]
+        self.turns.append(TurnInfo(turn, len(new)))
+
+    def _on_response(self, e: dict) -> None:
+        message = e.get("message")
+        info = self._turn_info()
+        usage, latency = as_dict(e.get("usage")), _num(e.get("latency_ms"))
+        finish, note = _str(e.get("finish_reason")), _str(e.get("note"))
+        response = {"usage": usage, "finish_reason": finish, "latency_ms": latency, "note": note}
+        if info is not None:
+            info.usage, info.latency_ms, info.finish_reason, info.note = usage, latency, finish, note
+            info.reply = message if isinstance(message, dict) else None
+            if info.usage:
+                self.last_usage = info.usage
+        if self.card is None or self.card.reply is not None:   # a response with no request
+            self._add(Card("turn", e["turn"] if isinstance(e.get("turn"), int) else None))
+        assert self.card is not None
+        self.card.reply = len(self.msgs)
+        self.card.response = response
+        self.msgs.append(message)
+
+    def _on_model_error(self, e: dict) -> None:
+        info = self._turn_info()
+        message, latency = str(e.get("message") or "model error"), _num(e.get("latency_ms"))
+        status = e.get("status")
+        error = {"message": message, "status": status if isinstance(status, (int, str)) else None,
+                 "latency_ms": latency}
+        if info is not None:
+            info.error, info.latency_ms = message, latency
+        if self.card is not None:
+            self.card.error = error
+
+    def _on_blocked(self, e: dict) -> None:
+        card = Card("blocked", e.get("turn") if isinstance(e.get("turn"), int) else None)
+        card.findings = [adapter.finding_from_dict(d) for d in _list(e.get("findings"))
+                         if isinstance(d, dict)]
+        self.blocked.append(card)
+        self._add(card)
+
+    def _on_tool(self, e: dict) -> None:
+        cid = e.get("tool_call_id")
+        target = self._card_with_call(cid) or self.card
+        if target is not None and isinstance(cid, str):
+            target.tools[cid] = e
+        if e.get("injected") and isinstance(e.get("index"), int):
+            self.marks.setdefault(e["index"], set()).add("injected")
+            if self.history is not None:
+                self.history.marks.setdefault(e["index"], set()).add("injected")
+        info = self._turn_info()
+        if info is not None and _num(e.get("duration_ms")) is not None:
+            info.tool_ms += float(e["duration_ms"])
+
+    def _on_action(self, e: dict) -> None:
+        self.actions.append(e)
+        kind, index = e.get("action"), e.get("index")
+        if isinstance(index, int):
+            if kind in ("edit", "inject") and not e.get("pending"):
+                mark = "edited" if kind == "edit" else "injected"
+                self.marks.setdefault(index, set()).add(mark)
+                if self.history is not None and index >= len(self.msgs):
+                    # a result not yet shown in this history: it appears with the change
+                    self.history.marks.setdefault(index, set()).add(mark)
+            elif kind == "drop":
+                self.marks = {(k - 1 if k > index else k): v for k, v in self.marks.items() if k != index}
+            elif kind == "rewind":
+                self.marks = {k: v for k, v in self.marks.items() if k <= index}
+            elif kind == "retry":
+                self.marks = {k: v for k, v in self.marks.items() if k < index}
+        self._add(Card("action", action=e))
+
+    def _on_stop(self, e: dict) -> None:
+        self.stop = e
+        final = e.get("messages")
+        if not isinstance(final, list):
+            return
+        n = len(self.msgs)
+        if self.history is not None and len(final) >= n and final[:n] == self.msgs:
+            i = n
+            while i < len(final) and _is_tool(final[i]) and self.card is not None \
+                    and self.card.kind == "turn":
+                self.card.results.append(i)
+                i += 1
+            self.msgs.extend(final[n:])
+            if i < len(final):
+                self._add(Card("final", sent=list(range(i, len(final)))))
+            return
+        start = self._common_from(0, final) if self.history is not None else 0
+        if self.history is not None and start >= len(final) and len(final) == n:
+            return
+        self._new_history(list(final), start)
+        self._add(Card("final", sent=list(range(start, len(final))),
+                       rewritten_from=start if self.histories[:-1] else None))
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _common_from(self, known: int, new: list) -> int:
+        """The first index where ``new`` departs from the current history (``known`` agree)."""
+        i = known
+        limit = min(len(self.msgs), len(new))
+        while i < limit and self.msgs[i] == new[i]:
+            i += 1
+        return i
+
+    def _new_history(self, messages: list, start: int) -> None:
+        self._close()
+        self.card = None
+        self.msgs = messages
+        self.history = History(messages, start,
+                               marks={k: set(v) for k, v in self.marks.items() if k < len(messages)})
+        self.histories.append(self.history)
+
+    def _add(self, card: Card) -> None:
+        if self.history is None:
+            self._new_history(self.msgs, 0)
+        assert self.history is not None
+        self.history.cards.append(card)
+        if card.kind == "turn":
+            self.card = card
+
+    def _turn_info(self) -> TurnInfo | None:
+        return self.turns[-1] if self.turns else None
+
+    def _card_with_call(self, cid: Any) -> Card | None:
+        card = self.card
+        if card is None or card.reply is None or card.reply >= len(self.msgs):
+            return None
+        ids = [c.get("id") for c in _calls_of(self.msgs[card.reply]) if isinstance(c, dict)]
+        return card if cid in ids else None
+
+    def _close(self) -> None:
+        h = self.history
+        if h is None:
+            return
+        self._recorded_results()
+        h.messages = self.msgs
+        h.pairing = adapter.pair(h.messages)
+        last = h.messages[-1] if h.messages else None
+        h.pending_last = bool(_calls_of(last))
+        if self.with_findings:
+            found = adapter.check(h.messages, self.header.get("tools") or None, self.profile,
+                                  in_progress=h.pending_last)
+            h.findings = found + h.recorded
+
+    def _recorded_results(self) -> None:
+        """Results the session appended that no later request or stop event carried (the
+        history was rewritten, or the transcript ends): rebuilt from their tool events."""
+        card = self.card
+        if card is None or card.reply is None or card.reply != len(self.msgs) - 1 or \
+                self.history is None or card not in self.history.cards:
+            return
+        from agentdbg.messages import tool_message
+
+        for call in _calls_of(self.msgs[card.reply]):
+            cid = call.get("id") if isinstance(call, dict) else None
+            event = card.tools.get(cid) if isinstance(cid, str) else None
+            if event is not None and isinstance(event.get("content"), str):
+                card.results.append(len(self.msgs))
+                self.msgs.append(tool_message(str(event.get("tool_call_id")), event["content"]))
+
+    def finish(self, warnings: list[str]) -> Run:
+        if self.history is None:
+            self._new_history(self.msgs, 0)
+        self._close()
+        return Run(self.path, self.header, self.histories, self.turns, self.stop, self.actions,
+                   self.blocked, warnings, self.msgs[:self.last_len], self.last_usage)
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _num(value: Any) -> float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _is_tool(m: Any) -> bool:
+    return isinstance(m, dict) and m.get("role") == "tool"
+
+
+def read_run(source: str | os.PathLike | Any, *, profile: str = "openai",
+             findings: bool = True) -> Run:
+    """A transcript path (streamed) or an already loaded ``Transcript`` as a ``Run``."""
+    from agentdbg.transcript import iter_transcript
+
+    if isinstance(source, Run):
+        return source
+    if hasattr(source, "header") and hasattr(source, "events"):
+        loaded: Any = source
+        return _from_events(Path(loaded.path), loaded.header, loaded.events, list(loaded.warnings),
+                            profile, findings)
+    warnings: list[str] = []
+    stream = (event for _, event in iter_transcript(source, warnings))
+    header = next(stream, None)
+    if header is None:
+        from agentdbg.errors import InputError
+
+        raise InputError(f"{source}: empty transcript")
+    return _from_events(Path(source), header, stream, warnings, profile, findings)
+
+
+def _from_events(path: Path, header: dict, events: Iterable[dict], warnings: list[str],
+                 profile: str, findings: bool) -> Run:
+    builder = RunBuilder(path, header, profile=profile, findings=findings)
+    for event in events:
+        builder.feed(event)
+    return builder.finish(warnings)

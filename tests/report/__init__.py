@@ -1,0 +1,1 @@
+"""Tests of agentdbg.report (a package, so its conftest does not shadow tests/conftest.py)."""
