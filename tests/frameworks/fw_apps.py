@@ -1,0 +1,100 @@
+"""The apps of the compatibility suite: which framework environment, which script, which
+flags, which wire format, what `agentdbg serve` must answer with, and each misuse flag with
+the rule ids agentdbg must report for it."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+APPS = HERE / "apps"
+SCRIPTS = HERE / "scripts"
+
+
+def _shop():
+    spec = importlib.util.spec_from_file_location("frameworks_shop", APPS / "shop.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+LOCATION = _shop().LOCATION  # every app's answer names it
+
+
+@dataclass(frozen=True)
+class App:
+    id: str                          # the test id
+    env: str                         # requirements/<env>.txt
+    script: str                      # apps/<script>
+    args: tuple[str, ...] = ()       # the flags that make this variant (e.g. --stream)
+    wire: str = "chat"               # chat | responses | messages: what the app sends
+    serve: tuple[str, ...] = ("--offline",)
+    misuse: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def path(self) -> Path:
+        return APPS / self.script
+
+    def __str__(self) -> str:
+        return self.id
+
+
+def _script(name: str) -> tuple[str, ...]:
+    return ("--script", str(SCRIPTS / name))
+
+
+DROP_RESULTS = ("missing-tool-response", "results-not-sent")
+FORGET_ASSISTANT = ("orphan-tool-message", "response-not-appended")
+TRIMMED = ("orphan-tool-message",)
+REWRITTEN = ("history-rewritten",)
+
+_CHAT = [
+    App("openai-chat", "openai", "openai_chat.py",
+        misuse={"--drop-results": DROP_RESULTS, "--forget-assistant": FORGET_ASSISTANT}),
+    App("openai-chat-stream", "openai", "openai_chat.py", ("--stream",),
+        misuse={"--drop-results": DROP_RESULTS}),
+    App("openai-chat-stream-helper", "openai", "openai_chat.py", ("--stream-helper",)),
+    App("openai-agents-chat", "openai-agents", "openai_agents.py", ("--chat-completions",),
+        misuse={"--trim": TRIMMED}),
+    App("openai-agents-chat-stream", "openai-agents", "openai_agents.py", ("--chat-completions", "--stream")),
+    App("langgraph", "langgraph", "langgraph_app.py", misuse={"--trim": TRIMMED}),
+    App("langgraph-stream", "langgraph", "langgraph_app.py", ("--stream",)),
+    # pydantic-ai drops a tool return whose call was trimmed away: what is left is a history that
+    # lost the user's question.
+    App("pydantic-ai", "pydantic-ai", "pydantic_ai_app.py", misuse={"--trim": REWRITTEN}),
+    App("pydantic-ai-stream", "pydantic-ai", "pydantic_ai_app.py", ("--stream",)),
+    App("pydantic-ai-structured", "pydantic-ai", "pydantic_ai_app.py", ("--structured",)),
+    App("pydantic-ai-structured-stream", "pydantic-ai", "pydantic_ai_app.py", ("--structured", "--stream")),
+    App("smolagents", "smolagents", "smolagents_app.py", serve=_script("smolagents.yaml"),
+        misuse={"--lose-result": ("results-not-sent",)}),
+    App("smolagents-stream", "smolagents", "smolagents_app.py", ("--stream",),
+        serve=_script("smolagents.yaml")),
+    App("litellm", "litellm", "litellm_app.py", misuse={"--trim": TRIMMED}),
+    App("litellm-stream", "litellm", "litellm_app.py", ("--stream",)),
+    App("llama-index", "llama-index", "llama_index_app.py", misuse={"--trim": TRIMMED}),
+    App("llama-index-stream", "llama-index", "llama_index_app.py", ("--stream",)),
+]
+
+# These need agentdbg's support for the Responses and Anthropic Messages wire formats (issue 15).
+_OTHER_WIRES = [
+    App("openai-agents-responses", "openai-agents", "openai_agents.py", wire="responses",
+        misuse={"--trim": TRIMMED}),
+    App("openai-agents-responses-stream", "openai-agents", "openai_agents.py", ("--stream",),
+        wire="responses"),
+    App("openai-responses", "openai", "openai_responses.py", wire="responses",
+        misuse={"--drop-results": ("missing-tool-response",), "--forget-assistant": ("orphan-tool-message",)}),
+    App("openai-responses-stream", "openai", "openai_responses.py", ("--stream",), wire="responses"),
+    App("anthropic", "anthropic", "anthropic_messages.py", wire="messages",
+        misuse={"--drop-results": ("missing-tool-response",), "--forget-assistant": ("orphan-tool-message",)}),
+    App("anthropic-stream", "anthropic", "anthropic_messages.py", ("--stream",), wire="messages"),
+    App("pydantic-ai-anthropic", "pydantic-ai", "pydantic_ai_app.py", ("--anthropic",), wire="messages",
+        misuse={"--trim": REWRITTEN}),
+    App("pydantic-ai-anthropic-stream", "pydantic-ai", "pydantic_ai_app.py", ("--anthropic", "--stream"),
+        wire="messages"),
+    App("litellm-anthropic", "litellm", "litellm_app.py", ("--anthropic",), wire="messages"),
+]
+
+ALL = _CHAT + _OTHER_WIRES
+MISUSES = [(app, flag, rules) for app in ALL for flag, rules in app.misuse.items()]
