@@ -36,8 +36,8 @@ class OfflineModel:
 
     def complete(self, request: ModelRequest) -> ModelReply:
         conv = Conversation(request.messages)
-        declared = getattr(request, "side_effect_tools", frozenset()) or frozenset()
-        tools = read_tools(request.tools, frozenset(declared))
+        declared: frozenset[str] = frozenset(getattr(request, "side_effect_tools", None) or ())
+        tools = read_tools(request.tools, declared)
         choice = read_choice(request.tool_choice)
         plan = Planner(tools, conv, choice).run()
         calls = plan.calls

@@ -88,8 +88,8 @@ def fill(tool: ToolDef, qv: QuestionValues, conv: Conversation) -> Fill:
         values[name] = [v[0]]
         if v[1]:
             weak.add(name)
-    for name, v in _texts_for(tool, values, qv).items():
-        values[name] = [v]
+    for name, text in _texts_for(tool, values, qv).items():
+        values[name] = [text]
         weak.add(name)
     for p in tool.params:
         if not values[p.name] and p.type == "boolean":

@@ -102,7 +102,8 @@ class Conversation:
     # -- what the planner asks -----------------------------------------------------
     def new_ids(self, n: int) -> list[str]:
         """``n`` ids never used in this history; the same history always gets the same ids."""
-        out, k = [], max(self.call_count, self._highest) + 1
+        out: list[str] = []
+        k = max(self.call_count, self._highest) + 1
         while len(out) < n:
             cid = f"call_o{k}"
             if cid not in self.used_ids:

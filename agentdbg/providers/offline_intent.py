@@ -72,7 +72,8 @@ def action_verb(tool: ToolDef) -> str:
 
 
 def synonyms(verb: str) -> tuple[set[str], tuple[str, ...]]:
-    english, chinese = {verb}, ()
+    english: set[str] = {verb}
+    chinese: tuple[str, ...] = ()
     for group, zh in _GROUPS:
         if verb in group:
             english |= group

@@ -63,7 +63,7 @@ def search(pattern: str, value: str) -> bool | None:
 @functools.lru_cache(maxsize=1)
 def _re2() -> Any:
     try:
-        import re2
+        import re2  # type: ignore[import-untyped]
     except ImportError:
         return None
     return re2

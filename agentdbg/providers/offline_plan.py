@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdbg.messages import call_fingerprint
+from agentdbg.messages import call_fingerprint, parse_json_object
 from agentdbg.providers.offline_fill import Fill, Missing, QuestionValues, fill
 from agentdbg.providers.offline_history import Conversation
 from agentdbg.providers.offline_intent import intent
@@ -138,8 +138,8 @@ class Planner:
             tool = by_name.get(r.name)
             if tool is None:
                 continue
-            if tool.side_effects and "idempotency" not in r.arguments.lower():
-                self.plan.held.append(Held(r.name, "failed_side_effect", str(r.error.get("type"))))
+            if tool.side_effects and not _idempotent(r.arguments):
+                self.plan.held.append(Held(r.name, "failed_side_effect", str((r.error or {}).get("type"))))
                 self.plan.notes.append(f"not retrying {r.name}: it has side effects and the call may "
                                        "have gone through (no idempotency key)")
                 continue
@@ -253,6 +253,12 @@ def closest_missing(tools: list[ToolDef], fills: dict[str, Fill], question: str,
               for i, t in enumerate(tools) if fills[t.name].missing and not t.side_effects]
     scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:n]
     return [m for _, _, t in scored for m in fills[t.name].missing]
+
+
+def _idempotent(arguments: str) -> bool:
+    """The call carried an idempotency key, so sending it again cannot do the thing twice."""
+    args = parse_json_object(arguments) or {}
+    return any("idempotency" in str(k).lower() and v not in (None, "") for k, v in args.items())
 
 
 def _named(tool: ToolDef, question: str) -> bool:

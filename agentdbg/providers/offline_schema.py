@@ -81,6 +81,8 @@ class Param:
         parts = [self.type if self.type != "any" else "a value"]
         if isinstance(s.get("enum"), list):
             parts.append("one of " + ", ".join(str(o) for o in s["enum"][:8]))
+        if isinstance(s.get("examples"), list) and s["examples"]:
+            parts.append("e.g. " + ", ".join(str(o) for o in s["examples"][:4]))
         if isinstance(s.get("pattern"), str):
             parts.append(f"pattern {s['pattern'][:60]}")
         if isinstance(s.get("format"), str):
@@ -114,8 +116,9 @@ def read_tools(tools: Any, declared: frozenset[str] = frozenset()) -> list[ToolD
         fn = t.get("function") if isinstance(t, dict) else None
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
             continue
-        root = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
-        desc = fn.get("description") if isinstance(fn.get("description"), str) else ""
+        params, description = fn.get("parameters"), fn.get("description")
+        root: dict = params if isinstance(params, dict) else {}
+        desc: str = description if isinstance(description, str) else ""
         side, why = side_effects(fn["name"], desc, _hints(t, fn), fn["name"] in declared)
         out.append(ToolDef(fn["name"], desc, _params(root), side, why))
     return out
@@ -124,7 +127,8 @@ def read_tools(tools: Any, declared: frozenset[str] = frozenset()) -> list[ToolD
 def _params(root: dict) -> list[Param]:
     props = root.get("properties")
     props = props if isinstance(props, dict) else {}
-    required = root.get("required") if isinstance(root.get("required"), list) else []
+    listed = root.get("required")
+    required: list = listed if isinstance(listed, list) else []
     out = []
     for name, schema in list(props.items())[:MAX_PARAMS]:
         if isinstance(name, str):
@@ -307,7 +311,8 @@ def _number_ok(value: float, s: dict) -> bool:
         if _is_number(s.get(key)) and not ok(s[key]):
             return False
     m = s.get("multipleOf")
-    return not (_is_number(m) and m > 0 and not float(value / m).is_integer())
+    return not (isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0
+                and not float(value / m).is_integer())
 
 
 def out_of_range(value: float, s: dict) -> str:

@@ -77,7 +77,8 @@ def occurrences(text: str, value: str) -> list[tuple[int, int]]:
     if not value:
         return []
     low, needle = text.lower(), value.lower()
-    out, i = [], low.find(needle)
+    out: list[tuple[int, int]] = []
+    i = low.find(needle)
     while i >= 0 and len(out) < 50:
         end = i + len(needle)
         before_ok = i == 0 or not (_ALNUM.match(needle[0]) and _ALNUM.match(low[i - 1]))

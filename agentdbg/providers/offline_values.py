@@ -51,6 +51,8 @@ _FORMATS = {
     "email": re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,63}"),
     "uri": re.compile(r"https?://[^\s\"'<>]{1,2000}"),
 }
+_FORMAT_NAMES = {"date": "a date", "date-time": "a date and time", "time": "a time",
+                 "email": "an e-mail address", "uri": "a URL"}
 
 
 def shaped(param: Param, question: str) -> tuple[list[Value], str]:
@@ -70,7 +72,7 @@ def shaped(param: Param, question: str) -> tuple[list[Value], str]:
     fmt = s.get("format")
     if isinstance(fmt, str) and fmt in _FORMATS and not isinstance(pattern, str):
         for m in _FORMATS[fmt].finditer(q):
-            found.append(Value(m.group(0), f"question has a {fmt}", m.start(), m.end()))
+            found.append(Value(m.group(0), f"question has {_FORMAT_NAMES[fmt]}", m.start(), m.end()))
     for key in ("enum", "examples"):
         options = s.get(key)
         for opt in options[:200] if isinstance(options, list) else []:
@@ -267,7 +269,8 @@ def phrases(question: str, taken: list[tuple[int, int]]) -> list[Phrase]:
 
 def _title_phrases(q: str) -> list[Phrase]:
     tokens = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z'’\-]*|\S", q)]
-    out, run = [], []
+    out: list[Phrase] = []
+    run: list[tuple[int, int, str]] = []
     for tok in tokens + [(len(q), len(q), ".")]:
         text = tok[2]
         if _CAP.fullmatch(text) or (run and text.lower() in _CONNECTORS):
@@ -284,8 +287,10 @@ def _close_run(q: str, run: list) -> list[Phrase]:
     while run and run[-1][2].lower() in _CONNECTORS:
         run = run[:-1]
     while run and (run[0][2].lower() in ("i", "my") or
-                   (run[0][2].lower() in _LEADING and _sentence_start(q, run[0][0]))):
-        run = run[1:]
+                   (run[0][2].lower() in _LEADING and _sentence_start(q, run[0][0])) or
+                   (len(run) > 1 and _sentence_start(q, run[0][0]) and run[1][2].islower()) or
+                   (run[0][2].islower() and run[0][2] in _CONNECTORS)):
+        run = run[1:]  # "Weather in Shenzhen": capitalised only because it opens the sentence
     if not run or all(t[2].lower() in _CONNECTORS | STOPWORDS for t in run):
         return []
     if len(run) == 1 and _sentence_start(q, run[0][0]):
@@ -301,7 +306,7 @@ def _sentence_start(q: str, i: int) -> bool:
 def is_text_param(param: Param) -> bool:
     s = param.schema
     return param.type in ("string", "any") and not param.closed and "pattern" not in s and \
-        "format" not in s and "examples" not in s
+        "format" not in s
 
 
 def text_score(param: Param, phrase: Phrase) -> int:
