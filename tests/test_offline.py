@@ -372,3 +372,30 @@ def test_two_turn_loop_over_http_never_repeats_an_id(model_server):
     assert asked == [["check_availability"], ["reserve_book"]]
     ids = [c["id"] for m in messages for c in m.get("tool_calls") or []]
     assert ids == ["call_o1", "call_o2"] and len(model_server.requests) == 4
+
+
+def test_strict_schemas_send_null_for_nullable_fields_and_follow_local_refs():
+    # how pydantic/the Agents SDK write strict tools: every field required, optional ones nullable
+    tool = fn_tool("get_forecast", {
+        "city": {"$ref": "#/$defs/City"},
+        "days": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 7}, {"type": "null"}]},
+        "units": {"anyOf": [{"type": "string", "enum": ["metric", "imperial"]}, {"type": "null"}]},
+    }, ["city", "days", "units"], strict=True)
+    tool["function"]["parameters"].update(
+        {"additionalProperties": False, "$defs": {"City": {"type": "string", "enum": ["Paris", "Oslo"]}}})
+    assert called(reply_to([tool], user("Forecast for Oslo, 3 days"))) == [
+        ("get_forecast", {"city": "Oslo", "days": 3, "units": None})]
+    # a tool whose fields are all nullable is not called on any question at all
+    loose = fn_tool("list_alerts", {"region": {"type": ["string", "null"]}}, ["region"], strict=True)
+    assert called(reply_to([loose], user("hello"))) == []
+
+
+def test_deeply_nested_arguments_and_results_are_data(sample_tools):
+    deep = "[" * 5000
+    msgs = user("订单 ORD-2026-001 到哪里了?") + [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "x1", "type": "function", "function": {"name": "query_order", "arguments": deep}}]},
+        {"role": "tool", "tool_call_id": "x1", "content": deep}]
+    reply = reply_to(sample_tools.openai_tools(), msgs)
+    assert called(reply) == [("query_order", {"order_id": "ORD-2026-001"})]
+    assert reply.message["tool_calls"][0]["id"] == "call_o2"

@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentdbg.messages import call_fingerprint, parse_json_object
-from agentdbg.providers.offline_history import Conversation, Result
+from agentdbg.providers.offline_history import Conversation, Result, fingerprint, json_object
 from agentdbg.providers.offline_plan import Plan
 from agentdbg.providers.offline_text import has_cjk
 
@@ -47,10 +46,10 @@ def answer(conv: Conversation, plan: Plan, no_tools: bool) -> str:
 
 def _latest_failures(results: list[Result]) -> list[Result]:
     """The latest failure of each call that never succeeded, once."""
-    settled = {call_fingerprint(r.name, r.arguments) for r in results if r.error is None}
+    settled = {fingerprint(r.name, r.arguments) for r in results if r.error is None}
     out: list[Result] = []
     for r in reversed(results):
-        fp = call_fingerprint(r.name, r.arguments)
+        fp = fingerprint(r.name, r.arguments)
         if r.error is not None and fp not in settled:
             settled.add(fp)
             out.insert(0, r)
@@ -58,7 +57,7 @@ def _latest_failures(results: list[Result]) -> list[Result]:
 
 
 def _label(r: Result) -> str:
-    parsed = parse_json_object(r.arguments) or {}
+    parsed = json_object(r.arguments) or {}
     inner = ", ".join(f"{k}={v}" for k, v in parsed.items())
     return f"{r.name}({inner})"
 
@@ -110,7 +109,7 @@ def _comparisons(good: list[Result], t: dict) -> list[str]:
 
 
 def _who(args: str) -> str:
-    parsed = parse_json_object(args) or {}
+    parsed = json_object(args) or {}
     return "/".join(str(v) for v in parsed.values()) or "?"
 
 

@@ -106,13 +106,15 @@ def fill(tool: ToolDef, qv: QuestionValues, conv: Conversation) -> Fill:
         elif ambiguous:
             lookups[p.name] = ambiguous
     for p in tool.required:
+        if not values[p.name] and p.nullable:
+            values[p.name] = [Value(None, "null: no value in the question, and the schema allows null")]
         if not values[p.name]:
             result.missing.append(Missing(tool.name, p.name, _why_missing(tool, p, qv, lookups),
                                           ambiguous=p.name in lookups))
     result.from_question = sum(1 for p in tool.params if any(v.start >= 0 for v in values[p.name]))
     if result.missing:
         return result
-    required_weak = [p.name in weak for p in tool.required]
+    required_weak = [p.name in weak for p in tool.needs]
     result.weak = bool(required_weak) and all(required_weak)
     result.combos = _combos(tool, values)
     return result
@@ -247,6 +249,8 @@ def _why_missing(tool: ToolDef, p: Param, qv: QuestionValues, lookups: dict[str,
             return out_of_range(near[0].value, p.schema)
     if p.type in ("object", "array"):
         return f"it takes an {p.type}, which the offline model does not build"
+    if "$unknown" in p.schema:
+        return "its schema is a reference the offline model does not follow (remote refs are never fetched)"
     source = "the question" if p.closed else "the question or the tool results"
     return f"no value for it in {source} ({p.describe()})"
 

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agentdbg.messages import call_fingerprint, is_error_result, tool_calls_of
+from agentdbg import messages as wire
+from agentdbg.messages import tool_calls_of
 from agentdbg.providers.offline_schema import Param
 from agentdbg.providers.offline_text import content_stems, name_tokens, stem
 from agentdbg.providers.offline_values import Value
@@ -28,6 +29,27 @@ class Result:
     arguments: str
     value: Any          # parsed JSON, or the raw content
     error: dict | None  # agentdbg's structured error, when the call failed
+
+
+def fingerprint(name: str, arguments: str) -> str:
+    """``call_fingerprint``, also for arguments nested too deeply to parse (compared as text)."""
+    try:
+        return wire.call_fingerprint(name, arguments)
+    except RecursionError:
+        return f"{name}:{arguments}"
+
+
+def json_object(text: Any) -> dict | None:
+    try:
+        return wire.parse_json_object(text)
+    except RecursionError:
+        return None
+
+
+def _error_of(content: Any) -> dict | None:
+    """agentdbg's structured error object, when the content is one."""
+    obj = json_object(content) if isinstance(content, str) else None
+    return obj if obj and obj.get("ok") is False and isinstance(obj.get("error"), dict) else None
 
 
 def text_of(content: Any) -> str | None:
@@ -70,15 +92,16 @@ class Conversation:
             name, args = fn.get("name"), fn.get("arguments")
             self.call_count += 1
             if isinstance(name, str) and isinstance(args, str):
-                fp = call_fingerprint(name, args)
+                fp = fingerprint(name, args)
                 self.made[fp] = self.made.get(fp, 0) + 1
                 self._calls[str(c.get("id"))] = (name, args)
         if role == "tool" and str(m.get("tool_call_id")) in self._calls:
             self._result(*self._calls[str(m.get("tool_call_id"))], m.get("content"))
 
     def _result(self, name: str, args: str, content: Any) -> None:
-        if is_error_result(content):
-            result = Result(name, args, json.loads(content), json.loads(content)["error"])
+        error = _error_of(content)
+        if error is not None:
+            result = Result(name, args, error, error["error"])
             self.block_errors.append(result)
         else:
             result = Result(name, args, _parse(text_of(content) if isinstance(content, list) else content),
@@ -86,18 +109,13 @@ class Conversation:
         self.results.append(result)
 
     def _note_ids(self, m: dict) -> None:
-        for c in tool_calls_of(m):
-            if isinstance(c, dict) and isinstance(c.get("id"), str):
-                self.used_ids.add(c["id"])
+        ids = [c["id"] for c in tool_calls_of(m) if isinstance(c, dict) and isinstance(c.get("id"), str)]
         if isinstance(m.get("tool_call_id"), str):
-            self.used_ids.add(m["tool_call_id"])
+            ids.append(m["tool_call_id"])
+        self.used_ids.update(ids)
         text = text_of(m.get("content")) or ""
-        for found in _OFFLINE_ID.findall(text[:100_000]):
+        for found in _OFFLINE_ID.findall(" ".join(ids) + " " + text[:100_000]):
             self._highest = max(self._highest, int(found))
-        for i in self.used_ids:
-            hit = _OFFLINE_ID.fullmatch(i)
-            if hit:
-                self._highest = max(self._highest, int(hit.group(1)))
 
     # -- what the planner asks -----------------------------------------------------
     def new_ids(self, n: int) -> list[str]:
@@ -117,7 +135,7 @@ class Conversation:
     def retryable_once(self) -> list[Result]:
         """Failures of the latest block marked retryable, made only once."""
         return [r for r in self.block_errors if r.error and r.error.get("retryable")
-                and self.made.get(call_fingerprint(r.name, r.arguments), 0) == 1]
+                and self.made.get(fingerprint(r.name, r.arguments), 0) == 1]
 
     def lookup(self, param: Param, question: str) -> tuple[Value | None, str]:
         """The latest result field for ``param`` (a free-form parameter), and, when a list of

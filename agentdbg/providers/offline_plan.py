@@ -15,9 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdbg.messages import call_fingerprint, parse_json_object
 from agentdbg.providers.offline_fill import Fill, Missing, QuestionValues, fill
-from agentdbg.providers.offline_history import Conversation
+from agentdbg.providers.offline_history import Conversation, fingerprint, json_object
 from agentdbg.providers.offline_intent import intent
 from agentdbg.providers.offline_schema import ToolDef
 from agentdbg.providers.offline_text import name_tokens, overlap
@@ -120,7 +119,7 @@ class Planner:
     # -- pieces ----------------------------------------------------------------
     def _add(self, tool: ToolDef, args: dict, why: str) -> bool:
         text = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
-        fp = call_fingerprint(tool.name, text)
+        fp = fingerprint(tool.name, text)
         if fp in self.conv.made or fp in self._planned:
             return False
         self._planned.add(fp)
@@ -129,7 +128,7 @@ class Planner:
         return True
 
     def _new(self, f: Fill) -> list[tuple[dict, str]]:
-        return [(a, w) for a, w in f.combos if call_fingerprint(
+        return [(a, w) for a, w in f.combos if fingerprint(
             f.tool.name, json.dumps(a, ensure_ascii=False, separators=(",", ":"))) not in self.conv.made]
 
     def _retries(self) -> None:
@@ -143,7 +142,7 @@ class Planner:
                 self.plan.notes.append(f"not retrying {r.name}: it has side effects and the call may "
                                        "have gone through (no idempotency key)")
                 continue
-            fp = call_fingerprint(r.name, r.arguments)
+            fp = fingerprint(r.name, r.arguments)
             self._planned.add(fp)
             self.plan.calls.append(Call(r.name, r.arguments, "retry"))
             self.plan.notes.append(f"retrying {r.name} once after a retryable error")
@@ -208,11 +207,11 @@ class Planner:
 
     def _reads(self, fallback: bool) -> None:
         reads = [t for t in self.tools if not t.side_effects and self._new(self.fills[t.name])
-                 and (t.required or _named(t, self.question))]
+                 and (t.needs or _named(t, self.question))]
         if not reads and fallback and not self.conv.results:
             # nothing else fits a question that asks for no action: a tool whose parameters
             # are all optional, when the question fills one of them
-            reads = [t for t in self.tools if not t.side_effects and not t.required
+            reads = [t for t in self.tools if not t.side_effects and not t.needs
                      and self.fills[t.name].from_question and self._new(self.fills[t.name])]
         strong = [t for t in reads if not self.fills[t.name].weak]
         weak = [t for t in reads if self.fills[t.name].weak]
@@ -257,7 +256,7 @@ def closest_missing(tools: list[ToolDef], fills: dict[str, Fill], question: str,
 
 def _idempotent(arguments: str) -> bool:
     """The call carried an idempotency key, so sending it again cannot do the thing twice."""
-    args = parse_json_object(arguments) or {}
+    args = json_object(arguments) or {}
     return any("idempotency" in str(k).lower() and v not in (None, "") for k, v in args.items())
 
 

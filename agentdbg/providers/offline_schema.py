@@ -52,6 +52,7 @@ class Param:
     schema: dict                      # the property's schema, local refs resolved
     required: bool
     root: dict = field(repr=False, default_factory=dict)
+    nullable: bool = False            # null is a valid value (strict schemas' optional fields)
 
     @property
     def type(self) -> str:
@@ -105,6 +106,11 @@ class ToolDef:
     def required(self) -> list[Param]:
         return [p for p in self.params if p.required]
 
+    @property
+    def needs(self) -> list[Param]:
+        """Required parameters that need a real value (a nullable one can be sent as null)."""
+        return [p for p in self.params if p.required and not p.nullable]
+
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
 
@@ -132,7 +138,8 @@ def _params(root: dict) -> list[Param]:
     out = []
     for name, schema in list(props.items())[:MAX_PARAMS]:
         if isinstance(name, str):
-            out.append(Param(name, effective(schema, root), name in required, root))
+            out.append(Param(name, effective(schema, root), name in required, root,
+                             nullable=_accepts_null(schema, root)))
     return out
 
 
@@ -197,9 +204,11 @@ def resolve(schema: Any, root: dict, depth: int = 0) -> Any:
     return schema
 
 
-def effective(schema: Any, root: dict) -> dict:
+def effective(schema: Any, root: dict, depth: int = 0) -> dict:
     """The schema a value is read against: refs resolved, ``anyOf: [X, null]`` unwrapped."""
     s = resolve(schema, root)
+    if depth > MAX_DEPTH:
+        return {"$unknown": True}
     if not isinstance(s, dict):
         return {"$unknown": True} if s is None or s is not True else {}
     for key in ("anyOf", "oneOf"):
@@ -209,13 +218,24 @@ def effective(schema: Any, root: dict) -> dict:
                     if isinstance(b, dict) and b.get("type") != "null"]
             if len(real) == 1:
                 merged = {**real[0], **{k: v for k, v in s.items() if k != key}}
-                return effective(merged, root) if "$ref" in merged else merged
+                return effective(merged, root, depth + 1) if "$ref" in merged else merged
     all_of = s.get("allOf")
     if isinstance(all_of, list) and len(all_of) == 1:
         inner = resolve(all_of[0], root)
         if isinstance(inner, dict):
             return {**inner, **{k: v for k, v in s.items() if k != "allOf"}}
     return s
+
+
+def _accepts_null(schema: Any, root: dict) -> bool:
+    s = resolve(schema, root)
+    if not isinstance(s, dict):
+        return False
+    t = s.get("type")
+    if t == "null" or (isinstance(t, list) and "null" in t):
+        return True
+    branches = [b for key in ("anyOf", "oneOf") if isinstance(s.get(key), list) for b in s[key][:16]]
+    return any(resolve(b, root) == {"type": "null"} for b in branches)
 
 
 def fits(value: Any, schema: Any, root: dict, depth: int = 0) -> bool:

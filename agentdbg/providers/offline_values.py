@@ -10,6 +10,7 @@ free text only when it stands out (quoted, a Title Like This, "about …").
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ from agentdbg.providers.offline_text import (
 )
 
 MAX_QUESTION = 4000  # characters of the question read for values
+MAX_NUMBERS = 40     # numbers of the question considered
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def numbers(question: str, taken: list[tuple[int, int]]) -> list[Number]:
     for m in _ZH_NUMBER.finditer(q):
         if not _inside(m.start(), m.end(), taken):
             out.append(_number(q, _ZH_NUMBERS[m.group(1)], m.start(), m.end()))
-    return sorted(out, key=lambda n: n.start)
+    return sorted(out, key=lambda n: n.start)[:MAX_NUMBERS]
 
 
 def _number(q: str, value: float, start: int, end: int) -> Number:
@@ -174,9 +176,14 @@ def number_score(param: Param, n: Number) -> int:
     return score
 
 
-def _vocab(param: Param) -> set[str]:
-    tokens = name_tokens(param.name) + words(param.description)
-    return {stem(t) for t in tokens if t not in STOPWORDS} | {t for t in tokens if t not in STOPWORDS}
+def _vocab(param: Param) -> frozenset[str]:
+    return _vocab_of(param.name, param.description[:500])
+
+
+@functools.lru_cache(maxsize=4096)
+def _vocab_of(name: str, description: str) -> frozenset[str]:
+    tokens = [t for t in name_tokens(name) + words(description) if t not in STOPWORDS]
+    return frozenset({stem(t) for t in tokens} | set(tokens))
 
 
 def number_fits(param: Param, value: float) -> bool:
