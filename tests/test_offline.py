@@ -224,6 +224,7 @@ def test_tool_choice_required_named_and_allowed_tools(sample_tools):
     # a named function that is not among the tools: said, not invented
     reply = reply_to(tools, user("hi"), tool_choice={"type": "function", "function": {"name": "nope"}})
     assert called(reply) == [] and "'nope', which is not among the tools" in reply.note
+    assert "'nope', which is not among the tools" in reply.message["content"]
 
 
 def test_call_ids_never_repeat_an_id_of_the_history_and_are_deterministic(sample_tools):

@@ -18,14 +18,14 @@ from agentdbg.providers.offline_text import has_cjk
 
 def answer(conv: Conversation, plan: Plan, no_tools: bool) -> str:
     t = _ZH if has_cjk(conv.question) else _EN
-    lines: list[str] = []
+    lines: list[str] = [plan.problem] if plan.problem else []
     results = conv.results
     if not results:
         if no_tools:
             lines.append(t["no_tools"])
-        elif not plan.missing and not plan.held:
+        elif not plan.missing and not plan.held and not plan.problem:
             lines.append(t["no_match"])
-        else:
+        elif plan.missing or plan.held:
             lines.append(t["could_not_call"])
     else:
         good = [r for r in results if r.error is None]

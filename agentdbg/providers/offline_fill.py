@@ -79,14 +79,32 @@ class QuestionValues:
 
 def fill(tool: ToolDef, qv: QuestionValues, conv: Conversation) -> Fill:
     result = Fill(tool)
-    values: dict[str, list[Value]] = {}
-    for p in tool.params:
-        values[p.name] = _without_opposite_role(p, qv.shaped.get((tool.name, p.name), []), qv.question)
+    values, weak = _from_question(tool, qv)
+    lookups = _from_results(tool, values, qv, conv)
+    for p in tool.required:
+        if not values[p.name] and p.nullable:
+            values[p.name] = [Value(None, "null: no value in the question, and the schema allows null")]
+        if not values[p.name]:
+            result.missing.append(Missing(tool.name, p.name, _why_missing(tool, p, qv, lookups),
+                                          ambiguous=p.name in lookups))
+    result.from_question = sum(1 for p in tool.params if any(v.start >= 0 for v in values[p.name]))
+    if not result.missing:
+        needs_weak = [p.name in weak for p in tool.needs]
+        result.weak = bool(needs_weak) and all(needs_weak)
+        result.combos = _combos(tool, values)
+    return result
+
+
+def _from_question(tool: ToolDef, qv: QuestionValues) -> tuple[dict[str, list[Value]], set[str]]:
+    """Each parameter's values from the question, and which of them are guesses (free text,
+    a lone number)."""
+    values = {p.name: _without_opposite_role(p, qv.shaped.get((tool.name, p.name), []), qv.question)
+              for p in tool.params}
     _share_out(tool, values, qv.question)
     weak = set()
-    for name, v in _numbers_for(tool, values, qv).items():
-        values[name] = [v[0]]
-        if v[1]:
+    for name, (number, guess) in _numbers_for(tool, values, qv).items():
+        values[name] = [number]
+        if guess:
             weak.add(name)
     for name, text in _texts_for(tool, values, qv).items():
         values[name] = [text]
@@ -95,29 +113,25 @@ def fill(tool: ToolDef, qv: QuestionValues, conv: Conversation) -> Fill:
         if not values[p.name] and p.type == "boolean":
             b = boolean(p, qv.question)
             values[p.name] = [b] if b else []
-    lookups: dict[str, str] = {}
+    return values, weak
+
+
+def _from_results(tool: ToolDef, values: dict[str, list[Value]], qv: QuestionValues,
+                  conv: Conversation) -> dict[str, str]:
+    """Add result fields to required free-form parameters (not an optional one: that would
+    only make the same call again; not a number the user gave, even out of range). Returns,
+    per parameter, why a list of results left its value open."""
+    open_: dict[str, str] = {}
     rejected = _rejected_numbers(tool, values, qv)
     for p in tool.params:
         if p.closed or not p.required or p.type in ("object", "array") or p.name in rejected:
-            continue  # optional: would only make the same call again; rejected: the user said
+            continue
         found, ambiguous = conv.lookup(p, qv.question)
         if found is not None and all(v.value != found.value for v in values[p.name]):
             values[p.name] = values[p.name] + [found]
         elif ambiguous:
-            lookups[p.name] = ambiguous
-    for p in tool.required:
-        if not values[p.name] and p.nullable:
-            values[p.name] = [Value(None, "null: no value in the question, and the schema allows null")]
-        if not values[p.name]:
-            result.missing.append(Missing(tool.name, p.name, _why_missing(tool, p, qv, lookups),
-                                          ambiguous=p.name in lookups))
-    result.from_question = sum(1 for p in tool.params if any(v.start >= 0 for v in values[p.name]))
-    if result.missing:
-        return result
-    required_weak = [p.name in weak for p in tool.needs]
-    result.weak = bool(required_weak) and all(required_weak)
-    result.combos = _combos(tool, values)
-    return result
+            open_[p.name] = ambiguous
+    return open_
 
 
 def _without_opposite_role(p: Param, vs: list[Value], question: str) -> list[Value]:

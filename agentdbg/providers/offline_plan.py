@@ -4,9 +4,9 @@ Read-only tools are called when every required parameter can be filled; a tool w
 side effects only when the question asks for its action (``offline_intent``), and
 then the plan works toward that action: it is called as soon as it can be filled,
 alone, and once it has run the model answers. ``tool_choice`` (none, required, a
-named function, allowed_tools) and ``parallel_tool_calls`` are honoured. Whatever
-could not be done is kept in ``Plan.report`` so the answer can say which tool and
-which parameter.
+named function, allowed_tools) are honoured. Whatever could not be done is kept in
+``Plan.missing`` and ``Plan.held`` so the answer can say which tool and which
+parameter, or which action it left alone and why.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from agentdbg.providers.offline_schema import ToolDef
 from agentdbg.providers.offline_text import name_tokens, overlap
 
 MAX_CALLS_PER_TURN = 8
-_ID_WORDS = [[w] for w in ("id", "ref", "reference", "no", "number", "code", "key", "uuid", "isbn", "sku")]
+_ID_WORDS = frozenset({"id", "ref", "reference", "no", "number", "code", "key", "uuid", "isbn", "sku"})
 
 
 @dataclass
@@ -46,6 +46,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     missing: list[Missing] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)
+    problem: str = ""          # a tool_choice it could not follow, said in the answer too
 
 
 @dataclass
@@ -90,10 +91,12 @@ class Planner:
         self.plan = Plan()
         self.unasked: list[Held] = []     # side-effecting tools it could fill but was not asked for
         self._planned: set[str] = set()
-        if choice.problem:
-            self.plan.notes.append(choice.problem)
         if choice.named and not self.tools:
-            self.plan.notes.append(f"tool_choice names {choice.named!r}, which is not among the tools")
+            self.plan.problem = f"tool_choice names {choice.named!r}, which is not among the tools"
+        else:
+            self.plan.problem = choice.problem
+        if self.plan.problem:
+            self.plan.notes.append(self.plan.problem)
 
     def run(self) -> Plan:
         if self.choice.mode == "none" or not self.tools:
@@ -160,9 +163,10 @@ class Planner:
 
     def _auto(self) -> None:
         side = [t for t in self.tools if t.side_effects]
+        intents = {t.name: intent(t, self.question, side) for t in side}
         asked = []
         for t in side:
-            it = intent(t, self.question, side)
+            it = intents[t.name]
             if it.asked and it.negated:
                 self.plan.held.append(Held(t.name, "negated", it.word))
                 self.plan.notes.append(f"not calling {t.name}: the question says not to {it.word}")
@@ -180,7 +184,7 @@ class Planner:
         ready = [t for t in pending if self._new(self.fills[t.name])]
         for t in ready:
             for args, why in self._new(self.fills[t.name]):
-                self._add(t, args, f"{why}; the question asks to {intent(t, self.question, side).word}")
+                self._add(t, args, f"{why}; the question asks to {intents[t.name].word}")
         if not ready and (pending or not asked):
             self._reads(fallback=not asked or any(self._lookable(t) for t in pending))
         for t in asked:
@@ -200,8 +204,9 @@ class Planner:
         (``event_id``, ``booking_ref``, a patterned code), not something only the user knows."""
         for m in self.fills[tool.name].missing:
             p = tool.param(m.param)
+            last = (name_tokens(p.name) or [""])[-1] if p is not None else ""
             if p is not None and not p.closed and p.type in ("string", "any") and \
-                    (p.schema.get("pattern") or name_tokens(p.name)[-1:] in _ID_WORDS):
+                    (p.schema.get("pattern") or last in _ID_WORDS):
                 return True
         return False
 

@@ -196,7 +196,8 @@ def number_fits(param: Param, value: float) -> bool:
 _ON = ("turn on", "switch on", "power on", "打开", "开启", "开灯", "turn it on", "switch it on")
 _OFF = ("turn off", "switch off", "power off", "关闭", "关掉", "关灯", "turn it off", "switch it off")
 _ON_PARAMS = {"on", "enabled", "enable", "power", "active", "state", "switch", "powered", "is_on"}
-_NEGATIONS = ("not ", "no ", "non-", "non ", "without ", "don't ", "dont ", "不")
+_TRUE_CUES = ("only ", "include ", "including ", "with ", "show ", "just ", "只要", "包括", "包含")
+_FALSE_CUES = ("not ", "no ", "non-", "non ", "without ", "exclude ", "excluding ", "不要", "不含", "不包括")
 
 
 def boolean(param: Param, question: str) -> Value | None:
@@ -217,12 +218,13 @@ def boolean(param: Param, question: str) -> Value | None:
     if not meaningful:
         return None
     phrase = " ".join(meaningful)
-    i = q.find(phrase)
-    if i < 0:
-        return None
-    negated = any(q[:i].endswith(n) for n in _NEGATIONS) or q[:i].rstrip().endswith(("not", "without"))
-    return Value(not negated, f"question says {q[max(0, i - 4):i + len(phrase)].strip()!r}",
-                 i, i + len(phrase))
+    for start, end in occurrences(q, phrase):
+        before = q[max(0, start - 12):start]
+        cue = next((c for c in _TRUE_CUES + _FALSE_CUES if before.endswith(c)), None)
+        if cue is not None:  # "only refundable", "without stops", "non-refundable"
+            return Value(cue in _TRUE_CUES, f"question says {before[-len(cue):] + q[start:end]!r}",
+                         start, end)
+    return None
 
 
 def _first_at(q: str, phrases: tuple[str, ...]) -> tuple[int, str] | None:
