@@ -141,7 +141,8 @@ def numbers(question: str, taken: list[tuple[int, int]]) -> list[Number]:
     low = q.lower()
     for word, n in _WORD_NUMBERS.items():
         for m in re.finditer(rf"\b{word}\b", low):
-            out.append(_number(q, n, m.start(), m.end()))
+            if not _inside(m.start(), m.end(), taken):
+                out.append(_number(q, n, m.start(), m.end()))
     for m in _ZH_NUMBER.finditer(q):
         if not _inside(m.start(), m.end(), taken):
             out.append(_number(q, _ZH_NUMBERS[m.group(1)], m.start(), m.end()))
