@@ -169,7 +169,8 @@ class Session(UserActions):
         remaining = None if c.timeout is None else max(0.1, c.timeout - self.elapsed())
         return ModelRequest(messages=self.messages, tools=self.toolset.openai_tools(),
                             tool_choice=c.tool_choice, parallel_tool_calls=c.parallel_tool_calls,
-                            temperature=c.temperature, model=c.model, timeout=remaining)
+                            temperature=c.temperature, model=c.model, timeout=remaining,
+                            side_effect_tools=frozenset(t.name for t in self.toolset.tools if t.side_effects))
 
     def _emit(self, event_type: str, /, **data) -> None:
         for observe in self.observers:

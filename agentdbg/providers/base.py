@@ -15,6 +15,7 @@ class ModelRequest:
     temperature: float | None = None
     model: str = "offline"
     timeout: float | None = None
+    side_effect_tools: frozenset[str] = frozenset()  # tools the engine knows change things; not sent
 
     def body(self) -> dict:
         """The Chat Completions request body this stands for."""
