@@ -88,6 +88,33 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        scope="conversation"),
     _r("repeated-call", WARNING, "the same call asked for and executed again and again",
        scope="conversation"),
+    # the Responses API and the Anthropic Messages API (plus the shared ids above)
+    _r("tool-definition-nested", ERROR, "a tool written in another format's shape (a Chat "
+       "Completions {type, function: {…}} tool sent to the Responses or Messages API)",
+       scope="formats"),
+    _r("reasoning-item-missing", ERROR, "a function_call sent with its server id (fc_…) but "
+       "without the reasoning item that preceded it in the model's output", scope="responses"),
+    _r("reasoning-without-following-item", ERROR, "a reasoning item not followed by the item "
+       "it produced (a call or an assistant message)", scope="responses"),
+    _r("duplicate-item-id", ERROR, "two input items with one id, or an item the continued "
+       "response already holds", scope="responses"),
+    _r("item-id-prefix", ERROR, "an item id without its type's prefix (fc, rs, msg, ctc)",
+       scope="responses"),
+    _r("item-not-persisted", ERROR, "store: false and a reasoning item sent by id only, "
+       "without encrypted_content (404)", scope="responses"),
+    _r("reasoning-item-malformed", ERROR, "a reasoning item without summary or id, or with a "
+       "non-string encrypted_content", scope="responses"),
+    _r("tool-result-not-first", ERROR, "text or other blocks before the tool_result blocks of "
+       "the user message that answers a tool_use turn", scope="anthropic"),
+    _r("tool-use-id-format", ERROR, "a tool_use id not matching ^[a-zA-Z0-9_-]+$ (replayed "
+       "from another provider)", scope="anthropic"),
+    _r("tool-use-input-not-object", ERROR, "tool_use.input is not an object", scope="anthropic"),
+    _r("thinking-block-missing", ERROR, "with thinking on, the last assistant tool-use turn "
+       "does not start with its thinking block", ["anthropic-vertex"], scope="anthropic"),
+    _r("empty-text-block", ERROR, "an empty text block, or a message with empty content "
+       "that is not the final assistant message", scope="anthropic"),
+    _r("tool-names-not-unique", ERROR, "two tools with one name", scope="anthropic"),
+    _r("max-tokens-missing", ERROR, "a request body without max_tokens", scope="anthropic"),
 ]}
 
 

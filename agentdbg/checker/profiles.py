@@ -40,6 +40,9 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
             extra_rules=frozenset({"tool-call-id-format"})),
     Profile("positional", "GLM/Hermes-style templates and Bedrock: results bound by position",
             extra_rules=frozenset({"results-out-of-order"})),
+    Profile("anthropic-vertex", "Claude on Vertex AI: with thinking on, the last assistant "
+            "tool-use turn must start with its thinking block",
+            extra_rules=frozenset({"thinking-block-missing"})),
     Profile("qwen", "Qwen / DashScope (no extra rules yet)"),
     Profile("glm", "Zhipu GLM (no extra rules yet)"),
     Profile("vllm", "vLLM (no extra rules yet)"),

@@ -100,7 +100,7 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
                     style="" if label else "red")
         head.append("  ")
         head.append(safe(fn.get("name") or "(no name)"), style="bold")
-        head.append(*_call_status(index, pos, cid in seen, pairing))
+        head.append(*call_status(index, pos, cid in seen, pairing))
         if isinstance(cid, str) and cid:
             seen.add(cid)
         lines.append(head)
@@ -111,7 +111,7 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
     return lines
 
 
-def _call_status(index: int, pos: int, repeated: bool, pairing: Pairing) -> tuple[str, str]:
+def call_status(index: int, pos: int, repeated: bool, pairing: Pairing) -> tuple[str, str]:
     if repeated:
         return "   ✗ same id as a call above", "red"
     state = pairing.call_state(index, pos)
@@ -127,30 +127,36 @@ def _call_status(index: int, pos: int, repeated: bool, pairing: Pairing) -> tupl
     return "   ✗ unanswered", "red"
 
 
+def result_status(index: int, message: dict, pairing: Pairing,
+                  messages: list) -> tuple[str, str, int | None, str | None]:
+    """(text, style, the assistant it answers, the call's name) for tool message ``index``."""
+    status = pairing.status.get(index, ResultState.ORPHAN)
+    if status in (ResultState.OK, ResultState.LATE):
+        asst, pos = pairing.call_of[index]
+        call = messages[asst]["tool_calls"][pos]
+        fn = call.get("function") if isinstance(call, dict) else None
+        name = fn.get("name") if isinstance(fn, dict) and isinstance(fn.get("name"), str) else None
+        if status is ResultState.OK:
+            return f"✓ answers [{asst}]", "green", asst, name
+        block = pairing.block_at(asst)
+        interloper = block.interloper if block is not None else None
+        return f"✗ late: answers [{asst}] after [{interloper}] cut in", "bold red", asst, name
+    if status is ResultState.IDLESS:
+        return (f"✗ attributed to the call without id in [{pairing.block_of[index]}]", "bold red",
+                None, None)
+    return STATUS_TEXT[status], "bold red", None, None
+
+
 def _tool_head(index: int, message: dict, pairing: Pairing, messages: list) -> Text:
     tid = message.get("tool_call_id")
-    label = pairing.label(tid)
-    status = pairing.status.get(index, ResultState.ORPHAN)
-    paired = status in (ResultState.OK, ResultState.LATE)
+    text, style, asst, name = result_status(index, message, pairing, messages)
+    label = pairing.label(tid) if asst is not None else None
     head = Text("← ")
-    head.append(f"{label} " if label and paired else "? ",
-                style=label_style(label) if label and paired else "red")
+    head.append(f"{label} " if label else "? ", style=label_style(label) if label else "red")
     head.append(safe(tid) if isinstance(tid, str) and tid else "(no tool_call_id)")
-    if paired:
-        asst, pos = pairing.call_of[index]
-        name = (messages[asst]["tool_calls"][pos].get("function") or {}).get("name")
-        head.append(f"  {safe(name)}" if isinstance(name, str) else "", style="bold")
-        if status is ResultState.OK:
-            head.append(f"   ✓ answers [{asst}]", style="green")
-        else:
-            block = pairing.block_at(asst)
-            interloper = block.interloper if block is not None else None
-            head.append(f"   ✗ late: answers [{asst}] after [{interloper}] cut in", style="bold red")
-    elif status is ResultState.IDLESS:
-        head.append(f"   ✗ attributed to the call without id in [{pairing.block_of[index]}]",
-                    style="bold red")
-    else:
-        head.append(f"   {STATUS_TEXT[status]}", style="bold red")
+    if name is not None:
+        head.append(f"  {safe(name)}", style="bold")
+    head.append(f"   {text}", style=style)
     return head
 
 
@@ -216,7 +222,7 @@ def summary_line(index: int, message: Any, pairing: Pairing, messages: list,
                 out.append("; ")
             out.append(f"→ {label or '?'} ", style=label_style(label) if label else "red")
             out.append(safe(fn.get("name") or "?"), style="bold")
-            text, style = _call_status(index, pos, cid in seen, pairing)
+            text, style = call_status(index, pos, cid in seen, pairing)
             out.append(text, style=style)
             if isinstance(cid, str):
                 seen.add(cid)

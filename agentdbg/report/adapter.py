@@ -11,22 +11,28 @@ import io
 from collections.abc import Iterable
 from typing import Any
 
-# The words the terminal view uses for a tool message that is not a proper answer;
-# kept equal to agentdbg.render.view.STATUS_TEXT (a test pins them together).
-STATUS_TEXT = {
-    "orphan": "✗ orphan: no assistant tool_calls before it",
-    "mismatch": "✗ tool_call_id not in the previous tool_calls",
-    "duplicate": "✗ second answer to the same call",
-    "missing_id": "✗ no tool_call_id",
-}
 FOLD_AT = 800  # the terminal view folds contents longer than this (render.view.FOLD_AT)
 
 
-def pair(messages: list) -> Any:
-    """Which tool message answers which call: ``labels``, ``answer_of``, ``call_of``, ``status``."""
-    from agentdbg.pairing import pair as _pair
+def pair(messages: list, *, in_progress: bool = False) -> Any:
+    """The checker's one pairing analysis: which tool message answers which call."""
+    from agentdbg.checker.pairing import analyze
 
-    return _pair(messages)
+    return analyze(messages, in_progress=in_progress)
+
+
+def call_status(index: int, pos: int, repeated: bool, pairing: Any) -> tuple[str, str]:
+    """The terminal view's mark for call ``pos`` of message ``index``: (text, style)."""
+    from agentdbg.render.view import call_status as _status
+
+    return _status(index, pos, repeated, pairing)
+
+
+def result_status(index: int, message: dict, pairing: Any, messages: list) -> tuple:
+    """The terminal view's mark for tool message ``index``: (text, style, asst, name)."""
+    from agentdbg.render.view import result_status as _status
+
+    return _status(index, message, pairing, messages)
 
 
 def check(messages: list, tools: list | None, profile: str = "openai", *,
@@ -49,9 +55,10 @@ def finding_from_dict(d: dict) -> Any:
 
 
 def is_checker_rule(rule: str) -> bool:
+    """A rule the checker finds again from one request (not one only a sequence shows)."""
     from agentdbg.checker import RULES
 
-    return rule in RULES
+    return rule in RULES and RULES[rule].scope != "conversation"
 
 
 def safe(text: object) -> str:
@@ -75,13 +82,13 @@ def redact(text: str) -> str:
 
 
 def first_difference(a: Any, b: Any, path: str = "messages") -> tuple[str, Any, Any] | None:
-    from agentdbg.replay import first_difference as _first
+    from agentdbg.transcript.compare import first_difference as _first
 
     return _first(a, b, path)
 
 
 def describe_difference(diff: tuple[str, Any, Any]) -> str:
-    from agentdbg.replay import describe_difference as _describe
+    from agentdbg.transcript.compare import describe_difference as _describe
 
     return _describe(diff)
 

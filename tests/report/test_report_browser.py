@@ -79,7 +79,7 @@ def test_a_finding_sits_on_its_message_with_the_api_text(browser, tmp_path, made
     assert "✗ orphan: no assistant tool_calls before it" in orphan
     assert "✗ error orphan-tool-message" in orphan
     assert "API says: Invalid parameter: messages with role 'tool' must be a response" in orphan
-    assert "response-not-appended" in orphan           # the proxy's cross-request rule, same place
+    assert "response-not-appended" not in orphan       # one defect, one finding
     assert w.page.locator("#summary, .summary").inner_text().count("orphan-tool-message") >= 1
     w.page.close()
 

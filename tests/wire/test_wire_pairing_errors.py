@@ -78,9 +78,11 @@ def test_wire_modules_import_only_the_standard_library():
     import sys
 
     code = ("import sys\n"
+            "before = set(sys.modules)  # whatever the interpreter's site hooks load (e.g. .pth files)\n"
             "import agentdbg.wire, agentdbg.wire.responses_stream, agentdbg.wire.anthropic_stream\n"
             "import agentdbg.wire.pairing, agentdbg.checker.formats\n"
-            "outside = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names)"
+            "outside = sorted({m.split('.')[0] for m in set(sys.modules) - before}"
+            " - set(sys.stdlib_module_names)"
             " - {'agentdbg', '__main__', '_distutils_hack', '__editable___agentdbg_cli_0_1_0_finder'})\n"
             "print(','.join(outside))\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -12,31 +12,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agentdbg.checker.findings import ERROR, WARNING, Finding
+from agentdbg.checker.findings import WARNING, Finding
 from agentdbg.checker.formats.common import (
     NAME_RE,
     SHARED_RULES,
     FormatCtx,
     kind_of,
-    rule,
+    registry,
     schema_mismatch,
 )
 from agentdbg.wire.common import canonical
 from agentdbg.wire.pairing import SERVER_CALLS, Turn, WirePairing, pair_anthropic
 
-ANTHROPIC_RULES = {**SHARED_RULES, **{r.id: r for r in [
-    rule("tool-result-not-first", ERROR, "text or other blocks before the tool_result blocks of "
-         "the user message that answers a tool_use turn"),
-    rule("tool-use-id-format", ERROR, "a tool_use id not matching ^[a-zA-Z0-9_-]+$ (replayed "
-         "from another provider)"),
-    rule("tool-use-input-not-object", ERROR, "tool_use.input is not an object"),
-    rule("thinking-block-missing", ERROR, "with thinking on, the last assistant tool-use turn "
-         "does not start with its thinking block", ("anthropic-vertex",)),
-    rule("empty-text-block", ERROR, "an empty text block, or a message with empty content "
-         "that is not the final assistant message"),
-    rule("tool-names-not-unique", ERROR, "two tools with one name"),
-    rule("max-tokens-missing", ERROR, "a request body without max_tokens"),
-]}}
+ANTHROPIC_RULES = {**SHARED_RULES, **registry(
+    "tool-result-not-first", "tool-use-id-format", "tool-use-input-not-object",
+    "thinking-block-missing", "empty-text-block", "tool-names-not-unique", "max-tokens-missing")}
 
 MISSING_TEXT = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
                 "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block "

@@ -7,37 +7,20 @@ import re
 from typing import Any
 
 from agentdbg.checker.context import parse_arguments
-from agentdbg.checker.findings import (
-    ERROR,
-    PROFILES,
-    RULES,
-    WARNING,
-    Finding,
-    Profile,
-    RuleInfo,
-    get_profile,
-    make,
-)
-from agentdbg.checker.rules_calls import schema_problems
+from agentdbg.checker.findings import ERROR, RULES, WARNING, Finding, RuleInfo, make
+from agentdbg.checker.profiles import PROFILES, Profile, get_profile
+from agentdbg.checker.rules.calls import schema_problems
 
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
-def rule(id: str, sev: str, summary: str, profiles: tuple = ()) -> RuleInfo:
-    return RuleInfo(id, sev, tuple(profiles), summary)
+def registry(*ids: str) -> dict[str, RuleInfo]:
+    """The entries of ``findings.RULES`` a format checker reports (the one vocabulary)."""
+    return {i: RULES[i] for i in ids}
 
 
-SHARED_RULES: dict[str, RuleInfo] = {r.id: r for r in [
-    rule("tool-definition-nested", ERROR, "a tool written in another format's shape (a Chat "
-         "Completions {type, function: {…}} tool sent to the Responses or Messages API)"),
-]}
-
-# Profiles only the format checkers use (the lead merges them into findings.PROFILES).
-FORMAT_PROFILES: dict[str, Profile] = {p.name: p for p in [
-    Profile("anthropic-vertex", "Claude on Vertex AI: with thinking on, the last assistant "
-            "tool-use turn must start with its thinking block",
-            extra_rules=frozenset({"thinking-block-missing"})),
-]}
+SHARED_RULES = registry("tool-definition-nested")
+FORMAT_PROFILES: dict[str, Profile] = {"anthropic-vertex": PROFILES["anthropic-vertex"]}
 
 
 def resolve_profile(name: str) -> Profile:
@@ -97,4 +80,4 @@ def schema_mismatch(schemas: dict, name: str, text: str, value: dict) -> str:
     return schema_problems(schema, text, value) if isinstance(schema, dict) else ""
 
 
-__all__ = ["ERROR", "WARNING", "FormatCtx", "rule"]
+__all__ = ["ERROR", "WARNING", "FormatCtx", "registry"]

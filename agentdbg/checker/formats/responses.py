@@ -16,14 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 from agentdbg.checker.context import _name_error
-from agentdbg.checker.findings import ERROR, WARNING, Finding
+from agentdbg.checker.findings import WARNING, Finding
 from agentdbg.checker.formats.common import (
     NAME_RE,
     SHARED_RULES,
     FormatCtx,
     kind_of,
     parsed_arguments,
-    rule,
+    registry,
     schema_mismatch,
 )
 from agentdbg.checker.formats.responses_items import (
@@ -33,22 +33,12 @@ from agentdbg.checker.formats.responses_items import (
     check_reasoning_shape,
     model_output,
 )
-from agentdbg.checker.rules_request import _strict_problem
+from agentdbg.checker.rules.request import _strict_problem
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing, pair_responses
 
-RESPONSES_RULES = {**SHARED_RULES, **{r.id: r for r in [
-    rule("reasoning-item-missing", ERROR, "a function_call sent with its server id (fc_…) but "
-         "without the reasoning item that preceded it in the model's output"),
-    rule("reasoning-without-following-item", ERROR, "a reasoning item not followed by the item "
-         "it produced (a call or an assistant message)"),
-    rule("duplicate-item-id", ERROR, "two input items with one id, or an item the continued "
-         "response already holds"),
-    rule("item-id-prefix", ERROR, "an item id without its type's prefix (fc, rs, msg, ctc)"),
-    rule("item-not-persisted", ERROR, "store: false and a reasoning item sent by id only, "
-         "without encrypted_content (404)"),
-    rule("reasoning-item-malformed", ERROR, "a reasoning item without summary or id, or with a "
-         "non-string encrypted_content"),
-]}}
+RESPONSES_RULES = {**SHARED_RULES, **registry(
+    "reasoning-item-missing", "reasoning-without-following-item", "duplicate-item-id",
+    "item-id-prefix", "item-not-persisted", "reasoning-item-malformed")}
 
 KIND_WORD = {"function_call": "function", "custom_tool_call": "custom tool",
              "computer_call": "computer", "local_shell_call": "local shell",
