@@ -35,6 +35,24 @@ def _first_user(messages: list) -> int:
                  if isinstance(m, dict) and m.get("role") == "user"), 0)
 
 
+def _extends(conv: Conversation, messages: list) -> bool:
+    """The request is the conversation's last request, then more."""
+    last = conv.last_messages
+    return len(messages) > len(last) and common_prefix(last, messages) == len(last)
+
+
+def _trimmed_front(conv: Conversation, messages: list) -> bool:
+    """The request is the conversation's last request with its first messages cut (a
+    history trim), then more: it goes on from where the conversation was."""
+    last = conv.last_messages
+    for cut in range(1, len(last)):
+        rest = last[cut:]
+        if len(messages) > len(rest) and common_prefix(rest, messages) == len(rest) and \
+                any(isinstance(m, dict) and m.get("role") in ("assistant", "tool") for m in rest):
+            return True
+    return False
+
+
 def _fresh_start(messages: list) -> bool:
     return not any(isinstance(m, dict) and m.get("role") in ("assistant", "tool") for m in messages)
 
@@ -73,22 +91,20 @@ class Tracker:
 
     def assign(self, messages: list, client: str | None = None) -> Conversation:
         """The conversation ``messages`` continues, or a new one."""
-        best, best_p = None, -1
-        for conv in reversed(self.conversations):
-            last = conv.last_messages
-            if not last or len(messages) <= len(last):
-                continue
-            p = common_prefix(last, messages)
-            if p == len(last) and p > best_p and (conv.client == client or best is None
-                                                   or best.client != client):
-                best, best_p = conv, p
-        if best is None and not _fresh_start(messages):
-            best = self._same_client(messages, client)
+        best = (self._best(messages, client, _extends)
+                or self._best(messages, client, _trimmed_front)
+                or (None if _fresh_start(messages) else self._same_client(messages, client)))
         if best is None:
             best = Conversation(next(self._numbers), client)
             self.conversations.append(best)
         best.client = client
         return best
+
+    def _best(self, messages: list, client: str | None, fits) -> Conversation | None:
+        """The conversation ``fits`` says this request continues: the same client's first,
+        else the most recent one."""
+        found = [c for c in reversed(self.conversations) if c.last_messages and fits(c, messages)]
+        return next((c for c in found if c.client == client), found[0] if found else None)
 
     def _same_client(self, messages: list, client: str | None) -> Conversation | None:
         """The latest conversation of ``client``, when ``messages`` rewrites its history."""
@@ -96,10 +112,7 @@ class Tracker:
             if conv.client != client:
                 continue
             last = conv.last_messages
-            anchor = _first_user(last)
-            shares = common_prefix(last, messages) > anchor
-            trimmed = bool(last) and any(m == messages[0] for m in last[1:]) if messages else False
-            return conv if shares or trimmed else None
+            return conv if common_prefix(last, messages) > _first_user(last) else None
         return None
 
     def check(self, conv: Conversation, messages: list) -> list[Finding]:
