@@ -38,7 +38,8 @@ def test_clean_input_exits_0(tmp_path):
 
 
 def test_warnings_only_exit_0(tmp_path):
-    body = {"messages": [U, asst(call("a", name="other")), tool("a")], "tools": [WEATHER]}
+    # an id reused by a later turn: OpenAI accepts it, other servers do not (a warning)
+    body = {"messages": [U, asst(call("a")), tool("a"), asst(call("a")), tool("a")], "tools": [WEATHER]}
     r = invoke("check", write(tmp_path, "b.json", body), "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["findings"][0]["severity"] == "warning"
 
@@ -70,13 +71,14 @@ def test_stdin(tmp_path):
 
 
 def test_tools_option_supplies_definitions(tmp_path):
-    msgs = [U, asst(call("a", name="get_weather", args='{"town": "x"}')), tool("a")]
+    msgs = [U, asst(call("a", name="get_weather", args='{"town": "x"}'))]  # about to be executed
     path = write(tmp_path, "m.json", msgs)
-    assert json.loads(invoke("check", path, "--json").stdout)["findings"] == []
+    assert [f["rule"] for f in json.loads(invoke("check", path, "--json").stdout)["findings"]] == [
+        "missing-tool-response"]
     from conftest import ROOT
     doc = json.loads(invoke("check", path, "--json", "--tools",
                             str(ROOT / "agentdbg" / "samples" / "tools.yaml")).stdout)
-    assert [f["rule"] for f in doc["findings"]] == ["arguments-schema-mismatch"]
+    assert [f["rule"] for f in doc["findings"]] == ["missing-tool-response", "arguments-schema-mismatch"]
 
 
 def test_profile_option(tmp_path):

@@ -40,9 +40,9 @@ def test_5_argument_checks_stop_at_the_first_failure():
     # invalid JSON on an unknown tool: only the JSON finding
     assert [r for r, *_ in found([U, asst(call("a", name="nope", args="{")), tool("a")], **body)] == [
         "arguments-invalid-json"]
-    # unknown tool with schema-breaking args: only unknown-tool
-    assert [r for r, *_ in found([U, asst(call("a", name="nope", args='{"q": 1}')), tool("a")], **body)] == [
-        "unknown-tool"]
+    # unknown tool with schema-breaking args (about to be executed): only unknown-tool
+    assert [r for r, *_ in found([U, asst(call("a", name="nope", args='{"q": 1}'))], **body)] == [
+        "missing-tool-response", "unknown-tool"]
     # malformed (no type) stops everything else for that call
     bad = {"id": "a", "function": {"name": "nope", "arguments": "{"}}
     assert [r for r, *_ in found([U, asst(bad), tool("a")], **body)] == ["tool-call-malformed"]

@@ -69,10 +69,12 @@ DEFECTS = [
      [("arguments-invalid-json", "error", 1, "a")]),
     ("arguments-not-object", [U, asst(call("a", args='"北京"')), tool("a")], {}, "openai",
      [("arguments-not-object", "error", 1, "a")]),
-    ("unknown-tool", [U, asst(call("a", name="get_wether")), tool("a")], {"tools": [WEATHER]}, "openai",
-     [("unknown-tool", "warning", 1, "a")]),
-    ("arguments-schema-mismatch", [U, asst(call("a", args='{"town": "北京"}')), tool("a")],
-     {"tools": [WEATHER]}, "openai", [("arguments-schema-mismatch", "warning", 1, "a")]),
+    # judged on the calls the app is about to execute (no result yet); answered calls are history
+    ("unknown-tool", [U, asst(call("a", name="get_wether"))], {"tools": [WEATHER]}, "openai",
+     [("missing-tool-response", "error", 1, "a"), ("unknown-tool", "warning", 1, "a")]),
+    ("arguments-schema-mismatch", [U, asst(call("a", args='{"town": "北京"}'))],
+     {"tools": [WEATHER]}, "openai", [("missing-tool-response", "error", 1, "a"),
+                                      ("arguments-schema-mismatch", "warning", 1, "a")]),
     ("invalid-tool-name", [U, asst(call("a", name="weather.get")), tool("a")], {}, "openai",
      [("invalid-tool-name", "error", 1, "a")]),
     ("null-content", [{"role": "user", "content": None}], {}, "openai",
@@ -124,6 +126,14 @@ VALID = [
                                 tool("a")], {}, "openai"),
     ("arguments-not-object", [U, asst(call("a", args="  {}  ")), tool("a")], {}, "openai"),
     ("unknown-tool", [U, asst(call("a", name="not_declared")), tool("a")], {}, "openai"),  # no tools sent
+    # after a handoff the tools changed: an answered call to a tool no longer offered is history
+    ("unknown-tool", [U, asst(call("a", name="transfer_to_billing")), tool("a"), U], {"tools": [WEATHER]},
+     "openai"),
+    ("unknown-tool", [U, asst({"id": "c1", "type": "custom", "custom": {"name": "code_exec", "input": "1+1"}}),
+                      tool("c1")], {"tools": [{"type": "custom", "custom": {"name": "code_exec"}}]}, "openai"),
+    ("arguments-schema-mismatch", [U, asst(call("a", args='{"town": "北京"}')),
+                                   tool("a", '{"ok": false, "error": {"type": "invalid_arguments"}}')],
+     {"tools": [WEATHER]}, "openai"),  # the app refused it: correct, and history
     ("arguments-schema-mismatch", [U, asst(call("a", args='{"city": "北京"}')), tool("a")],
      {"tools": [WEATHER]}, "openai"),
     ("invalid-tool-name", [U, asst(call("a", name="get-weather_2")), tool("a")], {}, "openai"),
@@ -274,8 +284,8 @@ def test_strict_nested_object_names_its_context():
 
 
 def test_schema_validation_names_the_fields():
-    fs = check({"messages": [U, asst(call("a", args=json.dumps({"city": 3}))), tool("a")],
-                "tools": [WEATHER]})
+    fs = check({"messages": [U, asst(call("a", args=json.dumps({"city": 3})))],
+                "tools": [WEATHER]}, in_progress=True)  # the call the app is about to execute
     assert "city: 3 is not of type 'string'" in fs[0].message
 
 

@@ -35,9 +35,10 @@ class CheckRequest:
         if self._names is None:
             names: dict[str, Any] = {}
             for t in self.tools if isinstance(self.tools, list) else []:
-                fn = t.get("function") if isinstance(t, dict) else None
+                kind = t.get("type") if isinstance(t, dict) else None
+                fn = t.get("custom" if kind == "custom" else "function") if isinstance(t, dict) else None
                 if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-                    names[fn["name"]] = fn.get("parameters")
+                    names[fn["name"]] = fn.get("parameters") if kind != "custom" else None
             for fn in self.functions if isinstance(self.functions, list) else []:
                 if isinstance(fn, dict) and isinstance(fn.get("name"), str):
                     names[fn["name"]] = fn.get("parameters")

@@ -29,12 +29,21 @@ def check_tool_calls(ctx: Ctx) -> Iterator[Finding]:
                        f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with "
                        "minimum length 1, but got an empty array instead.")
         for j, call in enumerate(calls):
-            if not _clean_call(ctx, call):
+            if not _clean_call(ctx, i, j, call):
                 yield from _one_call(ctx, i, j, call)
 
 
-def _clean_call(ctx: Ctx, call: Any) -> bool:
+def _answered(ctx: Ctx, i: int, j: int) -> bool:
+    """Call ``j`` of message ``i`` has its result in the history: the app has executed it
+    (or refused it) already, so whether its tool and arguments fit today's ``tools`` is
+    history, which the API accepts (after a handoff, the tools change legitimately)."""
+    return (i, j) in ctx.pairing.answer_of
+
+
+def _clean_call(ctx: Ctx, i: int, j: int, call: Any) -> bool:
     """Fast path: a well-formed call with known, valid arguments has nothing to report."""
+    if type(call) is dict and call.get("type") == "custom":
+        return _custom_ok(call)
     if type(call) is not dict or call.get("type") != "function":
         return False
     cid, fn = call.get("id"), call.get("function")
@@ -49,7 +58,7 @@ def _clean_call(ctx: Ctx, call: Any) -> bool:
         return False
     if type(parsed) is not dict:
         return False
-    if not ctx.req.declares_tools():
+    if not ctx.req.declares_tools() or _answered(ctx, i, j):
         return True
     schemas = ctx.req.tool_schemas()
     return name in schemas and not schema_problems(schemas[name], args, parsed,
@@ -66,6 +75,8 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
     if problem:
         yield make("tool-call-malformed", i, f"tool_calls[{j}] {problem[0]}", problem[1], _cid(call))
         return
+    if call.get("type") == "custom":
+        return  # free-form input: no JSON arguments to check
     fn, cid = call["function"], _cid(call)
     name = fn["name"]
     name_ok = bool(NAME_RE.match(name))
@@ -92,7 +103,7 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
                    f"{type(parsed).__name__}, not an object", f"'{type(parsed).__name__}' object "
                    "has no attribute 'items'", cid)
         return
-    if not name_ok or not ctx.req.declares_tools():
+    if not name_ok or not ctx.req.declares_tools() or _answered(ctx, i, j):
         return
     schemas = ctx.req.tool_schemas()
     if name not in schemas:
@@ -106,9 +117,22 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
                    f"{name!r} schema: {problems}; validate before executing", None, cid)
 
 
+def _custom_ok(call: dict) -> bool:
+    """A custom (free-form) tool call: ``{"type": "custom", "custom": {"name", "input"}}``."""
+    custom = call.get("custom")
+    return isinstance(custom, dict) and isinstance(custom.get("name"), str) and \
+        bool(custom["name"]) and isinstance(call.get("id"), str) and bool(call["id"])
+
+
 def _malformed(call: Any, where: str) -> tuple[str, str] | None:
     if not isinstance(call, dict):
         return "is not an object", f"Invalid type for '{where}': expected an object."
+    if call.get("type") == "custom":
+        if _custom_ok(call) or not isinstance(call.get("id"), str):
+            return None if _custom_ok(call) else ("is a custom call without an id",
+                                                  f"Missing required parameter: '{where}.id'.")
+        return ("is a custom call without custom.name",
+                f"Missing required parameter: '{where}.custom.name'.")
     if call.get("type") != "function":
         return ("lacks type: \"function\"",
                 f"Missing required parameter: '{where}.type'.")

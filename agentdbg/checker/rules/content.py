@@ -45,7 +45,8 @@ def check_content(ctx: Ctx) -> Iterator[Finding]:
 
 def _null_or_type(ctx: Ctx, i: int, m: dict, role: Any) -> Iterator[Finding]:
     content = m.get("content", MISSING)
-    has_calls = bool(_calls(m)) or bool(m.get("function_call"))
+    # content may be null when the reply is carried by calls, or by audio (an audio reply)
+    has_calls = bool(_calls(m)) or bool(m.get("function_call")) or bool(m.get("audio"))
     if content is None or content is MISSING:
         local = ctx.profile.null_content_on_tool_turns
         if role != "assistant" or not has_calls or local:

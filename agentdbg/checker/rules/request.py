@@ -40,12 +40,14 @@ def check_request(ctx: Ctx) -> Iterator[Finding]:
 
 def _tool_definitions(tools: list) -> Iterator[Finding]:
     for k, t in enumerate(tools):
-        fn = t.get("function") if isinstance(t, dict) else None
+        kind = t.get("type") if isinstance(t, dict) else None
+        fn = t.get(kind if kind == "custom" else "function") if isinstance(t, dict) else None
         name = fn.get("name") if isinstance(fn, dict) else None
         if not isinstance(name, str) or not NAME_RE.match(name):
             yield make("invalid-tool-name", None, f"tools[{k}] name {name!r} does not match "
                        "^[a-zA-Z0-9_-]{1,64}$ (dots, slashes and CJK are rejected)",
-                       _name_error(f"tools[{k}].function.name", str(name)))
+                       _name_error(f"tools[{k}].{'custom' if kind == 'custom' else 'function'}.name",
+                                   str(name)))
         if isinstance(fn, dict) and fn.get("strict") is True:
             problem = _strict_problem(fn.get("parameters"), ())
             if problem:
