@@ -125,7 +125,9 @@ def replay(
     live_tools: Annotated[bool, typer.Option(
         "--live-tools", help="Re-run every recorded call with the tools of --tools and compare.")] = False,
     strict: Annotated[bool, typer.Option(
-        "--strict", help="With --live-tools: exit 1 when any result differs.")] = False,
+        "--strict", help="Compare requests byte for byte (default: as the API reads them: "
+        "arguments as JSON, fields clients add ignored); with --live-tools, exit 1 when a "
+        "result differs.")] = False,
     from_index: Annotated[int | None, typer.Option(
         "--from", min=0, help="Keep messages 0..N of the recording and continue live (a fork).")] = None,
     tools: Annotated[Path | None, typer.Option(

@@ -42,7 +42,9 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
                     console.print(render_finding(finding))
             if isinstance(event, ToolsExecuted) and options.debug:
                 console.print(view_run.render_outcome_details(event.outcomes))
-            if isinstance(event, ToolsExecuted) or session.done:
+            # a proxy recording has no tool phase of ours: the app's next request shows it
+            after_reply = isinstance(event, ModelReplied) and getattr(replay, "app_driven", False)
+            if isinstance(event, ToolsExecuted) or session.done or after_reply:
                 _show(console, session, shown, options)
                 shown = len(session.messages)
     except KeyboardInterrupt as exc:

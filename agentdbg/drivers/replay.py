@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agentdbg.drivers.launch import drive
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
+from agentdbg.render.safe import one_line
 from agentdbg.options import GoLive, RunOptions
 
 
@@ -131,12 +132,18 @@ def _fork(args: ReplayArgs, console) -> ExitStatus:
 
 
 def _play(args: ReplayArgs, console) -> ExitStatus:
-    from agentdbg.engine.replaying import LiveTools, Replay, replay_session, with_live_tools
+    from agentdbg.engine.replaying import (
+        LiveTools,
+        Replay,
+        replay_problems,
+        replay_session,
+        with_live_tools,
+    )
     from agentdbg.providers.base import ProviderInfo
 
     # batch: blocked requests come from the recording's own events; step mode keeps the
     # pre-send check for when the user continues live
-    session, model = replay_session(args.file,
+    session, model = replay_session(args.file, strict=args.strict,
                                     precheck=_precheck(args.profile) if args.step else None)
     live = None
     if args.live_tools:
@@ -151,9 +158,17 @@ def _play(args: ReplayArgs, console) -> ExitStatus:
     status = drive(session, console, options, replay=Replay(session, model), go_live=go_live)
     err = sys.stderr
     for warning in model.warnings:
-        print(f"agentdbg: warning: {warning}", file=err)
-    if model.diverged:
-        print(f"agentdbg: error: replay diverged: {model.diverged}", file=err)
+        print(f"agentdbg: warning: {one_line(warning)}", file=err)
+    if not args.step:  # the same verdict as assert_replays and the pytest plugin
+        problems = replay_problems(args.file, session, model, profile=args.profile,
+                                   live=live if args.strict else None, strict=args.strict)
+        for problem in problems:
+            if not problem.startswith("live tool"):
+                print(f"agentdbg: error: replay {one_line(problem)}", file=err)
+        if problems:
+            status = ExitStatus.FINDINGS
+    elif model.diverged:
+        print(f"agentdbg: error: replay diverged: {one_line(model.diverged)}", file=err)
         status = ExitStatus.FINDINGS
     if live is not None:
         from agentdbg.render.replay import render_live_tools

@@ -79,6 +79,14 @@ class UserActions:
         if not 0 <= index < len(self.messages):
             raise IndexError(f"no message {index}; messages are 0..{len(self.messages) - 1}")
 
+    def adopt(self, messages: list[dict]) -> None:
+        """Take ``messages`` as the history: what an app sent (replaying a proxy recording,
+        where the app, not agentdbg, ran the loop). Marks and executions do not carry over."""
+        self.messages = list(messages)
+        self.marks, self.outcome_at = {}, {}
+        self.stop_reason, self.stop_detail = None, ""
+        self._set_pending([], 0)
+
     def edit(self, index: int, message: dict) -> None:
         """Replace message ``index``; it is marked as edited in the view and the saved run."""
         self._check_index(index)

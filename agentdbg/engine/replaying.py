@@ -36,8 +36,10 @@ def config_from_header(header: dict, **overrides) -> RunConfig:
     return config
 
 
-def replay_session(path, *, precheck=None, **overrides) -> tuple[Session, ReplayModel]:
+def replay_session(path, *, precheck=None, strict: bool = False,
+                   **overrides) -> tuple[Session, ReplayModel]:
     model = ReplayModel(path)
+    model.strict = strict
     header = model.header
     toolset = ToolSet.from_openai(header.get("tools") or [], header.get("tools_file") or str(path))
     messages = list(header.get("initial_messages") or [])
@@ -77,12 +79,21 @@ class Replay:
         self.model = model
         self.applied = 0           # recorded actions re-applied so far
         self.live = False
+        #: a proxy recording: the app drove the loop, so each recorded request *is* the
+        #: history (whatever form the app gave it: text tool calls, trimmed, retried, a
+        #: second question); the replay plays the model's answers to exactly those requests
+        self.app_driven = model.header.get("provider") == "proxy"
 
     def sync(self) -> int:
         """Apply the recorded actions and stops that come next; returns how many actions."""
         applied = 0
         while not self.live:
+            if self.app_driven:  # the app's tool results sit before its next request
+                self.model.next_request_messages()
             event = self.model.peek()
+            if self.app_driven and event is not None and event["type"] == "request":
+                self._adopt_next_request()
+                break
             if event is None or event["type"] not in ("action", "stop", "blocked"):
                 break
             self.model.pop()
@@ -107,6 +118,16 @@ class Replay:
                     s.stop(StopReason.CANCELLED, "the recording ends here (it has no stop event)")
                 return
             yield s.step()
+
+    def _adopt_next_request(self) -> None:
+        """The app's next request becomes the session's history (it carries the app's own
+        results of the previous calls, a retry, or a new question)."""
+        s = self.session
+        upcoming = self.model.next_request_messages()
+        if upcoming is None:
+            return
+        if s.stop_reason is not None or s.phase is not Phase.MODEL or s.messages != upcoming:
+            s.adopt(upcoming)
 
     def pause_reason(self) -> str | None:
         """Why the next step must not play the recording (None: go on).
@@ -200,3 +221,59 @@ def with_live_tools(session: Session, model: ReplayModel, live: LiveTools) -> No
             live.compare(call, recorded.event)
         return recorded
     session.result_source = source
+
+
+# -- the verdict ------------------------------------------------------------------------
+
+def replay_problems(path, session: Session, model: ReplayModel, *, profile: str = "openai",
+                    live: LiveTools | None = None, strict: bool = False) -> list[str]:
+    """What makes a replay fail, the same for ``agentdbg replay``, ``assert_replays`` and the
+    pytest plugin: it diverged, it ended differently, or a request the recording *sent*
+    breaks the protocol (judged as the API judges it; blocked requests were not sent);
+    with ``live`` tools, a result that differs from the recorded one."""
+    from agentdbg.transcript import load_transcript
+    from agentdbg.transcript.compare import describe_difference, first_difference
+
+    recording = load_transcript(path)
+    problems = []
+    if model.diverged:
+        problems.append(f"diverged: {model.diverged}")
+    stopped = session.stop_reason.value if session.stop_reason else None
+    recorded_stop = (recording.stop or {}).get("reason")
+    if recorded_stop and recorded_stop != stopped:
+        problems.append(f"stop reason: recorded {recorded_stop}, replayed {stopped}")
+    last = recording.events[-1] if recording.events else None
+    if last is not None and last["type"] == "stop":  # later edits are re-applied, not recorded
+        diff = first_difference(recording.final_messages(), session.messages, strict=strict)
+        if diff:
+            problems.append(f"final messages: {describe_difference(diff)}")
+    problems.extend(sent_request_problems(recording, profile))
+    for r in (live.results if live else []):
+        if r.differs:
+            problems.append(f"live tool {r.name} ({r.call_id}) differs:\n{r.diff()}")
+    return problems
+
+
+def sent_request_problems(recording, profile: str = "openai") -> list[str]:
+    """Error-level findings in the requests the recording sent, each reported once."""
+    from agentdbg.checker import check
+
+    tools = recording.header.get("tools") or []
+    seen: set[tuple] = set()
+    out = []
+    current: list = []
+    for n, event in enumerate(recording.events):
+        if event["type"] != "request":
+            continue
+        current = current[:event["prefix"]] + list(event["append"])
+        body = {"messages": current, **(event.get("params") or {})}
+        if tools:
+            body["tools"] = tools
+        body.pop("stream", None)
+        for f in check(body, profile):
+            key = (f.rule, f.index, f.tool_call_id)
+            if f.severity == "error" and key not in seen:
+                seen.add(key)
+                out.append(f"request {event.get('turn', n)}: {f.rule} at message {f.index}: "
+                           f"{f.message}")
+    return out

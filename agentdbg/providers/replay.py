@@ -62,6 +62,7 @@ class ReplayModel:
         self.expected: list = []
         self.tools: dict[str, dict] = {}
         self.knowingly = False     # keep playing although the history changed
+        self.strict = False        # compare requests byte for byte, not as the API reads them
         self.diverged: str | None = None
         self.turns_played = 0
 
@@ -92,6 +93,13 @@ class ReplayModel:
             if event["type"] == "tool":
                 self.tools[str(event.get("tool_call_id"))] = event
 
+    def next_request_messages(self) -> list | None:
+        """The messages the next recorded request carries (nothing is consumed)."""
+        event = self._skip_to({"request"})
+        if event is None:
+            return None
+        return self.expected[:event["prefix"]] + list(event["append"])
+
     # -- provider protocol -----------------------------------------------------------------
     def stale(self, request: ModelRequest) -> tuple | None:
         """Where the live request differs from the next recorded one (None: it matches)."""
@@ -110,7 +118,7 @@ class ReplayModel:
         self.expected = self.expected[:prefix] + list(event["append"])
         # messages before ``prefix`` were verified with the previous request (and changes
         # to them since are recorded as actions, re-applied by the driver): compare the rest
-        diff = first_difference_from(self.expected, request.messages, prefix)
+        diff = first_difference_from(self.expected, request.messages, prefix, strict=self.strict)
         if diff and not self.knowingly:
             self.diverged = describe_difference(diff)
             raise ReplayDiverged(self.path, self.diverged)

@@ -29,13 +29,16 @@ class ReplayResult:
 
 
 def replay_transcript(path, *, live_tools: bool = False, tools=None,
-                      profile: str = "openai") -> ReplayResult:
-    from agentdbg.checker import check
-    from agentdbg.engine.replaying import LiveTools, Replay, replay_session, with_live_tools
-    from agentdbg.transcript import load_transcript
-    from agentdbg.transcript.compare import describe_difference, first_difference
+                      profile: str = "openai", strict: bool = False) -> ReplayResult:
+    """Replay ``path`` as ``agentdbg replay`` does and judge it the same way."""
+    from agentdbg.engine.replaying import (
+        LiveTools,
+        Replay,
+        replay_problems,
+        replay_session,
+        with_live_tools,
+    )
 
-    recording = load_transcript(path)
     session, model = replay_session(path)
     live = None
     if live_tools:
@@ -47,21 +50,8 @@ def replay_transcript(path, *, live_tools: bool = False, tools=None,
         pass
     result = ReplayResult(Path(path), session.stop_reason.value if session.stop_reason else None,
                           session.messages)
-    if model.diverged:
-        result.problems.append(f"diverged: {model.diverged}")
-    recorded_stop = (recording.stop or {}).get("reason")
-    if recorded_stop and recorded_stop != result.stop_reason:
-        result.problems.append(f"stop reason: recorded {recorded_stop}, replayed {result.stop_reason}")
-    diff = first_difference(recording.final_messages(), session.messages)
-    if diff:
-        result.problems.append(f"final messages: {describe_difference(diff)}")
-    body = {"messages": session.messages, "tools": recording.header.get("tools") or []}
-    for f in check(body if body["tools"] else body["messages"], profile):
-        if f.severity == "error":
-            result.problems.append(f"{f.rule} at message {f.index}: {f.message}")
-    for r in (live.results if live else []):
-        if r.differs:
-            result.problems.append(f"live tool {r.name} ({r.call_id}) differs:\n{r.diff()}")
+    result.problems = replay_problems(path, session, model, profile=profile, live=live,
+                                      strict=strict)
     return result
 
 
