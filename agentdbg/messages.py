@@ -9,9 +9,13 @@ engine, the checker, transcripts and renderers all share this one shape.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 _MISSING = object()
+#: a tool name every API accepts: "a-z, A-Z, 0-9, or contain underscores and dashes, with a
+#: maximum length of 64" (OpenAI's function-calling guide; Anthropic's pattern is the same)
+TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def canonical_json(value: Any) -> str:

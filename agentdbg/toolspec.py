@@ -16,8 +16,8 @@ from typing import Any
 import yaml
 
 from agentdbg.errors import ConfigError, located
+from agentdbg.messages import TOOL_NAME_RE
 
-TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_FILE_BYTES = 5_000_000  # a tools file larger than this is a mistake, not a tools file
 SUPPORTED_VERSIONS = (1,)
 POLICY_DEFAULTS = {

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from agentdbg.drivers.launch import drive
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
-from agentdbg.render.safe import one_line
 from agentdbg.options import GoLive, RunOptions
+from agentdbg.render.safe import one_line
 
 
 @dataclass

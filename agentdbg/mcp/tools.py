@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentdbg.mcp.errors import McpServerError
-from agentdbg.toolspec import TOOL_NAME_RE
+from agentdbg.messages import TOOL_NAME_RE
 
 
 @dataclass(frozen=True)

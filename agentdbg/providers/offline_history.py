@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentdbg import messages as wire
+from agentdbg.checker.pairing import analyze
 from agentdbg.messages import tool_calls_of
 from agentdbg.providers.offline_schema import Param
 from agentdbg.providers.offline_text import content_stems, name_tokens, stem
@@ -49,7 +50,7 @@ def json_object(text: Any) -> dict | None:
 def _error_of(content: Any) -> dict | None:
     """agentdbg's structured error object, when the content is one."""
     obj = json_object(content) if isinstance(content, str) else None
-    return obj if obj and obj.get("ok") is False and isinstance(obj.get("error"), dict) else None
+    return obj if obj is not None and wire.is_error_result(obj) else None
 
 
 def text_of(content: Any) -> str | None:
@@ -71,13 +72,16 @@ class Conversation:
         self.block_errors: list[Result] = []           # failures in the latest block of results
         self.call_count = 0                            # tool calls in the whole history
         self.used_ids: set[str] = set()
-        self._calls: dict[str, tuple[str, str]] = {}
         self._highest = 0
-        for m in messages if isinstance(messages, list) else []:
+        history = messages if isinstance(messages, list) else []
+        # which result answers which call: the checker's one pairing analysis decides
+        self._pairing = analyze(history)
+        self._messages = history
+        for i, m in enumerate(history):
             if isinstance(m, dict):
-                self._read(m)
+                self._read(i, m)
 
-    def _read(self, m: dict) -> None:
+    def _read(self, index: int, m: dict) -> None:
         role = m.get("role")
         self._note_ids(m)
         if role == "user":
@@ -94,9 +98,14 @@ class Conversation:
             if isinstance(name, str) and isinstance(args, str):
                 fp = fingerprint(name, args)
                 self.made[fp] = self.made.get(fp, 0) + 1
-                self._calls[str(c.get("id"))] = (name, args)
-        if role == "tool" and str(m.get("tool_call_id")) in self._calls:
-            self._result(*self._calls[str(m.get("tool_call_id"))], m.get("content"))
+        answered = self._pairing.call_of.get(index) if role == "tool" else None
+        if answered is not None:
+            asst, pos = answered
+            fn = self._messages[asst]["tool_calls"][pos].get("function")
+            fn = fn if isinstance(fn, dict) else {}
+            name, args = fn.get("name"), fn.get("arguments")
+            if isinstance(name, str) and isinstance(args, str):
+                self._result(name, args, m.get("content"))
 
     def _result(self, name: str, args: str, content: Any) -> None:
         error = _error_of(content)

@@ -1,0 +1,86 @@
+"""The layer contract: every import points down, and no module imports itself in a circle.
+
+The layers are declared in pyproject.toml ([tool.importlinter]); import-linter checks every
+import, including those inside functions.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "agentdbg"
+
+
+def test_every_import_points_down_the_layers():
+    run = subprocess.run([sys.executable, "-c", "from importlinter.cli import lint_imports_command;"
+                          " lint_imports_command()"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert "Contracts: 1 kept, 0 broken." in run.stdout
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _top_level_imports(path: Path, name: str) -> set[str]:
+    """What importing ``name`` imports at once (imports inside functions are lazy on purpose)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If):  # TYPE_CHECKING blocks never run
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return {m for m in found if m.startswith("agentdbg")}
+
+
+def test_no_import_cycles():
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {name: {m for m in _top_level_imports(path, name) if m in modules and m != name}
+             for name, path in modules.items()}
+    # a module also imports its package's __init__ first
+    for name in modules:
+        parent = name.rpartition(".")[0]
+        if parent in modules and parent != name:
+            graph[name].add(parent)
+    cycles, state = [], {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in graph[node]:
+            if state.get(nxt) == "open":
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack)
+        stack.pop()
+        state[node] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [])
+    # a package's __init__ importing its own submodules is the one circle Python resolves
+    real = [c for c in cycles if not all(m.startswith(c[0]) or c[0].startswith(m) for m in c)]
+    assert real == []
+
+
+def test_the_engine_and_the_checker_import_no_front_end():
+    """bdb under pdb: the engine, providers and checker never load a UI or a server."""
+    code = ("import sys; import agentdbg.engine.session, agentdbg.engine.replaying, "
+            "agentdbg.checker.api, agentdbg.providers.offline\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('rich', 'prompt_toolkit', 'typer',"
+            " 'starlette', 'uvicorn') or m.startswith(('agentdbg.cli', 'agentdbg.repl', "
+            "'agentdbg.render', 'agentdbg.drivers', 'agentdbg.server'))]\nprint(bad)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"
