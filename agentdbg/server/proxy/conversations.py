@@ -41,6 +41,17 @@ def _extends(conv: Conversation, messages: list) -> bool:
     return len(messages) > len(last) and common_prefix(last, messages) == len(last)
 
 
+def _carries_last_reply(conv: Conversation, messages: list) -> bool:
+    """The request holds the tool calls the model just answered this conversation with (ids a
+    model generates are unique), whatever the app cut around them."""
+    reply = conv.rules.last_response
+    ids = {c.get("id") for c in tool_calls_of(reply) if isinstance(c, dict) and c.get("id")}
+    if not ids:
+        return False
+    return any(ids <= {c.get("id") for c in tool_calls_of(m) if isinstance(c, dict)}
+               for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+
+
 def _trimmed_front(conv: Conversation, messages: list) -> bool:
     """The request is the conversation's last request with its first messages cut (a
     history trim), then more: it goes on from where the conversation was."""
@@ -92,6 +103,7 @@ class Tracker:
     def assign(self, messages: list, client: str | None = None) -> Conversation:
         """The conversation ``messages`` continues, or a new one."""
         best = (self._best(messages, client, _extends)
+                or self._best(messages, client, _carries_last_reply)
                 or self._best(messages, client, _trimmed_front)
                 or (None if _fresh_start(messages) else self._same_client(messages, client)))
         if best is None:
