@@ -134,7 +134,7 @@ def main() -> None:
         finally:
             for proc in (proxy, serve):
                 proc.terminate()
-                proc.wait(10)
+                proc.wait(120)  # the proxy writes every conversation's stop event first
 
 
 if __name__ == "__main__":

@@ -315,6 +315,8 @@ def _child(make_analysis: Callable[[], Analysis], jobs, results) -> None:
             break
         if job[0] == "_sync":
             _, key, inner = job
+            if inner[0] == "close":  # the proxy is stopping: finish the backlog at full speed
+                _unyield_cpu()
             value = None if inner[0] == "note_nothing" else _run_job(analysis, inner)
             results.put(("sync", key, value))
             continue
@@ -333,6 +335,11 @@ def _yield_cpu() -> None:
     except (AttributeError, OSError):
         with contextlib.suppress(AttributeError, OSError):
             os.nice(19)
+
+
+def _unyield_cpu() -> None:
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))  # type: ignore[attr-defined]
 
 
 def _plain_reply(status: int, data: bytes) -> tuple[dict | None, Any, Any, str | None]:
