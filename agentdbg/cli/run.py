@@ -119,7 +119,8 @@ def _tool_choice(value: str | None):
 @command(epilog=exit_codes("1 with --strict when a live tool result differs, or the replay diverged"))
 def replay(
     file: Annotated[str, typer.Argument(
-        help="A transcript (.jsonl); with --step also a plain messages array as a start.")],
+        help="A transcript (.jsonl), or a run 'agentdbg runs' lists: its #, its name, or last; "
+             "with --step also a plain messages array as a start.")],
     step: StepOpt = False,
     json_out: JsonOpt = False,
     live_tools: Annotated[bool, typer.Option(
