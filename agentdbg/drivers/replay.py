@@ -40,7 +40,6 @@ class ReplayArgs:
 def run_replay(args: ReplayArgs, console) -> ExitStatus:
     from agentdbg.checker.profiles import get_profile
     from agentdbg.transcript import is_transcript
-
     from agentdbg.transcript.runs import resolve_run
 
     get_profile(args.profile)

@@ -418,6 +418,6 @@ def render_diff(d: RunDiff) -> Any:
     from rich.text import Text
 
     out = Text()
-    for cls, line in diff_lines(d):
-        out.append(adapter.safe(line) + "\n", style=STYLES.get(cls, ""))
+    for n, (cls, line) in enumerate(diff_lines(d)):
+        out.append(("\n" if n else "") + adapter.safe(line), style=STYLES.get(cls, ""))
     return out
