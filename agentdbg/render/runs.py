@@ -41,6 +41,21 @@ def created_text(created: object) -> str:
     return f"{m.group(1)} {m.group(2)}" if m else safe(created)[:19]
 
 
+def cut(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` terminal cells, ending in … when cut (wide characters
+    count two)."""
+    if cell_len(text) <= cells:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = cell_len(ch)
+        if used + w > cells - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "…"
+
+
 def _cells(row: RunRow) -> tuple[str, str, str, str, str]:
     if row.error is not None:
         return str(row.number), "?", "unreadable", "", row.error
@@ -65,10 +80,7 @@ def render_runs(rows: list[RunRow], folder: str, width: int, *, more: int = 0) -
         head = GAP.join([c[0].rjust(widths[0]), c[1].ljust(widths[1]), c[2].ljust(widths[2]),
                          c[3].rjust(widths[3])])
         text = Text(head + GAP, style=style)
-        room = max(1, width - cell_len(head + GAP))
-        question = Text(c[4])
-        question.truncate(room, overflow="ellipsis")
-        text.append_text(question)
+        text.append(cut(c[4], max(1, width - cell_len(head + GAP))))
         return text
 
     lines.append(line(HEAD, "bold"))

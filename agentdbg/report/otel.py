@@ -475,10 +475,11 @@ def _created_ns(run: Run) -> int:
 class Pipeline:
     """The SDK side of live export: one provider and span exporter that any number of
     runs share (the proxy's conversations), sending spans in batches as they end.
-    Delivery failures the SDK logs meanwhile are kept in ``failures``, not printed."""
+    Delivery failures the SDK logs meanwhile are kept in ``failures``, not printed.
+    ``timeout`` None: the standard ``OTEL_EXPORTER_OTLP_TIMEOUT`` (seconds), else 10."""
 
     def __init__(self, *, otlp_url: str | None = None, json_path: Any = None,
-                 timeout: float = DEFAULT_TIMEOUT):
+                 timeout: float | None = None):
         require_sdk()
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
@@ -556,7 +557,7 @@ class LiveExporter:
     one the exporter makes its own from ``otlp_url`` / ``json_path``."""
 
     def __init__(self, header: dict, *, otlp_url: str | None = None, json_path: Any = None,
-                 content: bool = False, timeout: float = DEFAULT_TIMEOUT, clock=time.time_ns,
+                 content: bool = False, timeout: float | None = None, clock=time.time_ns,
                  pipeline: Pipeline | None = None, conversation_id: str | None = None):
         from opentelemetry.trace import SpanKind
 

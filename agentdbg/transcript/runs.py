@@ -131,11 +131,11 @@ def resolve_run(text: str | os.PathLike) -> Path:
     from agentdbg.errors import InputError
 
     raw = os.fspath(text)
+    if not raw.strip():
+        raise InputError("no transcript given: a path, or a # or a name from 'agentdbg runs'")
     path = Path(raw)
     if raw == "-" or path.exists():
         return path
-    if not raw.strip():
-        raise InputError("no transcript given: a path, or a # or a name from 'agentdbg runs'")
     if raw == LAST or raw.isdecimal():
         runs = saved_runs()
         n = 1 if raw == LAST else int(raw)
