@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -85,6 +86,7 @@ def test_diff_plain_says_where_runs_diverge_and_exits_1(made):
     assert r.exit_code == 1
     assert "first divergence: A's turn 2 is missing from B" in r.stdout
     assert "B − A: turns -2" in r.stdout and "stop completed → max_turns" in r.stdout
+    assert re.search(r"messages: first difference at messages\[3\]: A \{.*\}, B \(absent\)", r.stdout)
     assert not r.stdout.endswith("\n\n")
     r = invoke("diff", made["run"], made["replay"])
     assert r.exit_code == 0 and "same: every turn, call, argument, result and the stop reason" in r.stdout
