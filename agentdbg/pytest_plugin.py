@@ -5,6 +5,9 @@ replayed; the test fails on divergence, a different stop reason or final
 messages, or an error-level checker finding. ``--agentdbg-live-tools`` also
 re-runs each recorded call with the current tools (``--agentdbg-tools PATH``)
 and fails when a result differs. Inert unless ``--agentdbg-replay`` is given.
+
+The ``agentdbg_trajectory`` fixture loads a run for the trajectory assertions
+(``agentdbg.testing``): a path, or what ``agentdbg runs`` shows (a #, a name, ``last``).
 """
 
 from __future__ import annotations
@@ -55,3 +58,15 @@ class TranscriptItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"agentdbg replay {self.path.name}"
+
+
+@pytest.fixture
+def agentdbg_trajectory():
+    """Load a run for trajectory assertions: ``agentdbg_trajectory("order.jsonl")`` or
+    ``agentdbg_trajectory("last")``; the result has ``tool_used``, ``tool_sequence``,
+    ``tool_args``, ``max_turns`` … (see ``agentdbg.testing``)."""
+    from agentdbg.testing import Trajectory
+
+    def load(source, *, profile: str = "openai"):
+        return Trajectory.load(source, profile=profile)
+    return load

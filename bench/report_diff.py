@@ -1,6 +1,6 @@
 """`report` and `diff` on a 1,000-turn transcript vs `agentdbg replay --json` on it; peak memory.
 
-Each figure is the best of 3 child processes (wall time from start to exit, peak RSS).
+Each figure is the best of 3 `agentdbg` child processes (wall time from start to exit, peak RSS).
 `report` writes the HTML page (timeline, findings, context budget with the real tokenizer);
 `diff` compares the transcript with its own replay (every turn aligned and compared).
 Target: both under 2x the replay's time, with bounded memory.
@@ -31,9 +31,9 @@ def main() -> None:
     mb = path.stat().st_size / 1e6
     replay = best([sys.executable, "-m", "agentdbg", "replay", str(path), "--json",
                    "--save", str(replayed)])
-    report = best([sys.executable, "-m", "agentdbg.report", "report", str(path),
+    report = best([sys.executable, "-m", "agentdbg", "report", str(path),
                    "-o", str(folder / "long.html")])
-    diff = best([sys.executable, "-m", "agentdbg.report", "diff", str(path), str(replayed)])
+    diff = best([sys.executable, "-m", "agentdbg", "diff", str(path), str(replayed)])
     html_mb = (folder / "long.html").stat().st_size / 1e6
     print(f"machine: {machine()}")
     print(f"transcript: {TURNS} turns, {2 * TURNS} messages, {mb:.1f} MB; report page {html_mb:.1f} MB")

@@ -72,6 +72,10 @@ def run(
     keep_runs: Annotated[int, typer.Option(
         "--keep-runs", envvar="AGENTDBG_KEEP_RUNS", min=1,
         help="How many transcripts the runs folder keeps.")] = 50,
+    otlp: Annotated[str | None, typer.Option(
+        "--otlp", help="Also export the run to this OTLP/HTTP receiver as it goes "
+                       "(OpenTelemetry GenAI spans, no message contents), e.g. http://127.0.0.1:4318.",
+        show_default=False)] = None,
     json_out: JsonOpt = False,
     full: FullOpt = False,
     step: StepOpt = False,
@@ -107,7 +111,17 @@ def run(
         json_out=json_out, full=full, debug=debug, save=save, keep_runs=keep_runs,
         redact=list(redact or []), secrets=[api_key] if api_key else [], profile=profile.value,
         explain=explain, lang=lang.value)
-    return drive(session, make_console(), options)
+    return drive(session, make_console(), options, export=_otlp_export(otlp))
+
+
+def _otlp_export(otlp: str | None):
+    """``--otlp URL``: checked now (an http(s) URL, the SDK installed), exported as it goes."""
+    if otlp is None:
+        return None
+    from agentdbg.report.commands import check_otlp, run_export_factory
+
+    check_otlp(otlp)
+    return run_export_factory(otlp)
 
 
 def _tool_choice(value: str | None):
@@ -119,7 +133,8 @@ def _tool_choice(value: str | None):
 @command(epilog=exit_codes("1 with --strict when a live tool result differs, or the replay diverged"))
 def replay(
     file: Annotated[str, typer.Argument(
-        help="A transcript (.jsonl); with --step also a plain messages array as a start.")],
+        help="A transcript (.jsonl), or a run 'agentdbg runs' lists: its #, its name, or last; "
+             "with --step also a plain messages array as a start.")],
     step: StepOpt = False,
     json_out: JsonOpt = False,
     live_tools: Annotated[bool, typer.Option(

@@ -24,14 +24,24 @@ def proxy(
     intercept: Annotated[bool, typer.Option(
         "--intercept", help="Pause each request in a prompt before it is forwarded.")] = False,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    otlp: Annotated[str | None, typer.Option(
+        "--otlp", help="Also export each conversation to this OTLP/HTTP receiver as it goes "
+                       "(OpenTelemetry GenAI spans, no message contents).", show_default=False)] = None,
     full: FullOpt = False,
     debug: DebugOpt = False,
 ) -> int:
     """Sit between your app and its endpoint: check and show every request of your own loop."""
     from agentdbg.server.proxy.command import run_proxy
 
+    export = None
+    if otlp is not None:   # checked before binding; the spans go as each conversation goes
+        from agentdbg.report.commands import ConversationExport, check_otlp
+
+        check_otlp(otlp)
+        export = ConversationExport(otlp)
     run_proxy(upstream=upstream, host=host, port=port, save=save, block_invalid=block_invalid,
-              intercept=intercept, profile=profile.value, full=full, console=make_console())
+              intercept=intercept, profile=profile.value, full=full, console=make_console(),
+              export=export)
     return 0
 
 

@@ -3,22 +3,31 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from agentdbg.errors import ExitStatus
 from agentdbg.options import GoLive, RunOptions
 
 
 def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive | None = None,
-          ) -> ExitStatus:
-    """Run ``session`` in step mode or batch, writing its transcript as it goes."""
+          export: Callable[[dict, Any], Any] | None = None) -> ExitStatus:
+    """Run ``session`` in step mode or batch, writing its transcript as it goes.
+
+    ``export`` (``run --otlp``): called with the transcript's header and its writer, it
+    returns an exporter fed the same events (``feed(kind, data, redact)``) whose
+    ``close()`` returns warnings (spans it could not deliver)."""
     from agentdbg.transcript import prune_runs, start_transcript
 
     writer = start_transcript(session, options.save, model=options.model, provider=options.provider_name,
                               base_url=options.base_url, question=options.question,
                               redact=options.redact, secrets=options.secrets,
                               parent=options.parent)
+    exporter = None
     try:
+        if export is not None:
+            exporter = _beside(session, options, export, writer)
         if options.step:
             from agentdbg.repl.debugger import Debugger
 
@@ -30,7 +39,10 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
             status = run_batch(session, console, options, replay=replay)
     finally:
         writer.close()
+        warnings = exporter.close() if exporter is not None else []
         removed = prune_runs(options.keep_runs) if options.save is None else 0
+    for warning in warnings:
+        print(f"agentdbg: warning: {warning}", file=sys.stderr)
     path = writer.path
     if writer.error is not None:
         print(f"agentdbg: error: could not write the transcript {path} ({writer.error}); "
@@ -41,6 +53,18 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
         print(f"agentdbg: kept the newest {options.keep_runs} finished transcripts in the runs "
               f"folder (--keep-runs): removed {removed} older one(s)", file=sys.stderr)
     return status
+
+
+def _beside(session, options: RunOptions, export: Callable[[dict, Any], Any], writer):
+    """An exporter beside the transcript writer: the same header, the same events."""
+    from agentdbg.transcript.redact import safe_url
+
+    header = {"model": options.model, "provider": options.provider_name,
+              "base_url": safe_url(options.base_url), "question": options.question,
+              "tools": session.toolset.openai_tools(), "parent": options.parent}
+    exporter = export(header, writer)
+    session.observers.append(lambda kind, data: exporter.feed(kind, data, writer.redact))
+    return exporter
 
 
 def rescue(session, options: RunOptions, writer) -> str:

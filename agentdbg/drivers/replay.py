@@ -8,7 +8,7 @@ fork, or ``live`` in step mode).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentdbg.drivers.launch import drive
@@ -41,10 +41,10 @@ class ReplayArgs:
 def run_replay(args: ReplayArgs, console) -> ExitStatus:
     from agentdbg.checker.profiles import get_profile
     from agentdbg.transcript import is_transcript
+    from agentdbg.transcript.runs import resolve_run
 
     get_profile(args.profile)
-    if args.file != "-" and not Path(args.file).exists():
-        raise InputError(f"{args.file}: no such file")
+    args = replace(args, file=str(resolve_run(args.file)))  # a path, or a run `runs` lists
     if not is_transcript(args.file):
         if not args.step:
             raise InputError(f"{args.file}: not an agentdbg transcript; a plain messages array "

@@ -1,38 +1,50 @@
-"""``agentdbg runs``: the saved transcripts, newest first."""
+"""``agentdbg runs``: the saved transcripts, newest first, numbered as ``resolve_run`` reads them."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 from agentdbg.errors import InputError
 
 
 def list_runs(console, limit: int) -> None:
-    from rich.table import Table
-    from rich.text import Text
+    from agentdbg.render.runs import render_runs
+    from agentdbg.transcript.runs import run_name, runs_dir, saved_runs
 
-    from agentdbg.render.safe import safe
-    from agentdbg.transcript import iter_transcript, runs_dir
+    paths = saved_runs()
+    rows = [run_row(n, path, run_name(path)) for n, path in enumerate(paths[:limit], start=1)]
+    for line in render_runs(rows, str(runs_dir()), console.width, more=max(0, len(paths) - limit)):
+        console.print(line, soft_wrap=True)
 
-    folder = runs_dir()
-    files = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
-    if not files:
-        console.print(f"no saved runs in {folder}", markup=False, highlight=False)
-        return
-    table = Table(title=Text(f"{safe(folder)} (newest first)"), title_justify="left")
-    for col in ("created", "stop", "turns", "question", "file"):
-        table.add_column(col, overflow="fold")
-    for path in files[:limit]:
-        try:
-            header: dict = {}
-            stop, turns = "(running or cut)", 0
-            for n, event in iter_transcript(path):
-                if n == 1:
-                    header = event
-                elif event["type"] == "request":
-                    turns += 1
-                elif event["type"] == "stop":
-                    stop = str(event.get("reason"))
-            table.add_row(Text(safe(header.get("created", ""))), Text(safe(stop)), str(turns),
-                          Text(safe(str(header.get("question") or ""))[:60]), Text(safe(path.name)))
-        except InputError as exc:
-            table.add_row("?", "unreadable", "", Text(safe(exc.message)[:60]), Text(safe(path.name)))
-    console.print(table)
+
+def run_row(number: int, path: Path, name: str):
+    """What the listing shows of one transcript (read to the end: turns and stop)."""
+    from agentdbg.render.runs import RunRow
+    from agentdbg.transcript import iter_transcript
+
+    row = RunRow(number, name)
+    try:
+        turns = 0
+        for n, event in iter_transcript(path):
+            if n == 1:
+                row.created, row.question = event.get("created"), _question(event.get("question"))
+            elif event["type"] == "request":
+                turns += 1
+            elif event["type"] == "stop":
+                row.stop = str(event.get("reason"))
+        row.turns = turns
+    except InputError as exc:
+        row.error = _short_error(exc.message, path)
+    return row
+
+
+def _question(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _short_error(message: str, path: Path) -> str:
+    """``/long/path/x.jsonl:1: not an agentdbg transcript`` as ``line 1: not an …``."""
+    rest = message[len(str(path)):] if message.startswith(str(path)) else message
+    m = re.match(r":(\d+)(?::\d+)?: (.*)", rest, re.S)
+    return f"line {m.group(1)}: {m.group(2)}" if m else rest.lstrip(": ")

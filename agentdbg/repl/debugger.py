@@ -268,6 +268,9 @@ class Debugger:
                      f"tools {t.tool_ms:.1f} ms")
         total = self.session.usage
         self.say(f"total: {total['total_tokens']} tokens over {len(self.session.turns)} request(s)")
+        from agentdbg.render.budget import budget_of_session, render_budget
+
+        self.console.print(render_budget(budget_of_session(self.session)))
 
     # -- editing and saving -------------------------------------------------------------
     def edit_json(self, value, what: str):

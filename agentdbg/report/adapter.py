@@ -48,10 +48,12 @@ def finding_from_dict(d: dict) -> Any:
     """A recorded finding (``Finding.to_dict()`` in a transcript) back as a Finding."""
     from agentdbg.checker import Finding
 
+    index, api_error, call_id = d.get("index"), d.get("api_error"), d.get("tool_call_id")
     return Finding(rule=str(d.get("rule")), severity=str(d.get("severity") or "error"),
-                   index=d.get("index") if isinstance(d.get("index"), int) else None,
-                   message=str(d.get("message") or ""), api_error=d.get("api_error"),
-                   tool_call_id=d.get("tool_call_id"))
+                   index=index if isinstance(index, int) and not isinstance(index, bool) else None,
+                   message=str(d.get("message") or ""),
+                   api_error=api_error if isinstance(api_error, str) else None,
+                   tool_call_id=call_id if isinstance(call_id, str) else None)
 
 
 def is_checker_rule(rule: str) -> bool:

@@ -1,4 +1,4 @@
-"""What the typer commands call: ``report``, ``diff``, ``export``, and the live exporter.
+"""What the typer commands call: ``report``, ``diff``, ``export``, and the live exporters.
 
 Each function takes a transcript path (the CLI resolves run names, numbers and ``last``
 before calling), prints through the given rich console, returns an ``ExitStatus`` and
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,28 +76,77 @@ def run_export(path: str | os.PathLike, otlp_url: str | None, fmt: str | None,
     return ExitStatus.OK
 
 
-def live_exporter(header: dict, otlp_url: str, *, content: bool = False) -> Any:
-    """For ``run --otlp URL`` / ``proxy --otlp URL``: an observer ``(event_type, data)``.
+# -- exporting as it goes: run --otlp, proxy --otlp --------------------------------------------
+# drivers/ and server/ do not import this package (the layers); the CLI builds these and
+# hands them down.
 
-    ``run``: ``session.observers.append(live_exporter(header, url))`` next to the transcript
-    writer (``header``: the same fields ``start_transcript`` writes), and ``.close()`` in
-    the ``finally`` (a stop event closes it too). The proxy: one per conversation, called
-    with the same ``(kind, data)`` as its ``TranscriptWriter``.
-    """
-    from agentdbg.report.otel import LiveExporter
+def check_otlp(otlp_url: str) -> None:
+    """Before anything starts: an http(s) URL and the SDK installed, else a one-line error."""
+    from agentdbg.report.otel import require_sdk, traces_url
 
-    return LiveExporter(header, otlp_url=otlp_url, content=content)
+    traces_url(otlp_url)
+    require_sdk()
+
+
+def run_export_factory(otlp_url: str, *, content: bool = False) -> Callable[[dict, Any], Any]:
+    """For ``run --otlp URL``: ``drive(..., export=...)`` calls it with the transcript's
+    header and writer; it returns a ``LiveExporter`` (``feed`` each event, ``close()`` in
+    the ``finally``: it returns the warnings, e.g. spans the receiver did not take)."""
+    def export(header: dict, writer: Any) -> Any:
+        from agentdbg.report.otel import LiveExporter
+
+        return LiveExporter(header, otlp_url=otlp_url, content=content,
+                            conversation_id=writer.path.stem)
+    return export
+
+
+class ConversationExport:
+    """For ``proxy --otlp URL``: the proxy's tracker calls it with each conversation's new
+    transcript writer (and header) and uses what it returns in the writer's place; every
+    conversation's spans go through one pipeline, made on first use (in the analyst's
+    process). ``close()`` sends what is left and returns the warnings."""
+
+    def __init__(self, otlp_url: str, *, content: bool = False):
+        self.otlp_url, self.content = otlp_url, content
+        self.pipeline: Any = None
+
+    def __call__(self, writer: Any, header: dict) -> Beside:
+        from agentdbg.report.otel import LiveExporter, Pipeline
+
+        if self.pipeline is None:
+            self.pipeline = Pipeline(otlp_url=self.otlp_url)
+        return Beside(writer, LiveExporter(header, content=self.content, pipeline=self.pipeline,
+                                           conversation_id=writer.path.stem))
+
+    def close(self) -> list[str]:
+        return self.pipeline.shutdown() if self.pipeline is not None else []
+
+
+class Beside:
+    """A transcript writer and a live exporter fed the same events, the exporter's redacted
+    as the transcript's are; anything else (``path``, ``error`` …) is the writer's."""
+
+    def __init__(self, writer: Any, exporter: Any):
+        self.writer, self.exporter = writer, exporter
+
+    def __call__(self, kind: str, data: dict) -> None:
+        self.writer(kind, data)
+        self.exporter.feed(kind, data, self.writer.redact)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.writer, name)
+
+    def close(self) -> None:
+        self.writer.close()
+        self.exporter.close()
 
 
 def session_budget(session: Any) -> Any:
-    """Step mode's ``usage``: the budget of the request the session would send now.
+    """Step mode's ``usage``: the budget of the messages the session holds now (see
+    ``agentdbg.render.budget``, which the step debugger calls directly)."""
+    from agentdbg.render.budget import budget_of_session
 
-    Print ``render_budget(session_budget(session))`` (from ``agentdbg.report.budget``).
-    """
-    from agentdbg.report.budget import budget_of_request
-
-    return budget_of_request(session.messages, session.toolset.openai_tools(),
-                             model=session.config.model, turn=len(session.turns) + 1)
+    return budget_of_session(session)
 
 
 def budget_json(path: str | os.PathLike) -> dict | None:

@@ -163,10 +163,19 @@ def diff_runs(a: Run, b: Run) -> RunDiff:
         turns.extend(_turn_diff(x, y) for x, y in pairs)
         turns.extend(TurnDiff("dropped", x, None) for x in ta[i1 + len(pairs):i2])
         turns.extend(TurnDiff("added", None, y) for y in tb[j1 + len(pairs):j2])
-    diff = adapter.first_difference(a.final_messages, b.final_messages)
+    diff = _absent_marked(adapter.first_difference(a.final_messages, b.final_messages),
+                          a.final_messages, b.final_messages)
     messages = _describe(diff) if diff else None
     first = next((_divergence(t) for t in turns if t.status != "same"), None)
     return RunDiff(_side(a), _side(b), turns, first, messages, _fork(a, b))
+
+
+def _absent_marked(diff: tuple[str, Any, Any] | None, a: list, b: list) -> tuple[str, Any, Any] | None:
+    """A message one array does not have is absent, not null."""
+    n = min(len(a), len(b))
+    if diff is None or len(a) == len(b) or diff[0] != f"messages[{n}]":
+        return diff
+    return diff[0], a[n] if n < len(a) else _ABSENT, b[n] if n < len(b) else _ABSENT
 
 
 def _side(run: Run) -> Side:
@@ -418,6 +427,6 @@ def render_diff(d: RunDiff) -> Any:
     from rich.text import Text
 
     out = Text()
-    for cls, line in diff_lines(d):
-        out.append(adapter.safe(line) + "\n", style=STYLES.get(cls, ""))
+    for n, (cls, line) in enumerate(diff_lines(d)):
+        out.append(("\n" if n else "") + adapter.safe(line), style=STYLES.get(cls, ""))
     return out

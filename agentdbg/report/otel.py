@@ -213,6 +213,16 @@ def _tracer(provider: Any) -> Any:
     return provider.get_tracer(sc.INSTRUMENTATION, __version__, schema_url=sc.SCHEMA_URL)
 
 
+def require_sdk() -> None:
+    """The OpenTelemetry SDK comes with the ``report`` extra; say so in one line if absent."""
+    try:
+        import opentelemetry.exporter.otlp.proto.http.trace_exporter
+        import opentelemetry.sdk.trace  # noqa: F401
+    except ImportError:
+        raise ExportError("OpenTelemetry export needs the SDK: pip install "
+                          "'agentdbg-cli[report]'") from None
+
+
 def traces_url(url: str) -> str:
     """A base URL (``http://host:4318``) gets the traces path; a full one is kept."""
     parts = urlsplit(url)
@@ -293,6 +303,7 @@ def export_transcript(source: Any, *, otlp_url: str | None = None, json_path: An
         raise ExportError("nothing to export to: give an OTLP URL or an OTLP/JSON file")
     if otlp_url is not None:
         traces_url(otlp_url)   # a bad URL is an error before any work
+    require_sdk()
     spans = spans_of_run(read_run(source, profile=profile), content=content)
     destinations = deliver(spans, otlp_url=otlp_url, json_path=json_path, timeout=timeout)
     trace_id = format(spans[0].context.trace_id, "032x") if spans else ""
@@ -461,14 +472,16 @@ def _created_ns(run: Run) -> int:
 
 # -- live: an observer beside the transcript writer -------------------------------------------------
 
-class LiveExporter:
-    """Export a run as it goes: attach to ``session.observers`` (or call with the proxy's
-    events) and ``close()`` at the end. ``header`` is the transcript header's fields."""
+class Pipeline:
+    """The SDK side of live export: one provider and span exporter that any number of
+    runs share (the proxy's conversations), sending spans in batches as they end.
+    Delivery failures the SDK logs meanwhile are kept in ``failures``, not printed.
+    ``timeout`` None: the standard ``OTEL_EXPORTER_OTLP_TIMEOUT`` (seconds), else 10."""
 
-    def __init__(self, header: dict, *, otlp_url: str | None = None, json_path: Any = None,
-                 content: bool = False, timeout: float = DEFAULT_TIMEOUT, clock=time.time_ns):
+    def __init__(self, *, otlp_url: str | None = None, json_path: Any = None,
+                 timeout: float | None = None):
+        require_sdk()
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
-        from opentelemetry.trace import SpanKind
 
         processors: list[Any] = []
         if otlp_url is not None:
@@ -485,19 +498,93 @@ class LiveExporter:
                 raise ExportError(f"{json_path}: cannot write: {exc.strerror}") from None
         if not processors:
             raise ExportError("nothing to export to: give an OTLP URL or an OTLP/JSON file")
-        self.header, self.content, self.clock = header, content, clock
+        self.destination = traces_url(otlp_url) if otlp_url is not None else str(json_path)
+        self.failures: list[str] = []
+        self._keep = _keep_sdk_logs(self.failures)
         self.provider = _provider(processors)
         self.tracer = _tracer(self.provider)
+        self.closed = False
+
+    def shutdown(self) -> list[str]:
+        """Send what is left (waiting up to the timeout) and stop; returns one warning line
+        when some spans were not delivered (none when all were)."""
+        if not self.closed:
+            self.closed = True
+            try:
+                self.provider.shutdown()
+            finally:
+                _release_sdk_logs(self._keep)
+        if not self.failures:
+            return []
+        return [f"{self.destination}: not every span was delivered ({self.failures[-1]})"]
+
+
+_KEEPERS: list[logging.Handler] = []
+_SAVED_PROPAGATE: list[bool] = []
+
+
+def _keep_sdk_logs(into: list[str]) -> logging.Handler:
+    """Keep the SDK's warnings (a receiver that refuses, a file that fails) in ``into``
+    for as long as a pipeline lives, instead of letting them reach the terminal."""
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            into.append(" ".join(record.getMessage().split())[:300])
+
+    handler = Keep(logging.WARNING)
+    logger = logging.getLogger("opentelemetry")
+    if not _KEEPERS:
+        _SAVED_PROPAGATE[:] = [logger.propagate]
+    _KEEPERS.append(handler)
+    logger.addHandler(handler)
+    logger.propagate = False
+    return handler
+
+
+def _release_sdk_logs(handler: logging.Handler) -> None:
+    logger = logging.getLogger("opentelemetry")
+    logger.removeHandler(handler)
+    if handler in _KEEPERS:
+        _KEEPERS.remove(handler)
+    if not _KEEPERS and _SAVED_PROPAGATE:
+        logger.propagate = _SAVED_PROPAGATE.pop()
+
+
+class LiveExporter:
+    """Export a run as it goes: attach to ``session.observers`` (or call with the proxy's
+    events) and ``close()`` at the end. ``header`` is the transcript header's fields.
+    ``pipeline``: a shared ``Pipeline`` (closing this run then leaves it open); without
+    one the exporter makes its own from ``otlp_url`` / ``json_path``."""
+
+    def __init__(self, header: dict, *, otlp_url: str | None = None, json_path: Any = None,
+                 content: bool = False, timeout: float | None = None, clock=time.time_ns,
+                 pipeline: Pipeline | None = None, conversation_id: str | None = None):
+        from opentelemetry.trace import SpanKind
+
+        self.owns = pipeline is None
+        self.pipeline = pipeline or Pipeline(otlp_url=otlp_url, json_path=json_path, timeout=timeout)
+        self.header, self.content, self.clock = header, content, clock
+        self.provider = self.pipeline.provider
+        self.tracer = self.pipeline.tracer
         self.descriptions = tool_descriptions(header)
         self.usage = {"prompt_tokens": 0, "completion_tokens": 0}
         self.chat: Any = None
         self.messages: list = []
         self.finish: str | None = None
-        self.agent = self.tracer.start_span(
-            sc.OP_INVOKE_AGENT, kind=SpanKind.INTERNAL, start_time=clock(),
-            attributes={sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.PROVIDER_NAME: provider_name(header),
-                        sc.REQUEST_MODEL: str(header.get("model") or "?"), **server_attributes(header)})
+        attrs = {sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.PROVIDER_NAME: provider_name(header),
+                 sc.REQUEST_MODEL: str(header.get("model") or "?"), **server_attributes(header)}
+        if conversation_id:
+            attrs[sc.CONVERSATION_ID] = conversation_id   # the transcript's name, as in export
+        self.agent = self.tracer.start_span(sc.OP_INVOKE_AGENT, kind=SpanKind.INTERNAL,
+                                            start_time=clock(), attributes=attrs)
         self.closed = False
+
+    def feed(self, event_type: str, data: dict, redact: Any = None) -> None:
+        """An event as the transcript writer gets it: made lean first (the history is
+        dropped unless contents are exported), then redacted with ``redact``."""
+        if not self.content and "messages" in data:
+            data = {k: v for k, v in data.items() if k != "messages"}
+        self(event_type, redact(data) if redact is not None else data)
 
     def __call__(self, event_type: str, data: dict) -> None:
         handler = getattr(self, "_on_" + event_type, None)
@@ -596,14 +683,18 @@ class LiveExporter:
         if reason != "completed":
             self.agent.set_attribute(sc.ERROR_TYPE, reason)
             self.agent.set_status(Status(StatusCode.ERROR, str(d.get("detail") or "")[:500]))
-        self.close()
+        self._end_run()
 
-    def close(self) -> None:
-        """End the run's span (if no stop came) and flush everything to the receiver."""
-        if self.closed:
-            return
-        self.closed = True
-        with _quiet_sdk():
-            self._end_chat()
-            self.agent.end(end_time=self.clock())
-            self.provider.shutdown()
+    def _end_run(self) -> None:
+        if not self.closed:
+            self.closed = True
+            with _quiet_sdk():
+                self._end_chat()
+                self.agent.end(end_time=self.clock())
+
+    def close(self) -> list[str]:
+        """End the run's span (if no stop came) and, with its own pipeline, send everything
+        left to the receiver (waiting up to its timeout). Returns the warnings: a line
+        when some spans were not delivered."""
+        self._end_run()
+        return self.pipeline.shutdown() if self.owns else []

@@ -23,6 +23,7 @@ whether or not it then ran; ``assert_tool_args`` can require that it ran without
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -51,8 +52,14 @@ class Trajectory:
 
     @classmethod
     def load(cls, source: Any, *, profile: str = "openai") -> Trajectory:
+        """A path, what ``agentdbg runs`` shows (a #, a name, ``last``), a loaded
+        ``Transcript`` or ``Run``, or a Trajectory (returned as is)."""
         if isinstance(source, Trajectory):
             return source
+        if isinstance(source, (str, os.PathLike)):
+            from agentdbg.transcript.runs import resolve_run
+
+            source = resolve_run(source)
         return cls(read_run(source, profile=profile))
 
     @property
@@ -98,6 +105,7 @@ class Trajectory:
 
     # -- assertions -----------------------------------------------------------------------------
     def tool_used(self, name: str, *, times: int | None = None, at_least: int = 1) -> list[Call]:
+        __tracebackhide__ = True   # pytest shows the caller's line
         found = [c for c in self.calls if c.name == name]
         if times is not None and len(found) != times:
             raise self._fail(f"expected {name} to be called {times} time(s), it was called "
@@ -109,6 +117,7 @@ class Trajectory:
         return found
 
     def tool_not_used(self, name: str) -> None:
+        __tracebackhide__ = True   # pytest shows the caller's line
         found = [c for c in self.calls if c.name == name]
         if found:
             raise self._fail(f"expected {name} not to be called; it was called {len(found)} "
@@ -116,6 +125,7 @@ class Trajectory:
 
     def tool_sequence(self, names: Sequence[str], *, others_between: bool = True) -> list[Call]:
         """``names`` called in this order; with ``others_between=False``, one after another."""
+        __tracebackhide__ = True   # pytest shows the caller's line
         if not names:
             return []
         got = self.calls
@@ -142,6 +152,7 @@ class Trajectory:
                   exact: bool = False, which: str = "any", succeeded: bool = False) -> list[Call]:
         """Calls of ``name`` whose arguments match ``expected`` (a subset unless ``exact``)
         and/or validate against a JSON ``schema``. ``which``: any | all | first | last."""
+        __tracebackhide__ = True   # pytest shows the caller's line
         if which not in ("any", "all", "first", "last"):
             raise ValueError("which must be 'any', 'all', 'first' or 'last'")
         calls = self.tool_used(name)
@@ -174,18 +185,21 @@ class Trajectory:
         return None
 
     def max_turns(self, n: int) -> None:
+        __tracebackhide__ = True   # pytest shows the caller's line
         turns = len(self.run.turns)
         if turns > n:
             raise self._fail(f"expected at most {n} turn(s) (model requests); the run made {turns}",
                              self._tail_view())
 
     def max_tool_calls(self, n: int) -> None:
+        __tracebackhide__ = True   # pytest shows the caller's line
         if len(self.calls) > n:
             raise self._fail(f"expected at most {n} tool call(s); the model asked for "
                              f"{len(self.calls)}: {_names(self.calls)}", self.view_of(self.calls[n:]))
 
     def no_findings(self, *, above: str | None = None) -> None:
         """No checker finding; with ``above="warning"``, warnings are allowed (errors fail)."""
+        __tracebackhide__ = True   # pytest shows the caller's line
         if above is not None and above not in SEVERITY_ORDER:
             raise ValueError(f"above must be one of {', '.join(SEVERITY_ORDER)} or None")
         limit = SEVERITY_ORDER.get(above, 0) if above else 0
@@ -202,6 +216,7 @@ class Trajectory:
                          f"{text}", self.view_of(indices=where, findings=bad))
 
     def stop_reason(self, reason: str) -> None:
+        __tracebackhide__ = True   # pytest shows the caller's line
         got = self.run.stop_reason
         if got != reason:
             detail = f" ({self.run.stop_detail})" if self.run.stop_detail else ""
@@ -272,36 +287,44 @@ def _schema_error(value: Any, schema: dict) -> str | None:
 # -- functions on any transcript (path, loaded Transcript, Run or Trajectory) ------------------
 
 def assert_tool_used(source: Any, name: str, *, times: int | None = None, at_least: int = 1) -> list[Call]:
+    __tracebackhide__ = True   # pytest shows the caller's line
     return Trajectory.load(source).tool_used(name, times=times, at_least=at_least)
 
 
 def assert_tool_not_used(source: Any, name: str) -> None:
+    __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source).tool_not_used(name)
 
 
 def assert_tool_sequence(source: Any, names: Sequence[str], *, others_between: bool = True) -> list[Call]:
+    __tracebackhide__ = True   # pytest shows the caller's line
     return Trajectory.load(source).tool_sequence(names, others_between=others_between)
 
 
 def assert_tool_args(source: Any, name: str, expected: Any = None, *, schema: dict | None = None,
                      exact: bool = False, which: str = "any", succeeded: bool = False) -> list[Call]:
+    __tracebackhide__ = True   # pytest shows the caller's line
     return Trajectory.load(source).tool_args(name, expected, schema=schema, exact=exact,
                                              which=which, succeeded=succeeded)
 
 
 def assert_max_turns(source: Any, n: int) -> None:
+    __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source).max_turns(n)
 
 
 def assert_max_tool_calls(source: Any, n: int) -> None:
+    __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source).max_tool_calls(n)
 
 
 def assert_no_findings(source: Any, *, above: str | None = None, profile: str = "openai") -> None:
+    __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source, profile=profile).no_findings(above=above)
 
 
 def assert_stop_reason(source: Any, reason: str) -> None:
+    __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source).stop_reason(reason)
 
 

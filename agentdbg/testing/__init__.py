@@ -8,12 +8,55 @@
                        tools="tools.yaml")
 
 Or collect a whole folder with the pytest plugin: ``pytest --agentdbg-replay transcripts/``.
+
+Trajectory assertions check what a run did (a failure shows the messages concerned):
+
+    from agentdbg.testing import assert_tool_sequence, assert_tool_args, assert_max_turns
+
+    def test_order_lookup_calls_the_tools_in_order():
+        run = "transcripts/order.jsonl"
+        assert_tool_sequence(run, ["query_order", "query_logistics"])
+        assert_tool_args(run, "query_order", {"order_id": "ORD-2026-001"})
+        assert_max_turns(run, 3)
+
+With the pytest plugin installed, the ``agentdbg_trajectory`` fixture loads one
+(``agentdbg_trajectory("last")`` takes what ``agentdbg runs`` shows, too).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from agentdbg.report.trajectory import (
+    Trajectory,
+    TrajectoryError,
+    assert_max_tool_calls,
+    assert_max_turns,
+    assert_no_findings,
+    assert_stop_reason,
+    assert_tool_args,
+    assert_tool_not_used,
+    assert_tool_sequence,
+    assert_tool_used,
+)
+
+__all__ = [  # the trajectory assertions come from agentdbg.report.trajectory
+    "ReplayMismatch",
+    "ReplayResult",
+    "Trajectory",
+    "TrajectoryError",
+    "assert_max_tool_calls",
+    "assert_max_turns",
+    "assert_no_findings",
+    "assert_replays",
+    "assert_stop_reason",
+    "assert_tool_args",
+    "assert_tool_not_used",
+    "assert_tool_sequence",
+    "assert_tool_used",
+    "replay_transcript",
+]
 
 
 class ReplayMismatch(AssertionError):

@@ -1,4 +1,6 @@
-"""The runs folder: where transcripts go when no --save is given, and its retention.
+"""The runs folder: where transcripts go when no --save is given, its retention, and
+how a run is named on the command line (``resolve_run``: a path, a name or a number
+that ``agentdbg runs`` shows, or ``last``).
 
 Retention removes only agentdbg's own *finished* transcripts (a header of ours and a
 stop event at the end) that no process is writing: a user's other ``.jsonl`` files, a
@@ -97,3 +99,56 @@ def prune_runs(keep: int) -> int:
             os.unlink(old)
             removed += 1
     return removed
+
+
+# -- naming a saved run on the command line -------------------------------------------------
+
+LAST = "last"
+
+
+def saved_runs() -> list[Path]:
+    """The transcripts in the runs folder, newest first: ``agentdbg runs`` numbers them
+    1, 2, … in this order (the most recently written first; the name breaks a tie)."""
+    folder = runs_dir()
+    dated = []
+    for path in folder.glob("*.jsonl") if folder.is_dir() else []:
+        with contextlib.suppress(OSError):
+            if path.is_file():
+                dated.append((path.stat().st_mtime, path.name, path))
+    dated.sort(reverse=True)
+    return [path for _, _, path in dated]
+
+
+def run_name(path: Path) -> str:
+    """The name ``agentdbg runs`` shows for a saved run (accepted back by ``resolve_run``)."""
+    return path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.name
+
+
+def resolve_run(text: str | os.PathLike) -> Path:
+    """What the user typed for a transcript: a path that exists, or what ``agentdbg runs``
+    shows — a number from its list (1 is the newest), a run's name (with or without
+    ``.jsonl``), or ``last``. Raises ``InputError`` (one line) when it is none of these."""
+    from agentdbg.errors import InputError
+
+    raw = os.fspath(text)
+    if not raw.strip():
+        raise InputError("no transcript given: a path, or a # or a name from 'agentdbg runs'")
+    path = Path(raw)
+    if raw == "-" or path.exists():
+        return path
+    if raw == LAST or raw.isdecimal():
+        runs = saved_runs()
+        n = 1 if raw == LAST else int(raw)
+        if not runs:
+            raise InputError(f"{raw}: no such file, and no saved runs in {runs_dir()} yet")
+        if not 1 <= n <= len(runs):
+            raise InputError(f"{raw}: no such file, and no run #{n}: 'agentdbg runs' lists "
+                             f"{len(runs)} (1 is the newest)")
+        return runs[n - 1]
+    if os.sep not in raw and (os.altsep is None or os.altsep not in raw) and raw not in (".", ".."):
+        folder = runs_dir()
+        for candidate in (folder / raw, folder / f"{raw}.jsonl"):
+            if candidate.is_file():
+                return candidate
+    raise InputError(f"{raw}: no such file, and no saved run by that name ('agentdbg runs' "
+                     "lists them; a # from its list or 'last' works too)")

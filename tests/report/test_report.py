@@ -139,6 +139,19 @@ def test_odd_but_valid_json_events_never_crash(made, tmp_path):
     assert len(run.turns) == 2
 
 
+def test_recorded_findings_of_the_wrong_shape_never_crash(made, tmp_path):
+    """A proxy finding whose fields are lists or objects (found by the generated streams)."""
+    header = made["run"].read_text(encoding="utf-8").splitlines()[0]
+    odd = {"type": "request", "seq": 1, "turn": 1, "prefix": 0, "append": [],
+           "findings": [{"rule": "odd-rule", "tool_call_id": ["a"], "api_error": {"k": 1},
+                         "index": True, "message": ["x"]}]}
+    path = tmp_path / "odd-findings.jsonl"
+    path.write_text(header + "\n" + json.dumps(odd) + "\n", encoding="utf-8")
+    (f,) = read_run(path).findings()
+    assert (f.rule, f.tool_call_id, f.api_error, f.index) == ("odd-rule", None, None, None)
+    assert "odd-rule" in render_report(path)
+
+
 def test_reading_is_linear_in_the_transcript(made):
     """One pass: pairing and the checker run once per history, not once per request."""
     run = read_run(made["run"])

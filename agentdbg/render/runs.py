@@ -1,0 +1,95 @@
+"""``agentdbg runs``: the saved runs as lines that fit 80 columns.
+
+Each run takes two lines: its number, creation time, stop reason, turns and question
+(cut with … to fit), then its name on a line of its own. The name is never wrapped or
+cut: it is what you pass back (``agentdbg replay NAME``), as is the number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rich.cells import cell_len
+from rich.text import Text
+
+from agentdbg.render.safe import safe
+
+CREATED = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)")
+HEAD = ("#", "created", "stop", "turns", "question")
+GAP = "  "
+
+
+@dataclass
+class RunRow:
+    """One saved run as listed: ``error`` set when its file cannot be read."""
+
+    number: int
+    name: str
+    created: str | None = None
+    stop: str | None = None
+    turns: int | None = None
+    question: str | None = None
+    error: str | None = None
+
+
+def created_text(created: object) -> str:
+    """``2026-11-30T04:15:07+0000`` as ``2026-11-30 04:15:07`` (the header's local time)."""
+    if not isinstance(created, str):
+        return "?"
+    m = CREATED.match(created)
+    return f"{m.group(1)} {m.group(2)}" if m else safe(created)[:19]
+
+
+def cut(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` terminal cells, ending in … when cut (wide characters
+    count two)."""
+    if cell_len(text) <= cells:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = cell_len(ch)
+        if used + w > cells - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "…"
+
+
+def _cells(row: RunRow) -> tuple[str, str, str, str, str]:
+    if row.error is not None:
+        return str(row.number), "?", "unreadable", "", row.error
+    stop = row.stop if row.stop is not None else "(no stop)"
+    turns = "" if row.turns is None else str(row.turns)
+    question = " ".join(safe(row.question or "").split())
+    return str(row.number), created_text(row.created), safe(stop), turns, question
+
+
+def render_runs(rows: list[RunRow], folder: str, width: int, *, more: int = 0) -> list[Text]:
+    """The listing as lines; print each with ``soft_wrap=True`` (nothing is wrapped: the
+    question is cut to ``width``, a name longer than the line runs past it whole)."""
+    lines = [Text(f"saved runs in {safe(folder)}, newest first")]
+    if not rows:
+        lines.append(Text("(none yet: agentdbg run \"question\" saves one here)"))
+        return lines
+    cells = [_cells(r) for r in rows]
+    widths = [max(cell_len(c[i]) for c in [HEAD, *cells]) for i in range(4)]
+    indent = " " * (widths[0] + len(GAP))
+
+    def line(c: tuple[str, ...], style: str = "") -> Text:
+        head = GAP.join([c[0].rjust(widths[0]), c[1].ljust(widths[1]), c[2].ljust(widths[2]),
+                         c[3].rjust(widths[3])])
+        text = Text(head + GAP, style=style)
+        text.append(cut(c[4], max(1, width - cell_len(head + GAP))))
+        return text
+
+    lines.append(line(HEAD, "bold"))
+    lines.append(Text(indent + "name (give it, or the #, to replay, report, diff, export)",
+                      style="bold"))
+    for row, c in zip(rows, cells):
+        lines.append(line(c, "red" if row.error is not None else ""))
+        lines.append(Text(indent + safe(row.name), style="cyan"))
+    if more:
+        lines.append(Text(f"… and {more} older (--limit)", style="dim"))
+    lines.append(Text("'last' is #1; a path works too", style="dim"))
+    return lines
