@@ -57,6 +57,9 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
             session.cancel("the run ended abnormally; everything before this was recorded")
     if options.json_out:
         doc = run_document(session, model=session.config.model, base_url=options.base_url)
+        from agentdbg.render.budget import last_request_budget
+
+        doc["budget"] = last_request_budget(session)
         sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):

@@ -145,7 +145,7 @@ def cmd_tools(dbg, arg):
 @command("usage", "u")
 def cmd_usage(dbg, arg):
     """usage
-    Token usage and latency per request, and the totals."""
+    Token usage and latency per request, the totals, and the context budget of the next request."""
     dbg.show_usage()
 
 

@@ -309,8 +309,6 @@ def test_the_fixture_takes_what_runs_shows(pytester, tmp_path):
 
 # -- the run document's context budget (run --json / replay --json) -------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="needs the two-line hook in drivers/batch.py described in the "
-                                       "share branch's report (batch.py is not this branch's)")
 def test_the_json_document_has_the_last_requests_budget(model_server):
     """Over real HTTP the endpoint reports the prompt's tokens: the budget shows them beside its
     own count; the offline model only estimates usage, so there the count stands alone."""
