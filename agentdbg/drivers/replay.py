@@ -77,8 +77,8 @@ def _tools(args: ReplayArgs, why: str, header: dict | None = None):
     from agentdbg.toolspec import ToolSet, load_tools
 
     if args.tools is None and not args.mcp:
-        raise AgentdbgError(f"{why} runs tools: name them with --tools PATH (a transcript's own "
-                            "tools file is never loaded)" + servers_needed(header, " or --mcp"))
+        raise AgentdbgError(f"{why} runs tools: name them with --tools PATH or --mcp (a "
+                            "transcript's own tools file is never loaded)" + servers_needed(header))
     toolset = load_tools(args.tools) if args.tools is not None else ToolSet(path=Path("--mcp"), tools=[])
     for text in args.mcp:
         toolset.servers.append(parse_mcp_option(text, taken=[s.name for s in toolset.servers]))
@@ -99,13 +99,13 @@ def started_as(record: dict) -> str:
     return shlex.join(str(a) for a in [record.get("command"), *(record.get("args") or [])])
 
 
-def servers_needed(header: dict | None, how: str = "") -> str:
-    """``; the recording used MCP server 'time' (--mcp "python -m mcp_server_time")``."""
+def servers_needed(header: dict | None) -> str:
+    """``; the recording used MCP server 'time' (--mcp 'python -m mcp_server_time')``."""
     servers = recorded_servers(header)
     if not servers:
         return ""
     named = ", ".join(f"{s.get('name')!r} (--mcp {started_as(s)!r})" for s in servers)
-    return f"; the recording used MCP server(s) {named}: pass them{how} to run them live"
+    return f"; the recording used MCP server(s) {named}"
 
 
 def _server_warnings(header: dict, toolset) -> list[str]:
@@ -117,9 +117,9 @@ def _server_warnings(header: dict, toolset) -> list[str]:
     for rec in recorded_servers(header):
         live = now.get(rec.get("name"))
         if live is None:
-            out.append(f"the recording used MCP server {rec.get('name')!r}, which is not started "
-                       f"now: its tools cannot run live (--mcp {started_as(rec)!r}, or a tools "
-                       "file naming it)")
+            out.append(f"the recording used MCP server {rec.get('name')!r} (--mcp "
+                       f"{started_as(rec)!r}), which is not started now: its calls run live only "
+                       "where a tool of the same name is there")
         else:
             change = tool_list_changes(rec, live)
             if change:

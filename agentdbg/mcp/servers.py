@@ -127,8 +127,8 @@ class McpServers:
             found.append(f"its name clashes with {taken[d.name]}; give the server a 'prefix'")
         for message in found:
             if not lenient:
-                raise McpServerError(d.server, f"tool {d.name!r}: {message} (leave it out with "
-                                               f"exclude: [{d.remote_name}])")
+                hint = "'exclude'" if d.remote_name == d.name else f"exclude: [{d.remote_name}]"
+                raise McpServerError(d.server, f"tool {d.name!r}: {message} (leave it out with {hint})")
             self.problems.append(Problem(d.server, d.name, message, line))
 
     @staticmethod
