@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -142,6 +143,17 @@ class McpServers:
                          max_result_chars=toolset.max_result_chars,
                          base_dir=cfg.base_dir or Path.cwd(), line=started.line)
                 for d in started.tools]
+
+
+@contextmanager
+def running(toolset: ToolSet, **kw: Any) -> Iterator[ToolSet]:
+    """``toolset`` with its servers started, stopped on leaving (e.g. for ``assert_replays``)."""
+    servers = start_servers(toolset, **kw)
+    try:
+        yield toolset
+    finally:
+        if servers is not None:
+            servers.close()
 
 
 def start_servers(toolset: ToolSet, extra: Iterable[McpServerConfig] = (), *, lenient: bool = False,

@@ -95,11 +95,15 @@ def test_approve_then_edit_a_destructive_mcp_tools_result(toolset, events, tmp_p
     assert s.stop_reason is StopReason.COMPLETED
 
 
-def test_deny_leaves_the_server_untouched(toolset, events):
+def test_deny_leaves_the_server_untouched_and_the_checker_reads_mcp_schemas(toolset, events):
     before = [e for e in read_events(events) if e["event"] == "delete_note"]
     s, out = drive(toolset, "n", "n", "deny", "n", "rpc call_x", "n",
-                   turns=[{"tool_calls": [call("delete_note", {"note_id": "n8"}, "call_x")]},
+                   turns=[{"tool_calls": [call("delete_note", {"note_id": "n8"}, "call_x"),
+                                          call("lookup_city", {"city": 3}, "call_y")]},
                           {"content": "done"}])
+    assert ("! warning arguments-schema-mismatch: tool_calls[1] arguments fail the 'lookup_city' schema: "
+            "city: 3 is not of type 'string'") in " ".join(out.split())
     assert json.loads(s.messages[2]["content"])["error"]["type"] == "denied"
+    assert json.loads(s.messages[3]["content"])["error"]["type"] == "invalid_arguments"
     assert "no JSON-RPC exchange: it failed before reaching the server (denied)" in out
     assert [e for e in read_events(events) if e["event"] == "delete_note"] == before
