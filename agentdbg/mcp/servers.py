@@ -15,6 +15,7 @@ each server: how it was started (never a secret), who answered, and its tool lis
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -162,6 +163,9 @@ def start_servers(toolset: ToolSet, extra: Iterable[McpServerConfig] = (), *, le
     configs = [*toolset.servers, *extra]
     if not configs:
         return None
+    if importlib.util.find_spec("mcp") is None:
+        raise ConfigError(f"MCP server {configs[0].name!r}: the MCP SDK is not installed; "
+                          "pip install 'agentdbg-cli[mcp]'")
     names: dict[str, str] = {}
     for cfg in configs:
         if cfg.name in names:

@@ -10,6 +10,7 @@ from mcp_helpers import (
     HttpServer,
     demo_yaml,
     read_events,
+    running,
     server_pids,
     tagged,
     transcript,
@@ -43,19 +44,21 @@ def test_the_offline_model_plans_with_the_servers_tools_and_the_transcript_recor
     monkeypatch.setenv("DEMO_SECRET", SECRET)
     events = tmp_path / "events.jsonl"
     tools = demo_yaml(tmp_path / "tools.yaml", {"events": events, "tag": tag, "exclude": ["auth_check"],
-                                                "env": {"DEMO_TOKEN": "${DEMO_SECRET}"}})
+                                                "env": {"DEMO_TOKEN": "${DEMO_SECRET}",
+                                                        "AGENTDBG_MCP_TEST_PAGE_SIZE": "4"}})
     r = invoke("run", "--tools", tools, "Which country is Paris in?", "--save", tmp_path / "t.jsonl")
     assert r.exit_code == 0, r.output
     assert "MCP server 'demo': agentdbg-demo 1.2.3 over stdio" in r.stdout
-    assert "10 of 11 tool(s) used" in r.stdout
+    assert "10 of 11 tool(s) used" in r.stdout                # discovered over three pages
+    assert [e["start"] for e in read_events(events) if e["event"] == "list_page"] == [0, 4, 8]
     assert '{"city": "Paris"}' in r.stdout and "Paris is in France" in r.stdout   # planned from the schema
     assert "stop: completed" in r.stdout
     header, body = transcript(tmp_path / "t.jsonl")
     (server,) = header["mcp_servers"]
     assert server["server_info"] == {"name": "agentdbg-demo", "version": "1.2.3"}
     assert (server["transport"], server["command"], server["env_keys"]) == \
-        ("stdio", "python", ["AGENTDBG_MCP_TEST_EVENTS", "AGENTDBG_MCP_TEST_MODE", "AGENTDBG_MCP_TEST_TAG",
-                             "DEMO_TOKEN"])
+        ("stdio", "python", ["AGENTDBG_MCP_TEST_EVENTS", "AGENTDBG_MCP_TEST_MODE", "AGENTDBG_MCP_TEST_PAGE_SIZE",
+                             "AGENTDBG_MCP_TEST_TAG", "DEMO_TOKEN"])
     assert [t["name"] for t in server["tools"]][:2] == ["lookup_city", "city_weather"]
     assert "auth_check" in [t["name"] for t in server["tools"]] and "auth_check" not in server["used"]
     assert [t["function"]["name"] for t in header["tools"]] == server["used"]
@@ -64,13 +67,7 @@ def test_the_offline_model_plans_with_the_servers_tools_and_the_transcript_recor
     assert [m["dir"] for m in call["mcp"]["exchange"]] == ["send", "recv"]
     text = (tmp_path / "t.jsonl").read_text() + r.stdout + r.stderr
     assert SECRET not in text and "${DEMO_SECRET}" not in text
-    assert server_pids(events) and wait_until(lambda: not any(map(_alive, server_pids(events))))
-
-
-def _alive(pid):
-    from mcp_helpers import running
-
-    return running(pid)
+    assert server_pids(events) and wait_until(lambda: not any(map(running, server_pids(events))))
 
 
 def test_annotations_decide_parallel_sequential_and_approval(tmp_path, tag):

@@ -44,9 +44,6 @@ def test_tools_lists_and_lints_mcp_tools(crowded):
             "tool(s)") in out
     assert "! warning untagged: MCP server 'demo': no readOnlyHint annotation" in out
     assert f"({crowded}:8)" in out                           # MCP findings point at the server's entry
-
-
-def test_tools_json_names_each_tools_server_and_annotations(crowded):
     r = runner.invoke(app, ["tools", str(crowded), "--json"])
     doc = json.loads(r.stdout)
     tools = {t["function"]["name"]: t for t in doc["tools"]}
