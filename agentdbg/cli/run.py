@@ -31,7 +31,8 @@ from agentdbg.errors import AgentdbgError
 
 McpOpt = Annotated[list[str] | None, typer.Option(
     "--mcp", help="An MCP server whose tools join the run: a URL (Streamable HTTP) or a command "
-    "in quotes (stdio), e.g. --mcp \"python -m mcp_server_time\" (repeatable).")]
+    "in quotes (stdio), e.g. --mcp \"python -m mcp_server_time\" (repeatable). Without --tools, "
+    "only ./tools.yaml joins it (not the bundled sample).")]
 
 
 def _step_only(step: bool, explain: bool, lang: Lang) -> None:
