@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -99,6 +101,39 @@ class ToolSet:
                     handler_kind="recorded", handler=None,
                     strict=bool(fn.get("strict"))))
         return cls(path=Path(path), tools=specs)
+
+
+def start_servers(toolset: ToolSet, *, lenient: bool = False,
+                  environ: Mapping[str, str] | None = None) -> Any:
+    """Start the MCP servers ``toolset`` names and add their tools after the local ones, as
+    ``mcp`` handlers; returns the started ``McpServers`` (also ``toolset.mcp``), None without any."""
+    if not toolset.servers:
+        return None
+    from agentdbg.mcp.servers import McpServers
+
+    taken = {t.name: f"the local tool {t.name!r} ({toolset.path})" for t in toolset.tools}
+    servers = McpServers(toolset.servers, environ=environ).start(taken, lenient=lenient)
+    for started in servers.started.values():
+        cfg = started.client.config
+        toolset.tools.extend(
+            ToolSpec(name=d.name, description=d.description, parameters=d.parameters,
+                     handler_kind="mcp", handler=d, side_effects=d.side_effects, approval=d.approval,
+                     timeout=cfg.timeout, max_result_chars=toolset.max_result_chars,
+                     base_dir=cfg.base_dir or Path.cwd(), line=started.line)
+            for d in started.tools)
+    toolset.mcp = servers
+    return servers
+
+
+@contextmanager
+def running(toolset: ToolSet, **kw: Any) -> Iterator[ToolSet]:
+    """``toolset`` with its MCP servers started, stopped on leaving (e.g. ``assert_replays``)."""
+    servers = start_servers(toolset, **kw)
+    try:
+        yield toolset
+    finally:
+        if servers is not None:
+            servers.close()
 
 
 def bundled_tools_path() -> Path:

@@ -89,7 +89,7 @@ def open_servers(toolset, console, options: RunOptions | None = None, *, lenient
     if not toolset.servers or toolset.mcp is not None:
         return toolset.mcp
     from agentdbg.mcp.errors import McpServerError
-    from agentdbg.mcp.servers import start_servers
+    from agentdbg.toolspec import start_servers
 
     debug = options is not None and options.debug
     try:

@@ -1,11 +1,12 @@
-"""The MCP servers of one run: started together, their tools joined to a ``ToolSet``, stopped together.
+"""The MCP servers of one run: started together, stopped together. ``toolspec.start_servers``
+joins their tools to a ``ToolSet`` (this package sits below ``toolspec`` and never imports it).
 
 ``McpServers.start()`` starts (stdio) or connects to (HTTP) each server in turn, initialises it and
-lists its tools (every page); each selected tool becomes a ``ToolSpec`` with the ``mcp`` handler
-kind and a policy from its annotations. A server that fails to start, times out or lists invalid
-tools raises ``McpServerError`` naming it, after the servers already started are stopped. Servers
-start one after the other, in the calling thread: an interrupt while one starts stops it and every
-other (a start in a worker thread could outlive an interrupted run).
+lists its tools (every page); each selected tool is an ``McpToolDef`` with a policy from its
+annotations. A server that fails to start, times out or lists invalid tools raises
+``McpServerError`` naming it, after the servers already started are stopped. Servers start one
+after the other, in the calling thread: an interrupt while one starts stops it and every other (a
+start in a worker thread could outlive an interrupted run).
 
 ``close()`` stops them all (idempotent, from a ``finally``); ``cancel_all()`` cancels every call in
 flight (Ctrl-C sends the protocol's cancellation). ``records()`` is what a transcript keeps about
@@ -17,10 +18,8 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdbg.errors import ConfigError
@@ -30,7 +29,6 @@ from agentdbg.mcp.tools import McpToolDef, select_tools
 
 if TYPE_CHECKING:
     from agentdbg.mcp.client import McpClient
-    from agentdbg.toolspec import ToolSet, ToolSpec
 
 
 @dataclass
@@ -73,14 +71,19 @@ class McpServers:
         self.close()
 
     # -- lifetime ---------------------------------------------------------------
-    def start(self, toolset: ToolSet, *, lenient: bool = False) -> McpServers:
-        """Start every server and add its tools to ``toolset`` (after the local ones).
+    def start(self, taken: Mapping[str, str] | None = None, *, lenient: bool = False) -> McpServers:
+        """Start every server and list its tools. ``taken``: tool names already in use (the
+        local tools'), each with how a clash should name it.
 
         ``lenient``: a tool the API would reject is kept and recorded in ``problems`` (for the
         linter) instead of failing the start."""
         from agentdbg.mcp.client import McpClient
 
-        taken = {t.name: f"the local tool {t.name!r} ({toolset.path})" for t in toolset.tools}
+        if self.configs and importlib.util.find_spec("mcp") is None:
+            raise ConfigError(f"MCP server {self.configs[0].name!r}: the MCP SDK is not installed; "
+                              "pip install 'agentdbg-cli[mcp]'")
+        check_names(self.configs)
+        names = dict(taken or {})
         try:
             for cfg in self.configs:
                 client = McpClient(cfg, environ=self.environ)
@@ -89,16 +92,14 @@ class McpServers:
                 listed = client.list_tools()
                 defs = select_tools(listed, server=cfg.name, include=cfg.include, exclude=cfg.exclude,
                                     prefix=cfg.prefix, unhinted=cfg.unhinted)
-                line = _line(cfg)
+                line = line_of(cfg)
                 for d in defs:
-                    self._check(d, taken, lenient, line)
-                    taken.setdefault(d.name, f"the tool {d.name!r} of MCP server {cfg.name!r}")
+                    self._check(d, names, lenient, line)
+                    names.setdefault(d.name, f"the tool {d.name!r} of MCP server {cfg.name!r}")
                 self.started[cfg.name] = Started(client, listed, defs, line)
         except BaseException:
             self.close()
             raise
-        toolset.tools.extend(spec for s in self.started.values() for spec in self._specs(s, toolset))
-        toolset.mcp = self
         return self
 
     def close(self) -> None:
@@ -133,46 +134,16 @@ class McpServers:
                 raise McpServerError(d.server, f"tool {d.name!r}: {message} (leave it out with {hint})")
             self.problems.append(Problem(d.server, d.name, message, line))
 
-    @staticmethod
-    def _specs(started: Started, toolset: ToolSet) -> list[ToolSpec]:
-        from agentdbg.toolspec import ToolSpec
-
-        cfg = started.client.config
-        return [ToolSpec(name=d.name, description=d.description, parameters=d.parameters,
-                         handler_kind="mcp", handler=d, side_effects=d.side_effects,
-                         approval=d.approval, timeout=cfg.timeout,
-                         max_result_chars=toolset.max_result_chars,
-                         base_dir=cfg.base_dir or Path.cwd(), line=started.line)
-                for d in started.tools]
 
 
-@contextmanager
-def running(toolset: ToolSet, **kw: Any) -> Iterator[ToolSet]:
-    """``toolset`` with its servers started, stopped on leaving (e.g. for ``assert_replays``)."""
-    servers = start_servers(toolset, **kw)
-    try:
-        yield toolset
-    finally:
-        if servers is not None:
-            servers.close()
-
-
-def start_servers(toolset: ToolSet, extra: Iterable[McpServerConfig] = (), *, lenient: bool = False,
-                  environ: Mapping[str, str] | None = None) -> McpServers | None:
-    """Start the servers of ``toolset`` (its file's and ``extra``); None when there are none."""
-    configs = [*toolset.servers, *extra]
-    if not configs:
-        return None
-    if importlib.util.find_spec("mcp") is None:
-        raise ConfigError(f"MCP server {configs[0].name!r}: the MCP SDK is not installed; "
-                          "pip install 'agentdbg-cli[mcp]'")
+def check_names(configs: Iterable[McpServerConfig]) -> None:
+    """Two servers may not share a name (a tools file's and ``--mcp``'s together)."""
     names: dict[str, str] = {}
     for cfg in configs:
         if cfg.name in names:
             raise ConfigError(f"MCP server {cfg.name!r} is named twice ({names[cfg.name]} and "
                               f"{cfg.source or '--mcp'})")
         names[cfg.name] = cfg.source or "--mcp"
-    return McpServers(configs, environ=environ).start(toolset, lenient=lenient)
 
 
 def tool_list_changes(recorded: dict, now: dict) -> str | None:
@@ -217,7 +188,8 @@ def _secret_values(cfg: McpServerConfig, environ: Mapping[str, str] | None) -> s
         return set()
 
 
-def _line(cfg: McpServerConfig) -> int | None:
+def line_of(cfg: McpServerConfig) -> int | None:
+    """The line of the tools file the server is defined on (None for ``--mcp``)."""
     tail = cfg.source.rpartition(":")[2]
     return int(tail) if tail.isdigit() else None
 

@@ -72,7 +72,7 @@ def test_mcp_option_without_a_tools_file_brings_only_its_servers(tmp_path):
 
 def test_a_server_named_twice_is_refused_before_anything_starts(tmp_path):
     from agentdbg.mcp.config import parse_mcp_option
-    from agentdbg.mcp.servers import start_servers
+    from agentdbg.toolspec import start_servers
 
     path = tmp_path / "tools.yaml"
     path.write_text("version: 1\nmcp_servers:\n  - {name: srv, command: srv}\n")
