@@ -1,21 +1,26 @@
-"""tools.yaml -> validated ``ToolSpec`` objects.
+"""tools.yaml -> validated ``ToolSpec`` objects and the MCP servers it names.
 
 Errors name the file, line and column (from the YAML node marks), the tool and
 the field. Handlers are resolved only from this file, never from a name the
-model produced.
+model produced. ``mcp_servers:`` entries become ``McpServerConfig``s here; their
+tools join the set (as ``mcp`` handlers) only once the servers are started
+(``agentdbg.mcp.servers``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from agentdbg.errors import ConfigError, located
+from agentdbg.mcp.config import McpServerConfig, parse_server_configs
 from agentdbg.messages import TOOL_NAME_RE
 
 MAX_FILE_BYTES = 5_000_000  # a tools file larger than this is a mistake, not a tools file
@@ -28,6 +33,7 @@ POLICY_DEFAULTS = {
 }
 TOOL_KEYS = {"name", "description", "parameters", "handler", "strict", "env", *POLICY_DEFAULTS}
 HANDLER_KINDS = ("python", "fixture", "command")
+TOP_KEYS = ("version", "defaults", "tools", "mcp_servers")
 
 
 @dataclass
@@ -35,8 +41,8 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict
-    handler_kind: str            # python | fixture | command | recorded (replay only)
-    handler: Any                 # "pkg.mod:func" | JSON value | [argv...]
+    handler_kind: str            # python | fixture | command | mcp | recorded (replay only)
+    handler: Any                 # "pkg.mod:func" | JSON value | [argv...] | McpToolDef
     side_effects: bool = False
     approval: str = "never"      # never | always
     timeout: float = 10.0
@@ -45,6 +51,11 @@ class ToolSpec:
     base_dir: Path = field(default_factory=Path.cwd)
     line: int | None = None      # where the tool starts in its file (1-based)
     env: tuple[str, ...] = ()    # command tools: variables passed although they look secret
+
+    @property
+    def server(self) -> str | None:
+        """The MCP server this tool comes from (None: a local tool)."""
+        return self.handler.server if self.handler_kind == "mcp" else None
 
     def openai_tool(self) -> dict:
         """The definition as sent in the request's ``tools`` array."""
@@ -64,6 +75,9 @@ class ToolSet:
     tools: list[ToolSpec]
     parallel: int = 8                   # read-only calls of one turn running at once
     problems: list[tuple[str, int | None, str]] = field(default_factory=list)  # lenient load
+    servers: list[McpServerConfig] = field(default_factory=list)  # MCP servers to start
+    max_result_chars: int = 4000        # the file's default, for MCP tools
+    mcp: Any = None                     # the started servers (``agentdbg.mcp.servers.McpServers``)
 
     def get(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)
@@ -87,6 +101,39 @@ class ToolSet:
                     handler_kind="recorded", handler=None,
                     strict=bool(fn.get("strict"))))
         return cls(path=Path(path), tools=specs)
+
+
+def start_servers(toolset: ToolSet, *, lenient: bool = False,
+                  environ: Mapping[str, str] | None = None) -> Any:
+    """Start the MCP servers ``toolset`` names and add their tools after the local ones, as
+    ``mcp`` handlers; returns the started ``McpServers`` (also ``toolset.mcp``), None without any."""
+    if not toolset.servers:
+        return None
+    from agentdbg.mcp.servers import McpServers
+
+    taken = {t.name: f"the local tool {t.name!r} ({toolset.path})" for t in toolset.tools}
+    servers = McpServers(toolset.servers, environ=environ).start(taken, lenient=lenient)
+    for started in servers.started.values():
+        cfg = started.client.config
+        toolset.tools.extend(
+            ToolSpec(name=d.name, description=d.description, parameters=d.parameters,
+                     handler_kind="mcp", handler=d, side_effects=d.side_effects, approval=d.approval,
+                     timeout=cfg.timeout, max_result_chars=toolset.max_result_chars,
+                     base_dir=cfg.base_dir or Path.cwd(), line=started.line)
+            for d in started.tools)
+    toolset.mcp = servers
+    return servers
+
+
+@contextmanager
+def running(toolset: ToolSet, **kw: Any) -> Iterator[ToolSet]:
+    """``toolset`` with its MCP servers started, stopped on leaving (e.g. ``assert_replays``)."""
+    servers = start_servers(toolset, **kw)
+    try:
+        yield toolset
+    finally:
+        if servers is not None:
+            servers.close()
 
 
 def bundled_tools_path() -> Path:
@@ -201,10 +248,10 @@ def _parse(doc: _Doc) -> ToolSet:
     version = data.get("version")
     if version not in SUPPORTED_VERSIONS:
         raise doc.error(("version",), f"unsupported version {version!r}; expected version: 1")
-    unknown = set(data) - {"version", "defaults", "tools"}
+    unknown = set(data) - set(TOP_KEYS)
     if unknown:
         key = sorted(map(str, unknown))[0]
-        raise doc.error((key,), f"unknown top-level key {key!r} (expected version, defaults, tools)")
+        raise doc.error((key,), f"unknown top-level key {key!r} (expected {', '.join(TOP_KEYS)})")
     defaults = dict(POLICY_DEFAULTS)
     raw_defaults = data.get("defaults") or {}
     if not isinstance(raw_defaults, dict):
@@ -218,9 +265,13 @@ def _parse(doc: _Doc) -> ToolSet:
             raise doc.error(("defaults", key), f"unknown key {key!r} in defaults")
         _check_policy(doc, ("defaults", key), "defaults", key, value)
         defaults[key] = value
+    servers = _parse_servers(doc, data.get("mcp_servers"))
     tools = data.get("tools")
-    if not isinstance(tools, list) or not tools:
-        raise doc.error(("tools",), "'tools' must be a non-empty list")
+    if tools is None and servers:  # `tools:` may be left out (or empty) next to MCP servers
+        tools = []
+    if not isinstance(tools, list) or not (tools or servers):
+        raise doc.error(("tools",), "'tools' must be a non-empty list (or name MCP servers "
+                                    "under 'mcp_servers')")
     specs: list[ToolSpec] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(tools):
@@ -230,7 +281,18 @@ def _parse(doc: _Doc) -> ToolSet:
                      f"(first defined as tools[{seen[spec.name]}])")
         seen[spec.name] = i
         specs.append(spec)
-    return ToolSet(path=doc.path, tools=specs, parallel=parallel)
+    return ToolSet(path=doc.path, tools=specs, parallel=parallel, servers=servers,
+                   max_result_chars=int(defaults["max_result_chars"]))  # type: ignore[call-overload]
+
+
+def _parse_servers(doc: _Doc, raw: Any) -> list[McpServerConfig]:
+    """``mcp_servers:``: each server remembers where it is defined (``tools.yaml:12``)."""
+    if raw is None:
+        return []
+    configs = parse_server_configs(raw, base_dir=doc.path.resolve().parent, source=str(doc.path),
+                                   error=lambda keys, message: doc.error(("mcp_servers", *keys), message))
+    return [replace(c, source=f"{doc.path}:{doc.line_of(('mcp_servers', i))}")
+            for i, c in enumerate(configs)]
 
 
 def _check_policy(doc: _Doc, keys: tuple, who: str, key: str, value: Any) -> None:

@@ -41,6 +41,7 @@ def lint(toolset: ToolSet) -> list[LintFinding]:
                                "the wrong tool more often; group them or route per request"))
     for spec in toolset.tools:
         out.extend(_lint_tool(spec))
+    out.extend(__import__("agentdbg.checker.lint_mcp", fromlist=["*"]).lint_mcp(toolset))  # MCP tools
     return out
 
 

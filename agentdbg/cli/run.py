@@ -29,6 +29,11 @@ from agentdbg.cli.options import (
 )
 from agentdbg.errors import AgentdbgError
 
+McpOpt = Annotated[list[str] | None, typer.Option(
+    "--mcp", help="An MCP server whose tools join the run: a URL (Streamable HTTP) or a command "
+    "in quotes (stdio), e.g. --mcp \"python -m mcp_server_time\" (repeatable). Without --tools, "
+    "only ./tools.yaml joins it (not the bundled sample).")]
+
 
 def _step_only(step: bool, explain: bool, lang: Lang) -> None:
     if not step and (explain or lang is not Lang.en):
@@ -39,6 +44,7 @@ def _step_only(step: bool, explain: bool, lang: Lang) -> None:
 def run(
     question: Annotated[str, typer.Argument(help="The user's question.")],
     tools: ToolsOpt = None,
+    mcp: McpOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key: ApiKeyOpt = None,
@@ -85,16 +91,15 @@ def run(
 ) -> int:
     """Run the tool loop on QUESTION and show every turn's full messages array."""
     from agentdbg.checker import check_model_request
-    from agentdbg.drivers.launch import drive
+    from agentdbg.drivers.launch import drive, load_run_tools
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.options import RunOptions
     from agentdbg.providers.factory import make_provider
-    from agentdbg.toolspec import load_tools
 
     if step and json_out:
         raise AgentdbgError("--step and --json cannot be combined")
     _step_only(step, explain, lang)
-    toolset = load_tools(tools)
+    toolset = load_run_tools(tools, mcp or [])  # MCP servers start in drive()
     info = make_provider(model, base_url, api_key, script, retries)
     config = RunConfig(
         model=info.model, max_turns=max_turns, max_tool_calls=max_tool_calls,
@@ -149,6 +154,7 @@ def replay(
         "--tools", "-t", show_default=False,
         help="The tools to run live (--live-tools, --from, 'live'); a transcript's own tools "
              "file is never loaded.")] = None,
+    mcp: McpOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key: ApiKeyOpt = None,
@@ -170,7 +176,8 @@ def replay(
     _step_only(step, explain, lang)
     return run_replay(ReplayArgs(
         file=file, step=step, json_out=json_out, live_tools=live_tools, strict=strict,
-        from_index=from_index, tools=tools, model=model, base_url=base_url, api_key=api_key,
+        from_index=from_index, tools=tools, mcp=list(mcp or []), model=model, base_url=base_url,
+        api_key=api_key,
         approve=approve.value if approve else None, profile=profile.value, save=save, full=full,
         explain=explain, lang=lang.value, debug=debug), make_console())
 

@@ -1,9 +1,10 @@
-"""Shared by ``run`` and ``replay``: attach the transcript, pick step mode or batch."""
+"""Shared by ``run`` and ``replay``: start the MCP servers, attach the transcript, pick step
+mode or batch, and stop the servers however the run ends."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +16,29 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
           export: Callable[[dict, Any], Any] | None = None) -> ExitStatus:
     """Run ``session`` in step mode or batch, writing its transcript as it goes.
 
-    ``export`` (``run --otlp``): called with the transcript's header and its writer, it
-    returns an exporter fed the same events (``feed(kind, data, redact)``) whose
-    ``close()`` returns warnings (spans it could not deliver)."""
+    The MCP servers the session's tools name are started first (once for the run) and
+    stopped at the end, also on Ctrl-C, SIGTERM or an error. ``export`` (``run --otlp``):
+    called with the transcript's header and its writer, it returns an exporter fed the same
+    events (``feed(kind, data, redact)``) whose ``close()`` returns warnings (spans it could
+    not deliver)."""
+    try:
+        open_servers(session.toolset, console, options)
+        return _drive(session, console, options, replay=replay, go_live=go_live, export=export)
+    finally:
+        close_servers(session.toolset)
+
+
+def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive | None = None,
+           export: Callable[[dict, Any], Any] | None = None) -> ExitStatus:
     from agentdbg.transcript import prune_runs, start_transcript
 
+    secrets = [*options.secrets, *server_secrets(session.toolset)]
     writer = start_transcript(session, options.save, model=options.model, provider=options.provider_name,
                               base_url=options.base_url, question=options.question,
-                              redact=options.redact, secrets=options.secrets,
+                              redact=options.redact, secrets=secrets,
                               parent=options.parent)
+    if options.debug and not options.json_out:
+        session.observers.append(exchange_printer(console))
     exporter = None
     try:
         if export is not None:
@@ -53,6 +68,71 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
         print(f"agentdbg: kept the newest {options.keep_runs} finished transcripts in the runs "
               f"folder (--keep-runs): removed {removed} older one(s)", file=sys.stderr)
     return status
+
+
+# -- MCP servers ------------------------------------------------------------------------------
+
+def load_run_tools(path: Path | None, mcp: Iterable[str] = ()):
+    """The tools of a run: the tools file plus the ``--mcp`` servers (started by ``drive``).
+
+    With ``--mcp`` and no ``--tools``, only ``./tools.yaml`` joins (never the bundled sample)."""
+    from agentdbg.mcp.config import parse_mcp_option
+    from agentdbg.toolspec import ToolSet, load_tools
+
+    texts = list(mcp)
+    if texts and path is None and not Path("tools.yaml").is_file():
+        toolset = ToolSet(path=Path("--mcp"), tools=[])
+    else:
+        toolset = load_tools(path)
+    for text in texts:
+        toolset.servers.append(parse_mcp_option(text, taken=[s.name for s in toolset.servers]))
+    return toolset
+
+
+def open_servers(toolset, console, options: RunOptions | None = None, *, lenient: bool = False,
+                 quiet: bool = False):
+    """Start the servers ``toolset`` names (no-op without any, or when already started) and
+    say who answered (not with ``quiet`` or ``--json``).
+
+    A server that fails is one error line naming it; with ``--debug`` its stderr and the
+    underlying error are printed first."""
+    if not toolset.servers or toolset.mcp is not None:
+        return toolset.mcp
+    from agentdbg.mcp.errors import McpServerError
+    from agentdbg.toolspec import start_servers
+
+    debug = options is not None and options.debug
+    try:
+        servers = start_servers(toolset, lenient=lenient)
+    except McpServerError as exc:
+        if debug:
+            print(exc.debug_text(), file=sys.stderr)
+        raise
+    if servers is not None and not quiet and (options is None or not options.json_out):
+        from agentdbg.render.tools import render_servers
+
+        console.print(render_servers(servers.records()), soft_wrap=True)
+    return servers
+
+
+def close_servers(toolset) -> None:
+    if toolset is not None and toolset.mcp is not None:
+        toolset.mcp.close()
+
+
+def server_secrets(toolset) -> list[str]:
+    return sorted(toolset.mcp.secrets()) if toolset.mcp is not None else []
+
+
+def exchange_printer(console):
+    """A session observer printing each MCP call's JSON-RPC exchange as it ends (``--debug``)."""
+    from agentdbg.render.tools import render_exchange
+
+    def observe(kind: str, data: dict) -> None:
+        if kind == "tool" and data.get("mcp"):
+            console.print(render_exchange(data.get("tool_call_id", ""), data.get("name", ""),
+                                          data["mcp"]), soft_wrap=True)
+    return observe
 
 
 def _beside(session, options: RunOptions, export: Callable[[dict, Any], Any], writer):

@@ -1,17 +1,18 @@
 """``agentdbg replay``: play a recording, step through it, compare its tools live, or fork it.
 
 A transcript is untrusted input: nothing it names is loaded or run. Tools come only
-from ``--tools``, and are loaded only when the user goes live (``--live-tools``, a
-fork, or ``live`` in step mode).
+from ``--tools`` and ``--mcp``, and are loaded only when the user goes live
+(``--live-tools``, a fork, or ``live`` in step mode): an MCP server the recording used
+is never started from the recording; replay names it and how to pass it.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from agentdbg.drivers.launch import drive
+from agentdbg.drivers.launch import close_servers, drive, open_servers
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
 from agentdbg.options import GoLive, RunOptions
 from agentdbg.render.safe import one_line
@@ -26,6 +27,7 @@ class ReplayArgs:
     strict: bool = False
     from_index: int | None = None
     tools: Path | None = None
+    mcp: list[str] = field(default_factory=list)
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = None
@@ -69,14 +71,61 @@ def _options(args: ReplayArgs, info, **kw) -> RunOptions:
                       profile=args.profile, explain=args.explain, lang=args.lang, **kw)
 
 
-def _tools(args: ReplayArgs, why: str):
-    """The tools the user named with ``--tools``: never a file the transcript or its folder names."""
-    from agentdbg.toolspec import load_tools
+def _tools(args: ReplayArgs, why: str, header: dict | None = None):
+    """The tools the user named with ``--tools`` and ``--mcp`` (servers not started yet): never
+    a file or a server the transcript or its folder names."""
+    from agentdbg.mcp.config import parse_mcp_option
+    from agentdbg.toolspec import ToolSet, load_tools
 
-    if args.tools is None:
-        raise AgentdbgError(f"{why} runs tools: name them with --tools PATH (a transcript's own "
-                            "tools file is never loaded)")
-    return load_tools(args.tools)
+    if args.tools is None and not args.mcp:
+        raise AgentdbgError(f"{why} runs tools: name them with --tools PATH or --mcp (a "
+                            "transcript's own tools file is never loaded)" + servers_needed(header))
+    toolset = load_tools(args.tools) if args.tools is not None else ToolSet(path=Path("--mcp"), tools=[])
+    for text in args.mcp:
+        toolset.servers.append(parse_mcp_option(text, taken=[s.name for s in toolset.servers]))
+    return toolset
+
+
+def recorded_servers(header: dict | None) -> list[dict]:
+    servers = (header or {}).get("mcp_servers")
+    return [s for s in servers if isinstance(s, dict)] if isinstance(servers, list) else []
+
+
+def started_as(record: dict) -> str:
+    """How a recorded server was started, as ``--mcp`` takes it (no secrets were recorded)."""
+    import shlex
+
+    if record.get("transport") == "http":
+        return str(record.get("url"))
+    return shlex.join(str(a) for a in [record.get("command"), *(record.get("args") or [])])
+
+
+def servers_needed(header: dict | None) -> str:
+    """``; the recording used MCP server 'time' (--mcp 'python -m mcp_server_time')``."""
+    servers = recorded_servers(header)
+    if not servers:
+        return ""
+    named = ", ".join(f"{s.get('name')!r} (--mcp {started_as(s)!r})" for s in servers)
+    return f"; the recording used MCP server(s) {named}"
+
+
+def _server_warnings(header: dict, toolset) -> list[str]:
+    """What a live replay should know about the servers: missing ones, changed tool lists."""
+    from agentdbg.mcp.servers import tool_list_changes
+
+    now = {r["name"]: r for r in (toolset.mcp.records() if toolset.mcp is not None else [])}
+    out = []
+    for rec in recorded_servers(header):
+        live = now.get(rec.get("name"))
+        if live is None:
+            out.append(f"the recording used MCP server {rec.get('name')!r} (--mcp "
+                       f"{started_as(rec)!r}), which is not started now: its calls run live only "
+                       "where a tool of the same name is there")
+        else:
+            change = tool_list_changes(rec, live)
+            if change:
+                out.append(change)
+    return out
 
 
 def _live_session(args: ReplayArgs, messages: list, header: dict | None = None):
@@ -84,7 +133,7 @@ def _live_session(args: ReplayArgs, messages: list, header: dict | None = None):
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.providers.factory import make_provider
 
-    toolset = _tools(args, "--from" if header else "a starting state")
+    toolset = _tools(args, "--from" if header else "a starting state", header)
     info = make_provider(args.model, args.base_url, args.api_key)
     approve = args.approve or ("ask" if args.step else "none")
     config = (config_from_header(header, model=info.model, approve=approve,
@@ -132,30 +181,21 @@ def _fork(args: ReplayArgs, console) -> ExitStatus:
 
 
 def _play(args: ReplayArgs, console) -> ExitStatus:
-    from agentdbg.engine.replaying import (
-        LiveTools,
-        Replay,
-        replay_problems,
-        replay_session,
-        with_live_tools,
-    )
-    from agentdbg.providers.base import ProviderInfo
+    from agentdbg.engine.replaying import LiveTools, replay_problems, replay_session
 
     # batch: blocked requests come from the recording's own events; step mode keeps the
     # pre-send check for when the user continues live
     session, model = replay_session(args.file, strict=args.strict,
                                     precheck=_precheck(args.profile) if args.step else None)
+    header = model.header
     live = None
     if args.live_tools:
-        live = LiveTools(_tools(args, "--live-tools"), approve_side_effects=args.approve == "all")
-        with_live_tools(session, model, live)
-    header = model.header
-    info = ProviderInfo(model, f"replay of {args.file} (recorded with {header.get('model')}); "
-                               "no network", model="replay")
-    options = _options(args, info, model_desc=info.description, question=header.get("question"),
-                       title="agentdbg replay")
-    go_live = _go_live(args) if args.step else None
-    status = drive(session, console, options, replay=Replay(session, model), go_live=go_live)
+        live = LiveTools(_tools(args, "--live-tools", header),
+                         approve_side_effects=args.approve == "all")
+    try:
+        status = _play_with(args, console, session, model, live)
+    finally:
+        close_servers(live.toolset if live is not None else None)
     err = sys.stderr
     for warning in model.warnings:
         print(f"agentdbg: warning: {one_line(warning)}", file=err)
@@ -180,18 +220,44 @@ def _play(args: ReplayArgs, console) -> ExitStatus:
     return status
 
 
-def _go_live(args: ReplayArgs) -> GoLive:
+def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
+    from agentdbg.engine.replaying import Replay, with_live_tools
+    from agentdbg.providers.base import ProviderInfo
+
+    header = model.header
+    desc = f"replay of {args.file} (recorded with {header.get('model')}); no network"
+    if live is not None:
+        options = _options(args, ProviderInfo(model, desc, model="replay"), model_desc=desc)
+        open_servers(live.toolset, _stderr_console() if args.json_out else console, options)
+        for warning in _server_warnings(header, live.toolset):
+            print(f"agentdbg: warning: {warning}", file=sys.stderr)
+        with_live_tools(session, model, live)
+    elif recorded_servers(header):
+        desc += "; MCP server(s) not started: " + ", ".join(
+            f"{s.get('name')} ({started_as(s)})" for s in recorded_servers(header))
+    info = ProviderInfo(model, desc, model="replay")
+    options = _options(args, info, model_desc=info.description, question=header.get("question"),
+                       title="agentdbg replay")
+    go_live = _go_live(args, console, options) if args.step else None
+    return drive(session, console, options, replay=Replay(session, model), go_live=go_live)
+
+
+def _go_live(args: ReplayArgs, console=None, options: RunOptions | None = None) -> GoLive:
     """For 'live': the model of --model (else the offline one) and the tools of --tools only."""
     from agentdbg.providers.factory import make_provider
 
     def provider():
         return make_provider(args.model, args.base_url, args.api_key).provider
 
-    if args.tools is None:
+    if args.tools is None and not args.mcp:
         return GoLive(provider)
-    from agentdbg.toolspec import load_tools
 
-    return GoLive(provider, tools=lambda: load_tools(args.tools), tools_path=args.tools)
+    def tools():
+        toolset = _tools(args, "live")
+        open_servers(toolset, console, options)   # stopped by drive() with the session's tools
+        return toolset
+
+    return GoLive(provider, tools=tools, tools_path=args.tools or Path("--mcp"))
 
 
 def _stderr_console():

@@ -7,6 +7,10 @@ the user keeps the full exception in ``ToolOutcome.detail``.
 Read-only calls run concurrently in a bounded pool; side-effecting calls run
 one at a time in the order the model gave. Results come back in the order of
 ``tool_calls`` and each carries its own ``tool_call_id``.
+
+An ``mcp`` tool is a ``tools/call`` on its server's client (``ToolSet.mcp``): a result
+with ``isError``, a JSON-RPC error, a timeout or a server that died becomes the same
+structured error as a local tool's; the call's JSON-RPC exchange stays on the outcome.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class ToolOutcome:
     stubbed: bool = False       # a fixture answered, not real code
     injected: bool = False      # a fault the user injected
     note: str | None = None
+    mcp: dict | None = None     # an MCP call: {"server", "tool", "exchange", "dropped"}
 
     @property
     def duration_ms(self) -> float:
@@ -63,7 +68,7 @@ class ToolOutcome:
             "started_ms": round(self.started * 1000, 3), "ended_ms": round(self.ended * 1000, 3),
             "truncated_chars": self.truncated_chars, "stubbed": self.stubbed,
             "injected": self.injected, "note": self.note,
-        }
+        } | ({"mcp": self.mcp} if self.mcp is not None else {})
 
 
 class _Failure(Exception):
@@ -126,8 +131,11 @@ class ToolExecutor:
         return [o for o in outcomes if o is not None]
 
     def kill_running(self) -> None:
-        """Kill every command tool still running, with its children (on Ctrl-C / SIGTERM)."""
+        """Kill every command tool still running, with its children, and cancel every MCP
+        call in flight (the server is sent ``notifications/cancelled``), on Ctrl-C / SIGTERM."""
         self.processes.kill_all()
+        if self.toolset.mcp is not None:
+            self.toolset.mcp.cancel_all()
 
     def run_one(self, call: dict, approved: Callable[[dict], bool] = lambda c: False,
                 fault: CallOverride | None = None) -> ToolOutcome:
@@ -151,7 +159,7 @@ class ToolExecutor:
             args = self._parse_arguments(spec, raw_args)
             if spec.approval == "always" and not approved(call):
                 raise _Failure("denied", f"the user did not approve this call of {name!r}")
-            result, outcome.stubbed, outcome.note = self._invoke(spec, args)
+            result, outcome.stubbed, outcome.note = self._invoke(spec, args, outcome)
             outcome.content, outcome.truncated_chars = self._encode(spec, result)
             outcome.ok = True
         except _Failure as f:
@@ -195,7 +203,10 @@ class ToolExecutor:
             v = self._validators[spec.name] = validator_for(spec.parameters)(spec.parameters)
         return v
 
-    def _invoke(self, spec: ToolSpec, args: dict) -> tuple[Any, bool, str | None]:
+    def _invoke(self, spec: ToolSpec, args: dict,
+                outcome: ToolOutcome) -> tuple[Any, bool, str | None]:
+        if spec.handler_kind == "mcp":
+            return self._call_mcp(spec, args, outcome), False, None
         if spec.handler_kind == "recorded":
             raise _Failure("internal_error", f"no recorded result for this call of {spec.name!r}",
                            detail="replay: the recording has no tool event for this call")
@@ -206,6 +217,21 @@ class ToolExecutor:
         func = self._funcs.get(spec.name) or resolve_python_handler(spec)
         self._funcs[spec.name] = func
         return _run_python(spec, func, args)
+
+    def _call_mcp(self, spec: ToolSpec, args: dict, outcome: ToolOutcome) -> Any:
+        binding = spec.handler
+        servers = self.toolset.mcp
+        client = servers.client(binding.server) if servers is not None else None
+        if client is None:
+            raise _Failure("internal_error", f"the tool {spec.name!r} is not available",
+                           detail=f"MCP server {binding.server!r} is not running")
+        result = client.call_tool(binding.remote_name, args, spec.timeout)
+        outcome.mcp = {"server": binding.server, "tool": binding.remote_name,
+                       "exchange": result.exchange, "dropped": result.exchange_dropped}
+        if not result.ok:
+            raise _Failure(result.error_type or "internal_error", result.message or "",
+                           detail=result.detail, retryable=result.retryable)
+        return result.value
 
     def _encode(self, spec: ToolSpec, result: Any) -> tuple[str, int]:
         if result is None or result == "":

@@ -43,6 +43,7 @@ class Connection:
         self.protocol_version: str | None = None
         self._stop: anyio.Event | None = None
         self._calls = 0     # calls running on the loop now
+        self._settled = False   # the end of the connection has been waited for
 
     # -- lifetime -----------------------------------------------------------
     async def serve(self, ready: Future) -> None:
@@ -103,7 +104,7 @@ class Connection:
             try:
                 page = await self.client.list_tools(cursor=cursor, cache_mode="bypass")
             except MCPError as exc:
-                self._raise_if_gone(exc)
+                await self._raise_if_gone(exc)
                 raise
             tools += [t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools]
             cursor = page.next_cursor
@@ -126,13 +127,13 @@ class Connection:
                                    "agentdbg cancelled the request", retryable=True)
         except MCPError as exc:
             if self._gone(exc):
-                return self._gone_result(name)
+                return await self._gone_result(name)
             return results.jsonrpc_error(self.config.name, name, exc.code, exc.message, exc.data)
         except ValidationError as exc:
             return results.failure("internal_error", f"the MCP server {self.config.name!r} answered "
                                    f"the call of {name!r} with an invalid result", str(exc))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
-            return self._gone_result(name, f"{type(exc).__name__}: {exc}")
+            return await self._gone_result(name, f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # noqa: BLE001 - e.g. structured content that breaks its outputSchema
             return results.failure("internal_error", f"the MCP server {self.config.name!r} answered "
                                    f"the call of {name!r} with a result agentdbg could not use",
@@ -146,16 +147,30 @@ class Connection:
     def _gone(self, exc: MCPError) -> bool:
         return exc.code == CONNECTION_CLOSED and exc.message == "Connection closed"
 
-    def _raise_if_gone(self, exc: MCPError) -> None:
+    async def _raise_if_gone(self, exc: MCPError) -> None:
         if self._gone(exc):
+            await self._settle()
             raise ServerGone(self.gone_reason()) from exc
+
+    async def _settle(self, limit: float = 1.0) -> None:
+        """The connection closed: give a stdio server's process a moment to finish exiting and its
+        last stderr lines to arrive, so what is said about it is the whole story."""
+        if self.config.transport != "stdio" or self.pid is None or self._settled:
+            return
+        self._settled = True    # once: later calls to the gone server answer at once
+        with anyio.move_on_after(limit):
+            while process_running(self.pid):
+                await anyio.sleep(0.02)
+        if self.stderr is not None and not process_running(self.pid):
+            await anyio.to_thread.run_sync(self.stderr.wait_eof, 0.5)
 
     def gone_reason(self) -> str:
         if self.config.transport == "stdio" and self.pid is not None and not process_running(self.pid):
             return "its process exited"
         return "it closed the connection"
 
-    def _gone_result(self, name: str, cause: str = "") -> results.McpCallResult:
+    async def _gone_result(self, name: str, cause: str = "") -> results.McpCallResult:
+        await self._settle()
         reason = self.gone_reason()
         stderr = self.stderr.text() if self.stderr is not None else ""
         detail = f"MCP server {self.config.name!r} ({self.config.describe()}): {reason}"

@@ -50,6 +50,10 @@ class StderrTap:
         self._thread.join(wait)  # EOF normally ends it at once
         self._stop.set()
 
+    def wait_eof(self, timeout: float) -> None:
+        """Wait until everything the (exited) server wrote has been read."""
+        self._thread.join(timeout)
+
     def text(self, max_chars: int = 4000) -> str:
         """The end of what the server wrote, decoded and free of terminal escapes."""
         with self._lock:

@@ -78,8 +78,8 @@ def mcp_tool_to_openai(tool: Any, prefix: str = "", *, server: str = "",
     name = prefix + remote
     problems = []
     if not TOOL_NAME_RE.match(name):
-        problems.append(f"tool name {name!r} does not match ^[a-zA-Z0-9_-]{{1,64}}$; "
-                        "the API rejects it" + (" (64 characters at most)" if len(name) > 64 else ""))
+        problems.append("its name does not match ^[a-zA-Z0-9_-]{1,64}$; the API rejects it"
+                        + (f" ({len(name)} characters, 64 at most)" if len(name) > 64 else ""))
     schema = raw.get("inputSchema")
     if not isinstance(schema, dict) or schema.get("type") != "object":
         problems.append("its inputSchema does not have type: object")

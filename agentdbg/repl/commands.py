@@ -247,6 +247,34 @@ def cmd_retry(dbg, arg):
     dbg.show_all()
 
 
+@command("rpc", args=("call",))
+def cmd_rpc(dbg, arg):
+    """rpc CALL
+    Show the JSON-RPC messages exchanged with its MCP server for a finished call of an
+    MCP tool. CALL: a tool_call_id (or unique prefix) or the index of its tool message."""
+    from agentdbg.render.tools import render_exchange
+
+    target = _one_arg(arg, "rpc CALL")
+    s = dbg.session
+    found = [s.outcome_at[int(target)]] if target.isdigit() and int(target) in s.outcome_at else \
+        [o for o in s.outcomes if o.call_id == target] or \
+        [o for o in s.outcomes if o.call_id.startswith(target)]
+    if not found:
+        raise CommandError(f"no finished call {target!r}; 'messages' shows the calls and their ids")
+    if len({o.call_id for o in found}) > 1:
+        raise CommandError(f"{target!r} matches several calls: {', '.join(o.call_id for o in found)}")
+    outcome = found[-1]
+    if outcome.mcp is None:
+        spec = s.toolset.get(outcome.name)
+        why = ("an injected fault answered it" if outcome.injected else
+               "a recorded result answered it (replay never calls a server)"
+               if spec is not None and spec.handler_kind == "recorded" else
+               "its tool is not an MCP tool" if spec is None or spec.handler_kind != "mcp" else
+               f"it failed before reaching the server ({outcome.error_type})")
+        raise CommandError(f"{outcome.call_id} {outcome.name}: no JSON-RPC exchange: {why}")
+    dbg.console.print(render_exchange(outcome.call_id, outcome.name, outcome.mcp, pretty=True))
+
+
 # -- approvals ------------------------------------------------------------------------
 
 def _decide(dbg, arg: str, approved: bool) -> None:

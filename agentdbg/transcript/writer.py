@@ -149,6 +149,9 @@ def start_transcript(session, path: Path | None, *, model: str, provider: str,
         "options": {k: v for k, v in session.config.__dict__.items()},
         "initial_messages": list(session.messages), "parent": parent,
     }
+    servers = getattr(session.toolset, "mcp", None)
+    if servers is not None:  # each MCP server: how it was started (no secrets), who answered, its tools
+        header["mcp_servers"] = servers.records()
     if path is None:
         path, fh = create_run_file(question or "run")
     else:

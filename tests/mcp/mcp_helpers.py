@@ -111,3 +111,63 @@ class HttpServer:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(10)
+
+
+# -- tools files and CLI runs ---------------------------------------------------
+def demo_yaml(path: Path, *servers: dict, tools: str = "") -> Path:
+    """A tools.yaml naming demo servers: each dict is merged over a stdio demo server entry
+    (``mode`` and ``events`` become its environment)."""
+    import yaml
+
+    entries = []
+    for server in servers:
+        server = dict(server)
+        env = {"AGENTDBG_MCP_TEST_MODE": server.pop("mode", ""), **server.pop("env", {})}
+        if "tag" in server:
+            env["AGENTDBG_MCP_TEST_TAG"] = server.pop("tag")
+        if "events" in server:
+            env["AGENTDBG_MCP_TEST_EVENTS"] = str(server.pop("events"))
+        entries.append({"name": "demo", "command": "python", "args": [str(DEMO)], "env": env, **server})
+    text = "version: 1\n" + tools + yaml.safe_dump({"mcp_servers": entries}, sort_keys=False)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def server_pids(events: Path) -> set[int]:
+    """The pids of every demo server that wrote to ``events`` (each lists its tools once)."""
+    return {e["pid"] for e in read_events(events) if e["event"] == "list_page"}
+
+
+def write_script(path: Path, *turns: dict) -> Path:
+    """A --script file: each turn a dict with ``calls`` [(name, args), …] or ``content``."""
+    import yaml
+
+    out = []
+    for i, turn in enumerate(turns, start=1):
+        if "calls" in turn:
+            out.append({"tool_calls": [{"name": n, "arguments": a, "id": f"call_{i}_{j}"}
+                                       for j, (n, a) in enumerate(turn["calls"], start=1)]})
+        else:
+            out.append({"content": turn["content"]})
+    path.write_text(yaml.safe_dump({"turns": out}, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def transcript(path: Path) -> tuple[dict, list[dict]]:
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return lines[0], lines[1:]
+
+
+def tagged(tag: str) -> list[int]:
+    """Live processes whose environment carries ``AGENTDBG_MCP_TEST_TAG=tag`` (our own only)."""
+    needle = f"AGENTDBG_MCP_TEST_TAG={tag}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and running(int(entry)):
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if needle in f.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found

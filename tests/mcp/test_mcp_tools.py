@@ -40,9 +40,9 @@ def test_conversion_gives_the_openai_definition():
 
 
 @pytest.mark.parametrize("name, prefix, problem", [
-    ("read file", "", "tool name 'read file' does not match"),
-    ("fs.read", "", "tool name 'fs.read' does not match"),
-    ("x" * 60, "server_", "(64 characters at most)"),
+    ("read file", "", "its name does not match ^[a-zA-Z0-9_-]{1,64}$; the API rejects it"),
+    ("fs.read", "", "its name does not match"),
+    ("x" * 60, "server_", "(67 characters, 64 at most)"),
 ])
 def test_names_the_api_rejects_are_reported_not_rewritten(name, prefix, problem):
     tool = mcp_tool_to_openai(wire(name), prefix, server="s")

@@ -22,6 +22,9 @@ Behaviour chosen by environment variables:
   AGENTDBG_MCP_TEST_EXTRA_TOOLS  how many extra read-only tools ``extra_NN`` to add
   AGENTDBG_MCP_TEST_EVENTS       file to append what the server saw (JSON lines)
   AGENTDBG_MCP_TEST_SECRET       the secret ``auth_check`` expects (env var or Authorization header)
+  AGENTDBG_MCP_TEST_LONG_NAME    1: add a read-only tool whose name is 70 characters long
+  AGENTDBG_MCP_TEST_LEAKY        1: add ``leak_env``, a careless tool that prints an environment variable
+  AGENTDBG_MCP_TEST_TAG          not read: lets a test find this process (and its children) in /proc
 """
 
 from __future__ import annotations
@@ -52,6 +55,11 @@ if MODE == "with_child":  # a helper that outlives the server unless its group i
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     with open(os.environ["AGENTDBG_MCP_TEST_EVENTS"], "a", encoding="utf-8") as f:
         f.write(json.dumps({"event": "helper", "pid": helper.pid}) + "\n")
+
+import logging  # noqa: E402
+
+# plain logging, set before MCPServer's: its rich tracebacks take ~1 s per failing call
+logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
 
 import anyio  # noqa: E402
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext  # noqa: E402
@@ -177,6 +185,17 @@ def make_extra(i: int):
 for i in range(int(os.environ.get("AGENTDBG_MCP_TEST_EXTRA_TOOLS") or 0)):
     server.add_tool(make_extra(i), name=f"extra_{i:02d}", annotations=READ_ONLY, structured_output=False,
                     description=f"Extra tool number {i}.")
+
+
+if os.environ.get("AGENTDBG_MCP_TEST_LONG_NAME") == "1":
+    server.add_tool(make_extra(99), name="lookup_" + "x" * 63, annotations=READ_ONLY,
+                    structured_output=False, description="A tool whose name is too long for the API.")
+
+if os.environ.get("AGENTDBG_MCP_TEST_LEAKY") == "1":
+    @server.tool(annotations=READ_ONLY, structured_output=False,
+                 description="Prints one of its environment variables (a careless tool).")
+    def leak_env(name: str) -> str:
+        return os.environ.get(name, "")
 
 
 async def middleware(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:

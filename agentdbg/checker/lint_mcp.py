@@ -1,0 +1,58 @@
+"""``agentdbg tools``: what only MCP tools need checking for, on top of the common lint.
+
+The common lint (descriptions that say when, described parameters, ``required``, enums, the
+tool count) runs on MCP tools like on local ones. Here: a tool the API would reject (a name
+over 64 characters or with other characters, an ``inputSchema`` that is not a JSON Schema
+object, two tools with one name), a schema strict mode would reject (frameworks that send MCP
+tools with ``strict: true`` fail on it), no description at all, and a tool with no
+``readOnlyHint``, whose policy then comes from the server's ``unhinted`` setting.
+"""
+
+from __future__ import annotations
+
+from agentdbg.checker.lint import LintFinding
+from agentdbg.checker.rules import _strict_problem
+from agentdbg.toolspec import ToolSet
+
+
+def lint_mcp(toolset: ToolSet) -> list[LintFinding]:
+    servers = toolset.mcp
+    if servers is None:
+        return []
+    out = [LintFinding(severity="error", tool=p.tool, line=p.line,
+                       message=f"MCP server {p.server!r}: {p.message}") for p in servers.problems]
+    mcp_tools = [t for t in toolset.tools if t.handler_kind == "mcp"]
+    for spec in mcp_tools:
+        out.extend(_lint_tool(spec))
+    for name in servers.started:
+        out.extend(_strict(name, [t for t in mcp_tools if t.handler.server == name]))
+    return out
+
+
+def _lint_tool(spec) -> list[LintFinding]:
+    found: list[LintFinding] = []
+    d = spec.handler
+
+    def warn(message: str) -> None:
+        found.append(LintFinding(severity="warning", tool=spec.name, line=spec.line,
+                                 message=f"MCP server {d.server!r}: {message}"))
+
+    if not spec.description:
+        warn("the tool has no description: the model has only its name to go on")
+    if "readOnlyHint" not in d.annotations and not spec.side_effects:
+        warn("no readOnlyHint annotation: it runs like a read-only tool, in parallel and without "
+             "approval (unhinted: trust); 'unhinted: safe' on the server asks for approval first")
+    return found
+
+
+def _strict(server: str, tools: list) -> list[LintFinding]:
+    """One finding per server: most servers' schemas break strict mode in the same way."""
+    broken = [(t, p) for t in tools if (p := _strict_problem(t.parameters, ()))]
+    if not broken:
+        return []
+    first, problem = broken[0]
+    names = ", ".join(t.name for t, _ in broken[:5]) + (" …" if len(broken) > 5 else "")
+    return [LintFinding(severity="warning", tool=None, line=first.line, message=(
+        f"MCP server {server!r}: strict mode would reject the inputSchema of {len(broken)} of its "
+        f"{len(tools)} tool(s) ({names}; {first.name}: {problem[1]}); a client that sends MCP "
+        "tools with strict: true fails on them"))]
