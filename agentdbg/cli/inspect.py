@@ -42,4 +42,4 @@ def tools_cmd(
     """List the tools of a tools.yaml and lint their definitions."""
     from agentdbg.drivers.tools import run_tools
 
-    return run_tools(path, json_out=json_out, console=make_console())
+    return run_tools(path, json_out=json_out, console=make_console(), debug=debug)

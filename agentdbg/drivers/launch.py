@@ -90,7 +90,7 @@ def load_run_tools(path: Path | None, mcp: Iterable[str] = ()):
 
 
 def open_servers(toolset, console, options: RunOptions | None = None, *, lenient: bool = False,
-                 quiet: bool = False):
+                 quiet: bool = False, debug: bool = False):
     """Start the servers ``toolset`` names (no-op without any, or when already started) and
     say who answered (not with ``quiet`` or ``--json``).
 
@@ -101,7 +101,7 @@ def open_servers(toolset, console, options: RunOptions | None = None, *, lenient
     from agentdbg.mcp.errors import McpServerError
     from agentdbg.toolspec import start_servers
 
-    debug = options is not None and options.debug
+    debug = debug or (options is not None and options.debug)
     try:
         servers = start_servers(toolset, lenient=lenient)
     except McpServerError as exc:

@@ -12,10 +12,10 @@ from agentdbg.errors import ExitStatus
 from agentdbg.toolspec import load_tools
 
 
-def run_tools(path: Path | None, *, json_out: bool, console) -> ExitStatus:
+def run_tools(path: Path | None, *, json_out: bool, console, debug: bool = False) -> ExitStatus:
     toolset = load_tools(path, resolve=False, lenient=True)
     try:
-        open_servers(toolset, console, lenient=True, quiet=True)
+        open_servers(toolset, console, lenient=True, quiet=True, debug=debug)
         return _report(toolset, json_out, console)
     finally:
         close_servers(toolset)

@@ -15,6 +15,8 @@ ERROR_TYPES = {
     "denied": False,
     "not_found": False,
     "rate_limited": True,
+    "tool_error": False,      # an MCP tool answered isError
+    "cancelled": False,       # the call was cancelled (Ctrl-C, a timeout on an MCP server)
 }
 
 

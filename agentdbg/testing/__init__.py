@@ -82,15 +82,19 @@ def replay_transcript(path, *, live_tools: bool = False, tools=None,
         with_live_tools,
     )
 
+    from contextlib import nullcontext
+
+    from agentdbg.toolspec import load_tools, running
+
     session, model = replay_session(path)
     live = None
-    if live_tools:
-        from agentdbg.toolspec import load_tools
-
-        live = LiveTools(load_tools(tools))
-        with_live_tools(session, model, live)
-    for _ in Replay(session, model).steps():
-        pass
+    # live tools from MCP servers run with their servers started, and stopped at the end
+    with running(load_tools(tools)) if live_tools else nullcontext() as toolset:
+        if toolset is not None:
+            live = LiveTools(toolset)
+            with_live_tools(session, model, live)
+        for _ in Replay(session, model).steps():
+            pass
     result = ReplayResult(Path(path), session.stop_reason.value if session.stop_reason else None,
                           session.messages)
     result.problems = replay_problems(path, session, model, profile=profile, live=live,
