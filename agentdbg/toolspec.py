@@ -305,11 +305,11 @@ def _unfold_cjk(node: Any, value: str) -> str:
     wrote (``的状态、 是否发货``). Exactly those spaces are removed: each source line is found
     in the value in order and only a join between two CJK characters is touched. When the
     value cannot be matched to its source lines (escapes), it is returned unchanged."""
-    mark = getattr(node, "start_mark", None)
     if not isinstance(node, yaml.ScalarNode) or node.style == "|" or \
-            not isinstance(getattr(mark, "buffer", None), str) or \
+            not isinstance(getattr(node.start_mark, "buffer", None), str) or \
             node.start_mark.line == node.end_mark.line:   # one source line: nothing folded
         return value
+    mark = node.start_mark
     lines = [line.strip() for line in mark.buffer[mark.index:node.end_mark.index].splitlines()]
     if node.style == ">":
         lines = lines[1:]                      # the ">" indicator line

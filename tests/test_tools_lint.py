@@ -138,6 +138,7 @@ def test_the_sample_tools_lint_clean_and_run_agrees(project):
     r = CliRunner().invoke(app, ["tools", "--json"])
     assert r.exit_code == 0 and rules(json.loads(r.stdout)["findings"]) == []
     _, found = lint(project, tool("nofn", "library:missing", ["x"], ["x"]))
+    assert rules(found) == [("handler-not-found", "nofn")]
     run = CliRunner().invoke(app, ["run", "q", "--tools", str(project / "tools.yaml")])
     assert run.exit_code == 2 and "no function 'missing'" in run.stderr  # what lint foretold
 

@@ -105,8 +105,8 @@ def _module_level(body: list[ast.stmt]) -> Iterator[ast.AST]:
 def signature_problems(fn: ast.FunctionDef | ast.AsyncFunctionDef, schema: dict
                        ) -> tuple[list[str], list[str]]:
     """(errors, warnings) for calling ``fn(**arguments)`` with arguments fitting ``schema``."""
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
+    props: dict = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
+    required = set(schema["required"]) if isinstance(schema.get("required"), list) else set()
     a = fn.args
     positional = a.posonlyargs + a.args
     with_default = {p.arg for p in positional[len(positional) - len(a.defaults):]} | {

@@ -49,8 +49,8 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
                 for finding in event.findings:
                     console.print(render_finding(finding))
             if isinstance(event, ToolsExecuted) and options.debug:
-                for line in view_run.outcome_details(event.outcomes):
-                    console.print(line)
+                for detail in view_run.outcome_details(event.outcomes):
+                    console.print(detail)
             if isinstance(event, ToolsExecuted) or session.done:
                 _show(console, session, shown, options)
                 shown = len(session.messages)
@@ -105,16 +105,19 @@ class RecordedTimings:
 
     def adopt(self, event) -> None:
         if isinstance(event, ModelReplied) and self.latencies:
-            latency = self.latencies.popleft()
-            if _is_number(latency):
-                event.stats.latency_ms = float(latency)
+            latency = _ms(self.latencies.popleft())
+            if latency is not None:
+                event.stats.latency_ms = latency
         elif isinstance(event, ToolsExecuted):
             for outcome in event.outcomes:
                 queue = self.durations.get(outcome.call_id)
-                duration = queue.popleft() if queue else None
-                if _is_number(duration):
-                    outcome.ended = outcome.started + float(duration) / 1000
+                duration = _ms(queue.popleft()) if queue else None
+                if duration is not None:
+                    outcome.ended = outcome.started + duration / 1000
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+def _ms(value) -> float | None:
+    """A recorded time in milliseconds, or None when the recording holds none (or junk)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None

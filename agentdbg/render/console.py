@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from rich.console import Console
 from rich.text import Text
@@ -64,4 +64,5 @@ def make_console(stderr: bool = False) -> Console:
     if console.is_terminal:
         return console
     stream = sys.stderr if stderr else sys.stdout
-    return PipedConsole(file=TrimmedLines(stream), highlight=False, soft_wrap=False)
+    return PipedConsole(file=cast(IO[str], TrimmedLines(stream)), highlight=False,
+                        soft_wrap=False)
