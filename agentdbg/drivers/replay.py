@@ -180,6 +180,6 @@ def _go_live(args: ReplayArgs) -> GoLive:
 
 
 def _stderr_console():
-    from rich.console import Console
+    from agentdbg.render.console import make_console
 
-    return Console(stderr=True, highlight=False)
+    return make_console(stderr=True)
