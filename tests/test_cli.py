@@ -263,3 +263,9 @@ def test_help_does_not_import_heavy_modules():
 def test_python_dash_m_works():
     r = subprocess.run([sys.executable, "-m", "agentdbg", "version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith("agentdbg ")
+
+
+def test_save_help_says_json_lines():
+    for command in ("run", "replay"):
+        text = " ".join(invoke(command, "--help").stdout.split())
+        assert "(JSON Lines)" in text, command
