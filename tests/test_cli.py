@@ -171,6 +171,13 @@ def test_piped_output_has_no_padding_and_keeps_single_values_whole(tmp_path):
     assert max(len(line) for line in lines if line.startswith("│")) <= 40  # boxes keep the width
 
 
+def test_a_request_level_finding_is_one_line_when_piped(tmp_path):
+    p = tmp_path / "empty.json"
+    p.write_text("[]")
+    lines = invoke_at(40, "check", str(p)).stdout.splitlines()
+    assert lines[0].startswith("✗ error empty-messages: ") and lines[0].endswith("emptied the array?)")
+
+
 def test_lint_findings_are_whole_lines_when_piped(tmp_path):
     tools = tmp_path / "t.yaml"
     tools.write_text("""

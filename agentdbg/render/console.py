@@ -12,7 +12,7 @@ import re
 import sys
 from typing import IO, Any, cast
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.text import Text
 
 _TRAILING = re.compile(r" +\n")
@@ -50,9 +50,14 @@ class TrimmedLines:
 
 
 class PipedConsole(Console):
-    """A console for output that is not a terminal: single values are printed unwrapped."""
+    """A console for output that is not a terminal: single values are printed unwrapped
+    (a group of renderables is printed one renderable at a time)."""
 
     def print(self, *objects: Any, soft_wrap: bool | None = None, **kwargs: Any) -> None:
+        if soft_wrap is None and len(objects) == 1 and isinstance(objects[0], Group):
+            for child in objects[0].renderables:
+                self.print(child, **kwargs)
+            return
         if soft_wrap is None and objects and all(isinstance(o, (str, Text)) for o in objects):
             soft_wrap = True
         super().print(*objects, soft_wrap=soft_wrap, **kwargs)
