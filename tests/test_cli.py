@@ -227,7 +227,9 @@ def test_an_empty_final_answer_is_a_warning_not_a_clean_completion(model_server)
     r = invoke("run", "你好", "--model", "m", "--base-url", model_server.base_url, "--api-key", "k")
     out = r.stdout
     assert r.exit_code == 0, r.output
-    assert "! warning empty-final-answer" in out  # in the view, on the message
+    view = [line for line in out.splitlines() if "! warning empty-final-answer" in line]
+    assert len(view) == 1 and view[0].startswith(" " * 10)  # in the view, on the message
+    assert "No answer to show: the model's final message has no text." in out
     stop = next(line for line in out.splitlines() if line.startswith("stop: "))
     assert stop.startswith("stop: completed") and "the answer is empty" in stop
     assert "╭─ answer" not in out  # no empty box

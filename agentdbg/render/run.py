@@ -109,8 +109,8 @@ def render_footer(session, replayed: bool = False) -> list[RenderableType]:
     empty = empty_answer(session)
     head: RenderableType
     if empty:
-        head = Text("! warning empty-final-answer: the model answered with no text; there is "
-                    "no answer to show", style="bold yellow")
+        head = Text("No answer to show: the model's final message has no text.",
+                    style="bold yellow")
     elif answer is not None:
         head = Panel(Text(safe(answer)), title="answer", title_align="left")
     else:
