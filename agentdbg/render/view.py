@@ -228,7 +228,7 @@ def summary_line(index: int, message: Any, pairing: Pairing, messages: list,
         out = _calls_summary(index, calls, pairing)
     else:
         out = Text()
-    preview = _preview(message.get("content"), bare=not out)
+    preview = _preview(message.get("content"), bare=not out, limit=width)
     if preview:
         if out:
             out.append("  ")
@@ -257,13 +257,14 @@ def _calls_summary(index: int, calls: list, pairing: Pairing) -> Text:
     return out
 
 
-def _preview(content: Any, bare: bool) -> str:
-    """The content on one line; ``bare``: nothing else is on the line, so say what it is."""
+def _preview(content: Any, bare: bool, limit: int) -> str:
+    """The content on one line (its start: a preview costs the same for a huge message);
+    ``bare``: nothing else is on the line, so say what it is."""
     if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str)
                                          for p in content):
         content = "".join(p["text"] for p in content)
     if isinstance(content, str):
-        return " ".join(content.split()) or ('content: ""' if bare else "")
+        return " ".join(content.lstrip()[:limit * 2].split()) or ('content: ""' if bare else "")
     if content is None:
         return "content: null" if bare else ""
     return json.dumps(content, ensure_ascii=False)
