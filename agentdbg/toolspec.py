@@ -344,12 +344,53 @@ def _parse_tool(doc: _Doc, i: int, raw: Any, defaults: dict) -> ToolSpec:
         raise doc.error(at + ("env",), f"{who}: field 'env' must be a list of environment "
                                        "variable names passed to the command")
     return ToolSpec(
-        name=name, description=description.strip(), parameters=params,
+        name=name, description=_unfold_cjk(doc._node_at(at + ("description",)), description).strip(),
+        parameters=params,
         handler_kind=kind, handler=handler, strict=strict,
         side_effects=policy["side_effects"], approval=policy["approval"],
         timeout=float(policy["timeout"]), max_result_chars=policy["max_result_chars"],
         base_dir=doc.path.resolve().parent, line=doc.line_of(at), env=tuple(env),
     )
+
+
+#: ideographs, kana, CJK and fullwidth punctuation: text written without spaces between words
+#: (Hangul is left out: Korean puts spaces between words)
+CJK = re.compile(r"[\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+                 r"\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003134f]")
+
+
+def _unfold_cjk(node: Any, value: str) -> str:
+    """``value`` without the spaces YAML folding put between two CJK characters.
+
+    A folded (``>``), plain or quoted scalar written over several lines gets one space at
+    each line join; between two Chinese characters that space is a typo the author never
+    wrote (``的状态、 是否发货``). Exactly those spaces are removed: each source line is found
+    in the value in order and only a join between two CJK characters is touched. When the
+    value cannot be matched to its source lines (escapes), it is returned unchanged."""
+    if not isinstance(node, yaml.ScalarNode) or node.style == "|" or \
+            not isinstance(getattr(node.start_mark, "buffer", None), str) or \
+            node.start_mark.line == node.end_mark.line:   # one source line: nothing folded
+        return value
+    mark = node.start_mark
+    lines = [line.strip() for line in mark.buffer[mark.index:node.end_mark.index].splitlines()]
+    if node.style == ">":
+        lines = lines[1:]                      # the ">" indicator line
+    elif node.style in ("'", '"') and lines:
+        lines[0], lines[-1] = lines[0][1:], lines[-1][:-1]
+    joins, cursor = [], 0
+    for line, following in zip(lines, lines[1:] + [""]):
+        if not line:
+            continue
+        at = value.find(line, cursor)
+        if at < 0:
+            return value
+        cursor = at + len(line)
+        if following and value[cursor:cursor + 1] == " " and CJK.match(line[-1]) \
+                and CJK.match(following[0]):
+            joins.append(cursor)
+    for at in reversed(joins):
+        value = value[:at] + value[at + 1:]
+    return value
 
 
 def _check_parameters(doc: _Doc, keys: tuple, who: str, params: Any) -> None:

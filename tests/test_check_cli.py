@@ -137,7 +137,7 @@ turns:
 
 def test_run_stops_before_sending_an_invalid_request(tmp_path):
     s = write(tmp_path, "s.yaml", SCRIPT)
-    r = invoke("run", "q", "--script", s)
+    r = invoke("run", "q", "--script", s, "--profile", "vllm")  # vLLM rejects broken arguments
     assert r.exit_code == 8, r.output
     assert "stop: invalid_request" in r.stdout and "arguments-invalid-json" in r.stdout
     assert "--send-anyway" in r.stdout
@@ -145,7 +145,7 @@ def test_run_stops_before_sending_an_invalid_request(tmp_path):
 
 def test_send_anyway_sends(tmp_path):
     s = write(tmp_path, "s.yaml", SCRIPT)
-    r = invoke("run", "q", "--script", s, "--send-anyway", "--json")
+    r = invoke("run", "q", "--script", s, "--send-anyway", "--json", "--profile", "vllm")
     doc = json.loads(r.stdout)
     assert r.exit_code == 0 and doc["answer"] == "never reached"
 

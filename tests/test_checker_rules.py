@@ -65,9 +65,14 @@ DEFECTS = [
     ("empty-tool-calls", [U, asst(content="hi")], {}, "openai", [("empty-tool-calls", "error", 1, None)]),
     ("arguments-not-string", [U, asst(call("a", args={"city": "北京"})), tool("a")], {}, "openai",
      [("arguments-not-string", "error", 1, "a")]),
+    # OpenAI accepts a history with broken arguments (a warning); vLLM and Qwen reject it
     ("arguments-invalid-json", [U, asst(call("a", args='{"city": "北京"')), tool("a")], {}, "openai",
+     [("arguments-invalid-json", "warning", 1, "a")]),
+    ("arguments-invalid-json", [U, asst(call("a", args='{"city": "北京"')), tool("a")], {}, "vllm",
      [("arguments-invalid-json", "error", 1, "a")]),
     ("arguments-not-object", [U, asst(call("a", args='"北京"')), tool("a")], {}, "openai",
+     [("arguments-not-object", "warning", 1, "a")]),
+    ("arguments-not-object", [U, asst(call("a", args='"北京"')), tool("a")], {}, "qwen",
      [("arguments-not-object", "error", 1, "a")]),
     # judged on the calls the app is about to execute (no result yet); answered calls are history
     ("unknown-tool", [U, asst(call("a", name="get_wether"))], {"tools": [WEATHER]}, "openai",
@@ -93,6 +98,7 @@ DEFECTS = [
      [("reasoning-content-missing", "error", 1, None)]),
     ("tool-call-id-format", [U, asst(call("functions.get_weather:0")), tool("functions.get_weather:0")],
      {}, "anthropic-proxy", [("tool-call-id-format", "error", 1, "functions.get_weather:0")]),
+    ("empty-messages", [], {}, "openai", [("empty-messages", "error", None, None)]),
     ("too-many-tools", [U], {"tools": [{"type": "function", "function": {"name": f"t{i}"}}
                                        for i in range(129)]}, "openai",
      [("too-many-tools", "error", None, None)]),
@@ -147,6 +153,7 @@ VALID = [
     ("reasoning-content-missing", [U, asst(call("a"), reasoning_content="先查天气"), tool("a")], {},
      "kimi-thinking"),
     ("tool-call-id-format", [U, asst(call("abc123XYZ")), tool("abc123XYZ")], {}, "mistral"),
+    ("empty-messages", [{"role": "user", "content": "?"}], {}, "openai"),
     ("too-many-tools", [U], {"tools": [{"type": "function", "function": {"name": f"t{i}"}}
                                        for i in range(128)]}, "openai"),
     ("tool-params-without-tools", [U], {"tools": [WEATHER], "tool_choice": "none",
@@ -162,13 +169,14 @@ VALID = [
 ]
 
 
-def test_the_vocabulary_has_all_28_rules():
-    assert len([r for r in RULES.values() if r.scope == "chat"]) == 28
+def test_the_vocabulary_has_all_29_rules():
+    assert len([r for r in RULES.values() if r.scope == "chat"]) == 29
     assert {r for r, *_ in DEFECTS} == {r.id for r in RULES.values() if r.scope == "chat"}
     assert {r for r, *_ in VALID} == {r.id for r in RULES.values() if r.scope == "chat"}
 
 
-@pytest.mark.parametrize("rule,messages,body,profile,expected", DEFECTS, ids=[d[0] for d in DEFECTS])
+@pytest.mark.parametrize("rule,messages,body,profile,expected", DEFECTS,
+                         ids=[f"{d[0]}-{d[3]}" for d in DEFECTS])
 def test_defect(rule, messages, body, profile, expected):
     assert found(messages, profile, **body) == expected
 

@@ -143,14 +143,120 @@ turns:
     assert json.loads(sent["messages"][2]["content"])["status"] in ("sent", "duplicate_ignored")
 
 
+def invoke_at(columns, *args):
+    return runner.invoke(app, list(args), env={"COLUMNS": str(columns)})
+
+
 def test_debug_shows_the_full_tool_error(tmp_path):
+    """The detail holds the interpreter's path, as long as a venv makes it: piped, it stays
+    one line at any width, so this holds whatever the path's length and the terminal."""
     s = script(tmp_path, """
 turns:
   - tool_calls: [{name: check_inventory, arguments: {sku: SKU-1001}}]
   - content: done
 """)
-    r = invoke("run", "q", "--script", s, "--debug")
-    assert "killed after 1s" in r.stdout
+    r = invoke_at(40, "run", "q", "--script", s, "--debug")
+    detail = [line for line in r.stdout.splitlines() if line.startswith("check_inventory call_")]
+    assert len(detail) == 1 and "killed after 1s" in detail[0] and sys.executable in detail[0]
+
+
+# -- piped output --------------------------------------------------------------------
+
+def test_piped_output_has_no_padding_and_keeps_single_values_whole(tmp_path):
+    r = invoke_at(40, "run", "订单 ORD-2026-001 到哪里了?")
+    lines = r.stdout.splitlines()
+    assert r.exit_code == 0 and not [line for line in lines if line.endswith(" ")]
+    note = "model note: query_order: order_id='ORD-2026-001' (question matches pattern ^ORD-\\d{4}-\\d{3}$)"
+    assert note in lines  # one value, one line: not split at "pattern" at 40 columns
+    assert max(len(line) for line in lines if line.startswith("│")) <= 40  # boxes keep the width
+
+
+def test_a_request_level_finding_is_one_line_when_piped(tmp_path):
+    p = tmp_path / "empty.json"
+    p.write_text("[]")
+    lines = invoke_at(40, "check", str(p)).stdout.splitlines()
+    assert lines[0].startswith("✗ error empty-messages: ") and lines[0].endswith("emptied the array?)")
+
+
+def test_lint_findings_are_whole_lines_when_piped(tmp_path):
+    tools = tmp_path / "t.yaml"
+    tools.write_text("""
+version: 1
+tools:
+  - name: search_orders
+    description: Search orders by status.
+    parameters:
+      type: object
+      properties: {status: {type: string, description: the order status}}
+      required: [status]
+    handler: {fixture: {orders: []}}
+""", encoding="utf-8")
+    r = invoke_at(40, "tools", str(tools))
+    assert any(line.startswith("! warning") and "list the values with 'enum'" in line
+               for line in r.stdout.splitlines())
+    assert not [line for line in r.stdout.splitlines() if line.endswith(" ")]
+
+
+# -- broken arguments from a model ---------------------------------------------------
+
+BROKEN_JSON = """
+turns:
+  - tool_calls: [{name: get_weather, id: w1, arguments: '{"city": "北京"'}]
+  - content: 北京今天 24 度。
+"""
+
+
+def test_broken_json_from_the_model_is_answered_and_the_run_goes_on(tmp_path):
+    """OpenAI accepts a history with broken arguments once the call is answered: the loop
+    answers invalid_json and the next request is sent (a warning, not exit 8)."""
+    r = invoke("run", "北京天气?", "--script", script(tmp_path, BROKEN_JSON))
+    assert r.exit_code == 0, r.output
+    assert '"type": "invalid_json"' in r.stdout and "! warning arguments-invalid-json" in r.stdout
+    assert "vLLM says: Expecting ',' delimiter" in r.stdout and "stop: completed" in r.stdout
+    blocked = invoke("run", "北京天气?", "--script", script(tmp_path, BROKEN_JSON), "--profile", "vllm")
+    assert blocked.exit_code == 8 and "✗ error arguments-invalid-json" in blocked.stdout
+
+
+# -- an empty final answer -----------------------------------------------------------
+
+def test_an_empty_final_answer_is_a_warning_not_a_clean_completion(model_server):
+    model_server.intercept = lambda path, body: (200, {
+        "id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{
+            "index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": ""}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 0, "total_tokens": 5}})
+    r = invoke("run", "你好", "--model", "m", "--base-url", model_server.base_url, "--api-key", "k")
+    out = r.stdout
+    assert r.exit_code == 0, r.output
+    view = [line for line in out.splitlines() if "! warning empty-final-answer" in line]
+    assert len(view) == 1 and view[0].startswith(" " * 10)  # in the view, on the message
+    assert "No answer to show: the model's final message has no text." in out
+    stop = next(line for line in out.splitlines() if line.startswith("stop: "))
+    assert stop.startswith("stop: completed") and "the answer is empty" in stop
+    assert "╭─ answer" not in out  # no empty box
+    good = invoke("run", "订单 ORD-2026-001 到哪里了?")
+    assert "empty-final-answer" not in good.stdout and "the answer is empty" not in good.stdout
+
+
+# -- replay shows what was recorded --------------------------------------------------
+
+def test_replay_shows_the_recorded_timings_and_options(tmp_path):
+    rec = tmp_path / "rec.jsonl"
+    assert invoke("run", "订单 ORD-2026-001 到哪里了?", "--save", str(rec)).exit_code == 0
+    events = [json.loads(line) for line in rec.read_text(encoding="utf-8").splitlines()]
+    for e in events:  # distinctive recorded figures a replay could not measure itself
+        if e["type"] == "response":
+            e["latency_ms"] = 1234.5 + e["turn"]
+        if e["type"] == "tool":
+            e["duration_ms"] = 678.9
+    rec.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events), encoding="utf-8")
+    r = invoke("replay", str(rec))
+    assert r.exit_code == 0, r.output
+    assert "1235.5 ms" in r.stdout and "1236.5 ms" in r.stdout and "678.9 ms" in r.stdout
+    assert "replayed in" in r.stdout
+    doc = json.loads(invoke("replay", str(rec), "--json").stdout)
+    assert [t["latency_ms"] for t in doc["turns"]] == [1235.5, 1236.5, 1237.5]
+    assert [c["duration_ms"] for c in doc["tool_calls"]] == [678.9, 678.9]
+    assert doc["options"]["approve"] == "none" == events[0]["options"]["approve"]
 
 
 def test_help_does_not_import_heavy_modules():
@@ -166,3 +272,9 @@ def test_help_does_not_import_heavy_modules():
 def test_python_dash_m_works():
     r = subprocess.run([sys.executable, "-m", "agentdbg", "version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith("agentdbg ")
+
+
+def test_save_help_says_json_lines():
+    for command in ("run", "replay"):
+        text = " ".join(invoke(command, "--help").stdout.split())
+        assert "(JSON Lines)" in text, command

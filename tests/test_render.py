@@ -115,3 +115,69 @@ def test_new_messages_are_marked():
     out = render(render_messages([U, asst(call("a")), tool("a")], new_from=1))
     lines = [ln for ln in out.splitlines() if ln.strip().startswith(("+", "["))]
     assert lines[0].lstrip().startswith("[0]") and lines[1].startswith("+ [1]")
+
+
+def batch_run(question, width=80, full=False, model=None, tools=None):
+    """``agentdbg run``'s view of a whole run, as an 80-column terminal shows it."""
+    from agentdbg.drivers.batch import run_batch
+    from agentdbg.engine.session import RunConfig, Session
+    from agentdbg.options import RunOptions
+    from agentdbg.providers.offline import OfflineModel
+    from agentdbg.toolspec import load_tools
+
+    session = Session.for_question(model or OfflineModel(), tools or load_tools(
+        Path(__file__).parent.parent / "agentdbg" / "samples" / "tools.yaml"), question, RunConfig())
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, no_color=True, highlight=False)
+    run_batch(session, console, RunOptions(model_desc="offline", model="offline",
+                                           provider_name="offline", offline=True, full=full))
+    return normalise(buf.getvalue())
+
+
+def test_golden_batch_view_at_80_columns():
+    """Each turn shows the whole array: messages shown before as one line each (role, label,
+    pairing status, preview), new ones in full."""
+    out = batch_run("订单 ORD-2026-001 到哪里了?")
+    golden("batch_view_80", out)
+    turn3 = out.split("turn 3 ─")[1]
+    assert "  [1] assistant → A query_order   ✓ answered at [2]" in turn3
+    assert turn3.count('{"order_id": "ORD-2026-001"}') == 0  # not redrawn in full
+    assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("usage:"))
+
+
+def test_full_keeps_every_message_in_full_every_turn():
+    out = batch_run("订单 ORD-2026-001 到哪里了?", full=True)
+    assert out.count('{"order_id": "ORD-2026-001"}') == 3  # turns 1, 2 and 3
+    assert len(out.splitlines()) > len(batch_run("订单 ORD-2026-001 到哪里了?").splitlines()) + 15
+
+
+def test_seen_lines_stay_one_line_and_keep_their_findings_in_one_line():
+    from conftest import scripted
+
+    model = scripted({"tool_calls": [{"name": "get_weather", "id": "w1",
+                                      "arguments": '{"city": "北京"'}]},
+                     {"tool_calls": [{"name": "get_weather", "id": "w2",
+                                      "arguments": {"city": "上海"}}]}, {"content": "好"})
+    out = batch_run("北京和上海?", model=model)
+    lines = out.split("turn 3 ─")[1].splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  [1] assistant"))
+    assert "→ A get_weather   ✓ answered at [2]" in lines[at]
+    assert lines[at + 1].strip().startswith("! warning arguments-invalid-json:")
+    assert lines[at + 2].startswith("  [2] tool") and lines[at + 2].endswith("…")
+
+
+LONG_ARGS = {"to": "customer@example.com", "subject": "您的订单 ORD-2026-001 已发货",
+             "body": "您好，您的订单已由顺丰发出，物流单号 SF123456，预计两天内送达。如有问题请回复本邮件。",
+             "idempotency_key": "order-ORD-2026-001-shipped"}
+
+
+def test_golden_long_arguments_are_aligned_at_80_columns():
+    msgs = [U, asst(call("call_1", name="send_email", args=json.dumps(LONG_ARGS, ensure_ascii=False)))]
+    out = normalise(render(render_messages(msgs, in_progress=True), width=80))
+    golden("long_arguments_80", out)
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.rstrip().endswith("{"))
+    block = lines[start:next(i for i in range(start, len(lines)) if lines[i].strip() == "}") + 1]
+    indents = {len(line) - len(line.lstrip()) for line in block if not line.lstrip().startswith('"')}
+    assert indents == {20}, block  # "{", "}" and wrapped lines share the arguments' column
+    assert {len(line) - len(line.lstrip()) for line in block if line.lstrip().startswith('"')} == {22}

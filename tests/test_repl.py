@@ -14,6 +14,7 @@ from agentdbg.checker import check_model_request
 from agentdbg.engine.session import RunConfig, Session, StopReason
 from agentdbg.errors import ExitStatus
 from agentdbg.providers.offline import OfflineModel
+from agentdbg.render.console import PipedConsole
 from agentdbg.repl.completion import DebuggerCompleter
 from agentdbg.repl.debugger import Debugger
 
@@ -26,10 +27,11 @@ def session_for(tools, question=ORDER_Q, model=None, **config):
                                 precheck=lambda r: check_model_request(r))
 
 
-def drive(session, *lines, **kw):
-    """Type ``lines`` at the prompt; end of input answers the quit question."""
+def drive(session, *lines, width=110, **kw):
+    """Type ``lines`` at the prompt; end of input answers the quit question. The console
+    is the CLI's when piped: a line naming a path stays one line however long the path."""
     buf = io.StringIO()
-    console = Console(file=buf, width=110, no_color=True, highlight=False)
+    console = PipedConsole(file=buf, width=width, no_color=True, highlight=False)
     with create_pipe_input() as pipe:
         pipe.send_text("".join(line + "\r" for line in lines))
         pipe.close()  # end of input: the quit question is answered by EOF
@@ -48,12 +50,30 @@ def test_enter_steps_through_the_whole_loop(sample_tools):
 
 
 def test_help_lists_every_command_and_explains_one(sample_tools):
-    _, out, _ = drive(session_for(sample_tools), "help", "help inject")
-    for name in ("next", "continue", "quit", "messages", "show N", "tools", "usage", "edit N",
-                 "inject CALL KIND", "fail TOOL KIND [--sticky]", "drop N", "rewind N", "retry",
-                 "approve", "deny", "break tool NAME", "breaks", "clear [ID]", "save PATH"):
-        assert name in out, name
-    assert "unique prefix" in out and "(aliases: i)" in out
+    from agentdbg.repl.commands import COMMANDS
+
+    _, out, _ = drive(session_for(sample_tools), "help", "help inject", "help w", width=80)
+    for cmd in COMMANDS.values():  # one line each: names, aliases and the whole summary
+        line = f"  {cmd.names}"
+        assert any(ln.startswith(line) and ln.endswith(cmd.summary) for ln in out.splitlines()), line
+    assert "next (n, Enter)" in out and "help (h, ?)" in out and "clear (cl)" in out
+    assert "inject CALL KIND  (aliases: i)" in out and "unique prefix" in out
+    assert "save PATH  (aliases: w)" in out and "JSON Lines" in out
+    assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("╭")), \
+        [line for line in out.splitlines() if len(line) > 80]
+
+
+def test_golden_help_at_80_columns():
+    from test_render import golden
+
+    from agentdbg.repl.commands import help_text
+
+    buf = io.StringIO()
+    Console(file=buf, width=80, no_color=True, highlight=False).print(help_text(), markup=False)
+    text = "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
+    golden("step_help_80", text)
+    assert all(len(line) <= 80 for line in text.splitlines())
+    assert text == help_text() + "\n"  # nothing wrapped: every line is whole at 80 columns
 
 
 def test_errors_print_one_line_and_stay_at_the_prompt(sample_tools):
@@ -152,6 +172,19 @@ def test_breakpoints(sample_tools):
     assert dbg.breakpoints.items[0].hits == 1
 
 
+def test_clear_without_an_id_asks_first(sample_tools):
+    s = session_for(sample_tools)
+    _, out, dbg = drive(s, "break tool query_logistics", "break error", "clear", "n")
+    assert "Remove all 2 breakpoint(s)? [y/N]" not in out  # the question is the prompt's
+    assert "kept the breakpoints ('clear ID' removes one)" in out and len(dbg.breakpoints.items) == 2
+    _, out, dbg = drive(session_for(sample_tools), "break error", "clear", "y", "breaks")
+    assert "removed 1 breakpoint(s)" in out and "no breakpoints" in out
+    _, out, dbg = drive(session_for(sample_tools), "break error", "clear")  # then end of input
+    assert "kept the breakpoints" in out and len(dbg.breakpoints.items) == 1
+    _, out, _ = drive(session_for(sample_tools), "clear")
+    assert "no breakpoints to remove" in out
+
+
 def test_break_error_and_break_turn(sample_tools):
     s = session_for(sample_tools)
     _, out, _ = drive(s, "break error", "fail query_order internal_error", "c")
@@ -172,10 +205,10 @@ def test_break_finding(sample_tools):
 
 def test_continue_stops_at_an_error_finding(sample_tools):
     s = session_for(sample_tools, model=scripted(
-        {"tool_calls": [{"name": "get_weather", "arguments": '{"city": "北京"'}]}, {"content": "x"}))
+        {"tool_calls": [{"name": "get.weather", "arguments": '{"city": "北京"}'}]}, {"content": "x"}))
     _, out, _ = drive(s, "c")
     assert "continue stopped: the checker has an error-level finding" in out
-    assert "✗ error arguments-invalid-json" in out
+    assert "✗ error invalid-tool-name" in out
     assert len(s.turns) == 1 and s.outcomes == []  # stopped right after the bad reply
 
 
@@ -198,7 +231,24 @@ def test_save_writes_the_run_with_edits(sample_tools, tmp_path):
     _, out, _ = drive(s, "c", "drop 4", f"save {path}")
     doc = json.loads(path.read_text())
     assert doc["actions"][0]["action"] == "drop" and len(doc["messages"]) == 5
-    assert f"saved to {path}" in out
+    assert f"saved to {path} (one JSON document" in out
+
+
+def test_save_says_what_it_writes(sample_tools, tmp_path):
+    """'save' writes the transcript: JSON Lines whatever the name, and it says so."""
+    from agentdbg.repl.commands import help_text
+    from agentdbg.transcript import load_transcript, start_transcript
+
+    s = session_for(sample_tools)
+    writer = start_transcript(s, tmp_path / "live.jsonl", model="offline", provider="offline",
+                              base_url=None, question=ORDER_Q)
+    lines, named = tmp_path / "copy.jsonl", tmp_path / "lesson.json"
+    _, out, _ = drive(s, "c", f"save {lines}", f"save {named}", transcript=writer)
+    writer.close()
+    for path in (lines, named):
+        assert f"saved to {path} (a transcript in JSON Lines; 'agentdbg replay' plays it)" in out
+        assert load_transcript(path).stop["reason"] == "completed"
+    assert "as JSON." not in help_text("save") and "JSON Lines" in help_text("save")
 
 
 def test_quit_by_ctrl_c_and_by_eof(sample_tools, tmp_path):
@@ -276,3 +326,12 @@ def test_history_is_kept_across_runs(sample_tools, tmp_path):
                      output=DummyOutput()).loop()
     history = (tmp_path / "agentdbg-home" / "history").read_text()
     assert "+usage" in history and "+tools" in history
+
+
+def test_an_empty_final_answer_is_flagged_in_step_mode(sample_tools):
+    """A model that ends the run with no text: a warning on the message and the stop line."""
+    s = session_for(sample_tools, model=scripted({"content": ""}))
+    _, out, _ = drive(s, "c")
+    out = " ".join(out.split())
+    assert "■ stopped: completed (warning: the answer is empty)" in out
+    assert "! warning empty-final-answer" in out

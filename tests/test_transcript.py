@@ -75,7 +75,7 @@ LOOP = [{"tool_calls": [{"name": "get_weather", "arguments": {"city": "北京"}}
     ("repeated_call", lambda: scripted(*LOOP), {}),
     ("model_error", lambda: scripted(*LOOP[:1]), {}),
     ("invalid_request", lambda: scripted(
-        {"tool_calls": [{"name": "get_weather", "arguments": '{"city": '}]}, {"content": "x"}), {}),
+        {"tool_calls": [{"name": "get.weather", "arguments": {"city": "北京"}}]}, {"content": "x"}), {}),
 ])
 def test_round_trip_for_each_stop_reason(tmp_path, sample_tools, reason, model, config):
     s = new(sample_tools, model(), **config)

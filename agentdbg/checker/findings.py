@@ -19,11 +19,15 @@ class Finding:
     line: int | None = None         # JSONL input: which line
     path: str | None = None         # where in the format's own structure, e.g. "input[5]",
                                     # "messages[3].content[1]" (None: messages[index])
+    api_source: str | None = None   # whose text api_error is when it is not the active
+                                    # profile's API, e.g. "Anthropic", "vLLM"
 
     def to_dict(self) -> dict:
         d = {"rule": self.rule, "severity": self.severity, "index": self.index,
              "tool_call_id": self.tool_call_id, "message": self.message,
              "api_error": self.api_error}
+        if self.api_source is not None:
+            d["api_source"] = self.api_source
         if self.line is not None:
             d["line"] = self.line
         if self.path is not None:
@@ -37,7 +41,8 @@ class RuleInfo:
     severity: str          # default severity
     profiles: tuple = ()   # non-empty: only active under these profiles
     summary: str = ""
-    scope: str = "chat"    # chat: one Chat Completions request; conversation: across requests
+    scope: str = "chat"    # chat: one Chat Completions request; conversation: across requests;
+                           # run: a run's own outcome; tools: the tools lint (``agentdbg tools``)
 
 
 def _r(id, sev, summary, profiles=(), scope="chat"):
@@ -59,8 +64,10 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
     _r("tool-call-malformed", ERROR, "entry lacks type/function/name/arguments"),
     _r("empty-tool-calls", ERROR, "tool_calls: []"),
     _r("arguments-not-string", ERROR, "function.arguments is not a string"),
-    _r("arguments-invalid-json", ERROR, "arguments do not parse as JSON"),
-    _r("arguments-not-object", ERROR, "arguments parse to a non-object"),
+    _r("arguments-invalid-json", WARNING, "arguments do not parse as JSON (an error under the "
+       "profiles that reject it: vllm, qwen)"),
+    _r("arguments-not-object", WARNING, "arguments parse to a non-object (an error under vllm, "
+       "qwen)"),
     _r("unknown-tool", WARNING, "function.name not among the request's tools"),
     _r("arguments-schema-mismatch", WARNING, "arguments fail the tool's JSON Schema"),
     _r("invalid-tool-name", ERROR, "name does not match ^[a-zA-Z0-9_-]{1,64}$"),
@@ -75,6 +82,7 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        ["deepseek-thinking", "kimi-thinking"]),
     _r("tool-call-id-format", ERROR, "id format the provider rejects", ["anthropic-proxy", "mistral"]),
     # request level
+    _r("empty-messages", ERROR, "messages: [] (at least one message is required)"),
     _r("too-many-tools", ERROR, "more than 128 tools"),
     _r("tool-params-without-tools", ERROR, "tools: [] or tool_choice/parallel_tool_calls without tools"),
     _r("bad-tool-choice", ERROR, "tool_choice value the API rejects"),
@@ -88,6 +96,39 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        scope="conversation"),
     _r("repeated-call", WARNING, "the same call asked for and executed again and again",
        scope="conversation"),
+    # a run's own outcome (the view and the stop line)
+    _r("empty-final-answer", WARNING, "the run completed with an answer that has no text",
+       scope="run"),
+    # the tools lint (``agentdbg tools``); it also reports invalid-tool-name, too-many-tools
+    # and strict-schema-invalid above, for the same defects in the definitions
+    _r("tools-file-invalid", ERROR, "the tools file breaks a rule the loader enforces",
+       scope="tools"),
+    _r("duplicate-tool-name", ERROR, "two tools with one name", scope="tools"),
+    _r("parameters-schema-invalid", ERROR, "parameters is not a valid JSON Schema",
+       scope="tools"),
+    _r("many-tools", WARNING, "more than 20 tools: the model picks the wrong one more often",
+       scope="tools"),
+    _r("description-without-when", WARNING, "the description does not say when to use the tool",
+       scope="tools"),
+    _r("required-list-missing", WARNING, "parameters have no 'required' list", scope="tools"),
+    _r("parameter-undescribed", WARNING, "a parameter without a description", scope="tools"),
+    _r("closed-set-without-enum", WARNING, "a parameter that looks like a closed set has no "
+       "enum", scope="tools"),
+    _r("side-effects-without-approval", WARNING, "side_effects: true without approval: always",
+       scope="tools"),
+    _r("handler-not-found", ERROR, "a python handler whose module or function does not exist",
+       scope="tools"),
+    _r("handler-signature-mismatch", ERROR, "a python handler that cannot take the schema's "
+       "parameters as keyword arguments", scope="tools"),
+    _r("handler-parameter-optional", WARNING, "a python handler needs a parameter the schema "
+       "lets the model leave out", scope="tools"),
+    _r("mcp-tool-invalid", ERROR, "an MCP server lists a tool the API would reject (its name, "
+       "its inputSchema, a name two tools share)", scope="tools"),
+    _r("mcp-tool-undescribed", WARNING, "an MCP tool with no description", scope="tools"),
+    _r("mcp-no-read-only-hint", WARNING, "an MCP tool without readOnlyHint: its policy comes "
+       "from the server's unhinted setting", scope="tools"),
+    _r("mcp-strict-schema-invalid", WARNING, "an MCP server's inputSchemas break strict mode",
+       scope="tools"),
     # the Responses API and the Anthropic Messages API (plus the shared ids above)
     _r("tool-definition-nested", ERROR, "a tool written in another format's shape (a Chat "
        "Completions {type, function: {…}} tool sent to the Responses or Messages API)",
@@ -119,7 +160,9 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
 
 
 def make(rule: str, index: int | None, message: str, api_error: Any = None,
-         tool_call_id: Any = None, severity: str | None = None) -> Finding:
+         tool_call_id: Any = None, severity: str | None = None,
+         api_source: str | None = None) -> Finding:
     return Finding(rule=rule, severity=severity or RULES[rule].severity, index=index,
                    message=message, api_error=api_error,
-                   tool_call_id=tool_call_id if isinstance(tool_call_id, str) else None)
+                   tool_call_id=tool_call_id if isinstance(tool_call_id, str) else None,
+                   api_source=api_source)

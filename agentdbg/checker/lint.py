@@ -2,16 +2,21 @@
 
 Descriptions should say *when* to use a tool, every parameter should be
 described, closed sets should be enums, strict tools must satisfy strict mode,
-and the tool list must stay small (a warning past 20, an error past 128).
+and the tool list must stay small (a warning past 20, an error past 128). A python
+handler must exist and take the schema's parameters: both are checked by reading the
+handler's source, never by importing it (``lint_handlers``). Every finding has a rule
+id from the one vocabulary (``checker.findings.RULES``, scope ``tools``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from agentdbg.checker.findings import RULES
 from agentdbg.checker.rules import _strict_problem
-from agentdbg.toolspec import ToolSet
+from agentdbg.toolspec import ToolSet, ToolSpec
 
 WHEN_CUES = re.compile(r"\bwhen\b|\buse (this|it)?\b|\bcall (this|it)?\b|\bonly if\b|当|时使用|时调用|"
                        r"用于|如果|只有在|需要.*时", re.IGNORECASE)
@@ -22,52 +27,103 @@ MANY_TOOLS, MAX_TOOLS = 20, 128
 
 @dataclass
 class LintFinding:
+    rule: str       # an id of checker.findings.RULES
     severity: str   # error | warning
     tool: str | None
     line: int | None
     message: str
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {"rule": self.rule, "severity": self.severity, "tool": self.tool,
+                "line": self.line, "message": self.message}
+
+
+def finding(rule: str, spec: ToolSpec | None, message: str, *, line: int | None = None,
+            severity: str | None = None) -> LintFinding:
+    return LintFinding(rule, severity or RULES[rule].severity, spec.name if spec else None,
+                       line if line is not None else (spec.line if spec else None), message)
 
 
 def lint(toolset: ToolSet) -> list[LintFinding]:
-    out = [LintFinding("error", None, line, msg) for msg, line, _ in toolset.problems]
-    n = len(toolset.tools)
-    if n > MAX_TOOLS:
-        out.append(LintFinding("error", None, None, f"{n} tools: the API accepts at most 128"))
-    elif n > MANY_TOOLS:
-        out.append(LintFinding("warning", None, None, f"{n} tools: past about 20 the model picks "
-                               "the wrong tool more often; group them or route per request"))
+    out = list(_loader_problems(toolset))
+    out.extend(_tool_count(toolset))
     for spec in toolset.tools:
-        out.extend(_lint_tool(spec))
-    out.extend(__import__("agentdbg.checker.lint_mcp", fromlist=["*"]).lint_mcp(toolset))  # MCP tools
+        for check in TOOL_CHECKS:
+            out.extend(check(spec))
+    from agentdbg.checker.lint_mcp import lint_mcp
+
+    out.extend(lint_mcp(toolset))  # MCP tools: their servers' own problems
     return out
 
 
-def _lint_tool(spec) -> list[LintFinding]:
-    found: list[LintFinding] = []
+# -- the file as a whole ----------------------------------------------------------------
 
-    def warn(msg: str, severity: str = "warning") -> None:
-        found.append(LintFinding(severity, spec.name, spec.line, msg))
+#: what the loader refuses (``load_tools`` raises them; the linter lists them all), by the
+#: words the loader uses for them
+_LOADER_RULES = (("field 'name' must match", "invalid-tool-name"),
+                 ("duplicate name", "duplicate-tool-name"),
+                 ("is not a valid JSON Schema", "parameters-schema-invalid"))
 
+
+def _loader_problems(toolset: ToolSet) -> Iterator[LintFinding]:
+    for message, line, _ in toolset.problems:
+        rule = next((r for words, r in _LOADER_RULES if words in message), "tools-file-invalid")
+        yield finding(rule, None, message, line=line, severity="error")
+
+
+def _tool_count(toolset: ToolSet) -> Iterator[LintFinding]:
+    n = len(toolset.tools)
+    if n > MAX_TOOLS:
+        yield finding("too-many-tools", None, f"{n} tools: the API accepts at most 128")
+    elif n > MANY_TOOLS:
+        yield finding("many-tools", None, f"{n} tools: past about 20 the model picks the wrong "
+                      "tool more often; group them or route per request")
+
+
+# -- one tool ---------------------------------------------------------------------------
+
+def _description(spec: ToolSpec) -> Iterator[LintFinding]:
     if not WHEN_CUES.search(spec.description):
-        warn("the description says what the tool is, not when to use it; add e.g. "
-             "'Use when the user asks …' (当用户……时使用)")
+        yield finding("description-without-when", spec, "the description says what the tool "
+                      "is, not when to use it; add e.g. 'Use when the user asks …' (当用户……时使用)")
+
+
+def _parameters(spec: ToolSpec) -> Iterator[LintFinding]:
     props = spec.parameters.get("properties") or {}
     if props and "required" not in spec.parameters:
-        warn("no 'required' list: say which parameters the model must fill")
+        yield finding("required-list-missing", spec, "no 'required' list: say which parameters "
+                      "the model must fill")
     for name, schema in props.items():
         schema = schema if isinstance(schema, dict) else {}
         if not schema.get("description"):
-            warn(f"parameter {name!r} has no description")
+            yield finding("parameter-undescribed", spec, f"parameter {name!r} has no description")
         if "enum" not in schema and "const" not in schema and CLOSED_SET_NAMES.search(name) \
                 and schema.get("type", "string") == "string":
-            warn(f"parameter {name!r} looks like a closed set; list the values with 'enum'")
+            yield finding("closed-set-without-enum", spec, f"parameter {name!r} looks like a "
+                          "closed set; list the values with 'enum'")
+
+
+def _strict(spec: ToolSpec) -> Iterator[LintFinding]:
     if spec.strict:
         problem = _strict_problem(spec.parameters, ())
         if problem:
-            warn(f"strict: true but the schema breaks strict mode: {problem[1]}", "error")
-    if spec.side_effects and spec.approval != "always":
-        warn("side_effects: true without approval: always; a retried write can act twice")
-    return found
+            yield finding("strict-schema-invalid", spec, "strict: true but the schema breaks "
+                          f"strict mode: {problem[1]}")
+
+
+def _side_effects(spec: ToolSpec) -> Iterator[LintFinding]:
+    # an MCP tool's policy comes from its annotations, not from a field of this file
+    if spec.side_effects and spec.approval != "always" and spec.handler_kind != "mcp":
+        yield finding("side-effects-without-approval", spec, "side_effects: true without "
+                      "approval: always; a retried write can act twice")
+
+
+def _handler(spec: ToolSpec) -> Iterable[LintFinding]:
+    from agentdbg.checker.handlers import lint_handler
+
+    return lint_handler(spec) if spec.handler_kind == "python" else ()
+
+
+#: the checks every tool goes through, in order (add a check here to lint one more thing)
+TOOL_CHECKS: tuple[Callable[[ToolSpec], Iterable[LintFinding]], ...] = (
+    _description, _parameters, _strict, _side_effects, _handler)

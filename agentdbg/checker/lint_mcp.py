@@ -19,7 +19,7 @@ def lint_mcp(toolset: ToolSet) -> list[LintFinding]:
     servers = toolset.mcp
     if servers is None:
         return []
-    out = [LintFinding(severity="error", tool=p.tool, line=p.line,
+    out = [LintFinding(rule="mcp-tool-invalid", severity="error", tool=p.tool, line=p.line,
                        message=f"MCP server {p.server!r}: {p.message}") for p in servers.problems]
     mcp_tools = [t for t in toolset.tools if t.handler_kind == "mcp"]
     for spec in mcp_tools:
@@ -33,15 +33,17 @@ def _lint_tool(spec) -> list[LintFinding]:
     found: list[LintFinding] = []
     d = spec.handler
 
-    def warn(message: str) -> None:
-        found.append(LintFinding(severity="warning", tool=spec.name, line=spec.line,
+    def warn(rule: str, message: str) -> None:
+        found.append(LintFinding(rule=rule, severity="warning", tool=spec.name, line=spec.line,
                                  message=f"MCP server {d.server!r}: {message}"))
 
     if not spec.description:
-        warn("the tool has no description: the model has only its name to go on")
+        warn("mcp-tool-undescribed", "the tool has no description: the model has only its name "
+             "to go on")
     if "readOnlyHint" not in d.annotations and not spec.side_effects:
-        warn("no readOnlyHint annotation: it runs like a read-only tool, in parallel and without "
-             "approval (unhinted: trust); 'unhinted: safe' on the server asks for approval first")
+        warn("mcp-no-read-only-hint", "no readOnlyHint annotation: it runs like a read-only "
+             "tool, in parallel and without approval (unhinted: trust); 'unhinted: safe' on the "
+             "server asks for approval first")
     return found
 
 
@@ -52,7 +54,8 @@ def _strict(server: str, tools: list) -> list[LintFinding]:
         return []
     first, problem = broken[0]
     names = ", ".join(t.name for t, _ in broken[:5]) + (" …" if len(broken) > 5 else "")
-    return [LintFinding(severity="warning", tool=None, line=first.line, message=(
+    return [LintFinding(rule="mcp-strict-schema-invalid", severity="warning", tool=None,
+                        line=first.line, message=(
         f"MCP server {server!r}: strict mode would reject the inputSchema of {len(broken)} of its "
         f"{len(tools)} tool(s) ({names}; {first.name}: {problem[1]}); a client that sends MCP "
         "tools with strict: true fails on them"))]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentdbg.checker.findings import RULES
+from agentdbg.checker.findings import ERROR, RULES
 
 
 @dataclass(frozen=True)
@@ -17,7 +17,13 @@ class Profile:
     cross_turn_id_reuse_is_error: bool = False
     required_choice_rejected: bool = False
     extra_rules: frozenset = field(default_factory=frozenset)
+    errors: frozenset = field(default_factory=frozenset)  # warnings by default, errors here
+    api: str = "OpenAI"                 # whose error texts this profile's server answers with
 
+
+#: OpenAI accepts a history whose arguments are broken JSON or not an object; servers that
+#: parse them into a chat template (vLLM, DashScope's Qwen) answer 400/500
+BROKEN_ARGUMENTS = frozenset({"arguments-invalid-json", "arguments-not-object"})
 
 PROFILES: dict[str, Profile] = {p.name: p for p in [
     Profile("openai", "OpenAI Chat Completions (default)"),
@@ -33,7 +39,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
             null_content_on_tool_turns=True),
     Profile("anthropic-proxy", "Anthropic behind an OpenAI-compatible proxy (LiteLLM, OpenRouter…)",
             id_pattern=r"^[a-zA-Z0-9_-]+$", id_pattern_text="^[a-zA-Z0-9_-]+$",
-            cross_turn_id_reuse_is_error=True,
+            cross_turn_id_reuse_is_error=True, api="Anthropic",
             extra_rules=frozenset({"empty-content", "tool-call-id-format"})),
     Profile("mistral", "Mistral: tool call ids are exactly 9 letters/digits",
             id_pattern=r"^[a-zA-Z0-9]{9}$", id_pattern_text="9 characters a-z, A-Z, 0-9",
@@ -41,11 +47,13 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
     Profile("positional", "GLM/Hermes-style templates and Bedrock: results bound by position",
             extra_rules=frozenset({"results-out-of-order"})),
     Profile("anthropic-vertex", "Claude on Vertex AI: with thinking on, the last assistant "
-            "tool-use turn must start with its thinking block",
+            "tool-use turn must start with its thinking block", api="Anthropic",
             extra_rules=frozenset({"thinking-block-missing"})),
-    Profile("qwen", "Qwen / DashScope (no extra rules yet)"),
+    Profile("qwen", "Qwen / DashScope: broken or non-object arguments in the history are "
+            "rejected", errors=BROKEN_ARGUMENTS, api="DashScope"),
     Profile("glm", "Zhipu GLM (no extra rules yet)"),
-    Profile("vllm", "vLLM (no extra rules yet)"),
+    Profile("vllm", "vLLM: broken or non-object arguments in the history are rejected",
+            errors=BROKEN_ARGUMENTS, api="vLLM"),
     Profile("deepseek", "DeepSeek, non-thinking (no extra rules yet)"),
 ]}
 
@@ -63,3 +71,14 @@ def get_profile(name: str) -> Profile:
 def active(rule: str, profile: Profile) -> bool:
     info = RULES[rule]
     return not info.profiles or rule in profile.extra_rules
+
+
+def severity(rule: str, profile: Profile) -> str:
+    """The rule's severity under ``profile``: its default, or error where the server rejects it."""
+    return ERROR if rule in profile.errors else RULES[rule].severity
+
+
+def quoted(profile: Profile, provider: str) -> str | None:
+    """Who says an error text written by ``provider``: None when it is the profile's own
+    server (the view says "API says"), else the provider's name."""
+    return None if provider == profile.api else provider

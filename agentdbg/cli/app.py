@@ -77,10 +77,11 @@ def command(*args: Any, quiet_interrupt: bool = False, **kwargs: Any) -> Callabl
 
 
 def make_console(stderr: bool = False):
-    """The console every command prints through: no padding or wrapping when piped."""
-    from rich.console import Console
+    """The console every command prints through: Rich's layout on a terminal; when piped,
+    no padding with trailing spaces and no wrapping of single values."""
+    from agentdbg.render.console import make_console as console_for
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return console_for(stderr)
 
 
 def warn(text: str) -> None:

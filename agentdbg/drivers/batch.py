@@ -1,5 +1,9 @@
 """``agentdbg run``: step the session to the end, printing each turn's messages.
 
+Each turn shows the whole messages array: messages shown before as one line each
+(role, label, pairing status, a preview; their findings in full), new ones in full;
+``--full`` prints every message in full every turn.
+
 The transcript is written by an observer as events happen; whatever ends the run
 (a model error, Ctrl-C, SIGTERM, a crash), the session is stopped here so the
 transcript gets its stop event.
@@ -9,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import deque
 
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
@@ -28,9 +33,12 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
     if show:
         console.print(view_run.render_header(options.model_desc, session.toolset.names(),
                                              options.offline, options.title))
+    recorded = RecordedTimings(replay.model.path) if replay is not None else None
     shown = 0
     try:
         for event in (_live_steps(session) if replay is None else replay.steps()):
+            if recorded is not None:
+                recorded.adopt(event)
             if not show:
                 continue
             if isinstance(event, ModelReplied):
@@ -41,7 +49,8 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
                 for finding in event.findings:
                     console.print(render_finding(finding))
             if isinstance(event, ToolsExecuted) and options.debug:
-                console.print(view_run.render_outcome_details(event.outcomes))
+                for detail in view_run.outcome_details(event.outcomes):
+                    console.print(detail)
             # a proxy recording has no tool phase of ours: the app's next request shows it
             after_reply = isinstance(event, ModelReplied) and getattr(replay, "app_driven", False)
             if isinstance(event, ToolsExecuted) or session.done or after_reply:
@@ -64,7 +73,7 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):
             _show(console, session, shown, options)
-        head, *lines = view_run.render_footer(session)
+        head, *lines = view_run.render_footer(session, replayed=replay is not None)
         console.print(head)
         for line in lines:
             console.print(line, soft_wrap=True)
@@ -72,9 +81,48 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
 
 
 def _show(console, session: Session, shown: int, options: RunOptions) -> None:
-    """The full messages array, new messages marked, with the checker's findings on them."""
+    """The whole messages array: new messages marked and in full, the others one line each
+    (all in full with --full), with the checker's findings on them."""
     from agentdbg.checker import check
 
     findings = check(session.request().body(), options.profile, in_progress=bool(session.pending))
+    findings += view_run.answer_findings(session)
     console.print(render_messages(session.messages, new_from=shown, full=options.full,
+                                  seen=0 if options.full else shown, brief_seen=True,
                                   meta=view_run.message_meta(session), findings=findings))
+
+
+class RecordedTimings:
+    """A replay takes no time of its own: each model latency and tool duration shown (and
+    in ``--json``) is the one the recording measured, matched in recording order."""
+
+    def __init__(self, path):
+        from agentdbg.transcript import iter_transcript
+
+        self.latencies: deque = deque()
+        self.durations: dict[str, deque] = {}
+        for _, event in iter_transcript(path):
+            if event["type"] == "response":
+                self.latencies.append(event.get("latency_ms"))
+            elif event["type"] == "tool":
+                self.durations.setdefault(str(event.get("tool_call_id")), deque()).append(
+                    event.get("duration_ms"))
+
+    def adopt(self, event) -> None:
+        if isinstance(event, ModelReplied) and self.latencies:
+            latency = _ms(self.latencies.popleft())
+            if latency is not None:
+                event.stats.latency_ms = latency
+        elif isinstance(event, ToolsExecuted):
+            for outcome in event.outcomes:
+                queue = self.durations.get(outcome.call_id)
+                duration = _ms(queue.popleft()) if queue else None
+                if duration is not None:
+                    outcome.ended = outcome.started + duration / 1000
+
+
+def _ms(value) -> float | None:
+    """A recorded time in milliseconds, or None when the recording holds none (or junk)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None

@@ -261,6 +261,6 @@ def _go_live(args: ReplayArgs, console=None, options: RunOptions | None = None) 
 
 
 def _stderr_console():
-    from rich.console import Console
+    from agentdbg.render.console import make_console
 
-    return Console(stderr=True, highlight=False)
+    return make_console(stderr=True)

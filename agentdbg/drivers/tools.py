@@ -58,8 +58,8 @@ def _show(console, toolset, findings) -> None:
         where = f"{toolset.path}:{f.line}" if f.line else str(toolset.path)
         style = "bold red" if f.severity == "error" else "bold yellow"
         mark = "✗" if f.severity == "error" else "!"
-        console.print(Text.assemble((f"{mark} {f.severity} ", style),
-                                    (f"{safe(f.tool)}: " if f.tool else "", "bold"),
-                                    safe(f.message), (f"  ({safe(where)})", "dim")))
+        console.print(Text.assemble((f"{mark} {f.severity} {f.rule}", style),
+                                    (f" (tool {safe(f.tool)})" if f.tool else "", "bold"),
+                                    f": {safe(f.message)}", (f"  ({safe(where)})", "dim")))
     errors = sum(f.severity == "error" for f in findings)
     console.print(f"{errors} error(s), {len(findings) - errors} warning(s)")

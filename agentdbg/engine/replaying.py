@@ -23,14 +23,15 @@ from agentdbg.toolspec import ToolSet
 from agentdbg.transcript.compare import describe_difference
 
 RECORDED_OPTIONS = ("model", "max_turns", "max_tool_calls", "repeat_limit", "timeout",
-                    "tool_choice", "parallel_tool_calls", "temperature", "send_anyway",
-                    "stop_on_invalid")
+                    "approve", "tool_choice", "parallel_tool_calls", "temperature",
+                    "send_anyway", "stop_on_invalid")
 
 
 def config_from_header(header: dict, **overrides) -> RunConfig:
+    """The run's options as recorded (``replay --json`` reports them as they were). Replayed
+    calls never ask for approval: their results come from the recording."""
     options = header.get("options") or {}
     config = RunConfig(**{k: options[k] for k in RECORDED_OPTIONS if k in options})
-    config.approve = "all"  # nothing runs: results come from the recording
     for key, value in overrides.items():
         setattr(config, key, value)
     return config

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.text import Text
 
 from agentdbg.engine.executor import ToolOutcome
+from agentdbg.engine.phases import StopReason
 from agentdbg.render.safe import safe
 
 STOP_STYLE = {"completed": "bold green"}
@@ -64,31 +67,64 @@ def render_note(note: str | None) -> RenderableType:
     return Text.assemble(("model note: ", "dim bold"), (safe(note or ""), "dim"))
 
 
-def render_outcome_details(outcomes: list[ToolOutcome]) -> RenderableType:
-    """The full errors the model did not see (``--debug``)."""
-    parts = []
-    for o in outcomes:
-        if o.detail or o.note:
-            parts.append(Text.assemble((f"{o.name} {o.call_id}: ", "bold"),
-                                       safe(o.detail or o.note or "")))
-    return Group(*parts)
+def outcome_details(outcomes: list[ToolOutcome]) -> list[Text]:
+    """The full errors the model did not see (``--debug``): one line each."""
+    return [Text.assemble((f"{o.name} {o.call_id}: ", "bold"), safe(o.detail or o.note or ""))
+            for o in outcomes if o.detail or o.note]
 
 
-def render_footer(session) -> list[RenderableType]:
+def empty_answer(session) -> bool:
+    """The run completed, and the model's final answer has no text."""
+    if session.stop_reason is not StopReason.COMPLETED or not session.messages:
+        return False
+    last = session.messages[-1]
+    content = last.get("content") if isinstance(last, dict) else None
+    if isinstance(content, list):
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict)
+                          and isinstance(p.get("text"), str))
+    return not (isinstance(content, str) and content.strip())
+
+
+def answer_findings(session) -> list:
+    """The run's own findings on its final answer (the view shows them on that message)."""
+    from agentdbg.checker.findings import make
+
+    if not empty_answer(session):
+        return []
+    content = session.messages[-1].get("content")
+    shown = "null" if content is None else json.dumps(content, ensure_ascii=False)[:40]
+    return [make("empty-final-answer", len(session.messages) - 1,
+                 f"the model ended the run with an empty answer (content {shown}): the user "
+                 "gets nothing; check max_tokens, content filters and the last tool results")]
+
+
+def render_footer(session, replayed: bool = False) -> list[RenderableType]:
     """The answer (or a plain "no answer"), the stop line and the usage line.
 
-    The stop and usage lines are printed with ``soft_wrap=True`` so an error message
-    stays one copyable line whatever the terminal width.
+    An empty final answer is a warning, not a clean ``completed``. The stop and usage
+    lines are printed with ``soft_wrap=True`` so an error message stays one copyable line
+    whatever the terminal width.
     """
     answer = session.answer()
-    head: RenderableType = (Panel(Text(safe(answer)), title="answer", title_align="left")
-                            if answer is not None else
-                            Text("No answer: the run did not complete.", style="bold red"))
+    empty = empty_answer(session)
+    head: RenderableType
+    if empty:
+        head = Text("No answer to show: the model's final message has no text.",
+                    style="bold yellow")
+    elif answer is not None:
+        head = Panel(Text(safe(answer)), title="answer", title_align="left")
+    else:
+        head = Text("No answer: the run did not complete.", style="bold red")
     reason = session.stop_reason.value if session.stop_reason else "running"
-    stop = Text.assemble(("stop: ", "bold"), (reason, STOP_STYLE.get(reason, "bold red")),
+    stop = Text.assemble(("stop: ", "bold"),
+                         (reason, "bold yellow" if empty else STOP_STYLE.get(reason, "bold red")),
                          f" — {safe(session.stop_detail)}")
+    if empty:
+        stop.append(" (warning: the answer is empty)", style="bold yellow")
     u = session.usage
+    elapsed = f"{session.elapsed() * 1000:.0f} ms"
     usage = Text(f"usage: {u['prompt_tokens']} prompt + {u['completion_tokens']} completion "
                  f"= {u['total_tokens']} tokens over {len(session.turns)} request(s); "
-                 f"{session.tool_calls_made} tool call(s); {session.elapsed() * 1000:.0f} ms")
+                 f"{session.tool_calls_made} tool call(s); "
+                 f"{'replayed in ' + elapsed if replayed else elapsed}")
     return [head, stop, usage]

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -25,6 +26,7 @@ ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",
 LABEL_STYLES = ["bold blue", "bold magenta", "bold green", "bold dark_orange", "bold cyan",
                 "bold red", "bold purple", "bold yellow"]
 FOLD_AT = 800
+ARGS_INDENT = 4   # every line of a call's arguments, wrapped lines included
 STATUS_TEXT = {
     ResultState.ORPHAN: "✗ orphan: no assistant tool_calls before it",
     ResultState.MISMATCH: "✗ tool_call_id not in the previous tool_calls",
@@ -106,8 +108,7 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
         lines.append(head)
         args = pretty_arguments(fn.get("arguments")) if "arguments" in fn else \
             Text("(no arguments)", style="red")
-        args.pad_left(4)
-        lines.append(args)
+        lines.append(Padding(args, (0, 0, 0, ARGS_INDENT), expand=False))
     return lines
 
 
@@ -168,8 +169,20 @@ def render_finding(f: Any) -> Text:
     out.append(f"{mark} {sev} {f.rule}", style=style)
     out.append(f": {safe(f.message)}")
     if getattr(f, "api_error", None):
-        out.append("\n    API says: ", style="dim")
+        source = getattr(f, "api_source", None)
+        out.append(f"\n    {safe(source) if source else 'API'} says: ", style="dim")
         out.append(safe(f.api_error), style="italic")
+    return out
+
+
+def finding_line(f: Any) -> Text:
+    """A finding on one line (cut with "…" where the column ends), for a message the reader
+    has seen with its finding already."""
+    sev = getattr(f, "severity", "error")
+    out = Text(f"{'✗' if sev == 'error' else '!'} {sev} {f.rule}",
+               style="bold red" if sev == "error" else "bold yellow")
+    out.append(f": {safe(f.message)}", style="dim")
+    out.no_wrap, out.overflow = True, "ellipsis"
     return out
 
 
@@ -202,50 +215,74 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
 
 
 def summary_line(index: int, message: Any, pairing: Pairing, messages: list,
-                 width: int = 60) -> Text:
-    """One line for a message the reader has already seen: pairing marks and a preview."""
-    out = Text()
+                 width: int = 200) -> Text:
+    """One line for a message the reader has already seen: its pairing marks (label, call
+    status) and a preview of its text, cut with "…" where the column ends."""
     if not isinstance(message, dict):
         return Text("(not an object)", style="red")
     role = message.get("role")
-    if role == "tool":
-        return _tool_head(index, message, pairing, messages)
     calls = message.get("tool_calls")
-    if role == "assistant" and isinstance(calls, list) and calls:
-        seen: set = set()
-        for pos, call in enumerate(calls):
-            call = call if isinstance(call, dict) else {}
-            cid = call.get("id")
-            fn = call["function"] if isinstance(call.get("function"), dict) else {}
-            label = pairing.label(cid)
-            if pos:
-                out.append("; ")
-            out.append(f"→ {label or '?'} ", style=label_style(label) if label else "red")
-            out.append(safe(fn.get("name") or "?"), style="bold")
-            text, style = call_status(index, pos, cid in seen, pairing)
-            out.append(text, style=style)
-            if isinstance(cid, str):
-                seen.add(cid)
-        return out
-    content = message.get("content")
-    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    text = " ".join(text.split())
-    out.append(safe(text if len(text) <= width else text[:width - 1] + "…"), style="dim")
+    if role == "tool":
+        out = _tool_head(index, message, pairing, messages)
+    elif role == "assistant" and isinstance(calls, list) and calls:
+        out = _calls_summary(index, calls, pairing)
+    else:
+        out = Text()
+    preview = _preview(message.get("content"), bare=not out, limit=width)
+    if preview:
+        if out:
+            out.append("  ")
+        out.append(safe(preview if len(preview) <= width else preview[:width - 1] + "…"),
+                   style="dim")
+    out.no_wrap, out.overflow = True, "ellipsis"
     return out
+
+
+def _calls_summary(index: int, calls: list, pairing: Pairing) -> Text:
+    out = Text()
+    seen: set = set()
+    for pos, call in enumerate(calls):
+        call = call if isinstance(call, dict) else {}
+        cid = call.get("id")
+        fn = call["function"] if isinstance(call.get("function"), dict) else {}
+        label = pairing.label(cid)
+        if pos:
+            out.append("; ")
+        out.append(f"→ {label or '?'} ", style=label_style(label) if label else "red")
+        out.append(safe(fn.get("name") or "?"), style="bold")
+        text, style = call_status(index, pos, cid in seen, pairing)
+        out.append(text, style=style)
+        if isinstance(cid, str):
+            seen.add(cid)
+    return out
+
+
+def _preview(content: Any, bare: bool, limit: int) -> str:
+    """The content on one line (its start: a preview costs the same for a huge message);
+    ``bare``: nothing else is on the line, so say what it is."""
+    if isinstance(content, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str)
+                                         for p in content):
+        content = "".join(p["text"] for p in content)
+    if isinstance(content, str):
+        return " ".join(content.lstrip()[:limit * 2].split()) or ('content: ""' if bare else "")
+    if content is None:
+        return "content: null" if bare else ""
+    return json.dumps(content, ensure_ascii=False)
 
 
 def render_messages(messages: list, *, findings: Iterable = (), new_from: int | None = None,
                     full: bool = False, meta: dict[int, str] | None = None,
                     start: int = 0, in_progress: bool = False,
                     pairing: Pairing | None = None, seen: int = 0,
-                    hide_seen: bool = False) -> RenderableType:
+                    hide_seen: bool = False, brief_seen: bool = False) -> RenderableType:
     """The messages array as a grid: new-marker, [index], role, body.
 
     ``start`` renders only messages from that index on (pairing and findings still
     consider the whole array); request-level findings are shown only with start=0.
     ``in_progress``: the last message's calls are about to run (shown as pending).
     ``seen``: messages before this index were shown already: one line each, with their
-    findings; ``hide_seen`` leaves out those without a finding (one note says how many).
+    findings (``brief_seen``: one line each too); ``hide_seen`` leaves out those without a
+    finding (one note says how many).
     """
     if pairing is None:
         pairing = analyze(messages, in_progress=in_progress)
@@ -270,7 +307,8 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
                 hidden += 1
                 continue
             body: list[RenderableType] = [summary_line(i, message, pairing, messages)]
-            body.extend(render_finding(f) for f in by_index.get(i, ()))
+            show = finding_line if brief_seen else render_finding
+            body.extend(show(f) for f in by_index.get(i, ()))
         else:
             body = render_message(i, message, pairing, messages, full=full,
                                   meta=(meta or {}).get(i), findings=by_index.get(i, ()))

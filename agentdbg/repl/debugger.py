@@ -190,7 +190,8 @@ class Debugger:
     # -- showing -----------------------------------------------------------------------
     def findings(self):
         s = self.session
-        return check(s.request().body(), self.profile, in_progress=s.phase is Phase.TOOLS)
+        return (check(s.request().body(), self.profile, in_progress=s.phase is Phase.TOOLS)
+                + view_run.answer_findings(s))
 
     def report(self, event) -> None:
         if isinstance(event, ModelReplied):
@@ -228,9 +229,12 @@ class Debugger:
     def banner(self) -> None:
         s = self.session
         if s.stop_reason is not None:
+            empty = " (warning: the answer is empty)" if view_run.empty_answer(s) else ""
             self.console.print(Text.assemble(
                 ("■ stopped: ", "bold"), (s.stop_reason.value, "bold green" if
-                                          s.stop_reason is StopReason.COMPLETED else "bold red"),
+                                          s.stop_reason is StopReason.COMPLETED and not empty
+                                          else "bold red" if not empty else "bold yellow"),
+                (empty, "bold yellow"),
                 f" — {safe(s.stop_detail)}. 'rewind N' or 'retry' to go on, 'save PATH', 'quit'."))
         elif s.phase is Phase.MODEL:
             self.console.print(Text(f"▶ next: ask the model (turn {len(s.turns) + 1}) with "

@@ -8,9 +8,8 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rich.console import Console
-
     from agentdbg.errors import AgentdbgError
+    from agentdbg.render.console import make_console
     from agentdbg.report import commands
 
     parser = argparse.ArgumentParser(prog="python -m agentdbg.report")
@@ -30,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--output")
     p.add_argument("--content", action="store_true")
     args = parser.parse_args(argv)
-    console = Console(highlight=False)
+    console = make_console()
     try:
         if args.command == "report":
             return int(commands.run_report(args.transcript, args.output, console,

@@ -500,7 +500,8 @@ def _finding(f: Any, where: bool = False) -> str:
     sev = "error" if f.severity == "error" else "warning"
     mark = "✗" if sev == "error" else "!"
     at = f" at [{f.index}]" if where and f.index is not None else ""
-    api = (f'<div class="api">API says: {esc(f.api_error)}</div>' if getattr(f, "api_error", None)
+    who = f"{getattr(f, 'api_source', None) or 'API'} says"  # the terminal view's words
+    api = (f'<div class="api">{esc(who)}: {esc(f.api_error)}</div>' if getattr(f, "api_error", None)
            else "")
     return (f'<div class="finding {sev}"><b>{mark} {esc(sev)} {esc(f.rule)}</b>{esc(at)}: '
             f"{esc(f.message)}{api}</div>")

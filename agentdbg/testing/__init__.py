@@ -74,6 +74,8 @@ class ReplayResult:
 def replay_transcript(path, *, live_tools: bool = False, tools=None,
                       profile: str = "openai", strict: bool = False) -> ReplayResult:
     """Replay ``path`` as ``agentdbg replay`` does and judge it the same way."""
+    from contextlib import nullcontext
+
     from agentdbg.engine.replaying import (
         LiveTools,
         Replay,
@@ -81,9 +83,6 @@ def replay_transcript(path, *, live_tools: bool = False, tools=None,
         replay_session,
         with_live_tools,
     )
-
-    from contextlib import nullcontext
-
     from agentdbg.toolspec import load_tools, running
 
     session, model = replay_session(path)

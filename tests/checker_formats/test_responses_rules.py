@@ -161,7 +161,7 @@ def test_defect(name, body, profile, expected, api):
     assert [(f.rule, f.index, f.path) for f in found] == expected
     assert found[0].api_error == api
     warnings = {"duplicate-tool-response", "duplicate-tool-call-id", "unknown-tool",
-                "arguments-schema-mismatch"}
+                "arguments-schema-mismatch", "arguments-invalid-json", "arguments-not-object"}
     assert found[0].severity == ("warning" if found[0].rule in warnings else "error")
 
 

@@ -52,8 +52,8 @@ def test_unparsable_tool_call_arguments_are_caught(model_server):
         "tool_calls": [{"id": "c1", "type": "function",
                         "function": {"name": "query_order", "arguments": '{"order_id": "ORD-2026-001"'}}]}}]}
     model_server.intercept = lambda p, b: (200, reply)
-    r = run(model_server)
-    assert r.exit_code == 8  # the executor answered invalid_json; the next request is blocked
+    r = run(model_server, "--profile", "vllm")
+    assert r.exit_code == 8  # the executor answered invalid_json; vLLM would reject the next request
     assert '"type": "invalid_json"' in r.stdout and "arguments-invalid-json" in r.stdout
 
 

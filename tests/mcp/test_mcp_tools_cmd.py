@@ -36,13 +36,15 @@ def test_tools_lists_and_lints_mcp_tools(crowded):
     assert "fixture" in rows["echo"]
     assert "MCP server 'demo': agentdbg-demo 1.2.3 over stdio" in r.stdout
     out = " ".join(r.stdout.split())
-    assert f"✗ error 143 tools: the API accepts at most 128 ({crowded})" in out
-    assert (f"✗ error lookup_{'x' * 63}: MCP server 'demo': its name does not match ^[a-zA-Z0-9_-]{{1,64}}$; "
-            "the API rejects it (70 characters, 64 at most)") in out
-    assert "! warning city_weather: the description says what the tool is, not when to use it" in out
-    assert ("! warning MCP server 'demo': strict mode would reject the inputSchema of 142 of its 142 "
-            "tool(s)") in out
-    assert "! warning untagged: MCP server 'demo': no readOnlyHint annotation" in out
+    assert f"✗ error too-many-tools: 143 tools: the API accepts at most 128 ({crowded})" in out
+    assert (f"✗ error mcp-tool-invalid (tool lookup_{'x' * 63}): MCP server 'demo': its name does not "
+            "match ^[a-zA-Z0-9_-]{1,64}$; the API rejects it (70 characters, 64 at most)") in out
+    assert ("! warning description-without-when (tool city_weather): the description says what the "
+            "tool is, not when to use it") in out
+    assert ("! warning mcp-strict-schema-invalid: MCP server 'demo': strict mode would reject the "
+            "inputSchema of 142 of its 142 tool(s)") in out
+    assert ("! warning mcp-no-read-only-hint (tool untagged): MCP server 'demo': no readOnlyHint "
+            "annotation") in out
     assert f"({crowded}:8)" in out                           # MCP findings point at the server's entry
     r = runner.invoke(app, ["tools", str(crowded), "--json"])
     doc = json.loads(r.stdout)

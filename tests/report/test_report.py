@@ -142,7 +142,8 @@ def test_odd_but_valid_json_events_never_crash(made, tmp_path):
 def test_recorded_findings_of_the_wrong_shape_never_crash(made, tmp_path):
     """A proxy finding whose fields are lists or objects (found by the generated streams)."""
     header = made["run"].read_text(encoding="utf-8").splitlines()[0]
-    odd = {"type": "request", "seq": 1, "turn": 1, "prefix": 0, "append": [],
+    odd = {"type": "request", "seq": 1, "turn": 1, "prefix": 0,
+           "append": [{"role": "user", "content": "q"}],
            "findings": [{"rule": "odd-rule", "tool_call_id": ["a"], "api_error": {"k": 1},
                          "index": True, "message": ["x"]}]}
     path = tmp_path / "odd-findings.jsonl"

@@ -7,7 +7,8 @@ from typing import Any
 
 from agentdbg.cache import LruCache
 from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_arguments
-from agentdbg.checker.findings import Finding, make
+from agentdbg.checker.findings import ERROR, Finding, make
+from agentdbg.checker.profiles import quoted, severity
 from agentdbg.messages import canonical_json
 
 # -- tool-call shape -------------------------------------------------------------------
@@ -94,14 +95,14 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
     try:
         parsed = parse_arguments(args)
     except ValueError as exc:
-        yield make("arguments-invalid-json", i, f"tool_calls[{j}] arguments are not valid JSON "
-                   f"({exc}); a history with broken arguments is rejected by vLLM/Qwen and "
-                   "poisons the session: repair or drop the call", str(exc), cid)
+        yield _broken_arguments(ctx, "arguments-invalid-json", i, cid, f"tool_calls[{j}] "
+                                f"arguments are not valid JSON ({exc})", str(exc))
         return
     if not isinstance(parsed, dict):
-        yield make("arguments-not-object", i, f"tool_calls[{j}] arguments parse to "
-                   f"{type(parsed).__name__}, not an object", f"'{type(parsed).__name__}' object "
-                   "has no attribute 'items'", cid)
+        kind = type(parsed).__name__
+        yield _broken_arguments(ctx, "arguments-not-object", i, cid, f"tool_calls[{j}] "
+                                f"arguments parse to {kind}, not an object",
+                                f"'{kind}' object has no attribute 'items'")
         return
     if not name_ok or not ctx.req.declares_tools() or _answered(ctx, i, j):
         return
@@ -115,6 +116,22 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
     if problems:
         yield make("arguments-schema-mismatch", i, f"tool_calls[{j}] arguments fail the "
                    f"{name!r} schema: {problems}; validate before executing", None, cid)
+
+
+def _broken_arguments(ctx: Ctx, rule: str, i: int, cid: str | None, what: str,
+                      vllm_text: str) -> Finding:
+    """Arguments the tool cannot take. OpenAI accepts such a history (the loop answers the
+    call with an error result); vLLM and Qwen parse the arguments into their chat template
+    and reject it: the error text is vLLM's (Python's json error or a 500's)."""
+    sev = severity(rule, ctx.profile)
+    if sev == ERROR:
+        fix = (f"the {ctx.profile.name} server rejects a history with such arguments: repair "
+               "the arguments or drop the call before sending")
+    else:
+        fix = ("OpenAI accepts the history once the call is answered (e.g. with an invalid_json "
+               "error result); vLLM and Qwen reject it: repair or drop the call for them")
+    return make(rule, i, f"{what}; {fix}", vllm_text, cid, severity=sev,
+                api_source=quoted(ctx.profile, "vLLM"))
 
 
 def _custom_ok(call: dict) -> bool:

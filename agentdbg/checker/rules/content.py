@@ -59,10 +59,25 @@ def _null_or_type(ctx: Ctx, i: int, m: dict, role: Any) -> Iterator[Finding]:
             yield make("null-content", i, f"content is {'null' if content is None else 'missing'} "
                        f"on a {role} message; {fix}", api)
     elif not isinstance(content, (str, list)):
-        kind = {dict: "an object"}.get(type(content), f"a {type(content).__name__}")
-        yield make("content-wrong-type", i, f"content is {kind}; a tool result must be a string: "
-                   "json.dumps it", f"Invalid type for 'messages.[{i}].content': expected one of a "
-                   f"string or array of objects, but got {kind.split()[-1]} instead.")
+        kind = JSON_KINDS.get(type(content), f"a {type(content).__name__}")
+        yield make("content-wrong-type", i, f"content is {kind}; {_content_fix(role)}",
+                   f"Invalid type for 'messages.[{i}].content': expected one of a string or "
+                   f"array of objects, but got {kind} instead.")
+
+
+JSON_KINDS = {dict: "an object", bool: "a boolean", int: "an integer", float: "a decimal"}
+
+
+def _content_fix(role: Any) -> str:
+    """What content must be on a message of ``role``, and how to get there."""
+    if role in ("tool", "function"):
+        return f"a {role} result must be a string: json.dumps it"
+    if role == "assistant":
+        return ("an assistant message's content must be a string or an array of text parts "
+                "(null only on a tool-call turn)")
+    if role in ("user", "system", "developer"):
+        return f"a {role} message's content must be a string or an array of content parts"
+    return "content must be a string or an array of content parts"
 
 
 def _reasoning(ctx: Ctx, i: int) -> Finding:

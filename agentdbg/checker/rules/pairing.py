@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from agentdbg.checker.context import Ctx
 from agentdbg.checker.findings import ERROR, WARNING, Finding, make
 from agentdbg.checker.pairing import Block, Pairing, ResultState
+from agentdbg.checker.profiles import quoted
 
 PAIRING_TEXT = ("An assistant message with 'tool_calls' must be followed by tool messages responding "
                 "to each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}")
@@ -48,22 +49,27 @@ def _id_reuse(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
     for c in ids:
         if c:
             counts[c] = counts.get(c, 0) + 1
+    anthropic = ctx.profile.api == "Anthropic"
     for cid, k in counts.items():
         if k > 1:
             j = [pos for pos, c in enumerate(ids) if c == cid][1]
             yield make("duplicate-tool-call-id", i,
                        f"id {cid!r} appears {k} times in this tool_calls array; give every call "
-                       "its own id (an id-keyed map would collapse these calls)",
-                       f"messages.{i}.content.{j}: tool_use ids must be unique "
-                       "(Anthropic's text; OpenAI has no recorded error for it)", cid)
+                       "its own id (an id-keyed map would collapse these calls)"
+                       + ("" if anthropic else "; OpenAI has no recorded error for it, "
+                          "Anthropic rejects it"),
+                       f"messages.{i}.content.{j}: tool_use ids must be unique", cid,
+                       api_source=quoted(ctx.profile, "Anthropic"))
         elif p.first_use.get(cid, i) < i:
             sev = ERROR if ctx.profile.cross_turn_id_reuse_is_error else WARNING
+            j = ids.index(cid)
             yield make("duplicate-tool-call-id", i,
                        f"id {cid!r} was already used by the tool_calls of message "
-                       f"{p.first_use[cid]}; reused ids confuse pairing (OpenAI accepts it; "
-                       "Anthropic, MiniMax and Zhipu reject it)",
-                       f"invalid params, duplicate tool_call id: {cid} (MiniMax's text)", cid,
-                       severity=sev)
+                       f"{p.first_use[cid]}; reused ids confuse pairing (OpenAI has no recorded "
+                       "error for it; Anthropic, MiniMax and Zhipu reject it)",
+                       f"messages.{i}.content.{j}: tool_use ids must be unique" if anthropic else
+                       f"invalid params, duplicate tool_call id: {cid}", cid, severity=sev,
+                       api_source=None if anthropic else "MiniMax")
 
 
 def _block(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
@@ -124,5 +130,5 @@ def _out_of_order(block: Block) -> Iterator[Finding]:
                        f"Expected toolResult blocks at messages.{i + 1}.content for the following "
                        f"Ids: {', '.join(c for c in expected if c)}, but found: "
                        f"{', '.join(c for c in found if c)}",
-                       ids[order[k][0]])
+                       ids[order[k][0]], api_source="Bedrock")
             return

@@ -14,6 +14,11 @@ from agentdbg.checker.request import MISSING
 
 def check_request(ctx: Ctx) -> Iterator[Finding]:
     req = ctx.req
+    if not ctx.messages:
+        yield make("empty-messages", None, "the request has no messages; send at least the "
+                   "user's message (a history trim or a reset emptied the array?)",
+                   "Invalid 'messages': empty array. Expected an array with minimum length 1, "
+                   "but got an empty array instead.")
     if isinstance(req.tools, list):
         if len(req.tools) > MAX_TOOLS:
             yield make("too-many-tools", None, f"{len(req.tools)} tools sent; the limit is 128: "

@@ -1,0 +1,73 @@
+"""The console every command prints through.
+
+A terminal gets Rich's layout at its width. A pipe or a file gets plain lines: no
+trailing spaces padding a line to the width, and a single value (a note, a finding, an
+error, a path) is never wrapped, so ``grep`` and copy-paste see it whole. Structured
+views (tables, the messages grid, boxes) keep their layout at ``COLUMNS`` (else 80).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import IO, Any, cast
+
+from rich.console import Console, Group
+from rich.text import Text
+
+_TRAILING = re.compile(r" +\n")
+
+
+class TrimmedLines:
+    """A text stream that drops the spaces at the end of every line written through it.
+
+    Spaces at the end of one write are held back until the next write shows whether a
+    line end follows them."""
+
+    def __init__(self, stream: IO[str]):
+        self.stream = stream
+        self._spaces = ""
+
+    def write(self, text: str) -> int:
+        joined = self._spaces + text
+        body = joined.rstrip(" ")
+        self._spaces = joined[len(body):]
+        self.stream.write(_TRAILING.sub("\n", body))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.stream, "encoding", None) or "utf-8"
+
+
+class PipedConsole(Console):
+    """A console for output that is not a terminal: single values are printed unwrapped
+    (a group of renderables is printed one renderable at a time)."""
+
+    def print(self, *objects: Any, soft_wrap: bool | None = None, **kwargs: Any) -> None:
+        if soft_wrap is None and len(objects) == 1 and isinstance(objects[0], Group):
+            for child in objects[0].renderables:
+                self.print(child, **kwargs)
+            return
+        if soft_wrap is None and objects and all(isinstance(o, (str, Text)) for o in objects):
+            soft_wrap = True
+        super().print(*objects, soft_wrap=soft_wrap, **kwargs)
+
+
+def make_console(stderr: bool = False) -> Console:
+    """Rich's console on a terminal; a ``PipedConsole`` over trimmed lines otherwise."""
+    console = Console(stderr=stderr, highlight=False, soft_wrap=False)
+    if console.is_terminal:
+        return console
+    stream = sys.stderr if stderr else sys.stdout
+    return PipedConsole(file=cast(IO[str], TrimmedLines(stream)), highlight=False,
+                        soft_wrap=False)

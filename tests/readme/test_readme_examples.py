@@ -1,0 +1,66 @@
+"""README.md cannot drift from the program: its example blocks are what their commands
+print now (``tools/readme_examples.py`` regenerates them), and the "Debug your own app"
+recipe runs as written, on a machine with no API key."""
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("readme_examples", ROOT / "tools" / "readme_examples.py")
+readme = importlib.util.module_from_spec(_spec)
+sys.modules["readme_examples"] = readme  # dataclasses look their module up
+_spec.loader.exec_module(readme)
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs bash and a POSIX pty")
+
+
+def test_every_output_block_is_an_example_with_its_command():
+    text = readme.README.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    marked = {b.start - 1 for b in readme.blocks(text)}
+    outputs = [i for i, line in enumerate(lines) if line.strip() == "```text"]
+    assert outputs and all(i in marked for i in outputs), \
+        [lines[i - 1] for i in outputs if i not in marked]  # program output is never hand-written
+    names = [b.name for b in readme.blocks(text) if b.kind == "example"]
+    assert sorted(names) == sorted(readme.EXAMPLES)
+
+
+def test_readme_examples_are_what_the_commands_print():
+    diff = readme.differences()
+    assert not diff, "README.md differs; run python tools/readme_examples.py and read the diff\n" + diff
+
+
+def test_the_debug_your_own_app_recipe_runs_as_written():
+    commands = readme.recipe_commands()
+    assert any(c.startswith("python examples/agent_app.py") for c in commands)
+    with readme.scratch() as runner:
+        run = readme.run_recipe(runner)
+        assert run.app.returncode == 0, run.app.stderr  # no "Missing credentials"
+        assert "杭州转运中心已发出" in run.app.stdout
+        serve, proxy = run.servers
+        assert "agentdbg serve:" in serve
+        assert "request 1 · conversation 1" in proxy and "request 3 · conversation 1" in proxy
+        assert "error" not in proxy.split("agentdbg proxy:")[1]  # a correct loop: no findings
+        saved = sorted((run.folder / "debug").glob("*.jsonl"))
+        assert len(saved) == 1
+        replay = runner.run(f"agentdbg replay {saved[0]}")
+        assert replay.returncode == 0, replay.stdout + replay.stderr
+
+
+def test_normalising_keeps_everything_but_timings_paths_and_ports():
+    text = "turn 1 · 59 tokens · 0.7 ms\ntranscript: /tmp/agentdbg-readme-x1/home/runs/a.jsonl\n" \
+           "127.0.0.1:43121 call_o1 SF123456"
+    assert readme.normalise(text) == ("turn 1 · 59 tokens · <t> ms\ntranscript: <tmp>\n"
+                                      "127.0.0.1:<port> call_o1 SF123456")
+
+
+def test_the_script_checks_from_the_command_line():
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "readme_examples.py"), "--check",
+                           "check-missing-assistant"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert re.search(r"match what the commands print", done.stdout)

@@ -1,0 +1,330 @@
+"""README.md's examples, produced by running them.
+
+    python tools/readme_examples.py           # rewrite every example block from its command
+    python tools/readme_examples.py --check   # exit 1 (with a diff) when README.md differs
+
+An example block is the fenced block right after a marker line ``<!-- example: NAME -->``;
+``NAME`` is a function below that runs the example's commands with the agentdbg of this
+interpreter and returns the block's text. The recipe block (``<!-- recipe: NAME -->``) is
+not rewritten: its commands are run as written (``run_recipe``), and an example may show
+what they print. ``tests/readme/`` runs both, so the README cannot drift from the program.
+
+Commands run in a temporary folder holding a copy of ``examples/``, with an empty
+``AGENTDBG_HOME``, no API key, no colour and ``COLUMNS`` fixed; piped output (no padding,
+single values whole) or, for step mode, a real pseudo-terminal. Only what must vary from
+run to run is normalised when comparing: timings, the runs folder's paths, ports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+WIDTH = 90              # COLUMNS for piped examples; step mode is a pty at 80
+ORDER_Q = "订单 ORD-2026-001 到哪里了?"
+MARKER = re.compile(r"^<!-- (example|recipe): ([\w-]+) -->$")
+
+
+# -- finding the blocks -----------------------------------------------------------------
+
+@dataclass
+class Block:
+    kind: str           # example | recipe
+    name: str
+    fence: str          # the opening fence line, e.g. "```text"
+    start: int          # line index of the first body line
+    end: int            # line index of the closing fence
+    body: str
+
+
+def blocks(text: str) -> list[Block]:
+    lines = text.split("\n")
+    found = []
+    for i, line in enumerate(lines):
+        m = MARKER.match(line.strip())
+        if not m:
+            continue
+        fence = lines[i + 1] if i + 1 < len(lines) else ""
+        if not fence.lstrip().startswith("```"):
+            raise SystemExit(f"README.md:{i + 1}: marker {m.group(2)!r} is not followed by a fence")
+        close = next(j for j in range(i + 2, len(lines)) if lines[j].strip() == "```")
+        found.append(Block(m.group(1), m.group(2), fence, i + 2, close,
+                           "\n".join(lines[i + 2:close])))
+    return found
+
+
+def block(name: str, text: str | None = None) -> Block:
+    text = README.read_text(encoding="utf-8") if text is None else text
+    return next(b for b in blocks(text) if b.name == name)
+
+
+# -- running commands -------------------------------------------------------------------
+
+class Runner:
+    """A scratch folder with a copy of examples/, and an environment like a fresh machine's."""
+
+    def __init__(self, folder: Path, width: int = WIDTH):
+        self.folder = folder
+        shutil.copytree(ROOT / "examples", folder / "examples")
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("OPENAI_", "AGENTDBG_", "COLUMNS", "LINES"))}
+        env.update(AGENTDBG_HOME=str(folder / "home"), NO_COLOR="1", COLUMNS=str(width),
+                   PYTHONIOENCODING="utf-8",
+                   PATH=os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]))
+        self.env = env
+
+    def run(self, command: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", command], cwd=self.folder, env=self.env, text=True,
+                              capture_output=True, timeout=timeout)
+
+    def output(self, command: str) -> str:
+        done = self.run(command)
+        if done.stderr.strip() and "Traceback" in done.stderr:
+            raise RuntimeError(f"{command}: {done.stderr}")
+        return clean(done.stdout)
+
+    def start(self, command: str) -> subprocess.Popen:
+        """A server in the background (``exec``: the process is agentdbg itself)."""
+        return subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=self.folder, env=self.env,
+                                text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def session(self, command: list[str], inputs: list[str], width: int = 80) -> str:
+        """A step-mode session in a real pseudo-terminal (TERM=dumb: plain text), typing
+        ``inputs`` at each prompt; the prompt lines show what was typed."""
+        import pexpect
+
+        env = {**self.env, "TERM": "dumb", "PROMPT_TOOLKIT_NO_CPR": "1"}
+        child = pexpect.spawn(command[0], command[1:], env=env, cwd=str(self.folder),
+                              encoding="utf-8", dimensions=(50, width), timeout=60, echo=False)
+        seen = []
+        try:
+            for line in inputs:
+                child.expect_exact("(agentdbg) ")
+                seen.append(child.before + child.after)
+                child.sendline(line)
+            child.expect(pexpect.EOF)
+            seen.append(child.before)
+        finally:
+            child.close()
+        # a line typed before the prompt took the terminal over may leave an empty line
+        return re.sub(r"^(\(agentdbg\) .*)\n\n", r"\1\n", clean("".join(seen)), flags=re.M)
+
+
+def clean(text: str) -> str:
+    """What a reader sees: no terminal codes, no carriage returns, no trailing spaces."""
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r", "")
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited: {process.stdout.read() if process.stdout else ''}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port} after {timeout:g}s")
+
+
+# -- the recipe, as written ------------------------------------------------------------
+
+@dataclass
+class RecipeRun:
+    app: subprocess.CompletedProcess
+    servers: list[str]          # each background command's output
+    folder: Path
+
+
+def recipe_commands(name: str = "debug-your-app") -> list[str]:
+    """The recipe's command lines, comments removed."""
+    lines = []
+    for line in block(name).body.splitlines():
+        command = re.sub(r"\s+#.*$", "", line).strip()
+        if command:
+            lines.append(command)
+    return lines
+
+
+@contextmanager
+def scratch() -> Iterator[Runner]:
+    with tempfile.TemporaryDirectory(prefix="agentdbg-readme-") as tmp:
+        yield Runner(Path(tmp))
+
+
+def run_recipe(runner: Runner, app_args: str = "", name: str = "debug-your-app") -> RecipeRun:
+    """Run the recipe line by line as a person types it: each ``&`` line is started and
+    waited for (until its port listens), the rest run in one shell. The ports the recipe
+    names are replaced by free ones (two test runs at once must not collide)."""
+    commands = recipe_commands(name)
+    ports = sorted(set(re.findall(r"--port (\d+)", " ".join(commands))))
+    mapping = {p: str(free_port()) for p in ports}
+    pattern = re.compile("|".join(rf"\b{p}\b" for p in ports)) if ports else None
+
+    def local(command: str) -> str:
+        return pattern.sub(lambda m: mapping[m.group(0)], command) if pattern else command
+
+    servers: list[tuple[subprocess.Popen, int]] = []
+    outputs: list[str] = []
+    foreground = []
+    try:
+        for command in map(local, commands):
+            if command.endswith("&"):
+                command = command[:-1].strip()
+                process = runner.start(command)
+                port = int(re.search(r"--port (\d+)", command).group(1))  # type: ignore[union-attr]
+                wait_for_port(port, process)
+                servers.append((process, port))
+            else:
+                foreground.append(command)
+        if app_args:
+            foreground[-1] = f"{foreground[-1]} {app_args}"
+        app = runner.run("set -e\n" + "\n".join(foreground))
+    finally:
+        for process, _ in reversed(servers):
+            process.send_signal(signal.SIGINT)
+            try:
+                out, _ = process.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                out, _ = process.communicate()
+            outputs.append(clean(out or ""))
+    return RecipeRun(app, list(reversed(outputs)), runner.folder)
+
+
+# -- the examples ----------------------------------------------------------------------
+
+def between(text: str, start: str, end: str | None = None, *, include_end: bool = False) -> str:
+    """The lines from the first one starting with ``start`` up to the next one starting
+    with ``end`` (excluded unless ``include_end``), or to the end."""
+    lines = text.split("\n")
+    i = next(n for n, line in enumerate(lines) if line.startswith(start))
+    if end is None:
+        return "\n".join(lines[i:])
+    j = next(n for n in range(i + 1, len(lines)) if lines[n].startswith(end))
+    return "\n".join(lines[i:j + 1 if include_end else j])
+
+
+def ex_run_turn(runner: Runner) -> str:
+    out = runner.output(f'agentdbg run "{ORDER_Q}"')
+    return between(out, "turn 2 ", "turn 3 ")
+
+
+LESSON_INPUTS = [
+    ("", "Enter: the model asks for query_order"),
+    ("", "Enter: the app runs it, answers call_o1"),
+    ("fail query_logistics timeout", "break the next step on purpose"),
+    ("continue", ""),
+    ("quit", ""),
+]
+
+
+def ex_step_lesson(runner: Runner) -> str:
+    command = ["agentdbg", "run", "--step", "--explain", ORDER_Q]
+    out = runner.session(command, [typed for typed, _ in LESSON_INPUTS])
+    for typed, note in LESSON_INPUTS:  # the notes sit next to what was typed
+        if note:
+            typed_line = f"(agentdbg) {typed}".rstrip()
+            out = out.replace(f"\n{typed_line}\n", f"\n{typed_line.ljust(46)}← {note}\n", 1)
+    head = between(out, "▶ next: ask the model (turn 1)", "(agentdbg) continue", include_end=True)
+    fault = between(out, "  [4] tool", "▶ next:")
+    retry = between(out, "model note: retrying", "  (messages")
+    stop = between(out, "■ stopped:", "The model answered")
+    return "\n".join([f'$ agentdbg run --step --explain "{ORDER_Q}"', head, "  ...", fault,
+                      retry, "  ...", stop])
+
+
+def ex_check(path: str) -> Callable[[Runner], str]:
+    def example(runner: Runner) -> str:
+        return f"$ agentdbg check {path}\n" + runner.output(f"agentdbg check {path}")
+    return example
+
+
+def ex_proxy_drop_results(runner: Runner) -> str:
+    run = run_recipe(runner, "--drop-results")
+    proxy = next(out for out in run.servers if "agentdbg proxy:" in out)
+    return between(proxy, "request 2 ", "✗ ", include_end=True)
+
+
+EXAMPLES: dict[str, Callable[[Runner], str]] = {
+    "run-turn": ex_run_turn,
+    "step-lesson": ex_step_lesson,
+    "check-missing-assistant": ex_check("examples/missing_assistant.json"),
+    "check-parallel-missing": ex_check("examples/parallel_missing.json"),
+    "proxy-drop-results": ex_proxy_drop_results,
+}
+
+
+# -- regenerating and comparing --------------------------------------------------------
+
+def regenerate(text: str, names: list[str] | None = None) -> str:
+    """``text`` with every example block (or those of ``names``) produced anew."""
+    lines = text.split("\n")
+    for b in reversed(blocks(text)):
+        if b.kind != "example" or (names and b.name not in names):
+            continue
+        if b.name not in EXAMPLES:
+            raise SystemExit(f"README.md: no example function for {b.name!r}")
+        with scratch() as runner:
+            body = EXAMPLES[b.name](runner)
+        lines[b.start:b.end] = body.split("\n")
+    return "\n".join(lines)
+
+
+def normalise(text: str) -> str:
+    """Only what must vary between runs: timings, paths of the runs folder, ports."""
+    text = re.sub(r"\d+(\.\d+)? ms\b", "<t> ms", text)
+    text = re.sub(r"(/[^\s:]+)?/agentdbg-readme-[^\s]*", "<tmp>", text)
+    text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:<port>", text)
+    return text
+
+
+def differences(text: str | None = None, names: list[str] | None = None) -> str:
+    """A unified diff of README.md against what the commands print now ('' when equal)."""
+    text = README.read_text(encoding="utf-8") if text is None else text
+    fresh = regenerate(text, names)
+    a, b = normalise(text).split("\n"), normalise(fresh).split("\n")
+    return "\n".join(difflib.unified_diff(a, b, "README.md", "what the commands print",
+                                         lineterm="", n=2))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare, do not write")
+    parser.add_argument("names", nargs="*", help="only these examples")
+    args = parser.parse_args(argv)
+    text = README.read_text(encoding="utf-8")
+    if args.check:
+        diff = differences(text, args.names)
+        print(diff or "README.md examples match what the commands print")
+        return 1 if diff else 0
+    README.write_text(regenerate(text, args.names), encoding="utf-8")
+    print(f"rewrote the example blocks of {README}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
