@@ -127,7 +127,9 @@ class Analysis:
         self.tracker.record_response(
             seen.conv, seen.messages, reply, usage=got.reply.usage if got.reply else None,
             finish=got.reply.finish_reason if got.reply else None, latency_ms=latency_ms,
-            error=got.error, status=status, stream_shape=got.shape if stream else None)
+            error=got.error, status=status, stream_shape=got.shape if stream else None,
+            native=got.native if seen.wire.name == "responses" and isinstance(got.native, dict)
+            else None)
         if reply is not None and seen.wire.name == "responses" and isinstance(got.native, dict) \
                 and isinstance(got.native.get("id"), str):
             self.tracker.remember(got.native["id"], seen.conv,

@@ -43,15 +43,28 @@ def _extends(conv: Conversation, messages: list) -> bool:
 
 
 def _trimmed_front(conv: Conversation, messages: list) -> bool:
-    """The request is the conversation's last request with its first messages cut (a
-    history trim), then more: it goes on from where the conversation was."""
-    last = conv.last_messages
+    """The request is the conversation's last request (and the model's reply to it) with its
+    first messages cut (a history trim), then more: it goes on from where the conversation
+    was. Leading system messages kept by the trim are not part of what was cut."""
+    last = conv.last_messages + ([conv.rules.last_response] if conv.rules.last_response else [])
+    keep = _leading_system(last)
+    if keep and common_prefix(last[:keep], messages) != keep:
+        keep = 0
+    last, messages = last[keep:], messages[keep:]
     for cut in range(1, len(last)):
         rest = last[cut:]
         if len(messages) > len(rest) and common_prefix(rest, messages) == len(rest) and \
                 any(isinstance(m, dict) and m.get("role") in ("assistant", "tool") for m in rest):
             return True
     return False
+
+
+def _leading_system(messages: list) -> int:
+    n = 0
+    while n < len(messages) and isinstance(messages[n], dict) and \
+            messages[n].get("role") in ("system", "developer"):
+        n += 1
+    return n
 
 
 def _fresh_start(messages: list) -> bool:
@@ -149,7 +162,9 @@ class Tracker:
     def record_response(self, conv: Conversation, messages: list, reply: dict | None, *,
                         usage: dict | None, finish: str | None, latency_ms: float,
                         error: str | None = None, status: int | None = None,
-                        stream_shape: list[str] | None = None) -> None:
+                        stream_shape: list[str] | None = None, native: dict | None = None) -> None:
+        """``native``: a Responses API response as received (its id and output items are
+        recorded, so a request continuing it can be judged from the transcript)."""
         conv.rules.saw_response(messages, reply)
         conv.ended_on_call = bool(reply and tool_calls_of(reply))
         if conv.writer is None:
@@ -158,9 +173,12 @@ class Tracker:
             conv.writer("model_error", {"turn": conv.requests, "message": error, "status": status,
                                         "latency_ms": latency_ms})
         else:
-            conv.writer("response", {"turn": conv.requests, "message": reply, "usage": usage or {},
-                                     "finish_reason": finish, "latency_ms": latency_ms,
-                                     "note": "; ".join(stream_shape or []) or None})
+            event = {"turn": conv.requests, "message": reply, "usage": usage or {},
+                     "finish_reason": finish, "latency_ms": latency_ms,
+                     "note": "; ".join(stream_shape or []) or None}
+            if native is not None:
+                event["id"], event["output"] = native.get("id"), native.get("output")
+            conv.writer("response", event)
 
     def record_blocked(self, conv: Conversation, body: dict, findings: list[Finding],
                        messages: list | None = None, *, wire: str = "chat",
