@@ -105,9 +105,14 @@ class ServeApp:
                      f"{type(exc).__name__}: {exc}")
             return Answer(400, wire.error(400, f"agentdbg serve could not read this request "
                                                f"({type(exc).__name__})"))
-        native = wire.answer(reply.message, body, reply.usage, reply.finish_reason, self.model_name)
+        message = reply.message
+        if _reasons(wire, body) and not message.get("reasoning_content"):
+            # asked to reason: the model's own note is its reasoning (a Responses reasoning item,
+            # an Anthropic thinking block), so a loop that drops it is caught as the API would
+            message = {**message, "reasoning_content": reply.note or "(no reasoning recorded)"}
+        native = wire.answer(message, body, reply.usage, reply.finish_reason, self.model_name)
         if wire.name == "responses" and body.get("store") is not False:
-            self.stored.put(native["id"], Stored(history_of(messages, sources, reply.message),
+            self.stored.put(native["id"], Stored(history_of(messages, sources, message),
                                                  chain_items(body, chain, wire.output(native))))
         if body.get("stream") is True:
             return Answer(200, chunks=list(wire.stream(native, body)))
@@ -119,6 +124,18 @@ class ServeApp:
             return None, None
         chain = self.stored.get(prev)
         return (chain, None) if chain is not None else (None, prev)
+
+
+def _reasons(wire: Wire, body: dict) -> bool:
+    """Does the request ask a reasoning model to reason (and so expect its reasoning back)?"""
+    if wire.name == "responses":
+        effort = body.get("reasoning", {}).get("effort") if isinstance(body.get("reasoning"), dict) \
+            else None
+        return isinstance(effort, str) and effort != "none"
+    if wire.name == "anthropic":
+        thinking = body.get("thinking")
+        return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+    return False
 
 
 def make_app(provider, model_name: str = "offline", *, profile: str = "openai",

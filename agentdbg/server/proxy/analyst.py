@@ -132,6 +132,7 @@ class Analysis:
             else None)
         if reply is not None and seen.wire.name == "responses" and isinstance(got.native, dict) \
                 and isinstance(got.native.get("id"), str):
+            seen.conv.outputs.extend(seen.wire.output(got.native))
             self.tracker.remember(got.native["id"], seen.conv,
                                   history_of(seen.messages, seen.sources, reply),
                                   chain_items(seen.body, seen.chain, seen.wire.output(got.native)))

@@ -78,6 +78,7 @@ class Conversation:
     writer: TranscriptWriter | None = None
     rules: ConversationRules = field(default_factory=ConversationRules)
     ended_on_call: bool = False
+    outputs: list = field(default_factory=list)   # Responses API: output items seen so far
 
     @property
     def requests(self) -> int:
@@ -111,6 +112,12 @@ class Tracker:
         """A key seen in a header: never written, never shown (kept in memory only)."""
         if secret and secret not in self.redactor.secrets and len(secret) >= 4:
             self.redactor.secrets.append(secret)
+
+    def start(self, client: str | None = None) -> Conversation:
+        """A new conversation (a request continuing something this proxy never saw)."""
+        conv = Conversation(next(self._numbers), client)
+        self.conversations.append(conv)
+        return conv
 
     def assign(self, messages: list, client: str | None = None) -> Conversation:
         """The conversation ``messages`` continues, or a new one."""

@@ -55,6 +55,8 @@ def judge(wire: Wire, body: dict, tracker: Tracker, client: str | None, profile:
     if chain is not None:
         conv = chain.owner
         conv.client = client
+    elif isinstance(body.get("previous_response_id"), str) and body["previous_response_id"]:
+        conv = tracker.start(client)      # it continues what this proxy never saw
     else:
         conv = tracker.assign(messages, client)
     seen = Seen(wire, body, conv, messages, [], form, sources, chain=chain, notes=notes)
@@ -72,9 +74,14 @@ def rejudge(seen: Seen, body: dict, tracker: Tracker, profile: str) -> None:
         seen.messages = body.get("messages") or []
         seen.findings = tracker.check(seen.conv, seen.messages) + check(body, profile)
         return
-    prior = seen.chain.items if seen.chain is not None else None
+    # what the proxy saw before: the stored chain, else this conversation's earlier outputs
+    # (they name the reasoning item a call came with)
+    prior = seen.chain.items if seen.chain is not None else (seen.conv.outputs or None)
     findings, seen.pairing = seen.wire.analyze(body, profile, prior=prior)
-    across = [_mapped(seen, f) for f in tracker.check(seen.conv, seen.messages)]
+    across = [_mapped(seen, f) for f in tracker.check(seen.conv, seen.messages)
+              # continuing a stored response cannot rewrite it: going on from an earlier one
+              # of the chain is a branch the API offers, not a changed history
+              if not (seen.chain is not None and f.rule == "history-rewritten")]
     seen.findings = sorted(across + findings, key=lambda f: -1 if f.index is None else f.index)
     seen.notes = seen.notes[:1] + list(getattr(seen.pairing, "notes", []))
 
