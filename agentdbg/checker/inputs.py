@@ -92,7 +92,7 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
     for warning in recording.warnings:
         print(f"agentdbg: warning: {warning}", file=sys.stderr)
     header = recording.header
-    fmt = header.get("api") if header.get("api") in ("responses", "anthropic") else "chat"
+    fmt = str(header["api"]) if header.get("api") in ("responses", "anthropic") else "chat"
     tools = header.get("tools") if isinstance(header.get("tools"), list) else []
     final = _messages(name, recording.final_messages())
     items: list[CheckItem] = []
@@ -105,18 +105,18 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
             continue
         turn = len(items) + 1
         current = _recorded(name, event, current, turn)
-        params = event.get("params") if isinstance(event.get("params"), dict) else {}
+        params: dict = event["params"] if isinstance(event.get("params"), dict) else {}
         sent = params.get("tools", tools)
         request = CheckRequest(messages=current, tools=sent if isinstance(sent, list) and sent
                                else MISSING,
                                tool_choice=params.get("tool_choice", MISSING),
                                parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
-        extra = header.get("api_params") if isinstance(header.get("api_params"), dict) else {}
+        extra: dict = header["api_params"] if isinstance(header.get("api_params"), dict) else {}
         native = _native_of(fmt, event, request, {**extra, **params}) if fmt != "chat" else None
         items.append(CheckItem(request, None, fmt, native, turn, final, list(prior)))
-        sent = native.get("input") if isinstance(native, dict) else None
-        if isinstance(sent, list):
-            prior.extend(x for x in sent if isinstance(x, dict))
+        inputs = native.get("input") if isinstance(native, dict) else None
+        if isinstance(inputs, list):
+            prior.extend(x for x in inputs if isinstance(x, dict))
     if not items:   # nothing was sent (e.g. the first request was blocked): the final state
         items.append(CheckItem(CheckRequest(messages=final, tools=tools or MISSING), None, "chat",
                                None, None, final))

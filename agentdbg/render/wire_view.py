@@ -315,7 +315,8 @@ def render_wire(fmt: str, body: dict, pairing: WirePairing, *, findings: Iterabl
     parts: list[RenderableType] = [render_finding(f) for f in by_index.get(None, ())] \
         if start == 0 else []
     if hidden:
-        parts.append(Text(f"  ({hidden} earlier item(s) unchanged, no findings; --full shows "
+        what = "item(s)" if fmt == "responses" else "message(s)"
+        parts.append(Text(f"  ({hidden} earlier {what} unchanged, no findings; --full shows "
                           "them)", style="dim"))
     parts.append(grid)
     parts.extend(Text(f"  note: {safe(n)}", style="yellow") for n in notes)

@@ -116,6 +116,7 @@ def test_tool_checks_skipped_are_said_plain_and_json(tmp_path):
                      f"    parameters: {json.dumps(WEATHER)}\n    handler: {{fixture: {{t: 20}}}}\n",
                      encoding="utf-8")
     code, doc = findings(path, "--tools", str(tools))
+    assert code == 1
     assert "notes" not in doc
     assert sorted(f["rule"] for f in doc["findings"]) == ["missing-tool-response", "unknown-tool"]
 
