@@ -188,7 +188,7 @@ def proxying(tmp: str) -> None:
         finally:
             for proc in (proxy, serve):
                 proc.terminate()
-                proc.wait(10)
+                proc.wait(120)  # the proxy writes its transcripts as it stops
 
 
 def main() -> None:
