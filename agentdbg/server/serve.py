@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +58,7 @@ class ServeApp:
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.lock = threading.Lock()
         self.stored = ResponseStore()
+        self.reasoned: OrderedDict[str, dict] = OrderedDict()  # fc id -> the reasoning item before it
 
     def handle(self, wire: Wire, raw: bytes) -> Answer:
         try:
@@ -85,7 +87,8 @@ class ServeApp:
                                           code="previous_response_not_found"))
         form = wire.chat_form(body)
         if not self.lenient:
-            findings, _ = wire.analyze(body, self.profile, prior=chain.items if chain else None)
+            prior = chain.items if chain else self._reasoning_prior(body)
+            findings, _ = wire.analyze(body, self.profile, prior=prior)
             rejected = wire.rejection(findings)
             if rejected is not None:
                 return Answer(*rejected)
@@ -114,9 +117,32 @@ class ServeApp:
         if wire.name == "responses" and body.get("store") is not False:
             self.stored.put(native["id"], Stored(history_of(messages, sources, message),
                                                  chain_items(body, chain, wire.output(native))))
+            self._remember_reasoning(wire.output(native))
         if body.get("stream") is True:
             return Answer(200, chunks=list(wire.stream(native, body)))
         return Answer(200, native)
+
+    def _remember_reasoning(self, output: list) -> None:
+        """Which reasoning item each call came with: the API knows its own items by id, and
+        names the one a request left out."""
+        last = None
+        for item in output:
+            if item.get("type") == "reasoning":
+                last = item
+            elif item.get("type") == "function_call" and isinstance(item.get("id"), str) and last:
+                self.reasoned[item["id"]] = last
+        while len(self.reasoned) > 10_000:
+            self.reasoned.popitem(last=False)
+
+    def _reasoning_prior(self, body: dict) -> list | None:
+        items = body.get("input") if isinstance(body.get("input"), list) else []
+        prior: list = []
+        for item in items:
+            rs = self.reasoned.get(item.get("id")) if isinstance(item, dict) and \
+                isinstance(item.get("id"), str) else None
+            if rs is not None:
+                prior += [rs, item]
+        return prior or None
 
     def _chain(self, body: dict) -> tuple[Stored | None, str | None]:
         prev = body.get("previous_response_id") if isinstance(body, dict) else None

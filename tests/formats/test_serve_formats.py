@@ -133,14 +133,14 @@ def test_responses_classic_mistakes_get_the_real_400(strict):
     assert missing.value.body["message"] == "No tool output found for function call call_y."
     first = client.responses.create(model="o4-mini", tools=RESPONSES_TOOLS, input=QUESTION,
                                     reasoning={"effort": "low"})
-    call = next(i for i in first.output if i.type == "function_call")
+    rs, call = first.output
     with pytest.raises(openai.BadRequestError) as lost:   # the reasoning item was dropped
         client.responses.create(model="o4-mini", tools=RESPONSES_TOOLS, reasoning={"effort": "low"},
                                 input=[{"role": "user", "content": QUESTION}, call,
                                        {"type": "function_call_output", "call_id": call.call_id,
                                         "output": "{}"}])
-    assert lost.value.body["message"].startswith(
-        f"Item '{call.id}' of type 'function_call' was provided without its required 'reasoning' item")
+    assert lost.value.body["message"] == (f"Item '{call.id}' of type 'function_call' was provided "
+                                          f"without its required 'reasoning' item: '{rs.id}'.")
 
 
 def test_anthropic_classic_mistakes_get_the_real_400(strict):
