@@ -42,29 +42,27 @@ def _extends(conv: Conversation, messages: list) -> bool:
     return len(messages) > len(last) and common_prefix(last, messages) == len(last)
 
 
+def _carries_last_reply(conv: Conversation, messages: list) -> bool:
+    """The request holds the tool calls the model just answered this conversation with (ids a
+    model generates are unique), whatever the app cut around them."""
+    reply = conv.rules.last_response
+    ids = {c.get("id") for c in tool_calls_of(reply) if isinstance(c, dict) and c.get("id")}
+    if not ids:
+        return False
+    return any(ids <= {c.get("id") for c in tool_calls_of(m) if isinstance(c, dict)}
+               for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+
+
 def _trimmed_front(conv: Conversation, messages: list) -> bool:
-    """The request is the conversation's last request (and the model's reply to it) with its
-    first messages cut (a history trim), then more: it goes on from where the conversation
-    was. Leading system messages kept by the trim are not part of what was cut."""
-    last = conv.last_messages + ([conv.rules.last_response] if conv.rules.last_response else [])
-    keep = _leading_system(last)
-    if keep and common_prefix(last[:keep], messages) != keep:
-        keep = 0
-    last, messages = last[keep:], messages[keep:]
+    """The request is the conversation's last request with its first messages cut (a
+    history trim), then more: it goes on from where the conversation was."""
+    last = conv.last_messages
     for cut in range(1, len(last)):
         rest = last[cut:]
         if len(messages) > len(rest) and common_prefix(rest, messages) == len(rest) and \
                 any(isinstance(m, dict) and m.get("role") in ("assistant", "tool") for m in rest):
             return True
     return False
-
-
-def _leading_system(messages: list) -> int:
-    n = 0
-    while n < len(messages) and isinstance(messages[n], dict) and \
-            messages[n].get("role") in ("system", "developer"):
-        n += 1
-    return n
 
 
 def _fresh_start(messages: list) -> bool:
@@ -122,6 +120,7 @@ class Tracker:
     def assign(self, messages: list, client: str | None = None) -> Conversation:
         """The conversation ``messages`` continues, or a new one."""
         best = (self._best(messages, client, _extends)
+                or self._best(messages, client, _carries_last_reply)
                 or self._best(messages, client, _trimmed_front)
                 or (None if _fresh_start(messages) else self._same_client(messages, client)))
         if best is None:
