@@ -311,13 +311,23 @@ class ProcessAnalyst(_Analyst):
         self._sync(("note_nothing",), timeout)
 
     def close(self, timeout: float = 60.0) -> list[Path]:
+        import concurrent.futures
+        import sys
+
+        paths: list[Path] = []
         try:
             paths = self._sync(("close",), timeout) or []
+        except concurrent.futures.TimeoutError:
+            print(f"agentdbg: warning: the analysis was still {timeout:g} s behind the traffic when "
+                  "the proxy stopped; the last conversations' transcripts lack their stop event",
+                  file=sys.stderr)
         finally:
             self._jobs.put(None)
             self._process.join(10)
             if self._process.is_alive():
                 self._process.kill()
+                # jobs the child never read must not keep this process from exiting
+                self._jobs.cancel_join_thread()
         return paths
 
 
