@@ -57,11 +57,13 @@ class Proc:
 
 @pytest.fixture
 def stack(tmp_path):
-    """serve --offline, and a proxy in front of it saving transcripts to tmp_path/saved."""
+    """serve --offline, and a proxy in front of it saving transcripts to tmp_path/saved.
+    ``lenient``: serve answers protocol errors too, so a buggy loop keeps going."""
     started = []
 
-    def start(*proxy_args):
-        serve = Proc(["serve", "--offline", "--port", "0"], tmp_path / "serve.log")
+    def start(*proxy_args, lenient=False):
+        serve = Proc(["serve", "--offline", "--port", "0", *(["--lenient"] if lenient else [])],
+                     tmp_path / "serve.log")
         proxy = Proc(["proxy", "--upstream", serve.url, "--port", "0", "--save",
                       str(tmp_path / "saved"), *proxy_args], tmp_path / "proxy.log")
         started.extend([proxy, serve])
@@ -131,8 +133,18 @@ def test_a_correct_loop_is_clean_and_relayed_byte_identical(tmp_path, stack, str
     assert_no_secret(tmp_path, r.stdout, r.stderr, out, serve.stop())
 
 
-def test_forget_assistant(tmp_path, stack):
+def test_forget_assistant_is_rejected_by_serve_as_the_real_api_would(tmp_path, stack):
     _serve, proxy = stack()
+    r = run_app(tmp_path, proxy, "--forget-assistant")
+    assert r.returncode != 0
+    assert "400" in r.stderr and "messages with role 'tool' must be a response to a preceeding " \
+        "message with 'tool_calls'" in r.stderr
+    lines = summaries(proxy.stop())
+    assert lines == ["✓ no findings", "✗ 1 error(s), 0 warning(s): orphan-tool-message@1"]
+
+
+def test_forget_assistant(tmp_path, stack):
+    _serve, proxy = stack(lenient=True)
     r = run_app(tmp_path, proxy, "--forget-assistant")
     assert r.returncode == 3  # never got an answer: the model kept asking
     out = proxy.stop()
@@ -145,14 +157,14 @@ def test_forget_assistant(tmp_path, stack):
 
 
 def test_drop_results(tmp_path, stack):
-    _serve, proxy = stack()
+    _serve, proxy = stack(lenient=True)
     run_app(tmp_path, proxy, "--drop-results")
     lines = summaries(proxy.stop())
     assert lines[1] == "✗ 1 error(s), 0 warning(s): missing-tool-response@1"
 
 
 def test_mangle_ids(tmp_path, stack):
-    _serve, proxy = stack()
+    _serve, proxy = stack(lenient=True)
     run_app(tmp_path, proxy, "--mangle-ids")
     out = proxy.stop()
     assert summaries(out)[1] == "✗ 1 error(s), 0 warning(s): tool-call-id-mismatch@2"
@@ -160,7 +172,7 @@ def test_mangle_ids(tmp_path, stack):
 
 
 def test_no_limit_never_stops_and_repeated_call_is_reported(tmp_path, stack):
-    _serve, proxy = stack()
+    _serve, proxy = stack(lenient=True)
     env = {**os.environ, "OPENAI_BASE_URL": proxy.url, "OPENAI_API_KEY": SECRET}
     app = subprocess.Popen([sys.executable, str(APP), ORDER_Q, "--no-limit", "--forget-assistant"],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -240,7 +252,7 @@ def test_streams_are_relayed_as_they_arrive(tmp_path):
     assert b"[DONE]" in rest and "ab" in out  # the view shows the assembled message
 
 
-def test_serve_replay_answers_409_when_the_app_diverges(tmp_path):
+def test_serve_replay_names_the_first_difference_stays_put_and_serves_many_conversations(tmp_path):
     rec = tmp_path / "rec.jsonl"
     subprocess.run([sys.executable, "-m", "agentdbg", "run", ORDER_Q, "--save", str(rec)],
                    capture_output=True, check=True)
@@ -255,14 +267,33 @@ def test_serve_replay_answers_409_when_the_app_diverges(tmp_path):
                     return resp.status, json.loads(resp.read())
             except urllib.error.HTTPError as exc:
                 return exc.code, json.loads(exc.read())
-        status, doc = post([{"role": "user", "content": ORDER_Q}])
+        question = [{"role": "user", "content": ORDER_Q}]
+        status, doc = post(question)
+        assert status == 200
+        reply = doc["choices"][0]["message"]
+        assert reply["tool_calls"][0]["id"] == "call_o1"
+        # a valid request that differs from the recording: a 400 (a 409 would be retried by
+        # the openai client) naming the first difference
+        wrong = question + [reply, {"role": "tool", "tool_call_id": "call_o1", "content": "{}"}]
+        status, doc = post(wrong)
+        assert status == 400 and doc["error"]["code"] == "replay_diverged"
+        assert "first difference at messages[2].content" in doc["error"]["message"]
+        # ... and the recording stayed where it was: the right request is answered
+        right = question + [reply, {"role": "tool", "tool_call_id": "call_o1",
+                                    "content": '{"status": "shipped", "tracking_no": "SF123456"}'}]
+        status, doc = post(right)
+        assert status == 200 and doc["choices"][0]["message"]["tool_calls"][0]["function"][
+            "name"] == "query_logistics"
+        # a second app starting afresh replays from the beginning, not "no further request"
+        status, doc = post(question)
         assert status == 200 and doc["choices"][0]["message"]["tool_calls"][0]["id"] == "call_o1"
-        status, doc = post([{"role": "user", "content": ORDER_Q},
-                            {"role": "tool", "tool_call_id": "call_o1", "content": "{}"}])
-        assert status == 409
-        assert "first difference at messages[1].role" in doc["error"]["message"]
+        # an invalid request is judged first, as the real API would
+        status, doc = post(question + [{"role": "tool", "tool_call_id": "call_o1", "content": "{}"}])
+        assert status == 400 and "messages with role 'tool' must be a response" in doc["error"]["message"]
+        assert doc["error"]["param"] == "messages.[1].role"
     finally:
-        serve.stop()
+        out = serve.stop()
+    assert "Traceback" not in out
 
 
 def test_proxy_binds_loopback_and_hides_the_key(tmp_path, stack):

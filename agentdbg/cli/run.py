@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +34,12 @@ McpOpt = Annotated[list[str] | None, typer.Option(
     "--mcp", help="An MCP server whose tools join the run: a URL (Streamable HTTP) or a command "
     "in quotes (stdio), e.g. --mcp \"python -m mcp_server_time\" (repeatable). Without --tools, "
     "only ./tools.yaml joins it (not the bundled sample).")]
+
+
+class Api(str, Enum):
+    chat = "chat"
+    responses = "responses"
+    anthropic = "anthropic"
 
 
 def _step_only(step: bool, explain: bool, lang: Lang) -> None:
@@ -69,6 +76,9 @@ def run(
         "--temperature", help="Sampling temperature sent to the model (default: not sent).")] = None,
     retries: Annotated[int, typer.Option(
         "--retries", min=0, help="Retries of a failed model request (429/5xx/connection).")] = 0,
+    api: Annotated[Api, typer.Option(
+        "--api", help="Wire format of the endpoint: chat (Chat Completions), responses (the "
+        "Responses API, openai client) or anthropic (Messages API, anthropic client).")] = Api.chat,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
     send_anyway: Annotated[bool, typer.Option(
         "--send-anyway", help="Send a request even when the checker finds errors in it.")] = False,
@@ -90,17 +100,16 @@ def run(
     debug: DebugOpt = False,
 ) -> int:
     """Run the tool loop on QUESTION and show every turn's full messages array."""
-    from agentdbg.checker import check_model_request
     from agentdbg.drivers.launch import drive, load_run_tools
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.options import RunOptions
-    from agentdbg.providers.factory import make_provider
+    from agentdbg.providers.factory import make_provider, precheck_for
 
     if step and json_out:
         raise AgentdbgError("--step and --json cannot be combined")
     _step_only(step, explain, lang)
     toolset = load_run_tools(tools, mcp or [])  # MCP servers start in drive()
-    info = make_provider(model, base_url, api_key, script, retries)
+    info = make_provider(model, base_url, api_key, script, retries, api=api.value)
     config = RunConfig(
         model=info.model, max_turns=max_turns, max_tool_calls=max_tool_calls,
         repeat_limit=repeat_limit, timeout=timeout,
@@ -109,7 +118,7 @@ def run(
         temperature=temperature, send_anyway=send_anyway)
     session = Session.for_question(
         info.provider, toolset, question, config, system=system,
-        precheck=lambda request: check_model_request(request, profile.value))
+        precheck=precheck_for(api.value, profile.value))
     options = RunOptions(
         model_desc=info.description, model=info.model, provider_name=info.name,
         base_url=info.base_url, offline=info.offline, question=question, step=step,

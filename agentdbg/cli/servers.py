@@ -50,18 +50,25 @@ def serve(
     offline: Annotated[bool, typer.Option("--offline", help="Answer with the offline model "
                                           "(the default).")] = False,
     replay_file: Annotated[Path | None, typer.Option(
-        "--replay", help="Answer with a recorded run's responses, in order (409 on mismatch).")] = None,
+        "--replay", help="Answer with a recorded run's responses, in order; a request that "
+        "differs from the recording gets a 400 naming the first difference.")] = None,
     script: Annotated[Path | None, typer.Option(
         "--script", help="Answer with a YAML script of assistant turns.")] = None,
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port (0: any free port).")] = 8766,
+    profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    lenient: Annotated[bool, typer.Option(
+        "--lenient", help="Answer requests that break protocol rules instead of rejecting them "
+        "with the real API's status and error body.")] = False,
     debug: DebugOpt = False,
 ) -> int:
-    """Serve an OpenAI-compatible endpoint (plain and streaming) answered by the offline
-    model, a script or a recording, to test your own loop with no API key."""
+    """Serve a strict local model API (Chat Completions, Responses, Anthropic Messages; plain
+    and streaming) answered by the offline model, a script or a recording, to test your own
+    loop with no API key."""
     from agentdbg.server.serve import run_serve
 
-    run_serve(offline=offline, replay_file=replay_file, script=script, host=host, port=port)
+    run_serve(offline=offline, replay_file=replay_file, script=script, host=host, port=port,
+              profile=profile.value, lenient=lenient)
     return 0
 
 

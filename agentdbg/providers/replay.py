@@ -58,6 +58,8 @@ class ReplayModel:
         self.path = path
         self._stream: Iterator = (e for _, e in iter_transcript(path, self.warnings_list()))
         self.header = next(self._stream)
+        #: the wire format the recording was made over (the engine works on its chat form)
+        self.wire = str(self.header.get("api") or "chat")
         self._peeked: Any = _NOTHING
         self.expected: list = []
         self.tools: dict[str, dict] = {}
@@ -107,7 +109,7 @@ class ReplayModel:
         if event is None:
             return ("messages", "(the recording has no further request)", "(a new request)")
         expected = self.expected[:event["prefix"]] + list(event["append"])
-        return first_difference(expected, request.messages)
+        return first_difference(self._seen(expected), self._seen(request.messages))
 
     def complete(self, request: ModelRequest) -> ModelReply:
         event = self._skip_to({"request"})
@@ -118,7 +120,8 @@ class ReplayModel:
         self.expected = self.expected[:prefix] + list(event["append"])
         # messages before ``prefix`` were verified with the previous request (and changes
         # to them since are recorded as actions, re-applied by the driver): compare the rest
-        diff = first_difference_from(self.expected, request.messages, prefix, strict=self.strict)
+        diff = first_difference_from(self._seen(self.expected), self._seen(request.messages), prefix,
+                                     strict=self.strict)
         if diff and not self.knowingly:
             self.diverged = describe_difference(diff)
             raise ReplayDiverged(self.path, self.diverged)
@@ -134,6 +137,15 @@ class ReplayModel:
                           finish_reason=answer.get("finish_reason"),
                           note=f"replayed turn {answer.get('turn')}"
                                + (f"; recorded note: {answer['note']}" if answer.get("note") else ""))
+
+    def _seen(self, messages: list) -> list:
+        """Messages as compared: a Responses/Anthropic recording's chat form carries each
+        message's native original under "wire", which says nothing about what changed."""
+        if self.wire == "chat":
+            return messages
+        from agentdbg.wire.common import strip_wire
+
+        return strip_wire(messages)
 
     def recorded_tool(self, call: dict) -> RecordedResult | None:
         cid = str(call.get("id"))

@@ -1,10 +1,12 @@
-"""``agentdbg serve``: an OpenAI-compatible endpoint answered by the offline model, a
-script, or a recorded run, plain and streaming, so you can test your own loop
-deterministically with no API key.
+"""``agentdbg serve``: a strict local model API answered by the offline model, a script, or a
+recorded run — Chat Completions, the Responses API and the Anthropic Messages API, plain and
+streaming — so you can test your own loop deterministically with no API key.
 
-Built on starlette + uvicorn (a real async server that streams server-sent events
-chunk by chunk). Responses are deterministic: ids and ``created`` derive from the
-request, so the same request always gets the same bytes.
+Every request is judged first, as the real API judges it: a body that cannot be read gets the
+API's JSON 400; a request breaking a protocol rule (under ``--profile``) gets the status and
+error body the real API returns for that rule, unless ``--lenient``. Responses are
+deterministic: ids derive from the request, so the same request always gets the same bytes.
+Built on starlette + uvicorn (server-sent events go out chunk by chunk).
 """
 
 from __future__ import annotations
@@ -12,18 +14,23 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
 
 from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
 from agentdbg.providers.replay import ReplayDiverged
-from agentdbg.wire.chat import completion_json, encode_stream
-
-
-def _error(status: int, message: str, type_: str = "invalid_request_error", code=None):
-    from starlette.responses import JSONResponse
-
-    return JSONResponse({"error": {"message": message, "type": type_, "param": None, "code": code}},
-                        status_code=status)
+from agentdbg.server.served import (
+    ResponseStore,
+    ServedReplay,
+    Stored,
+    chain_items,
+    chain_messages,
+    history_of,
+)
+from agentdbg.server.wires import WIRES, Wire
+from agentdbg.wire.common import strip_wire
 
 
 async def _events(chunks):
@@ -32,47 +39,159 @@ async def _events(chunks):
         yield chunk
 
 
-def make_app(provider, model_name: str = "offline"):
+@dataclass
+class Answer:
+    status: int
+    body: dict | None = None            # JSON to send
+    chunks: Any = None                  # or events to stream
+
+
+class ServeApp:
+    """Judge, answer and remember; one request at a time (scripts and replays are stateful)."""
+
+    def __init__(self, provider, model_name: str = "offline", profile: str = "openai",
+                 lenient: bool = False, log=None):
+        self.provider = provider
+        self.model_name = model_name
+        self.profile = profile
+        self.lenient = lenient
+        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.lock = threading.Lock()
+        self.stored = ResponseStore()
+        self.reasoned: OrderedDict[str, dict] = OrderedDict()  # fc id -> the reasoning item before it
+
+    def handle(self, wire: Wire, raw: bytes) -> Answer:
+        try:
+            body = json.loads(raw)
+        except (ValueError, RecursionError):
+            return Answer(400, wire.bad_json())
+        try:
+            with self.lock:
+                return self._handle(wire, body)
+        except RecursionError:
+            return Answer(400, wire.error(400, "the request is nested too deeply to be read"))
+        except Exception as exc:  # noqa: BLE001 - a bug here is one line, never a traceback
+            self.log(f"agentdbg serve: internal error on a {wire.name} request: "
+                     f"{type(exc).__name__}: {exc}")
+            return Answer(500, wire.error(500, f"agentdbg serve failed on this request "
+                                               f"({type(exc).__name__})", type_="server_error"))
+
+    def _handle(self, wire: Wire, body: Any) -> Answer:
+        problem = wire.shape_error(body)
+        if problem is not None:
+            return Answer(400, wire.error(400, problem[0], param=problem[1]))
+        chain, missing = self._chain(body) if wire.name == "responses" else (None, None)
+        if missing:
+            return Answer(404, wire.error(404, f"Previous response with id '{missing}' not found.",
+                                          param="previous_response_id",
+                                          code="previous_response_not_found"))
+        form = wire.chat_form(body)
+        if not self.lenient:
+            prior = chain.items if chain else self._reasoning_prior(body)
+            findings, _ = wire.analyze(body, self.profile, prior=prior)
+            rejected = wire.rejection(findings)
+            if rejected is not None:
+                return Answer(*rejected)
+        messages, sources = chain_messages(form, chain)
+        request = ModelRequest(messages=strip_wire(messages), tools=strip_wire(form.tools),
+                               tool_choice=form.tool_choice,
+                               parallel_tool_calls=form.parallel_tool_calls,
+                               model=str(body.get("model") or self.model_name))
+        try:
+            reply = self.provider.complete(request)
+        except ReplayDiverged as exc:  # 400, not 409: clients retry a 409
+            return Answer(400, wire.error(400, exc.message, code="replay_diverged"))
+        except ProviderError as exc:
+            return Answer(500, wire.error(500, exc.message, type_="server_error"))
+        except Exception as exc:  # noqa: BLE001 - an odd request must never become a traceback
+            self.log(f"agentdbg serve: could not answer a {wire.name} request: "
+                     f"{type(exc).__name__}: {exc}")
+            return Answer(400, wire.error(400, f"agentdbg serve could not read this request "
+                                               f"({type(exc).__name__})"))
+        message = reply.message
+        if _reasons(wire, body) and not message.get("reasoning_content"):
+            # asked to reason: the model's own note is its reasoning (a Responses reasoning item,
+            # an Anthropic thinking block), so a loop that drops it is caught as the API would
+            message = {**message, "reasoning_content": reply.note or "(no reasoning recorded)"}
+        native = wire.answer(message, body, reply.usage, reply.finish_reason, self.model_name)
+        if wire.name == "responses" and body.get("store") is not False:
+            self.stored.put(native["id"], Stored(history_of(messages, sources, message),
+                                                 chain_items(body, chain, wire.output(native))))
+            self._remember_reasoning(wire.output(native))
+        if body.get("stream") is True:
+            return Answer(200, chunks=list(wire.stream(native, body)))
+        return Answer(200, native)
+
+    def _remember_reasoning(self, output: list) -> None:
+        """Which reasoning item each call came with: the API knows its own items by id, and
+        names the one a request left out."""
+        last = None
+        for item in output:
+            if item.get("type") == "reasoning":
+                last = item
+            elif item.get("type") == "function_call" and isinstance(item.get("id"), str) and last:
+                self.reasoned[item["id"]] = last
+        while len(self.reasoned) > 10_000:
+            self.reasoned.popitem(last=False)
+
+    def _reasoning_prior(self, body: dict) -> list | None:
+        items = body.get("input")
+        prior: list = []
+        for item in items if isinstance(items, list) else []:
+            item_id = item.get("id") if isinstance(item, dict) else None
+            rs = self.reasoned.get(item_id) if isinstance(item_id, str) else None
+            if rs is not None:
+                prior += [rs, item]
+        return prior or None
+
+    def _chain(self, body: dict) -> tuple[Stored | None, str | None]:
+        prev = body.get("previous_response_id") if isinstance(body, dict) else None
+        if not isinstance(prev, str) or not prev:
+            return None, None
+        chain = self.stored.get(prev)
+        return (chain, None) if chain is not None else (None, prev)
+
+
+def _reasons(wire: Wire, body: dict) -> bool:
+    """Does the request ask a reasoning model to reason (and so expect its reasoning back)?"""
+    if wire.name == "responses":
+        effort = body.get("reasoning", {}).get("effort") if isinstance(body.get("reasoning"), dict) \
+            else None
+        return isinstance(effort, str) and effort != "none"
+    if wire.name == "anthropic":
+        thinking = body.get("thinking")
+        return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+    return False
+
+
+def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
+             lenient: bool = False, log=None):
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse, StreamingResponse
     from starlette.routing import Route
 
-    lock = threading.Lock()  # providers (a script, a replay) are stateful: one request at a time
+    served = ServeApp(provider, model_name, profile, lenient, log)
 
     async def models(request):
         return JSONResponse({"object": "list", "data": [
             {"id": model_name, "object": "model", "created": 0, "owned_by": "agentdbg"}]})
 
-    async def completions(request):
-        raw = await request.body()
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            return _error(400, "request body is not JSON")
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            return _error(400, "'messages' must be an array")
-        with lock:
-            try:
-                reply = provider.complete(ModelRequest.from_body(body))
-            except ProviderError as exc:
-                status = 409 if isinstance(exc, ReplayDiverged) else 500
-                return _error(status, exc.message, "conflict" if status == 409 else "server_error")
-        payload = completion_json(reply.message, body, reply.usage, reply.finish_reason,
-                                  model_name)
-        if body.get("stream"):
-            include_usage = (body.get("stream_options") or {}).get("include_usage")
-            chunks = encode_stream(reply.message, completion_id=payload["id"],
-                                   model=payload["model"], created=0,
-                                   finish_reason=payload["choices"][0]["finish_reason"],
-                                   usage=payload["usage"] if include_usage else None)
-            return StreamingResponse(_events(chunks), media_type="text/event-stream")
-        return JSONResponse(payload)
+    def endpoint(wire: Wire):
+        async def answer(request):
+            raw = await request.body()
+            result = served.handle(wire, raw)
+            if result.chunks is not None:
+                return StreamingResponse(_events(result.chunks), media_type="text/event-stream")
+            return JSONResponse(result.body, status_code=result.status)
+        return answer
 
-    return Starlette(routes=[
-        Route("/v1/chat/completions", completions, methods=["POST"]),
-        Route("/chat/completions", completions, methods=["POST"]),
-        Route("/v1/models", models, methods=["GET"]),
-    ])
+    routes = [Route("/v1/models", models, methods=["GET"])]
+    for wire in WIRES.values():
+        routes += [Route("/v1" + wire.path, endpoint(wire), methods=["POST"]),
+                   Route(wire.path, endpoint(wire), methods=["POST"])]
+    app = Starlette(routes=routes)
+    app.state.serve = served
+    return app
 
 
 def serve_provider(offline: bool, replay_file, script):
@@ -81,13 +200,11 @@ def serve_provider(offline: bool, replay_file, script):
     if len(chosen) > 1:
         raise AgentdbgError(f"choose one of --offline, --replay, --script (got {', '.join(chosen)})")
     if replay_file is not None:
-        from agentdbg.providers.replay import ReplayModel
         from agentdbg.transcript import is_transcript
 
         if not is_transcript(replay_file):
             raise AgentdbgError(f"{replay_file}: not an agentdbg transcript")
-        model = ReplayModel(replay_file)
-        return _ServedReplay(model), f"the recording {replay_file}"
+        return ServedReplay(replay_file), f"the recording {replay_file}"
     if script is not None:
         from agentdbg.providers.scripted import ScriptedModel
 
@@ -97,33 +214,23 @@ def serve_provider(offline: bool, replay_file, script):
     return OfflineModel(), "the offline model"
 
 
-class _ServedReplay:
-    """A recording served to an app: responses in order, skipping tool and action events."""
-
-    name = "replay"
-
-    def __init__(self, model):
-        self.model = model
-
-    def complete(self, request):
-        while True:  # actions and stops of the recording do not concern an outside app
-            event = self.model.peek()
-            if event is None or event["type"] not in ("action", "stop", "blocked"):
-                break
-            self.model.pop()
-        return self.model.complete(request)
-
-
-def run_serve(*, offline: bool, replay_file, script, host: str, port: int) -> None:
+def run_serve(*, offline: bool, replay_file, script, host: str, port: int,
+              profile: str = "openai", lenient: bool = False) -> None:
+    from agentdbg.checker.profiles import get_profile
     from agentdbg.server.net import bind, run_app, url_of
 
+    get_profile(profile)
     provider, desc = serve_provider(offline, replay_file, script)
     sock = bind(host, port)
     url = url_of(sock)
+    judged = "not checked (--lenient)" if lenient else f"checked (profile {profile})"
 
     def ready():
         print(f"agentdbg serve: {desc} at {url}", flush=True)
-        print(f"  export OPENAI_BASE_URL={url} OPENAI_API_KEY=anything", flush=True)
+        print(f"  export OPENAI_BASE_URL={url} OPENAI_API_KEY=anything "
+              f"ANTHROPIC_BASE_URL={url[:-len('/v1')]}", flush=True)
+        print(f"  POST /v1/chat/completions, /v1/responses, /v1/messages; requests {judged}",
+              flush=True)
 
-    run_app(make_app(provider), sock, on_ready=ready)
+    run_app(make_app(provider, profile=profile, lenient=lenient), sock, on_ready=ready)
     sys.stdout.flush()

@@ -148,6 +148,8 @@ def start_transcript(session, path: Path | None, *, model: str, provider: str,
         "tools": tools, "tools_hash": tools_hash(tools), "tools_file": str(session.toolset.path),
         "options": {k: v for k, v in session.config.__dict__.items()},
         "initial_messages": list(session.messages), "parent": parent,
+        "api": getattr(session.provider, "wire", "chat"),  # the wire format the run spoke
+        "api_params": getattr(session.provider, "wire_params", {}),  # what it adds to each body
     }
     servers = getattr(session.toolset, "mcp", None)
     if servers is not None:  # each MCP server: how it was started (no secrets), who answered, its tools

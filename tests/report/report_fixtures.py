@@ -134,7 +134,7 @@ def proxied(folder: Path, env: dict) -> dict[str, Path]:
     out = {}
     for name, flags in (("proxy", []), ("proxy_forget", ["--forget-assistant"])):
         saved = folder / f"saved-{name}"
-        serve = Proc(["serve", "--offline", "--port", "0"], folder / f"{name}-serve.log", env)
+        serve = Proc(["serve", "--offline", "--port", "0", *(["--lenient"] if flags else [])], folder / f"{name}-serve.log", env)
         proxy = Proc(["proxy", "--upstream", serve.url, "--port", "0", "--save", str(saved)],
                      folder / f"{name}-proxy.log", env)
         try:

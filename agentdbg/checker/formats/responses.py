@@ -222,7 +222,7 @@ def _pairing(ctx: FormatCtx, items: list[dict], p: WirePairing, in_progress: boo
         kind = p.kinds[loc]
         ctx.add("missing-tool-response", loc[0], f"input[{loc[0]}]", f"call {cid!r} has no "
                 f"output; append {{\"type\": \"{CALL_OUTPUT[kind]}\", \"call_id\": \"{cid}\", "
-                "\"output\": ...}} (also when the tool failed or was cancelled)",
+                "\"output\": ...} (also when the tool failed or was cancelled)",
                 f"No tool output found for {KIND_WORD[kind]} call {cid}.", cid)
     _results(ctx, p)
 

@@ -28,8 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdbg.checker import check, has_errors
-from agentdbg.server.proxy.conversations import Conversation, Tracker
+from agentdbg.checker import has_errors
+from agentdbg.server.proxy.conversations import Tracker
+from agentdbg.server.proxy.reading import Seen, judge, read_reply, rejudge
+from agentdbg.server.served import chain_items, history_of
+from agentdbg.server.wires import WIRES
+from agentdbg.wire.common import strip_wire
 
 
 @dataclass
@@ -39,7 +43,8 @@ class Verdict:
     conversation: int | None = None
     body: dict | None = None
     findings: list = field(default_factory=list)
-    note: str | None = None            # not a chat body: passed through unchecked
+    note: str | None = None            # not a body of its format: passed through unchecked
+    wire: str = "chat"
 
     @property
     def blocking(self) -> bool:
@@ -61,90 +66,96 @@ class Analysis:
         self.tracker = tracker
         self.view = view
         self.profile = profile
-        self._open: dict[int, tuple[Conversation | None, dict | None, list]] = {}
+        self._open: dict[int, Seen | None] = {}
 
     def handle(self, job: tuple) -> Any:
         kind, *args = job
         return getattr(self, f"on_{kind}")(*args)
 
     def on_request(self, ex_id: int, raw: bytes, client: str | None,
-                   want_verdict: bool = False) -> Verdict:
+                   want_verdict: bool = False, wire_name: str = "chat") -> Verdict:
+        wire = WIRES[wire_name]
         try:
             body = json.loads(raw)
         except (ValueError, RecursionError):
             body = None
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            note = "a request that is not a chat completion body; passed through unchecked"
-            self._open[ex_id] = (None, None, [])
+        if body is None or wire.shape_error(body) is not None:
+            note = (f"a request that is not a {wire.label} body; passed through unchecked")
+            self._open[ex_id] = None
             self.view.note(note)
             return Verdict(note=note)
-        messages = body["messages"]
-        conv = self.tracker.assign(messages, client)
-        findings = self.tracker.check(conv, messages) + check(body, self.profile)
-        self._open[ex_id] = (conv, body, findings)
-        self.view.show_request(conv, body, findings)
-        return Verdict(conv.number, body, findings)
+        seen = judge(wire, body, self.tracker, client, self.profile)
+        self._open[ex_id] = seen
+        self.view.show_request(seen)
+        return Verdict(seen.conv.number, body, seen.findings, wire=wire_name)
 
     def on_edited(self, ex_id: int, body: dict) -> None:
         """The user edited the body at the intercept prompt: judge what was sent."""
-        conv, _, _ = self._open.get(ex_id, (None, None, []))
-        if conv is not None:
-            findings = conv.rules.check(body.get("messages") or []) + check(body, self.profile)
-            self._open[ex_id] = (conv, body, findings)
+        seen = self._open.get(ex_id)
+        if seen is not None and seen.wire.shape_error(body) is None:
+            if seen.form is not None:
+                from agentdbg.server.served import chain_messages
+                from agentdbg.wire.common import strip_wire
+
+                seen.form = seen.wire.chat_form(body)
+                messages, seen.sources = chain_messages(seen.form, seen.chain)
+                seen.messages = strip_wire(messages)
+            rejudge(seen, body, self.tracker, self.profile)
 
     def on_blocked(self, ex_id: int) -> None:
-        conv, body, findings = self._open.pop(ex_id, (None, None, []))
-        if conv is not None and body is not None:
-            self.tracker.record_blocked(conv, body, findings)
+        seen = self._open.pop(ex_id, None)
+        if seen is not None:
+            self.tracker.record_blocked(seen.conv, seen.body, seen.findings, seen.messages,
+                                        wire=seen.wire.name, tools=_chat_tools(seen))
         self.view.note("blocked: answered the app with HTTP 400 listing the findings")
 
-    def _sent(self, ex_id: int) -> tuple[Conversation, dict] | None:
-        conv, body, findings = self._open.pop(ex_id, (None, None, []))
-        if conv is None or body is None:
+    def _sent(self, ex_id: int) -> Seen | None:
+        seen = self._open.pop(ex_id, None)
+        if seen is None:
             return None
-        self.tracker.record_request(conv, body, findings)
-        return conv, body
+        self.tracker.record_request(seen.conv, seen.body, seen.findings, seen.messages,
+                                    wire=seen.wire.name, tools=_chat_tools(seen))
+        return seen
 
     def on_response(self, ex_id: int, status: int, data: bytes, latency_ms: float,
                     stream: bool) -> None:
-        sent = self._sent(ex_id)
-        if sent is None:
+        seen = self._sent(ex_id)
+        if seen is None:
             return
-        conv, body = sent
-        messages = body["messages"]
-        if stream:
-            from agentdbg.wire.chat import StreamAccumulator
-
-            acc = StreamAccumulator()
-            acc.feed(data)
-            self.tracker.record_response(conv, messages, acc.message, usage=acc.usage,
-                                         finish=acc.finish_reason, latency_ms=latency_ms,
-                                         stream_shape=acc.shape())
-            self.view.show_response(conv, messages, acc.message, acc.shape(), latency_ms)
-            return
-        reply, usage, finish, error = _plain_reply(status, data)
-        self.tracker.record_response(conv, messages, reply, usage=usage, finish=finish,
-                                     latency_ms=latency_ms, error=error, status=status)
+        got = read_reply(seen.wire, status, data, stream)
+        reply = strip_wire(got.reply.message) if got.reply is not None else None
+        self.tracker.record_response(
+            seen.conv, seen.messages, reply, usage=got.reply.usage if got.reply else None,
+            finish=got.reply.finish_reason if got.reply else None, latency_ms=latency_ms,
+            error=got.error, status=status, stream_shape=got.shape if stream else None,
+            native=got.native if seen.wire.name == "responses" and isinstance(got.native, dict)
+            else None)
+        if reply is not None and seen.wire.name == "responses" and isinstance(got.native, dict) \
+                and isinstance(got.native.get("id"), str):
+            seen.conv.outputs.extend(seen.wire.output(got.native))
+            self.tracker.remember(got.native["id"], seen.conv,
+                                  history_of(seen.messages, seen.sources, reply),
+                                  chain_items(seen.body, seen.chain, seen.wire.output(got.native)))
         if reply is not None:
-            self.view.show_response(conv, messages, reply, [], latency_ms)
+            self.view.show_response(seen, reply, got.native, got.shape, latency_ms)
         else:
-            self.view.note(f"upstream answered HTTP {status}: {error}")
+            self.view.note(f"upstream answered HTTP {status}: {got.error}")
 
     def on_scripted(self, ex_id: int, body: dict, reply: dict) -> None:
-        conv, _, _ = self._open.pop(ex_id, (None, None, []))
-        if conv is None:
+        seen = self._open.pop(ex_id, None)
+        if seen is None:
             return
-        self.tracker.record_request(conv, body, [])
-        self.tracker.record_response(conv, body["messages"], reply, usage={}, finish=None,
+        self.tracker.record_request(seen.conv, seen.body, [], seen.messages, wire=seen.wire.name,
+                                    tools=_chat_tools(seen))
+        self.tracker.record_response(seen.conv, seen.messages, reply, usage={}, finish=None,
                                      latency_ms=0)
-        self.view.show_response(conv, body["messages"], reply,
-                                ["scripted by you, not the upstream"], 0)
+        native = seen.wire.answer(reply, seen.body, {}, None)
+        self.view.show_response(seen, reply, native, ["scripted by you, not the upstream"], 0)
 
     def on_failed(self, ex_id: int, message: str) -> None:
-        sent = self._sent(ex_id)
-        if sent is not None:
-            conv, body = sent
-            self.tracker.record_response(conv, body["messages"], None, usage=None, finish=None,
+        seen = self._sent(ex_id)
+        if seen is not None:
+            self.tracker.record_response(seen.conv, seen.messages, None, usage=None, finish=None,
                                          latency_ms=0, error=message, status=502)
         self.view.note(message)
 
@@ -156,6 +167,12 @@ class Analysis:
 
     def on_close(self) -> list[Path]:
         return self.tracker.close()
+
+
+def _chat_tools(seen: Seen) -> list | None:
+    from agentdbg.wire.common import strip_wire
+
+    return strip_wire(seen.form.tools) if seen.form is not None else None
 
 
 class _Analyst(ABC):
@@ -170,12 +187,13 @@ class _Analyst(ABC):
     def _put(self, job: tuple) -> None:
         """Deliver ``job`` to the analysis (each runner its own way)."""
 
-    def request(self, raw: bytes, client: str | None, want_verdict: bool = False) -> Exchange:
+    def request(self, raw: bytes, client: str | None, want_verdict: bool = False,
+                wire: str = "chat") -> Exchange:
         exchange = Exchange(next(self._ids))
         if want_verdict:
             with self._lock:
                 self._waiting[exchange.id] = exchange.verdict
-        self._put(("request", exchange.id, raw, client, want_verdict))
+        self._put(("request", exchange.id, raw, client, want_verdict, wire))
         return exchange
 
     def edited(self, exchange: Exchange, body: dict) -> None:
@@ -293,13 +311,23 @@ class ProcessAnalyst(_Analyst):
         self._sync(("note_nothing",), timeout)
 
     def close(self, timeout: float = 60.0) -> list[Path]:
+        import concurrent.futures
+        import sys
+
+        paths: list[Path] = []
         try:
             paths = self._sync(("close",), timeout) or []
+        except concurrent.futures.TimeoutError:
+            print(f"agentdbg: warning: the analysis was still {timeout:g} s behind the traffic when "
+                  "the proxy stopped; the last conversations' transcripts lack their stop event",
+                  file=sys.stderr)
         finally:
             self._jobs.put(None)
             self._process.join(10)
             if self._process.is_alive():
                 self._process.kill()
+                # jobs the child never read must not keep this process from exiting
+                self._jobs.cancel_join_thread()
         return paths
 
 
@@ -324,7 +352,7 @@ def _child(make_analysis: Callable[[], Analysis], jobs, results) -> None:
         if job[0] == "request" and job[4]:  # the relay waits for it (--block-invalid)
             with contextlib.suppress(Exception):
                 results.put(("verdict", job[1], Verdict(result.conversation, None,
-                                                        result.findings, result.note)))
+                                                        result.findings, result.note, result.wire)))
 
 
 def _yield_cpu() -> None:
@@ -340,16 +368,3 @@ def _yield_cpu() -> None:
 def _unyield_cpu() -> None:
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))  # type: ignore[attr-defined]
-
-
-def _plain_reply(status: int, data: bytes) -> tuple[dict | None, Any, Any, str | None]:
-    try:
-        doc = json.loads(data)
-        choice = (doc.get("choices") or [{}])[0]
-        reply, usage, finish = choice.get("message"), doc.get("usage"), choice.get("finish_reason")
-        if status >= 400 or not isinstance(reply, dict):
-            error = str((doc.get("error") or {}).get("message") or doc)[:500]
-            return None, usage, finish, error
-        return reply, usage, finish, None
-    except (ValueError, AttributeError, TypeError, IndexError, RecursionError):
-        return None, None, None, f"HTTP {status}: a body that is not a chat completion"

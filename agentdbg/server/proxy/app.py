@@ -1,11 +1,11 @@
 """The proxy's HTTP side: relay bytes, hand everything else to the analyst.
 
-Each ``POST /v1/chat/completions`` is forwarded with the app's own headers (its
-``Authorization``, ``api-key`` or ``x-api-key`` is never stored, printed or logged) and
-the query string; the response is relayed unchanged — a plain body as received, a
-stream chunk by chunk as it arrives. Checking, the view and transcripts happen on the
-analyst's thread, never on the event loop. Other ``/v1/...`` paths pass through, within
-the upstream's base path; paths agentdbg cannot check yet are said so once.
+Each ``POST /v1/chat/completions``, ``/v1/responses`` and ``/v1/messages`` is forwarded
+with the app's own headers (its ``Authorization``, ``api-key`` or ``x-api-key`` is never
+stored, printed or logged) and the query string; the response is relayed unchanged — a
+plain body as received, a stream chunk by chunk as it arrives. Checking, the view and
+transcripts happen on the analyst's side, never on the event loop. Other ``/v1/...`` paths
+pass through, within the upstream's base path; POSTs agentdbg cannot check are said so once.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from agentdbg.server.proxy.analyst import Exchange, Verdict
+from agentdbg.server.wires import WIRES, Wire
 
 HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
               "trailer", "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding"}
 KEY_HEADERS = ("authorization", "api-key", "x-api-key")
 MAX_BODY = 32 * 1024 * 1024   # a request body larger than this gets a 413
-STREAM_END = (b"data: [DONE]",)
 #: a request's headers and body leave in one segment: no ~40 ms delayed-ACK stall per request
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 POOL = 32
@@ -68,12 +68,13 @@ def error_body(message: str, type_: str = "invalid_request_error", code: str | N
     return {"error": {"message": message, "type": type_, "param": None, "code": code, **extra}}
 
 
-def blocked_response(findings) -> dict:
+def blocked_response(findings, wire: Wire = WIRES["chat"]) -> dict:
+    """The 400 ``--block-invalid`` answers, in the format's own error shape."""
     errors = [f for f in findings if f.severity == "error"]
-    summary = "; ".join(f"{f.rule} at messages[{f.index}]" if f.index is not None else f.rule
-                        for f in errors)
-    return error_body(f"agentdbg proxy blocked this request: {len(errors)} protocol error(s): "
-                      f"{summary}", code="agentdbg_blocked",
+    summary = "; ".join(f"{f.rule} at {f.path or f'messages[{f.index}]'}" if f.index is not None
+                        else f.rule for f in errors)
+    return wire.error(400, f"agentdbg proxy blocked this request: {len(errors)} protocol "
+                           f"error(s): {summary}", code="agentdbg_blocked",
                       findings=[f.to_dict() for f in findings])
 
 
@@ -109,43 +110,50 @@ class ProxyApp:
         from starlette.routing import Route
 
         methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
-        app = Starlette(routes=[
-            Route("/v1/chat/completions", self.completions, methods=["POST"]),
-            Route("/chat/completions", self.completions, methods=["POST"]),
-            Route("/v1/{path:path}", self.passthrough, methods=methods),
-        ])
+        routes = []
+        for wire in WIRES.values():
+            handler = self._handler(wire)
+            routes += [Route("/v1" + wire.path, handler, methods=["POST"]),
+                       Route(wire.path, handler, methods=["POST"])]
+        app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)])
         app.state.proxy = self
         return app
 
-    # -- chat completions -------------------------------------------------------------
-    async def completions(self, request):
+    # -- the checked endpoints: chat completions, responses, messages --------------------
+    def _handler(self, wire: Wire):
+        async def handle(request):
+            return await self.exchange(request, wire)
+        return handle
+
+    async def exchange(self, request, wire: Wire):
         from starlette.responses import JSONResponse
 
         raw = await self._body(request)
         if raw is None:
-            return JSONResponse(error_body(f"request body larger than {self.options.max_body} "
-                                           "bytes", code="request_too_large"), status_code=413)
+            return JSONResponse(wire.error(413, f"request body larger than {self.options.max_body} "
+                                                "bytes", code="request_too_large"), status_code=413)
         self._remember_keys(request)
         client = f"{request.client.host}:{request.client.port}" if request.client else None
         waits = self.intercept is not None or self.options.block_invalid
-        exchange = self.analyst.request(raw, client, want_verdict=waits)
+        exchange = self.analyst.request(raw, client, want_verdict=waits, wire=wire.name)
         sent = raw
         if waits:
             verdict: Verdict = await asyncio.wrap_future(exchange.verdict)
-            if verdict.note is not None:  # not a chat body: forwarded unchecked
-                return await self._forward(request, exchange, raw)
-            decision = (await self.intercept(verdict.conversation, verdict.body, verdict.findings)
+            if verdict.note is not None:  # not a body of its format: forwarded unchecked
+                return await self._forward(request, exchange, raw, wire)
+            decision = (await self.intercept(verdict.conversation, verdict.body, verdict.findings,
+                                             wire=wire.name)
                         if self.intercept is not None else Decision(body=verdict.body))
             if decision.action == "block" or (self.options.block_invalid and verdict.blocking):
                 self.analyst.blocked(exchange)
-                return JSONResponse(blocked_response(verdict.findings), status_code=400)
+                return JSONResponse(blocked_response(verdict.findings, wire), status_code=400)
             if decision.action == "respond":
                 return self._scripted(exchange, decision.body or verdict.body or {},
-                                      decision.reply or {})
+                                      decision.reply or {}, wire)
             if decision.changed and decision.body is not None:
                 self.analyst.edited(exchange, decision.body)
                 sent = json.dumps(decision.body, ensure_ascii=False).encode("utf-8")
-        return await self._forward(request, exchange, sent)
+        return await self._forward(request, exchange, sent, wire)
 
     async def _body(self, request) -> bytes | None:
         declared = request.headers.get("content-length")
@@ -170,11 +178,11 @@ class ProxyApp:
         query = request.url.query
         return self.upstream + path + (f"?{query}" if query else "")
 
-    async def _forward(self, request, exchange: Exchange, sent: bytes):
+    async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Wire):
         import httpx
         from starlette.responses import JSONResponse, Response, StreamingResponse
 
-        url = self._url(request, "/chat/completions")
+        url = self._url(request, wire.path)
         start = time.perf_counter()
         req = self.client.build_request("POST", url, content=sent,
                                         headers=forward_headers(request.headers))
@@ -183,11 +191,12 @@ class ProxyApp:
         except httpx.HTTPError as exc:
             message = f"agentdbg proxy could not reach the upstream {self.upstream}: {type(exc).__name__}"
             self.analyst.upstream_failed(exchange, message)
-            return JSONResponse(error_body(message, "proxy_error", "upstream_unreachable"),
-                                status_code=502)
+            return JSONResponse(wire.error(502, message, type_="proxy_error",
+                                           code="upstream_unreachable"), status_code=502)
         media = resp.headers.get("content-type", "application/json")
         if "text/event-stream" in media:
-            return StreamingResponse(self._stream(exchange, resp, start), status_code=resp.status_code,
+            return StreamingResponse(self._stream(exchange, resp, start, wire.stream_end),
+                                     status_code=resp.status_code,
                                      media_type=media, headers=relayed_headers(resp.headers))
         data = await resp.aread()
         await resp.aclose()
@@ -195,7 +204,7 @@ class ProxyApp:
         return Response(content=data, status_code=resp.status_code, media_type=media,
                         headers=relayed_headers(resp.headers))
 
-    async def _stream(self, exchange: Exchange, resp, start: float):
+    async def _stream(self, exchange: Exchange, resp, start: float, ends: tuple[bytes, ...]):
         """Relay each chunk as it arrives; the analyst gets a copy of the whole stream, handed
         over before the last chunk goes out so the app's next request comes after it."""
         copy = bytearray()
@@ -203,7 +212,7 @@ class ProxyApp:
         try:
             async for chunk in resp.stream:  # the connection's reads, no re-chunking
                 copy.extend(chunk)
-                if not handed and any(end in chunk for end in STREAM_END):
+                if not handed and any(end in chunk for end in ends):
                     handed = True
                     self.analyst.response(exchange, resp.status_code, bytes(copy), _ms(start),
                                           stream=True)
@@ -214,19 +223,13 @@ class ProxyApp:
                 self.analyst.response(exchange, resp.status_code, bytes(copy), _ms(start),
                                       stream=True)
 
-    def _scripted(self, exchange: Exchange, body: dict, reply: dict):
+    def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Wire):
         from starlette.responses import JSONResponse, StreamingResponse
 
-        from agentdbg.wire.chat import completion_json, encode_stream
-
         self.analyst.scripted(exchange, body, reply)
-        payload = completion_json(reply, body)
+        payload = wire.answer(reply, body, None, None)
         if body.get("stream"):
-            finish = payload["choices"][0]["finish_reason"]
-            return StreamingResponse(encode_stream(reply, completion_id=payload["id"],
-                                                   model=payload["model"], created=0,
-                                                   finish_reason=finish),
-                                     media_type="text/event-stream")
+            return StreamingResponse(wire.stream(payload, body), media_type="text/event-stream")
         return JSONResponse(payload)
 
     # -- everything else ----------------------------------------------------------------
@@ -260,7 +263,7 @@ class ProxyApp:
             return
         self._told.add(rest)
         self.analyst.note(f"POST /v1{rest} is passed through unchecked: agentdbg checks "
-                          "/v1/chat/completions")
+                          "/v1/chat/completions, /v1/responses and /v1/messages")
 
 
 def _ms(start: float) -> float:

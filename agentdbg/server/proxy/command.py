@@ -36,7 +36,8 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
 
     def ready():
         print(f"agentdbg proxy: {url} -> {safe_url(upstream)}", flush=True)
-        print(f"  point your app at it: export OPENAI_BASE_URL={url}", flush=True)
+        print(f"  point your app at it: export OPENAI_BASE_URL={url} "
+              f"ANTHROPIC_BASE_URL={url[:-len('/v1')]}", flush=True)
 
     try:
         if intercept:

@@ -27,6 +27,7 @@ from pathlib import Path
 from agentdbg.checker import Finding
 from agentdbg.checker.rules.conversation import ConversationRules
 from agentdbg.messages import call_name, is_error_result, tool_calls_of
+from agentdbg.server.served import ResponseStore, Stored
 from agentdbg.transcript import Redactor, TranscriptWriter, tools_hash
 from agentdbg.transcript.compare import common_prefix
 
@@ -76,6 +77,7 @@ class Conversation:
     writer: TranscriptWriter | None = None
     rules: ConversationRules = field(default_factory=ConversationRules)
     ended_on_call: bool = False
+    outputs: list = field(default_factory=list)   # Responses API: output items seen so far
 
     @property
     def requests(self) -> int:
@@ -98,11 +100,26 @@ class Tracker:
         self.conversations: list[Conversation] = []
         self.redactor = Redactor()
         self._numbers = itertools.count(1)
+        self.stored = ResponseStore()      # Responses API: response id -> what led to it
+
+    def new_from(self, conv: Conversation, messages: list) -> int:
+        """The first message of ``messages`` the conversation's previous request did not carry."""
+        return common_prefix(conv.last_messages, messages) if conv.requests else 0
+
+    def remember(self, response_id: str, conv: Conversation, history: list, items: list) -> None:
+        """A Responses API response, for requests that continue it with previous_response_id."""
+        self.stored.put(response_id, Stored(history, items, owner=conv))
 
     def add_secret(self, secret: str) -> None:
         """A key seen in a header: never written, never shown (kept in memory only)."""
         if secret and secret not in self.redactor.secrets and len(secret) >= 4:
             self.redactor.secrets.append(secret)
+
+    def start(self, client: str | None = None) -> Conversation:
+        """A new conversation (a request continuing something this proxy never saw)."""
+        conv = Conversation(next(self._numbers), client)
+        self.conversations.append(conv)
+        return conv
 
     def assign(self, messages: list, client: str | None = None) -> Conversation:
         """The conversation ``messages`` continues, or a new one."""
@@ -135,20 +152,29 @@ class Tracker:
         return conv.rules.check(messages)
 
     def record_request(self, conv: Conversation, body: dict, findings: list[Finding],
-                       messages: list | None = None) -> None:
+                       messages: list | None = None, *, wire: str = "chat",
+                       tools: list | None = None) -> None:
+        """``messages``/``tools``: the chat form (Responses, Anthropic: ``body`` is native and
+        is recorded as sent, under ``body``)."""
         messages = messages if messages is not None else body.get("messages") or []
         if conv.writer is None:
-            conv.writer = self._open(conv, body, messages)
+            conv.writer = self._open(conv, body, messages, wire, tools)
         elif conv.rules.last_response is not None:
             self._tool_events(conv, messages)
-        params = {k: v for k, v in body.items() if k not in ("messages", "tools", "input")}
-        conv.writer("request", {"turn": conv.requests + 1, "messages": messages, "params": params,
-                                "findings": [f.to_dict() for f in findings]})
+        params = {k: v for k, v in body.items()
+                  if k not in ("messages", "tools", "input", "instructions", "system")}
+        event = {"turn": conv.requests + 1, "messages": messages, "params": params,
+                 "findings": [f.to_dict() for f in findings]}
+        if wire != "chat":
+            event["body"] = body
+        conv.writer("request", event)
 
     def record_response(self, conv: Conversation, messages: list, reply: dict | None, *,
                         usage: dict | None, finish: str | None, latency_ms: float,
                         error: str | None = None, status: int | None = None,
-                        stream_shape: list[str] | None = None) -> None:
+                        stream_shape: list[str] | None = None, native: dict | None = None) -> None:
+        """``native``: a Responses API response as received (its id and output items are
+        recorded, so a request continuing it can be judged from the transcript)."""
         conv.rules.saw_response(messages, reply)
         conv.ended_on_call = bool(reply and tool_calls_of(reply))
         if conv.writer is None:
@@ -157,16 +183,22 @@ class Tracker:
             conv.writer("model_error", {"turn": conv.requests, "message": error, "status": status,
                                         "latency_ms": latency_ms})
         else:
-            conv.writer("response", {"turn": conv.requests, "message": reply, "usage": usage or {},
-                                     "finish_reason": finish, "latency_ms": latency_ms,
-                                     "note": "; ".join(stream_shape or []) or None})
+            event = {"turn": conv.requests, "message": reply, "usage": usage or {},
+                     "finish_reason": finish, "latency_ms": latency_ms,
+                     "note": "; ".join(stream_shape or []) or None}
+            if native is not None:
+                event["id"], event["output"] = native.get("id"), native.get("output")
+            conv.writer("response", event)
 
-    def record_blocked(self, conv: Conversation, body: dict, findings: list[Finding]) -> None:
+    def record_blocked(self, conv: Conversation, body: dict, findings: list[Finding],
+                       messages: list | None = None, *, wire: str = "chat",
+                       tools: list | None = None) -> None:
+        messages = messages if messages is not None else body.get("messages") or []
         if conv.writer is None:
-            conv.writer = self._open(conv, body, body.get("messages") or [])
+            conv.writer = self._open(conv, body, messages, wire, tools)
         conv.writer("blocked", {"turn": conv.requests + 1,
                                 "findings": [f.to_dict() for f in findings]})
-        conv.rules.last_messages = list(body.get("messages") or [])
+        conv.rules.last_messages = list(messages)
 
     def _tool_events(self, conv: Conversation, messages: list) -> None:
         """The app's tool results, recorded as tool events so replay can play them."""
@@ -183,27 +215,28 @@ class Tracker:
                                      "error_type": None, "detail": None, "duration_ms": None,
                                      "injected": False, "stubbed": False, "note": "run by the app"})
 
-    def _open(self, conv: Conversation, body: dict, messages: list) -> TranscriptWriter:
+    def _open(self, conv: Conversation, body: dict, messages: list, wire: str = "chat",
+              chat_tools: list | None = None) -> TranscriptWriter:
         from agentdbg.transcript.redact import safe_url
         from agentdbg.transcript.runs import create_run_file, runs_dir
 
         folder = Path(self.save_dir or runs_dir())
         stem = f"proxy-{time.strftime('%Y%m%d-%H%M%S')}-conversation-{conv.number}"
         path, fh = create_run_file("", folder, stem)
-        raw_tools = body.get("tools")
+        raw_tools = body.get("tools") if chat_tools is None else chat_tools
         tools = raw_tools if isinstance(raw_tools, list) else []
         question = next((m.get("content") for m in messages
                          if isinstance(m, dict) and m.get("role") == "user"), None)
         options = {"model": body.get("model"), "max_turns": 100_000, "max_tool_calls": 1_000_000,
                    "repeat_limit": 100_000, "send_anyway": True}
         for key in ("tool_choice", "parallel_tool_calls", "temperature"):
-            if key in body:
+            if key in body and wire == "chat":
                 options[key] = body[key]
         header = {"model": body.get("model"), "provider": "proxy", "base_url": safe_url(self.upstream),
                   "question": question if isinstance(question, str) else None, "tools": tools,
                   "tools_hash": tools_hash(tools), "tools_file": None, "options": options,
                   "initial_messages": list(messages), "parent": None,
-                  "conversation": conv.number}
+                  "conversation": conv.number, "api": wire}
         writer = TranscriptWriter(path, header, self.redactor, fh=fh, keep_open=False)
         return self.export(writer, header) if self.export is not None else writer
 

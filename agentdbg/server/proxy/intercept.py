@@ -36,20 +36,20 @@ class Interceptor:
         self.prompt = PromptSession(input=input, output=output)
         self._io = {"input": input, "output": output}
 
-    async def decide(self, conv, body: dict, findings: list) -> Decision:
+    async def decide(self, conv, body: dict, findings: list, wire: str = "chat") -> Decision:
         future: concurrent.futures.Future = concurrent.futures.Future()
-        self.pending.put((conv, body, findings, future))
+        self.pending.put((conv, body, findings, future, wire))
         return await asyncio.wrap_future(future)
 
     def loop(self) -> None:
         """Answer paused requests until 'quit', Ctrl-C or end of input."""
         while True:
             try:
-                conv, body, findings, future = self.pending.get(timeout=0.2)
+                conv, body, findings, future, wire = self.pending.get(timeout=0.2)
             except queue.Empty:
                 continue
             try:
-                if not self.handle(conv, body, findings, future):
+                if not self.handle(conv, body, findings, future, wire):
                     return
             finally:
                 if not future.done():
@@ -58,7 +58,7 @@ class Interceptor:
     def say(self, text: str, style: str = "") -> None:
         self.console.print(Text(safe(text), style=style))
 
-    def handle(self, conv, body: dict, findings: list, future) -> bool:
+    def handle(self, conv, body: dict, findings: list, future, wire: str = "chat") -> bool:
         self.say(f"paused before forwarding (conversation {conv}); 'help' lists commands",
                  "bold")
         changed = False
@@ -84,8 +84,11 @@ class Interceptor:
                 if word == "show":
                     self.say(json.dumps(body, ensure_ascii=False, indent=2))
                 elif word == "edit":
-                    body, changed = self._edit(body) or (body, changed)
+                    body, changed = self._edit(body, wire) or (body, changed)
                 elif word == "inject":
+                    if wire != "chat":
+                        raise ValueError("inject works on Chat Completions bodies; use 'edit' to "
+                                         "change a tool result here")
                     self._inject(body, arg)
                     changed = True
                 elif word == "help":
@@ -95,14 +98,17 @@ class Interceptor:
             except ValueError as exc:
                 self.say(f"*** {exc}", "red")
 
-    def _edit(self, body: dict):
-        from agentdbg.checker import check, summary
+    def _edit(self, body: dict, wire_name: str = "chat"):
+        from agentdbg.checker import summary
         from agentdbg.repl.editor import edit_json
+        from agentdbg.server.wires import WIRES
 
+        wire = WIRES[wire_name]
         new = edit_json(body, self._io, "body")
-        if not isinstance(new, dict) or not isinstance(new.get("messages"), list):
-            raise ValueError("the body must be a JSON object with a 'messages' array; unchanged")
-        self.say(f"body edited; the checker now says: {summary(check(new))}")
+        problem = wire.shape_error(new)
+        if problem is not None:
+            raise ValueError(f"not a {wire.label} request body ({problem[0]}); unchanged")
+        self.say(f"body edited; the checker now says: {summary(wire.analyze(new, 'openai')[0])}")
         return new, True
 
     def _inject(self, body: dict, arg: str) -> None:

@@ -1,8 +1,9 @@
 """What the proxy prints: each request's new messages with its findings, each response.
 
-Output per request is bounded by what is new in the conversation: messages the
+Output per request is bounded by what is new in the conversation: messages (items) the
 previous request already carried are left out unless a finding sits on them (one line
-each, then the finding); ``--full`` prints the whole array every time.
+each, then the finding); ``--full`` prints the whole array every time. Responses API and
+Anthropic requests are drawn on their own items and blocks, with the same labels and marks.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from rich.text import Text
 from agentdbg.checker import summary
 from agentdbg.render.safe import safe
 from agentdbg.render.view import render_messages
-from agentdbg.transcript.compare import common_prefix
 
 
 class ProxyView:
@@ -25,33 +25,68 @@ class ProxyView:
         self.full = full
         self.count = 0
 
-    def show_request(self, conv, body: dict, findings: list) -> None:
-        messages = self.redact(body["messages"])
+    def show_request(self, seen) -> None:
+        body, findings = seen.body, seen.findings
         self.count += 1
         stream = " · stream" if body.get("stream") else ""
-        n = len(messages)
-        self.console.print(Rule(f"request {self.count} · conversation {conv.number} · "
-                                f"{n} message{'s' if n != 1 else ''}{stream}", align="left",
+        n, what = self._size(seen)
+        fmt = "" if seen.wire.name == "chat" else f" · {seen.wire.label}"
+        self.console.print(Rule(f"request {self.count} · conversation {seen.conv.number} · "
+                                f"{n} {what}{'s' if n != 1 else ''}{fmt}{stream}", align="left",
                                 style="dim"))
-        new_from = common_prefix(conv.last_messages, body["messages"]) if conv.requests else 0
-        self.console.print(render_messages(messages, findings=findings, new_from=new_from,
-                                           full=self.full, seen=0 if self.full else new_from,
-                                           hide_seen=True))
+        shown_from = 0 if self.full else seen.new_from
+        if seen.wire.name == "chat":
+            self.console.print(render_messages(self.redact(body["messages"]), findings=findings,
+                                               new_from=seen.new_from, full=self.full,
+                                               seen=shown_from, hide_seen=True))
+        else:
+            from agentdbg.render.wire_view import render_wire
+
+            self.console.print(render_wire(seen.wire.name, self.redact(body), seen.pairing,
+                                           findings=findings, new_from=seen.new_from,
+                                           full=self.full, seen=shown_from, hide_seen=True,
+                                           notes=self.redact(seen.notes)))
         rules = ", ".join(sorted({f"{f.rule}@{f.index}" for f in findings}))
         style = "bold red" if any(f.severity == "error" for f in findings) else \
             "bold yellow" if findings else "bold green"
         self.console.print(Text(f"{'✗' if findings else '✓'} {summary(findings)}"
                                 f"{': ' + rules if rules else ''}", style=style), soft_wrap=True)
 
-    def show_response(self, conv, messages: list, reply: dict, shape: list[str],
-                      latency_ms: float) -> None:
-        shown = self.redact(list(messages) + [reply])
-        self.console.print(Text(f"← response for conversation {conv.number} "
+    @staticmethod
+    def _size(seen) -> tuple[int, str]:
+        if seen.wire.name == "responses":
+            items = seen.body.get("input")
+            return (len(items) if isinstance(items, list) else 1), "item"
+        return len(seen.body.get("messages") or []), "message"
+
+    def show_response(self, seen, reply: dict, native, shape: list[str], latency_ms: float) -> None:
+        self.console.print(Text(f"← response for conversation {seen.conv.number} "
                                 f"({latency_ms:.0f} ms):", style="dim"))
-        self.console.print(render_messages(shown, start=len(messages), full=self.full,
-                                           in_progress=bool(reply.get("tool_calls"))))
+        pending = bool(reply.get("tool_calls"))
+        if seen.wire.name == "chat":
+            messages = seen.messages
+            self.console.print(render_messages(self.redact(list(messages) + [reply]),
+                                               start=len(messages), full=self.full,
+                                               in_progress=pending))
+        else:
+            self.console.print(self._native_response(seen, native, pending))
         for line in shape:
-            self.console.print(Text(f"  stream: {safe(line)}", style="yellow"))
+            self.console.print(Text(f"  stream: {safe(self.redact(line))}", style="yellow"))
+
+    def _native_response(self, seen, native, pending: bool):
+        """The request's items (or messages) and the response's, drawn from the response on."""
+        from agentdbg.render.wire_view import render_wire
+        from agentdbg.wire.pairing import pair_anthropic, pair_responses
+
+        key = "input" if seen.wire.name == "responses" else "messages"
+        before = seen.body.get(key)
+        before = [{"role": "user", "content": before}] if isinstance(before, str) else \
+            [x for x in before if isinstance(x, dict)] if isinstance(before, list) else []
+        together = before + seen.wire.output(native)
+        pairing = (pair_responses(together) if seen.wire.name == "responses"
+                   else pair_anthropic(together))
+        return render_wire(seen.wire.name, self.redact({key: together}), pairing,
+                           start=len(before), full=self.full, in_progress=pending)
 
     def note(self, text: str) -> None:
         self.console.print(Text(safe(self.redact(text)), style="dim"), soft_wrap=True)
