@@ -139,17 +139,18 @@ def times(question: str, template: str) -> list[tuple[int, int, str, str]]:
 
 # -- shapes ---------------------------------------------------------------------
 
-_RUN = re.compile(r"[A-Z]+|[a-z]+|\d+|[\u3400-\u9fff]+|\s+|.", re.S)
-_CLASS_RX = {"A": "[A-Z]+", "a": "[a-z]+", "C": "[\u3400-\u9fff]+"}
+_RUN = re.compile(r"[A-Z]+|[a-z]+|[0-9]+|[\u3400-\u9fff]+|\s+|.", re.S)
+_WORDISH = "A-Za-z0-9\u3400-\u9fff"
 
 
 def _classes(text: str) -> list[tuple[str, str]]:
-    """``America/New_York`` -> [(A,'A'),(a,'merica'),('/','/'),…]: each run's class and text."""
+    """``America/New_York`` -> [('A','A'), ('a','merica'), ('/','/'), …]: each run's class
+    (A upper, a lower, 9 digits, C Chinese, else the character itself) and its text."""
     out = []
     for run in _RUN.findall(text):
         c = run[0]
-        kind = ("A" if c.isupper() and c.isascii() else "a" if c.islower() and c.isascii() else
-                "9" if c.isdigit() else "C" if "\u3400" <= c <= "\u9fff" else " " if c.isspace() else c)
+        kind = ("A" if "A" <= c <= "Z" else "a" if "a" <= c <= "z" else "9" if "0" <= c <= "9" else
+                "C" if "\u3400" <= c <= "\u9fff" else " " if c.isspace() else c)
         out.append((kind, run))
     return out
 
@@ -160,10 +161,16 @@ def _punct(kind: str) -> bool:
 
 @dataclass(frozen=True)
 class Shape:
-    """The shape the examples share: segments between separators every example has, each
-    segment a run of units (``Aa``: a capitalised word, ``9``: digits) joined by connectors."""
-    regex: str
-    keys: str
+    """The shape the examples share: segments between separators that every example has
+    (``keys``), each segment units joined by other punctuation (``conns``); a unit is its
+    run of classes (``Aa`` a capitalised word, ``9`` digits, ``A9`` letters then digits).
+    Matching splits a candidate the same way and compares the pieces: no backtracking."""
+    keys: frozenset[str]
+    conns: frozenset[str]
+    positions: tuple[frozenset[str], ...] | None   # units allowed at each segment, when fixed
+    units: frozenset[str]
+    counts: tuple[int, int]
+    digits: tuple[int, int]
 
     @staticmethod
     def distinctive(examples: list[str] | tuple[str, ...]) -> bool:
@@ -175,59 +182,58 @@ class Shape:
     @functools.lru_cache(maxsize=1024)
     def of(examples: tuple[str, ...]) -> Shape | None:
         runs = [_classes(e) for e in examples[:MAX_EXAMPLES] if e and len(e) <= MAX_EXAMPLE]
-        if not runs:
-            return None
-        keys = set.intersection(*({k for k, _ in r if _punct(k) and k != " "} for r in runs))
+        if not runs or any(k == " " for r in runs for k, _ in r):
+            return None   # words with spaces are matched as they are written, not by shape
+        keys = frozenset.intersection(*(frozenset(k for k, _ in r if _punct(k)) for r in runs))
         mixed = all(any(k.isalpha() for k, _ in r) and any(k == "9" for k, _ in r) for r in runs)
         if not keys and not mixed:
             return None
         segments = [_segments(r, keys) for r in runs]
-        counts = sorted({len(s) for s in segments})
-        digits = [len(t) for r in runs for k, t in r if k == "9"]
-        conn = {k for r in runs for k, _ in r if _punct(k) and k not in keys}
-        sep = _charclass(keys) if keys else ""
-        if len(counts) == 1:   # every example has the same segments: each position keeps its units
-            body = sep.join(_segment_regex({u for s in segments for u in s[i]}, conn, digits)
-                            for i in range(counts[0]))
-        else:
-            one = _segment_regex({u for s in segments for part in s for u in part}, conn, digits)
-            body = f"{one}(?:{sep}{one}){{{counts[0] - 1},{counts[-1] - 1}}}"
-        edge = "[A-Za-z0-9" + "".join(re.escape(c) for c in sorted(keys | conn)) + "]"
-        return Shape(f"(?<!{edge}){body}(?!{edge})", "".join(sorted(keys)))
+        counts = sorted({len(seg) for seg in segments})
+        digits = [len(t) for r in runs for k, t in r if k == "9"] or [0]
+        same = len(counts) == 1
+        positions = tuple(frozenset(u for seg in segments for u in seg[i]) for i in range(counts[0])) \
+            if same else None
+        return Shape(keys, frozenset(k for r in runs for k, _ in r if _punct(k) and k not in keys),
+                     positions, frozenset(u for seg in segments for part in seg for u in part),
+                     (counts[0], counts[-1]), (min(digits), max(digits)))
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
-        return [(m.start(), m.end(), m.group(0)) for m in _compiled(self.regex).finditer(text)][:50]
+        """Where words of this shape occur in ``text``: (start, end, word)."""
+        allowed = _WORDISH + "".join(re.escape(c) for c in sorted(self.keys | self.conns))
+        trim = "".join(self.keys | self.conns)
+        out = []
+        for m in re.finditer(f"[{allowed}]+", text):
+            word = m.group(0).rstrip(trim)
+            if word and self._fits(word):
+                out.append((m.start(), m.start() + len(word), word))
+            if len(out) >= 50:
+                break
+        return out
+
+    def _fits(self, word: str) -> bool:
+        runs = _classes(word)
+        if any(k == "9" and not self.digits[0] <= len(t) <= self.digits[1] for k, t in runs):
+            return False
+        segments = _segments(runs, self.keys)
+        if not self.counts[0] <= len(segments) <= self.counts[1] or any(not seg for seg in segments):
+            return False
+        allowed = self.positions or (self.units,) * len(segments)
+        return all(seg and set(seg) <= ok for seg, ok in zip(segments, allowed))
 
 
-def _segments(runs: list[tuple[str, str]], keys: set[str]) -> list[list[str]]:
-    """Each segment between key separators as its units (class strings between connectors)."""
+def _segments(runs: list[tuple[str, str]], keys: frozenset[str]) -> list[list[str]]:
+    """Each segment between key separators as its units (class strings between connectors);
+    an empty unit (two separators in a row) is kept as '' so it never fits."""
     segments: list[list[str]] = [[]]
     unit = ""
     for kind, _text in runs:
-        if kind in keys:
-            segments[-1].append(unit)
-            segments.append([])
-            unit = ""
-        elif _punct(kind):
+        if _punct(kind):
             segments[-1].append(unit)
             unit = ""
+            if kind in keys:
+                segments.append([])
         else:
             unit += kind
     segments[-1].append(unit)
-    return [[u for u in s if u] for s in segments]
-
-
-def _segment_regex(units: set[str], conn: set[str], digits: list[int]) -> str:
-    lo, hi = (min(digits), max(digits)) if digits else (1, 1)
-    alts = ["".join(_CLASS_RX.get(c, rf"\d{{{lo},{hi}}}") for c in u) for u in sorted(units) if u]
-    unit = "(?:" + "|".join(alts or ["(?!)"]) + ")"
-    return f"{unit}(?:{_charclass(conn)}{unit}){{0,6}}" if conn else unit
-
-
-def _charclass(chars: set[str]) -> str:
-    return "[" + "".join(re.escape(c) for c in sorted(chars)) + "]"
-
-
-@functools.lru_cache(maxsize=256)
-def _compiled(regex: str) -> re.Pattern[str]:
-    return re.compile(regex)
+    return segments

@@ -181,7 +181,7 @@ def side_effects(name: str, description: str, hints: dict, declared: bool) -> tu
     """Whether calling the tool changes something, and why the model thinks so (conservative:
     any sign of a side effect counts, unless the definition says it is read-only)."""
     if declared:
-        return True, "the engine says it has side effects"
+        return True, "the engine says so"
     if hints.get("destructiveHint") is True or hints.get("readOnlyHint") is False:
         return True, "its annotations say it is not read-only"
     if hints.get("readOnlyHint") is True:

@@ -3,7 +3,9 @@
 Each value remembers where it was found (``start``/``end`` in the question) and why,
 so the planner can tell "from PEK" from "to SHA" and explain its choice. Sources:
 a parameter's ``pattern``, ``enum``, ``const``, ``examples`` or ``format`` (closed or
-shaped values, found anywhere as whole tokens); numbers next to a word of the
+shaped values, found anywhere as whole tokens; also those its description states in words,
+``offline_prose``), words shaped like the examples, the time zones of places
+(``offline_zones``); numbers next to a word of the
 parameter ("2 passengers", "3 nights"); booleans only when stated ("turn on");
 free text only when it stands out (quoted, a Title Like This, "about …").
 """
