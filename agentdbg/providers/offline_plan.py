@@ -249,9 +249,10 @@ class Planner:
             for (args, _why), theirs in zip(f.combos, f.spans):
                 going = other in chosen or self._made(other, args)
                 if going and len(theirs) > len(spans) and theirs & spans:
-                    quoted = ", ".join(repr(self.question[a:b]) for a, b in sorted(theirs & spans))
-                    self.plan.notes.append(f"not calling {tool.name} with {quoted}: {other.name} "
-                                           "takes it with more of the question's values")
+                    if other in chosen:   # said once, in the turn that makes the other call
+                        quoted = ", ".join(repr(self.question[a:b]) for a, b in sorted(theirs & spans))
+                        self.plan.notes.append(f"not calling {tool.name} with {quoted}: {other.name} "
+                                               "takes it with more of the question's values")
                     return True
         return False
 
