@@ -2,13 +2,17 @@
 
 It calls a read-only tool when every required parameter can be filled: from the
 user's question (a value fitting the parameter's ``pattern``, ``enum``, ``const``,
-``examples`` or ``format``; a number next to the parameter's words, "2 passengers";
-a boolean the question states; quoted or Title Case text for a query or title), or
-from a field of an earlier result, also inside a list when the question singles out
-one element (``results[0].isbn``). Free-form parameters only: a closed ``enum``
-choice is the user's to make. Parameters that share values ("from PEK to SHA") get
-distinct values by the words around them. A tool with side effects is called only
-when the question asks for its action (never "reserve" for "is it available?").
+``examples`` or ``format``, also as its description says them in words: "e.g.
+'America/New_York'", "(HH:MM)"; a word shaped like the examples, ``Asia/Tokyo``; the
+IANA time zone of a place it names when the examples are zones; a number next to the
+parameter's words, "2 passengers"; a boolean the question states; quoted or Title Case
+text for a query or title), or from a field of an earlier result, also inside a list
+when the question singles out one element (``results[0].isbn``). Free-form parameters
+only: a closed ``enum`` choice is the user's to make. Parameters that share values
+("from PEK to SHA", "09:30 Paris time in New York") get distinct values by the words
+around them, from one clause of the question; a value that a call using more of the
+question's values takes is not looked up again on its own. A tool with side effects is
+called only when the question asks for its action (never "reserve" for "is it available?").
 
 Independent calls go out together; a call already made for this question is never
 repeated, except that a retryable error is retried once (a side-effecting call only
@@ -17,7 +21,8 @@ call ids never repeat an id of the history. When nothing more can be called it
 answers from the results and says plainly which tool and parameter it could not fill.
 
 Each reply carries a short ``note`` explaining the choice. The pieces live in
-``offline_*`` modules: history, schema, values, fill, intent, plan, answer, patterns.
+``offline_*`` modules: history, schema, prose, values, zones, fill, intent, plan, answer,
+patterns.
 """
 
 from __future__ import annotations

@@ -80,9 +80,12 @@ def _summary(result: Any, depth: int = 0) -> str:
 
 
 def _field(v: Any, depth: int) -> str:
-    """A field of a result: short values as they are, a list of records item by item."""
+    """A field of a result: short values as they are, a list of records item by item, a
+    record field by field (``source=(timezone=Europe/Paris, datetime=…)``)."""
     if isinstance(v, list) and depth < 1 and any(isinstance(x, dict) for x in v):
         return f"[{_summary(v, depth + 1)}]"
+    if isinstance(v, dict) and v and depth < 1 and len(v) <= 12:
+        return _short(f"({_summary(v, depth + 1)})", 240)
     return _short(v)
 
 

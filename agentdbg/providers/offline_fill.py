@@ -10,12 +10,15 @@ A required parameter without a value is recorded with the reason, for the user.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.providers import offline_zones
 from agentdbg.providers.offline_history import Conversation
 from agentdbg.providers.offline_schema import Param, ToolDef, out_of_range
 from agentdbg.providers.offline_values import (
+    MAX_QUESTION,
     SOURCE,
     TARGET,
     Number,
@@ -43,12 +46,15 @@ class Missing:
     param: str
     reason: str
     ambiguous: bool = False   # several results offered a value and the question chose none
+    unfit: bool = False       # the question gave a value the schema cannot take (said even when
+                              # other calls went ahead)
 
 
 @dataclass
 class Fill:
     tool: ToolDef
     combos: list[tuple[dict, str]] = field(default_factory=list)  # arguments, why
+    spans: list[frozenset[tuple[int, int]]] = field(default_factory=list)  # each combo's question spans
     missing: list[Missing] = field(default_factory=list)
     from_question: int = 0      # parameters with a value from the question
     weak: bool = False          # every value is free text or a lone number: a guess
@@ -86,12 +92,13 @@ def fill(tool: ToolDef, qv: QuestionValues, conv: Conversation) -> Fill:
             values[p.name] = [Value(None, "null: no value in the question, and the schema allows null")]
         if not values[p.name]:
             result.missing.append(Missing(tool.name, p.name, _why_missing(tool, p, qv, lookups),
-                                          ambiguous=p.name in lookups))
+                                          ambiguous=p.name in lookups,
+                                          unfit=(tool.name, p.name) in qv.problems))
     result.from_question = sum(1 for p in tool.params if any(v.start >= 0 for v in values[p.name]))
     if not result.missing:
         needs_weak = [p.name in weak for p in tool.needs]
         result.weak = bool(needs_weak) and all(needs_weak)
-        result.combos = _combos(tool, values)
+        result.combos, result.spans = _combos(tool, values)
     return result
 
 
@@ -100,6 +107,7 @@ def _from_question(tool: ToolDef, qv: QuestionValues) -> tuple[dict[str, list[Va
     a lone number)."""
     values = {p.name: _without_opposite_role(p, qv.shaped.get((tool.name, p.name), []), qv.question)
               for p in tool.params}
+    _one_clause(values, qv.question)
     _share_out(tool, values, qv.question)
     weak = set()
     for name, (number, guess) in _numbers_for(tool, values, qv).items():
@@ -132,6 +140,36 @@ def _from_results(tool: ToolDef, values: dict[str, list[Value]], qv: QuestionVal
         elif ambiguous:
             open_[p.name] = ambiguous
     return open_
+
+
+_CLAUSE_END = re.compile(r"[.?!;。？！；\n]+(?:\s|$)|,\s*(?=(?:and|but|then|also|or|plus)\b)|，")
+
+
+def clauses(question: str) -> list[tuple[int, int]]:
+    """The question's clauses: "What time is it in Tokyo, and what is 09:30 Paris time …"."""
+    out, start = [], 0
+    for m in _CLAUSE_END.finditer(question[:MAX_QUESTION]):
+        out.append((start, m.start()))
+        start = m.end()
+    return out + [(start, max(start, len(question)))]
+
+
+def _one_clause(values: dict[str, list[Value]], question: str) -> None:
+    """A call whose values come from the question: when exactly one clause holds a value for
+    every parameter that has some, its values come from that clause ("what time is it in
+    Tokyo, and what is 09:30 Paris time in New York": the conversion takes Paris and New
+    York, not Tokyo)."""
+    holding = [name for name, vs in values.items() if any(v.start >= 0 for v in vs)]
+    if len(holding) < 2:
+        return
+    parts = clauses(question)
+    full = [(a, b) for a, b in parts
+            if all(any(a <= v.start < b for v in values[name]) for name in holding)]
+    if len(full) != 1:
+        return
+    a, b = full[0]
+    for name in holding:
+        values[name] = [v for v in values[name] if v.start < 0 or a <= v.start < b]
 
 
 def _without_opposite_role(p: Param, vs: list[Value], question: str) -> list[Value]:
@@ -263,20 +301,24 @@ def _why_missing(tool: ToolDef, p: Param, qv: QuestionValues, lookups: dict[str,
             return out_of_range(near[0].value, p.schema)
     if p.type in ("object", "array"):
         return f"it takes an {p.type}, which the offline model does not build"
+    if offline_zones.is_zone_list(p.schema.get("examples")):
+        return (f"no IANA time zone name in the question ({p.describe()}), and no place it names is "
+                f"the city of a time zone in {offline_zones.sources(qv.question)}")
     if "$unknown" in p.schema:
         return "its schema is a reference the offline model does not follow (remote refs are never fetched)"
     source = "the question" if p.closed else "the question or the tool results"
     return f"no value for it in {source} ({p.describe()})"
 
 
-def _combos(tool: ToolDef, values: dict[str, list[Value]]) -> list[tuple[dict, str]]:
+def _combos(tool: ToolDef, values: dict[str, list[Value]]
+            ) -> tuple[list[tuple[dict, str]], list[frozenset[tuple[int, int]]]]:
     keys, choices = [], []
     for p in tool.params:
         vs = values[p.name]
         if vs:
             keys.append(p.name)
             choices.append(vs if p.required else vs[:1])
-    out = []
+    out, spans = [], []
     for combo in itertools.islice(itertools.product(*choices), MAX_COMBOS * 4):
         chosen = [v.value for v in combo]
         if _reuses_a_question_value(combo):
@@ -284,9 +326,10 @@ def _combos(tool: ToolDef, values: dict[str, list[Value]]) -> list[tuple[dict, s
         args = dict(zip(keys, chosen))
         why = ", ".join(f"{k}={v.value!r} ({v.why})" for k, v in zip(keys, combo))
         out.append((args, why))
+        spans.append(frozenset((v.start, v.end) for v in combo if v.start >= 0))
         if len(out) >= MAX_COMBOS:
             break
-    return out
+    return out, spans
 
 
 def _reuses_a_question_value(combo: tuple[Value, ...]) -> bool:

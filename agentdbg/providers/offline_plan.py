@@ -19,7 +19,7 @@ from agentdbg.providers.offline_fill import Fill, Missing, QuestionValues, fill
 from agentdbg.providers.offline_history import Conversation, fingerprint, json_object
 from agentdbg.providers.offline_intent import intent
 from agentdbg.providers.offline_schema import ToolDef
-from agentdbg.providers.offline_text import name_tokens, overlap
+from agentdbg.providers.offline_text import has_cjk, name_tokens, overlap
 
 MAX_CALLS_PER_TURN = 8
 _ID_WORDS = frozenset({"id", "ref", "reference", "no", "number", "code", "key", "uuid", "isbn", "sku"})
@@ -131,8 +131,7 @@ class Planner:
         return True
 
     def _new(self, f: Fill) -> list[tuple[dict, str]]:
-        return [(a, w) for a, w in f.combos if fingerprint(
-            f.tool.name, json.dumps(a, ensure_ascii=False, separators=(",", ":"))) not in self.conv.made]
+        return [(a, w) for a, w in f.combos if not self._made(f.tool, a)]
 
     def _retries(self) -> None:
         by_name = {t.name: t for t in self.tools}
@@ -194,6 +193,8 @@ class Planner:
             f = self.fills[t.name]
             if not t.side_effects and f.missing and f.from_question > 0 and not quiet:
                 self.plan.missing.extend(f.missing)
+            elif not t.side_effects and any(m.unfit for m in f.missing) and not self.conv.attempted(t.name):
+                self.plan.missing.extend(m for m in f.missing if m.unfit)
             elif not t.side_effects:
                 self.plan.notes.extend(f"not calling {m.tool}: {m.reason}" for m in f.missing
                                        if m.ambiguous)
@@ -205,8 +206,9 @@ class Planner:
         for m in self.fills[tool.name].missing:
             p = tool.param(m.param)
             last = (name_tokens(p.name) or [""])[-1] if p is not None else ""
+            own_pattern = p is not None and p.schema.get("pattern") and "pattern" not in p.from_prose
             if p is not None and not p.closed and p.type in ("string", "any") and \
-                    (p.schema.get("pattern") or last in _ID_WORDS):
+                    (own_pattern or last in _ID_WORDS):
                 return True
         return False
 
@@ -225,10 +227,34 @@ class Planner:
                       for t in weak}
             best = max(scores.values())
             weak = [t for t in weak if scores[t.name] == best and (best > 0 or not strong)]
-        for t in reads:
-            if t in strong or t in weak:
-                for args, why in self._new(self.fills[t.name]):
+        chosen = [t for t in reads if t in strong or t in weak]
+        for t in chosen:
+            f = self.fills[t.name]
+            for (args, why), spans in zip(f.combos, f.spans):
+                if not self._made(t, args) and not self._taken(t, spans, chosen):
                     self._add(t, args, why)
+
+    def _made(self, tool: ToolDef, args: dict) -> bool:
+        return fingerprint(tool.name, json.dumps(args, ensure_ascii=False, separators=(",", ":"))) \
+            in self.conv.made
+
+    def _taken(self, tool: ToolDef, spans: frozenset[tuple[int, int]], chosen: list[ToolDef]) -> bool:
+        """A call that reuses a value of the question that another call, taking more of the
+        question's values, uses: "what is 09:30 Paris time in New York" converts a time; it
+        does not also ask the time in Paris and in New York."""
+        for other in self.tools:
+            f = self.fills[other.name]
+            if other is tool or other.side_effects:
+                continue
+            for (args, _why), theirs in zip(f.combos, f.spans):
+                going = other in chosen or self._made(other, args)
+                if going and len(theirs) > len(spans) and theirs & spans:
+                    if other in chosen:   # said once, in the turn that makes the other call
+                        quoted = ", ".join(repr(self.question[a:b]) for a, b in sorted(theirs & spans))
+                        self.plan.notes.append(f"not calling {tool.name} with {quoted}: {other.name} "
+                                               "takes it with more of the question's values")
+                    return True
+        return False
 
     def _required_fallback(self) -> None:
         """tool_choice 'required' and nothing planned: the best-fitting tool that can be filled."""
@@ -255,6 +281,11 @@ def closest_missing(tools: list[ToolDef], fills: dict[str, Fill], question: str,
     """When no tool fits: the required parameters the most relevant tools lack."""
     scored = [(overlap(question, f"{' '.join(name_tokens(t.name))} {t.description}"), i, t)
               for i, t in enumerate(tools) if fills[t.name].missing and not t.side_effects]
+    if not any(s[0] > 0 for s in scored) and has_cjk(question) and \
+            not any(has_cjk(f"{t.name} {t.description}") for t in tools):
+        # the question's words cannot be compared with the tools' (another script): say what
+        # each tool lacked rather than that nothing matched
+        return [m for _, _, t in scored[:n] for m in fills[t.name].missing]
     scored = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:n]
     return [m for _, _, t in scored for m in fills[t.name].missing]
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdbg.providers import offline_patterns
+from agentdbg.providers import offline_patterns, offline_prose
 from agentdbg.providers.offline_text import name_tokens, words, wordset
 
 MAX_DEPTH = 12
@@ -53,6 +53,11 @@ class Param:
     required: bool
     root: dict = field(repr=False, default_factory=dict)
     nullable: bool = False            # null is a valid value (strict schemas' optional fields)
+    from_prose: frozenset[str] = frozenset()  # schema keys read from the description's words
+
+    @property
+    def prose(self) -> offline_prose.Prose:
+        return offline_prose.read(self.description)
 
     @property
     def type(self) -> str:
@@ -84,7 +89,9 @@ class Param:
             parts.append("one of " + ", ".join(str(o) for o in s["enum"][:8]))
         if isinstance(s.get("examples"), list) and s["examples"]:
             parts.append("e.g. " + ", ".join(str(o) for o in s["examples"][:4]))
-        if isinstance(s.get("pattern"), str):
+        if "pattern" in self.from_prose:
+            parts.append(f"format {self.prose.format_label} (its description)")
+        elif isinstance(s.get("pattern"), str):
             parts.append(f"pattern {s['pattern'][:60]}")
         if isinstance(s.get("format"), str):
             parts.append(f"format {s['format'][:20]}")
@@ -138,9 +145,27 @@ def _params(root: dict) -> list[Param]:
     out = []
     for name, schema in list(props.items())[:MAX_PARAMS]:
         if isinstance(name, str):
-            out.append(Param(name, effective(schema, root), name in required, root,
-                             nullable=_accepts_null(schema, root)))
+            plain, prose = with_prose(effective(schema, root))
+            out.append(Param(name, plain, name in required, root,
+                             nullable=_accepts_null(schema, root), from_prose=prose))
     return out
+
+
+def with_prose(schema: dict) -> tuple[dict, frozenset[str]]:
+    """The schema with what its description says in words (``offline_prose``) where the
+    schema itself says nothing: examples after "e.g.", a stated format as a pattern."""
+    d = schema.get("description")
+    t = schema.get("type")
+    stringy = t in (None, "string") or (isinstance(t, list) and "string" in t)
+    if not isinstance(d, str) or not d or not stringy or any(k in schema for k in ("enum", "const")):
+        return schema, frozenset()
+    prose = offline_prose.read(d)
+    added: dict[str, Any] = {}
+    if prose.examples and not isinstance(schema.get("examples"), list):
+        added["examples"] = list(prose.examples)
+    if prose.pattern and not any(k in schema for k in ("pattern", "format")):
+        added["pattern"] = prose.pattern
+    return ({**schema, **added}, frozenset(added)) if added else (schema, frozenset())
 
 
 def _hints(tool: dict, fn: dict) -> dict:
@@ -156,7 +181,7 @@ def side_effects(name: str, description: str, hints: dict, declared: bool) -> tu
     """Whether calling the tool changes something, and why the model thinks so (conservative:
     any sign of a side effect counts, unless the definition says it is read-only)."""
     if declared:
-        return True, "declared side_effects in the tools file"
+        return True, "the engine says so"
     if hints.get("destructiveHint") is True or hints.get("readOnlyHint") is False:
         return True, "its annotations say it is not read-only"
     if hints.get("readOnlyHint") is True:

@@ -3,7 +3,9 @@
 Each value remembers where it was found (``start``/``end`` in the question) and why,
 so the planner can tell "from PEK" from "to SHA" and explain its choice. Sources:
 a parameter's ``pattern``, ``enum``, ``const``, ``examples`` or ``format`` (closed or
-shaped values, found anywhere as whole tokens); numbers next to a word of the
+shaped values, found anywhere as whole tokens; also those its description states in words,
+``offline_prose``), words shaped like the examples, the time zones of places
+(``offline_zones``); numbers next to a word of the
 parameter ("2 passengers", "3 nights"); booleans only when stated ("turn on");
 free text only when it stands out (quoted, a Title Like This, "about …").
 """
@@ -15,7 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agentdbg.providers import offline_patterns
+from agentdbg.providers import offline_patterns, offline_zones
+from agentdbg.providers.offline_prose import MAX_EXAMPLES, Prose, Shape, times
 from agentdbg.providers.offline_schema import Param, fits
 from agentdbg.providers.offline_text import (
     STOPWORDS,
@@ -64,13 +67,18 @@ def shaped(param: Param, question: str) -> tuple[list[Value], str]:
     found: list[Value] = []
     problem = ""
     pattern = s.get("pattern")
+    prose = param.prose if param.from_prose else None
     if isinstance(pattern, str) and param.type in ("string", "any"):
-        spans = offline_patterns.find_all(pattern, q)
-        if spans is None:
-            problem = f"its pattern {pattern[:60]!r} cannot be checked safely, so it was not used"
-        for start, end, text in spans or []:
-            if whole_token(q, start, end):
-                found.append(Value(text, f"question matches pattern {pattern}", start, end))
+        if prose is not None and "pattern" in param.from_prose:
+            stated, problem = _stated_format(param, prose, q)
+            found.extend(stated)
+        else:
+            spans = offline_patterns.find_all(pattern, q)
+            if spans is None:
+                problem = f"its pattern {pattern[:60]!r} cannot be checked safely, so it was not used"
+            for start, end, text in spans or []:
+                if whole_token(q, start, end):
+                    found.append(Value(text, f"question matches pattern {pattern}", start, end))
     fmt = s.get("format")
     if isinstance(fmt, str) and fmt in _FORMATS and not isinstance(pattern, str):
         for m in _FORMATS[fmt].finditer(q):
@@ -82,10 +90,45 @@ def shaped(param: Param, question: str) -> tuple[list[Value], str]:
                 spoken = {opt, opt.replace("_", " ").replace("-", " ")}  # living_room: "living room"
                 for start, end in (span for form in spoken for span in occurrences(q, form)):
                     found.append(Value(opt, f"question mentions {key} value {opt!r}", start, end))
+    found.extend(_like_examples(param, q))
     if isinstance(s.get("const"), str):
         for start, end in occurrences(q, s["const"]):
             found.append(Value(s["const"], "question mentions the const value", start, end))
     return _fitting(found, param), problem
+
+
+def _stated_format(param: Param, prose: Prose, q: str) -> tuple[list[Value], str]:
+    """Values in the format the description states ("in 24-hour format (HH:MM)"), and what
+    the question said that the format cannot hold ("12:00:30" for HH:MM)."""
+    label = f"the {prose.format_label} format its description states"
+    if prose.time_template:
+        found = times(q, prose.time_template)
+        unfit = next((said for _s, _e, value, said in found if not value), "")
+        return [Value(value, f"question says {said!r}" + ("" if value == said else f", {value} in {label}"),
+                      start, end) for start, end, value, said in found if value], \
+            (f"the question says {unfit!r}, which {label} cannot hold" if unfit else "")
+    spans = offline_patterns.find_all(param.schema["pattern"], q) or []
+    return [Value(text, f"question has {text!r}, in {label}", start, end)
+            for start, end, text in spans if whole_token(q, start, end)], ""
+
+
+def _like_examples(param: Param, q: str) -> list[Value]:
+    """Question words shaped like the parameter's examples (``Asia/Tokyo`` like
+    ``America/New_York``), and, when the examples are IANA time zones, the zones of the
+    places the question names."""
+    examples = param.schema.get("examples")
+    if param.closed or param.type not in ("string", "any") or not isinstance(examples, list):
+        return []
+    texts = tuple(e for e in examples[:MAX_EXAMPLES] if isinstance(e, str) and e)
+    where = " in its description" if "examples" in param.from_prose else ""
+    out: list[Value] = []
+    shape = Shape.of(texts) if texts else None
+    for start, end, text in shape.find(q) if shape is not None else []:
+        out.append(Value(text, f"question has {text!r}, shaped like the example {texts[0]!r}{where}",
+                         start, end))
+    if offline_zones.is_zone_list(texts):
+        out.extend(Value(p.zone, p.why, p.start, p.end) for p in offline_zones.places(q))
+    return out
 
 
 def _fitting(found: list[Value], param: Param) -> list[Value]:
@@ -361,7 +404,8 @@ def role(param: Param) -> str | None:
 
 def mark(question: str, v: Value) -> str | None:
     """Whether the words around a value make it the start or the end of a route:
-    "from PEK", "to SHA", "PEK to SHA", "PEK-SHA", "从北京", "到上海"."""
+    "from PEK", "to SHA", "PEK to SHA", "PEK-SHA", "从北京", "到上海"; or of a conversion:
+    "09:30 Paris time" (the source), "in Tokyo time" (the target)."""
     if v.start < 0:
         return None
     before = word_before(question, v.start, 1)
@@ -373,5 +417,8 @@ def mark(question: str, v: Value) -> str | None:
     for r, marks in _ZH_BEFORE.items():
         if any(zh.endswith(m) for m in marks):
             return r
+    if re.match(r"\s+time\b", text_after(question, v.end, 8), re.I):
+        # "09:30 Paris time" is where a time is given; "in Paris time", where it is wanted
+        return TARGET if before and before[0] in ("in", "into") else SOURCE
     after = text_after(question, v.end, 4).lstrip()
     return SOURCE if any(after.startswith(m) for m in _SOURCE_AFTER) else None
