@@ -57,10 +57,11 @@ def run_replay(args: ReplayArgs, console) -> ExitStatus:
     return _play(args, console)
 
 
-def _precheck(profile: str):
-    from agentdbg.checker import check_model_request
+def _precheck(profile: str, header: dict | None = None):
+    """The pre-send check in the recording's wire format (chat when it says none)."""
+    from agentdbg.providers.factory import precheck_for
 
-    return lambda request: check_model_request(request, profile)
+    return precheck_for(str((header or {}).get("api") or "chat"), profile)
 
 
 def _options(args: ReplayArgs, info, **kw) -> RunOptions:
@@ -131,15 +132,17 @@ def _server_warnings(header: dict, toolset) -> list[str]:
 def _live_session(args: ReplayArgs, messages: list, header: dict | None = None):
     from agentdbg.engine.replaying import config_from_header
     from agentdbg.engine.session import RunConfig, Session
-    from agentdbg.providers.factory import make_provider
+    from agentdbg.providers.factory import make_provider, precheck_for
 
     toolset = _tools(args, "--from" if header else "a starting state", header)
-    info = make_provider(args.model, args.base_url, args.api_key)
+    api = str((header or {}).get("api") or "chat")  # a fork talks the recording's wire format
+    info = make_provider(args.model, args.base_url, args.api_key, api=api)
     approve = args.approve or ("ask" if args.step else "none")
     config = (config_from_header(header, model=info.model, approve=approve,
                                  stop_on_invalid=not args.step) if header else
               RunConfig(model=info.model, approve=approve, stop_on_invalid=not args.step))
-    session = Session(info.provider, toolset, config, messages, precheck=_precheck(args.profile))
+    session = Session(info.provider, toolset, config, messages,
+                      precheck=precheck_for(api, args.profile))
     session.resume()  # the last message decides the pending phase
     return session, info
 
@@ -185,9 +188,10 @@ def _play(args: ReplayArgs, console) -> ExitStatus:
 
     # batch: blocked requests come from the recording's own events; step mode keeps the
     # pre-send check for when the user continues live
-    session, model = replay_session(args.file, strict=args.strict,
-                                    precheck=_precheck(args.profile) if args.step else None)
+    session, model = replay_session(args.file, strict=args.strict)
     header = model.header
+    if args.step:
+        session.precheck = _precheck(args.profile, header)
     live = None
     if args.live_tools:
         live = LiveTools(_tools(args, "--live-tools", header),

@@ -148,7 +148,8 @@ class ChatWire(Wire):
 
     def rejection(self, findings: list) -> tuple[int, dict] | None:
         for f in findings:
-            if f.severity == "error" and f.api_error:
+            # a text another provider returns (api_source) is not what this API answers
+            if f.severity == "error" and f.api_error and not getattr(f, "api_source", None):
                 match = PARAM_SUFFIX.search(f.api_error)
                 text = f.api_error[:match.start()] if match else f.api_error
                 param = match.group(1) if match else (f"messages[{f.index}]" if f.index is not None
