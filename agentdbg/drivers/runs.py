@@ -13,9 +13,9 @@ def list_runs(console, limit: int) -> None:
     from agentdbg.transcript import iter_transcript, runs_dir
 
     folder = runs_dir()
-    files = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    files = [p for _, p in sorted(_dated(folder), reverse=True)]
     if not files:
-        console.print(f"no saved runs in {folder}", markup=False, highlight=False)
+        console.print(f"no saved runs in {safe(folder)}", markup=False, highlight=False)
         return
     table = Table(title=Text(f"{safe(folder)} (newest first)"), title_justify="left")
     for col in ("created", "stop", "turns", "question", "file"):
@@ -36,3 +36,13 @@ def list_runs(console, limit: int) -> None:
         except InputError as exc:
             table.add_row("?", "unreadable", "", Text(safe(exc.message)[:60]), Text(safe(path.name)))
     console.print(table)
+
+
+def _dated(folder):
+    """(mtime, path) of each transcript there; a dangling symlink or a file another process
+    removed meanwhile is skipped."""
+    for path in folder.glob("*.jsonl"):
+        try:
+            yield path.stat().st_mtime, path
+        except OSError:
+            continue
