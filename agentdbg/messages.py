@@ -27,7 +27,7 @@ def canonical_arguments(arguments: str) -> str:
     """
     try:
         return canonical_json(json.loads(arguments))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return arguments if isinstance(arguments, str) else repr(arguments)
 
 
@@ -64,7 +64,7 @@ def parse_json_object(text: str) -> dict | None:
     """``json.loads`` that returns the dict, or None for anything else."""
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

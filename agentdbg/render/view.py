@@ -53,7 +53,7 @@ def pretty_arguments(arguments: Any) -> Text:
                     f"   (arguments is a {type(arguments).__name__}, not a string)", style="red")
     try:
         value = json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):
         return Text(safe(arguments) + "   (not valid JSON)", style="red")
     if isinstance(value, dict) and len(json.dumps(value, ensure_ascii=False)) <= 60:
         return Text(safe(json.dumps(value, ensure_ascii=False)))

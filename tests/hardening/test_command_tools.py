@@ -1,6 +1,7 @@
 """Command tools: their children die with them, their output is read in bounded chunks, and
 they never see secrets they were not given (issue 11)."""
 
+import contextlib
 import json
 import os
 import signal
@@ -56,10 +57,8 @@ def child_pid(tmp_path):
         raise AssertionError("the tool never started its child")
     yield read
     for pid in pids:  # never leave a sleeper behind, whatever the outcome
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def test_a_timeout_kills_the_command_and_its_children(tmp_path, child_pid):
