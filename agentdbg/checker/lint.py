@@ -41,7 +41,17 @@ def lint(toolset: ToolSet) -> list[LintFinding]:
                                "the wrong tool more often; group them or route per request"))
     for spec in toolset.tools:
         out.extend(_lint_tool(spec))
+        out.extend(_schema_skips(spec))
     return out
+
+
+def _schema_skips(spec) -> list[LintFinding]:
+    """What checking arguments against the schema has to skip: a ``$ref`` that does not
+    resolve inside the schema (agentdbg never retrieves one) or a pattern RE2 cannot run."""
+    from agentdbg.schemas import warnings
+
+    return [LintFinding("warning", spec.name, spec.line, f"parameters: {w}")
+            for w in warnings(spec.parameters)]
 
 
 def _lint_tool(spec) -> list[LintFinding]:
