@@ -26,6 +26,8 @@ MAX_PATTERN = 10_000          # characters of one pattern's source
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ECMA_UNICODE = re.compile(r"(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})")
 _DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})  # values, not schemas
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions",
+                        "dependentSchemas", "dependencies"})              # names -> schemas
 _REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
@@ -214,7 +216,7 @@ def _safe_class(cls: type) -> type:
 def _refuse(uri: str):
     from referencing.exceptions import NoSuchResource
 
-    raise NoSuchResource(ref=uri)
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 @functools.lru_cache(maxsize=1)
@@ -226,7 +228,7 @@ def _registry():
 
 # -- the API ------------------------------------------------------------------------------
 
-def class_for(schema: Any) -> type:
+def class_for(schema: Any) -> Any:
     """The validator class ``$schema`` names; the latest draft for anything else."""
     from jsonschema.validators import Draft202012Validator, validator_for
 
@@ -239,16 +241,45 @@ def class_for(schema: Any) -> type:
 def validator(schema: dict) -> Any:
     """A validator for ``schema`` that never retrieves and matches patterns on RE2.
     The schema is not checked here: see ``schema_error``."""
-    return _safe_class(class_for(schema))(schema, registry=_registry())
+    try:
+        own = _one_dialect(schema)
+    except RecursionError:
+        raise Uncheckable("nested too deeply to check against the schema") from None
+    return _safe_class(class_for(schema))(own, registry=_registry())
+
+
+def _one_dialect(node: Any, root: bool = True) -> Any:
+    """``node`` without ``$schema`` below its root: jsonschema switches to its stock
+    validator class where a subschema names another dialect, and that class would match
+    patterns with Python's backtracking ``re``."""
+    if isinstance(node, list):
+        return [_one_dialect(v, False) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key == "$schema" and not root:
+            continue
+        if key in _DATA_KEYWORDS:
+            out[key] = value
+        elif key in _NAME_MAPS and isinstance(value, dict):  # names -> subschemas
+            out[key] = {name: _one_dialect(sub, False) for name, sub in value.items()}
+        else:
+            out[key] = _one_dialect(value, False)
+    return out
 
 
 def problems(v: Any, instance: Any) -> list[str]:
     """``where: message`` for each way ``instance`` fails; ``Uncheckable`` when it is nested
     too deeply to follow."""
+    from referencing.exceptions import Unresolvable
+
     try:
         return sorted(_describe(e) for e in v.iter_errors(instance))
     except RecursionError:
         raise Uncheckable("nested too deeply to check against the schema") from None
+    except Unresolvable as exc:  # a reference outside any keyword that skips it
+        raise Uncheckable(f"$ref {exc.ref!r} is not resolved") from None
 
 
 def _describe(error) -> str:
@@ -328,6 +359,6 @@ def _resolves(root: Any, ref: str) -> bool:
         return False
     try:
         root.lookup(ref)
-    except (Unresolvable, ValueError, TypeError):
+    except (Unresolvable, ValueError, TypeError, AttributeError):  # odd subresources too
         return False
     return True

@@ -62,7 +62,29 @@ def parse(path: Path, text: str) -> tuple[Any, Any]:
         raise ConfigError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
     except RecursionError:
         raise ConfigError(f"{path}: YAML nested too deeply") from None
+    if "\\ud" in text.lower():  # JSON's "\\ud83d\\ude00" is one character, YAML's is two
+        data = _join_surrogates(data, {})
     return data, node
+
+
+def _join_surrogates(value: Any, done: dict[int, Any]) -> Any:
+    """``value`` with each surrogate pair in its strings made the character it stands for
+    (values shared through aliases are converted once)."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+    if id(value) in done:
+        return done[id(value)]
+    if isinstance(value, list):
+        out: list = []
+        done[id(value)] = out
+        out.extend(_join_surrogates(v, done) for v in value)
+        return out
+    if isinstance(value, dict):
+        new: dict = {}
+        done[id(value)] = new
+        new.update((_join_surrogates(k, done), _join_surrogates(v, done)) for k, v in value.items())
+        return new
+    return value
 
 
 def _check_expansion(path: Path, root: Any) -> None:

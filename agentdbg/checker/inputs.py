@@ -73,14 +73,16 @@ def load_check_input(path: str) -> list[CheckItem]:
 
 
 def _transcript(name: str, text: str) -> CheckItem:
+    import io
     import sys
 
+    from agentdbg.textsafe import one_line
     from agentdbg.transcript import load_transcript
 
-    lines = [line.encode("utf-8") for line in text.splitlines(keepends=True)]
+    lines = io.BytesIO(text.encode("utf-8"))  # lines end at b"\n" only: U+2028 is not one
     recording = load_transcript(name, lines)
     for warning in recording.warnings:
-        print(f"agentdbg: warning: {warning}", file=sys.stderr)
+        print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
     tools = recording.header.get("tools")
     request = CheckRequest(messages=_messages(name, recording.final_messages()),
                            tools=tools if isinstance(tools, list) and tools else MISSING)
@@ -89,7 +91,7 @@ def _transcript(name: str, text: str) -> CheckItem:
 
 def _looks_like_jsonl(text: str) -> bool:
     """More than one line, and the first non-empty line is a JSON document by itself."""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in text.split("\n") if ln.strip()]
     if len(lines) < 2:
         return False
     try:
@@ -101,7 +103,7 @@ def _looks_like_jsonl(text: str) -> bool:
 
 def _jsonl(name: str, text: str) -> list[CheckItem]:
     items = []
-    for n, raw in enumerate(text.splitlines(), start=1):
+    for n, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:

@@ -7,11 +7,11 @@ transcript gets its stop event.
 
 from __future__ import annotations
 
-import json
 import sys
 
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
+from agentdbg.messages import utf8_json
 from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
 from agentdbg.render.view import render_finding, render_messages
@@ -55,7 +55,7 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
             session.cancel("the run ended abnormally; everything before this was recorded")
     if options.json_out:
         doc = run_document(session, model=session.config.model, base_url=options.base_url)
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(utf8_json(doc, indent=2) + "\n")
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):
             _show(console, session, shown, options)

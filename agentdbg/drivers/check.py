@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from agentdbg.checker.inputs import load_check_input
 from agentdbg.checker.profiles import get_profile
 from agentdbg.checker.request import MISSING
 from agentdbg.errors import ExitStatus
+from agentdbg.messages import utf8_json
 
 
 def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, full: bool,
@@ -33,7 +33,7 @@ def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, fu
     every = [f for _, fs in results for f in fs]
     if json_out:
         doc = {"ok": not has_errors(every), "findings": [f.to_dict() for f in every]}
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        sys.stdout.write(utf8_json(doc) + "\n")
     else:
         _show(console_factory(), results, profile, full)
     return ExitStatus.FINDINGS if has_errors(every) else ExitStatus.OK

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from agentdbg.errors import ExitStatus
 from agentdbg.options import GoLive, RunOptions
+from agentdbg.textsafe import one_line
 
 
 def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive | None = None,
@@ -33,10 +34,11 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
         removed = prune_runs(options.keep_runs) if options.save is None else 0
     path = writer.path
     if writer.error is not None:
-        print(f"agentdbg: error: could not write the transcript {path} ({writer.error}); "
-              f"{rescue(session, options, writer)}", file=sys.stderr)
+        print(f"agentdbg: error: could not write the transcript {one_line(path)} "
+              f"({one_line(writer.error)}); {one_line(rescue(session, options, writer))}",
+              file=sys.stderr)
     elif not options.json_out:
-        console.print(f"transcript: {path}", soft_wrap=True, highlight=False, markup=False)
+        console.print(f"transcript: {one_line(path)}", soft_wrap=True, highlight=False, markup=False)
     if removed:
         print(f"agentdbg: kept the newest {options.keep_runs} finished transcripts in the runs "
               f"folder (--keep-runs): removed {removed} older one(s)", file=sys.stderr)

@@ -14,6 +14,7 @@ from pathlib import Path
 from agentdbg.drivers.launch import drive
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
 from agentdbg.options import GoLive, RunOptions
+from agentdbg.textsafe import one_line
 
 
 @dataclass
@@ -151,9 +152,9 @@ def _play(args: ReplayArgs, console) -> ExitStatus:
     status = drive(session, console, options, replay=Replay(session, model), go_live=go_live)
     err = sys.stderr
     for warning in model.warnings:
-        print(f"agentdbg: warning: {warning}", file=err)
+        print(f"agentdbg: warning: {one_line(warning)}", file=err)
     if model.diverged:
-        print(f"agentdbg: error: replay diverged: {model.diverged}", file=err)
+        print(f"agentdbg: error: replay diverged: {one_line(model.diverged)}", file=err)
         status = ExitStatus.FINDINGS
     if live is not None:
         from agentdbg.render.replay import render_live_tools

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from agentdbg.checker.lint import lint
 from agentdbg.errors import ExitStatus
+from agentdbg.messages import utf8_json
 from agentdbg.toolspec import load_tools
 
 
@@ -21,7 +21,7 @@ def run_tools(path: Path | None, *, json_out: bool, console) -> ExitStatus:
                                             "timeout": t.timeout, "handler": t.handler_kind}
                          for t in toolset.tools],
                "findings": [f.to_dict() for f in findings]}
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        sys.stdout.write(utf8_json(doc) + "\n")
         return status
     _show(console, toolset, findings)
     return status

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from agentdbg import schemas
 from agentdbg.engine.commands import CommandFailed, Processes, run_command, tool_environment
 from agentdbg.engine.results import ERROR_TYPES, error_content
-from agentdbg.messages import call_arguments, call_name
+from agentdbg.messages import call_arguments, call_name, utf8_json
 from agentdbg.tool_api import ToolError
 from agentdbg.toolspec import ToolSet, ToolSpec, resolve_python_handler
 
@@ -289,7 +289,7 @@ def _command_argv(spec: ToolSpec) -> list[str]:
 
 def _run_command(spec: ToolSpec, args: dict, processes: Processes) -> Any:
     argv = _command_argv(spec)
-    payload = json.dumps(args, ensure_ascii=False).encode("utf-8")
+    payload = utf8_json(args).encode("utf-8")
     try:
         status, stdout, stderr = run_command(argv, payload, cwd=str(spec.base_dir),
                                              timeout=spec.timeout, env=tool_environment(spec.env),

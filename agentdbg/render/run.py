@@ -69,7 +69,7 @@ def render_outcome_details(outcomes: list[ToolOutcome]) -> RenderableType:
     parts = []
     for o in outcomes:
         if o.detail or o.note:
-            parts.append(Text.assemble((f"{o.name} {o.call_id}: ", "bold"),
+            parts.append(Text.assemble((f"{safe(o.name)} {safe(o.call_id)}: ", "bold"),
                                        safe(o.detail or o.note or "")))
     return Group(*parts)
 

@@ -100,7 +100,7 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
                     style="" if label else "red")
         head.append("  ")
         head.append(safe(fn.get("name") or "(no name)"), style="bold")
-        head.append(*call_status(index, pos, cid in seen, pairing))
+        head.append(*call_status(index, pos, isinstance(cid, str) and cid in seen, pairing))
         if isinstance(cid, str) and cid:
             seen.add(cid)
         lines.append(head)
@@ -196,7 +196,7 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
             if message.get(key):
                 body.insert(0, Text(f"{key}: ", style="dim") + fold(str(message[key]), full, 200))
     if meta:
-        body.append(Text(meta, style="dim"))
+        body.append(Text(safe(meta), style="dim"))
     body.extend(render_finding(f) for f in findings)
     return body
 

@@ -241,7 +241,7 @@ class Debugger:
             self.console.print(Text(f"▶ next: execute {len(s.pending)} call(s): {calls}",
                                     style="bold"))
         if self.explain:
-            self.console.print(Text(explain(s, self.lang), style="italic cyan"))
+            self.console.print(Text(safe(explain(s, self.lang)), style="italic cyan"))
 
     def say(self, text: str) -> None:
         self.console.print(Text(safe(text)))

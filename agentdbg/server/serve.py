@@ -16,6 +16,7 @@ import threading
 from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
 from agentdbg.providers.replay import ReplayDiverged
+from agentdbg.textsafe import one_line
 from agentdbg.wire.chat import completion_json, encode_stream
 
 
@@ -122,7 +123,7 @@ def run_serve(*, offline: bool, replay_file, script, host: str, port: int) -> No
     url = url_of(sock)
 
     def ready():
-        print(f"agentdbg serve: {desc} at {url}", flush=True)
+        print(f"agentdbg serve: {one_line(desc)} at {url}", flush=True)
         print(f"  export OPENAI_BASE_URL={url} OPENAI_API_KEY=anything", flush=True)
 
     run_app(make_app(provider), sock, on_ready=ready)

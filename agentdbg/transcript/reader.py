@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentdbg.errors import InputError, located
+from agentdbg.transcript.schema import event_problem
 from agentdbg.transcript.writer import FORMAT, VERSION
 
 
@@ -80,6 +81,9 @@ def _parse_line(p: Path, n: int, raw: bytes, *, first: bool, warnings):
             raise InputError(located(p, n, None, f"unsupported transcript version "
                                                  f"{event.get('version')!r}; this agentdbg "
                                                  f"reads version {VERSION}"))
+    problem = event_problem(event, header=first)
+    if problem is not None:
+        raise InputError(located(p, n, None, problem))
     return n, event
 
 

@@ -21,6 +21,7 @@ from typing import IO
 
 from agentdbg import __version__
 from agentdbg.errors import InputError
+from agentdbg.messages import utf8_json
 from agentdbg.transcript.redact import Redactor
 
 FORMAT = "agentdbg-transcript"
@@ -103,7 +104,7 @@ class TranscriptWriter:
             return
         event = {"seq": self.seq, **event} if event.get("type") != "header" else event
         self.seq += 1
-        line = json.dumps(self.redact(event), ensure_ascii=False, default=str) + "\n"
+        line = utf8_json(self.redact(event), default=str) + "\n"
         try:
             if self.fh is None:
                 if not self.keep_open and event.get("type") != "header":
