@@ -21,7 +21,9 @@ def make_provider(model: str | None, base_url: str | None = None, api_key: str |
         return ProviderInfo(OfflineModel(), "offline (built-in deterministic planner, no network)",
                             model="offline", offline=True)
     from agentdbg.providers.openai_compat import OpenAICompatible
+    from agentdbg.transcript.redact import safe_url
 
     provider = OpenAICompatible(model, base_url, api_key, retries=retries)
-    return ProviderInfo(provider, f"{model} at {provider.base_url}", model=model,
+    # the description is shown and recorded: the URL without its credentials
+    return ProviderInfo(provider, f"{model} at {safe_url(provider.base_url)}", model=model,
                         base_url=provider.base_url)

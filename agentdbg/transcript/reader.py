@@ -26,7 +26,7 @@ class Transcript:
 
     def final_messages(self) -> list:
         """The final messages: the stop event's, else rebuilt from the last request/response."""
-        if self.stop is not None:
+        if self.stop is not None and "messages" in self.stop:
             return self.stop["messages"]
         messages: list = []
         for m in messages_over_time(self.events):

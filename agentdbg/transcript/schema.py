@@ -41,7 +41,7 @@ EVENTS: dict[str, Spec] = {
     "action": {"action": ("str", True), "kind": ("str?", False), "custom": ("str?", False),
                "sticky": ("bool?", False), "pending": ("bool?", False)},
     "blocked": {"turn": ("int?", False), "findings": ("objects?", False)},
-    "stop": {"reason": ("str", True), "detail": ("str?", False), "messages": ("messages", True),
+    "stop": {"reason": ("str", True), "detail": ("str?", False), "messages": ("messages", False),
              "usage": ("obj?", False)},
 }
 # what each recorded user action needs to be re-applied

@@ -15,6 +15,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from recordings import recording_events
 from rich.console import Console
 
 from agentdbg.checker import check
@@ -108,42 +109,12 @@ def test_tools_files(tmp_path_factory, raw):
 
 # -- transcripts with odd field types: a real recording, one field changed ------------------
 
-def _recording() -> list[dict]:
-    """A real run with a tool, a fault and an edit, read back as events (made once)."""
-    global _EVENTS
-    if _EVENTS is None:
-        import tempfile
-
-        from agentdbg.engine.faults import Fault
-        from agentdbg.engine.session import RunConfig, Session
-        from agentdbg.providers.offline import OfflineModel
-        from agentdbg.toolspec import bundled_tools_path
-        from agentdbg.transcript import start_transcript
-
-        path = os.path.join(tempfile.mkdtemp(), "base.jsonl")
-        s = Session.for_question(OfflineModel(), load_tools(bundled_tools_path()),
-                                 "订单 ORD-2026-001 到哪里了?", RunConfig(approve="all"))
-        writer = start_transcript(s, path, model="offline", provider="offline", base_url=None,
-                                  question="q")
-        s.step()
-        s.fail("get_weather", Fault("timeout", ""))
-        s.step()
-        s.edit(1, dict(s.messages[1]))
-        while not s.done:
-            s.step()
-        writer.close()
-        with open(path, encoding="utf-8") as fh:
-            _EVENTS = [json.loads(line) for line in fh]
-    return json.loads(json.dumps(_EVENTS))
-
-
-_EVENTS: list | None = None
 odd = json_value | st.sampled_from([-1, 10**6, 2.5, "x", "", [], {}, [1], ["a"], {"role": 1}, True])
 
 
 @st.composite
 def mutated_recording(draw) -> list[dict]:
-    events = _recording()
+    events = recording_events()
     node: Any = draw(st.sampled_from(events))
     while True:
         keys = list(node) if isinstance(node, dict) else list(range(len(node)))
