@@ -80,7 +80,7 @@ def _transcript(name: str, text: str) -> CheckItem:
     from agentdbg.transcript import load_transcript
 
     lines = io.BytesIO(text.encode("utf-8"))  # lines end at b"\n" only: U+2028 is not one
-    recording = load_transcript(name, lines)
+    recording = load_transcript(name, lines, validate=True)
     for warning in recording.warnings:
         print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
     tools = recording.header.get("tools")

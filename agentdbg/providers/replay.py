@@ -56,7 +56,7 @@ class ReplayModel:
 
     def __init__(self, path):
         self.path = path
-        self._stream: Iterator = iter_transcript(path, self.warnings_list())
+        self._stream: Iterator = iter_transcript(path, self.warnings_list(), validate=True)
         self.header = next(self._stream)[1]
         self._peeked: Any = _NOTHING
         self._peeked_line: int | None = None

@@ -115,3 +115,24 @@ class Proxy:
         """Every transcript the proxy wrote, as one text."""
         folder = self.log.parent / "saved"
         return "".join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.jsonl")))
+
+
+class Serve(Proxy):
+    """``agentdbg serve ARGS`` in its own process (its first line ends with its URL)."""
+
+    def __init__(self, tmp_path: Path, *args):  # not Proxy.__init__: that starts a proxy
+        self.log = tmp_path / "serve.log"
+        self.fh = open(self.log, "w", encoding="utf-8")
+        self.proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "serve", "--port", "0", *args],
+                                     stdout=self.fh, stderr=subprocess.STDOUT,
+                                     env={**os.environ, "NO_COLOR": "1"})
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            first = self.output().split("\n", 1)
+            if len(first) == 2 and "http://" in first[0]:
+                self.url = first[0].split()[-1]
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError(self.output())
+            time.sleep(0.05)
+        raise AssertionError(f"serve never said its URL: {self.output()}")

@@ -173,8 +173,8 @@ def test_a_hostile_schema_pattern_never_stops_the_analysis(upstream, proxies):
             "function": {"name": "f", "arguments": json.dumps({"a": "a" * 34 + "!"})}}]}]
     assert post(proxy.url, body)[0] == 200
     assert post(proxy.url, chat(1))[0] == 200
-    deadline = time.monotonic() + 20  # the analyst reaches the second request
-    while proxy.output().count("request ") < 2 and time.monotonic() < deadline:
+    deadline = time.monotonic() + 20  # the analyst gets past the first request
+    while proxy.output().count("← response") < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert proxy.output().count("← response") >= 2, proxy.output()
 

@@ -81,6 +81,16 @@ def test_a_save_path_in_use_is_refused_and_nothing_is_lost(tmp_path):
     assert [e["type"] for e in events].count("header") == 1
 
 
+def test_two_runs_may_both_save_to_dev_null(tmp_path):
+    (tmp_path / "t.yaml").write_text(SLOW, encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(SCRIPT, encoding="utf-8")
+    runs = [agentdbg("run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--save", "/dev/null",
+                     cwd=tmp_path) for _ in range(2)]  # the lock is for files, not devices
+    for p in runs:
+        p.communicate(timeout=60)
+        assert p.returncode == 0
+
+
 def finished_run(folder: Path, name: str, age: float) -> Path:
     path = folder / name
     runner.invoke(app, ["run", "what is the weather in Paris?", "--save", str(path)])

@@ -100,6 +100,7 @@ def test_step_modes_fallback_save_is_redacted_like_the_transcript(tmp_path, mode
         pipe.close()
         Debugger(session, Console(file=buf, width=120, no_color=True), options=options,
                  transcript=writer, input=pipe, output=DummyOutput(), history=False).loop()
+    writer.close()  # releases its lock on /dev/full for the next test
     assert writer.error is not None
     text = (tmp_path / "saved.json").read_text(encoding="utf-8")
     assert json.loads(text)["messages"][0]["content"].startswith("订单")
