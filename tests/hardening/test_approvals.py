@@ -86,6 +86,16 @@ def test_an_approval_is_not_reused_by_a_later_call_with_the_same_id(outbox):
     assert "denied: call_0" in out
 
 
+def test_an_approval_is_not_reused_after_a_rewind(outbox):
+    turns = [{"tool_calls": [email("alice@example.com")]},
+             {"tool_calls": [email("everyone@example.com", "SPAM")]},
+             {"content": "done"}]
+    out = step(turns, "n", "n", "approve", "n", "rewind 0", "n", "n", "n", "deny", "n", "c")
+    assert [m["to"] for m in outbox()] == ["alice@example.com"]
+    assert out.count("approval needed before running send_email (call_0)") >= 2
+    assert "denied: call_0" in out
+
+
 def test_a_denial_is_not_reused_either(outbox):
     turns = [{"tool_calls": [email("alice@example.com")]},
              {"tool_calls": [email("bob@example.com")]},
