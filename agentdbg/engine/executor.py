@@ -199,9 +199,12 @@ class ToolExecutor:
         is not valid (the tools loader reports it), so nothing can be checked."""
         if spec.name not in self._validators:
             params = spec.parameters
-            self._validators[spec.name] = (schemas.validator(params)
-                                           if isinstance(params, dict) and
-                                           schemas.schema_error(params) is None else None)
+            try:
+                self._validators[spec.name] = (schemas.validator(params)
+                                               if isinstance(params, dict) and
+                                               schemas.schema_error(params) is None else None)
+            except schemas.Uncheckable:
+                self._validators[spec.name] = None
         return self._validators[spec.name]
 
     def _invoke(self, spec: ToolSpec, args: dict) -> tuple[Any, bool, str | None]:

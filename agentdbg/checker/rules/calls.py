@@ -169,7 +169,10 @@ def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None =
 
     validator = _VALIDATORS.get(key)
     if validator is None:
-        validator = schemas.validator(schema) if schemas.schema_error(schema) is None else False
+        try:
+            validator = schemas.validator(schema) if schemas.schema_error(schema) is None else False
+        except schemas.Uncheckable:
+            validator = False
         _VALIDATORS.put(key, validator)
     if validator is False:
         return ""
