@@ -1,5 +1,6 @@
 """A recording upstream on 127.0.0.1 and a real ``agentdbg proxy`` process in front of it."""
 
+import contextlib
 import json
 import os
 import resource
@@ -86,7 +87,8 @@ class Proxy:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "agentdbg", "proxy", "--upstream", upstream, "--port", "0",
              "--save", str(tmp_path / "saved"), *args], stdout=self.fh, stderr=subprocess.STDOUT,
-            env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}, preexec_fn=limit)
+            env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}, preexec_fn=limit,
+            start_new_session=True)  # its own group: stop() ends its analyst process too
         deadline = time.time() + 30
         while time.time() < deadline:
             first = self.output().split("\n", 1)
@@ -105,9 +107,11 @@ class Proxy:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
             try:
-                self.proc.wait(30)
+                self.proc.wait(60)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+        with contextlib.suppress(OSError):  # whatever it started (its analyst) goes with it
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.fh.close()
         return self.output()
 
@@ -125,7 +129,7 @@ class Serve(Proxy):
         self.fh = open(self.log, "w", encoding="utf-8")
         self.proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "serve", "--port", "0", *args],
                                      stdout=self.fh, stderr=subprocess.STDOUT,
-                                     env={**os.environ, "NO_COLOR": "1"})
+                                     env={**os.environ, "NO_COLOR": "1"}, start_new_session=True)
         deadline = time.time() + 30
         while time.time() < deadline:
             first = self.output().split("\n", 1)
