@@ -23,6 +23,18 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def utf8_json(value: Any, **kw: Any) -> str:
+    """``json.dumps`` with unicode kept, as text that encodes to UTF-8: a lone surrogate
+    (valid in JSON, not in UTF-8; e.g. from ``"\\ud800"`` in a model's output) makes the
+    whole text use ``\\u`` escapes instead, which read back identically."""
+    text = json.dumps(value, ensure_ascii=False, **kw)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, ensure_ascii=True, **kw)
+    return text
+
+
 def canonical_arguments(arguments: str) -> str:
     """Parse an ``arguments`` string and re-serialise it canonically.
 
@@ -31,7 +43,7 @@ def canonical_arguments(arguments: str) -> str:
     """
     try:
         return canonical_json(json.loads(arguments))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return arguments if isinstance(arguments, str) else repr(arguments)
 
 
@@ -68,7 +80,7 @@ def parse_json_object(text: str) -> dict | None:
     """``json.loads`` that returns the dict, or None for anything else."""
     try:
         value = json.loads(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

@@ -22,6 +22,8 @@ import yaml
 from agentdbg.errors import ConfigError, located
 from agentdbg.mcp.config import McpServerConfig, parse_server_configs
 from agentdbg.messages import TOOL_NAME_RE
+from agentdbg.yamlfile import parse as parse_yaml
+from agentdbg.yamlfile import read_text
 
 MAX_FILE_BYTES = 5_000_000  # a tools file larger than this is a mistake, not a tools file
 SUPPORTED_VERSIONS = (1,)
@@ -153,23 +155,7 @@ class _Doc:
         self.path = path
         self.lenient = False
         self.problems: list[tuple[str, int | None, str]] = []
-        try:
-            self.node = yaml.compose(text, Loader=yaml.SafeLoader)
-            self.data = yaml.safe_load(text)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
-            problem = exc.problem or exc.context or "invalid YAML"
-            raise ConfigError(located(path, line, col, f"invalid YAML: {problem}")) from None
-        except yaml.reader.ReaderError as exc:
-            line = text.count("\n", 0, exc.position) + 1
-            col = exc.position - text.rfind("\n", 0, exc.position)
-            raise ConfigError(located(path, line, col, f"invalid YAML: unacceptable character "
-                                      f"#x{exc.character:04x}: {exc.reason}")) from None
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
-        except RecursionError:
-            raise ConfigError(f"{path}: YAML nested too deeply") from None
+        self.data, self.node = parse_yaml(path, text)
 
     def _node_at(self, keys: tuple) -> Any:
         node = self.node
@@ -214,19 +200,7 @@ def load_tools(path: str | os.PathLike | None = None, *, resolve: bool = True,
     parameters schema is recorded in ``ToolSet.problems`` instead of raised.
     """
     p = Path(path) if path is not None else default_tools_path()
-    try:
-        if p.stat().st_size > MAX_FILE_BYTES:
-            raise ConfigError(f"{p}: {p.stat().st_size} bytes; a tools file is at most "
-                              f"{MAX_FILE_BYTES} bytes")
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{p}: no such tools file") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start})") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{p}: is a directory, not a tools file") from None
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read: {exc.strerror}") from None
+    text = read_text(p, "tools file")
     doc = _Doc(p, text)
     doc.lenient = lenient
     toolset = _parse(doc)
@@ -394,20 +368,18 @@ def _unfold_cjk(node: Any, value: str) -> str:
 
 
 def _check_parameters(doc: _Doc, keys: tuple, who: str, params: Any) -> None:
-    from jsonschema.exceptions import SchemaError
-    from jsonschema.validators import validator_for
+    from agentdbg.schemas import schema_error
 
     if not isinstance(params, dict):
         raise doc.error(keys, f"{who}: field 'parameters' must be a JSON Schema object")
     if params.get("type") != "object":
         raise doc.error(keys, f"{who}: field 'parameters' must have type: object")
-    try:
-        validator_for(params).check_schema(params)
-    except SchemaError as exc:
-        sub = keys + tuple(exc.path)
-        where = "/".join(str(p) for p in exc.path) or "(root)"
-        doc.soft(sub, f"{who}: field 'parameters' is not a valid JSON Schema at "
-                      f"{where}: {exc.message}")
+    problem = schema_error(params)  # never retrieves a $ref; patterns parsed by RE2
+    if problem is not None:
+        path, message = problem
+        where = "/".join(str(p) for p in path) or "(root)"
+        doc.soft(keys + path, f"{who}: field 'parameters' is not a valid JSON Schema at "
+                              f"{where}: {message}")
 
 
 def _parse_handler(doc: _Doc, keys: tuple, who: str, raw: Any) -> tuple[str, Any]:

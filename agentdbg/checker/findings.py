@@ -122,6 +122,8 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        "parameters as keyword arguments", scope="tools"),
     _r("handler-parameter-optional", WARNING, "a python handler needs a parameter the schema "
        "lets the model leave out", scope="tools"),
+    _r("schema-not-checkable", WARNING, "a part of a parameters schema agentdbg cannot check "
+       "safely (a $ref it never retrieves, a pattern RE2 cannot run): skipped", scope="tools"),
     _r("mcp-tool-invalid", ERROR, "an MCP server lists a tool the API would reject (its name, "
        "its inputSchema, a name two tools share)", scope="tools"),
     _r("mcp-tool-undescribed", WARNING, "an MCP tool with no description", scope="tools"),

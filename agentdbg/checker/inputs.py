@@ -83,14 +83,16 @@ def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
 
 def _transcript(name: str, text: str) -> list[CheckItem]:
     """One item per recorded request: a transcript is judged by what it sent."""
+    import io
     import sys
 
+    from agentdbg.textsafe import one_line
     from agentdbg.transcript import load_transcript
 
-    lines = [line.encode("utf-8") for line in text.splitlines(keepends=True)]
-    recording = load_transcript(name, lines)
+    lines = io.BytesIO(text.encode("utf-8"))  # lines end at b"\n" only: U+2028 is not one
+    recording = load_transcript(name, lines, validate=True)
     for warning in recording.warnings:
-        print(f"agentdbg: warning: {warning}", file=sys.stderr)
+        print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
     header = recording.header
     fmt = str(header["api"]) if header.get("api") in ("responses", "anthropic") else "chat"
     tools = header.get("tools") if isinstance(header.get("tools"), list) else []
@@ -150,7 +152,7 @@ def _native_of(fmt: str, event: dict, request: CheckRequest, params: dict) -> An
 
 def _looks_like_jsonl(text: str) -> bool:
     """More than one line, and the first non-empty line is a JSON document by itself."""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in text.split("\n") if ln.strip()]
     if len(lines) < 2:
         return False
     try:
@@ -162,7 +164,7 @@ def _looks_like_jsonl(text: str) -> bool:
 
 def _jsonl(name: str, text: str, fmt: str | None = None) -> list[CheckItem]:
     items = []
-    for n, raw in enumerate(text.splitlines(), start=1):
+    for n, raw in enumerate(text.split("\n"), start=1):
         if not raw.strip():
             continue
         try:

@@ -50,10 +50,19 @@ def lint(toolset: ToolSet) -> list[LintFinding]:
     for spec in toolset.tools:
         for check in TOOL_CHECKS:
             out.extend(check(spec))
+        out.extend(_schema_skips(spec))
     from agentdbg.checker.lint_mcp import lint_mcp
 
     out.extend(lint_mcp(toolset))  # MCP tools: their servers' own problems
     return out
+
+
+def _schema_skips(spec: ToolSpec) -> list[LintFinding]:
+    """What checking arguments against the schema has to skip: a ``$ref`` that does not
+    resolve inside the schema (agentdbg never retrieves one) or a pattern RE2 cannot run."""
+    from agentdbg.schemas import warnings
+
+    return [finding("schema-not-checkable", spec, f"parameters: {w}") for w in warnings(spec.parameters)]
 
 
 # -- the file as a whole ----------------------------------------------------------------

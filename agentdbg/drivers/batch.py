@@ -11,16 +11,17 @@ transcript gets its stop event.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import deque
 
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
+from agentdbg.messages import utf8_json
 from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
 from agentdbg.render.view import render_finding, render_messages
 from agentdbg.transcript.document import run_document
+from agentdbg.transcript.redact import safe_url
 
 
 def _live_steps(session: Session):
@@ -65,11 +66,11 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
         if not session.done:  # an unexpected error: the transcript still gets its stop event
             session.cancel("the run ended abnormally; everything before this was recorded")
     if options.json_out:
-        doc = run_document(session, model=session.config.model, base_url=options.base_url)
+        doc = run_document(session, model=session.config.model, base_url=safe_url(options.base_url))
         from agentdbg.render.budget import last_request_budget
 
         doc["budget"] = last_request_budget(session)
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(utf8_json(doc, indent=2) + "\n")
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):
             _show(console, session, shown, options)

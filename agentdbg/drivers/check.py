@@ -8,7 +8,6 @@ final reply is not a request, so a run that legitimately ends on a call is clean
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from agentdbg.checker.inputs import CheckItem, load_check_input
 from agentdbg.checker.profiles import get_profile
 from agentdbg.checker.request import MISSING
 from agentdbg.errors import ExitStatus
+from agentdbg.messages import utf8_json
 
 SKIPPED = ("tool checks skipped: the input sends no tool definitions, so calls were not checked "
            "against names and schemas (pass --tools tools.yaml)")
@@ -50,7 +50,7 @@ def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, fu
                                "findings": [_as_dict(r, f) for r in results for f in r.findings]}
         if notes:
             doc["notes"] = notes
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        sys.stdout.write(utf8_json(doc) + "\n")
     else:
         _show(console_factory(), results, profile, full, notes)
     return ExitStatus.FINDINGS if has_errors(every) else ExitStatus.OK

@@ -10,6 +10,7 @@ from typing import Any
 
 from agentdbg.errors import ExitStatus
 from agentdbg.options import GoLive, RunOptions
+from agentdbg.textsafe import one_line
 
 
 def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive | None = None,
@@ -60,10 +61,11 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
         print(f"agentdbg: warning: {warning}", file=sys.stderr)
     path = writer.path
     if writer.error is not None:
-        print(f"agentdbg: error: could not write the transcript {path} ({writer.error}); "
-              f"{rescue(session, options, writer)}", file=sys.stderr)
+        print(f"agentdbg: error: could not write the transcript {one_line(path)} "
+              f"({one_line(writer.error)}); {one_line(rescue(session, options, writer))}",
+              file=sys.stderr)
     elif not options.json_out:
-        console.print(f"transcript: {path}", soft_wrap=True, highlight=False, markup=False)
+        console.print(f"transcript: {one_line(path)}", soft_wrap=True, highlight=False, markup=False)
     if removed:
         print(f"agentdbg: kept the newest {options.keep_runs} finished transcripts in the runs "
               f"folder (--keep-runs): removed {removed} older one(s)", file=sys.stderr)

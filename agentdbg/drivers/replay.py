@@ -15,7 +15,7 @@ from pathlib import Path
 from agentdbg.drivers.launch import close_servers, drive, open_servers
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
 from agentdbg.options import GoLive, RunOptions
-from agentdbg.render.safe import one_line
+from agentdbg.textsafe import one_line
 
 
 @dataclass
@@ -169,7 +169,7 @@ def _start_from_messages(args: ReplayArgs, console) -> ExitStatus:
 def _fork(args: ReplayArgs, console) -> ExitStatus:
     from agentdbg.transcript import load_transcript
 
-    recording = load_transcript(args.file)
+    recording = load_transcript(args.file, validate=True)
     final = recording.final_messages()
     if args.from_index is None or args.from_index >= len(final):
         raise AgentdbgError(f"--from {args.from_index}: the recording has messages "

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from agentdbg.checker.lint import lint
 from agentdbg.drivers.launch import close_servers, open_servers
 from agentdbg.errors import ExitStatus
+from agentdbg.messages import utf8_json
 from agentdbg.toolspec import load_tools
 
 
@@ -30,7 +30,7 @@ def _report(toolset, json_out: bool, console) -> ExitStatus:
                "findings": [f.to_dict() for f in findings]}
         if toolset.mcp is not None:
             doc["mcp_servers"] = toolset.mcp.records()
-        sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        sys.stdout.write(utf8_json(doc) + "\n")
         return status
     _show(console, toolset, findings)
     return status

@@ -27,9 +27,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agentdbg import schemas
 from agentdbg.engine.commands import CommandFailed, Processes, run_command, tool_environment
 from agentdbg.engine.results import ERROR_TYPES, error_content
-from agentdbg.messages import call_arguments, call_name
+from agentdbg.messages import call_arguments, call_name, utf8_json
 from agentdbg.tool_api import ToolError
 from agentdbg.toolspec import ToolSet, ToolSpec, resolve_python_handler
 
@@ -187,21 +188,32 @@ class ToolExecutor:
             args = json.loads(raw) if raw.strip() else {}
         except ValueError as exc:
             raise _Failure("invalid_json", f"arguments are not valid JSON: {exc}") from None
+        except RecursionError:
+            raise _Failure("invalid_json", "arguments are not valid JSON: nested too deeply") from None
         if not isinstance(args, dict):
             raise _Failure("invalid_arguments",
                            f"arguments must be a JSON object, got {type(args).__name__}")
-        problems = [_describe(e) for e in self._validator(spec).iter_errors(args)]
+        validator = self._validator(spec)
+        try:
+            problems = schemas.problems(validator, args) if validator is not None else []
+        except schemas.Uncheckable as exc:
+            raise _Failure("invalid_arguments", str(exc)) from None
         if problems:
-            raise _Failure("invalid_arguments", "; ".join(sorted(problems)))
+            raise _Failure("invalid_arguments", "; ".join(problems))
         return args
 
     def _validator(self, spec: ToolSpec):
-        v = self._validators.get(spec.name)
-        if v is None:
-            from jsonschema.validators import validator_for
-
-            v = self._validators[spec.name] = validator_for(spec.parameters)(spec.parameters)
-        return v
+        """The arguments' validator (never retrieves, patterns on RE2); None when the schema
+        is not valid (the tools loader reports it), so nothing can be checked."""
+        if spec.name not in self._validators:
+            params = spec.parameters
+            try:
+                self._validators[spec.name] = (schemas.validator(params)
+                                               if isinstance(params, dict) and
+                                               schemas.schema_error(params) is None else None)
+            except schemas.Uncheckable:
+                self._validators[spec.name] = None
+        return self._validators[spec.name]
 
     def _invoke(self, spec: ToolSpec, args: dict,
                 outcome: ToolOutcome) -> tuple[Any, bool, str | None]:
@@ -259,11 +271,6 @@ def truncate(text: str, limit: int) -> tuple[str, int]:
     return text[:limit] + marker, cut
 
 
-def _describe(error) -> str:
-    where = "/".join(str(p) for p in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message
-
-
 def _run_python(spec: ToolSpec, func: Callable, args: dict) -> tuple[Any, bool, str | None]:
     box: dict[str, Any] = {}
     abandoned = threading.Event()
@@ -311,7 +318,7 @@ def _command_argv(spec: ToolSpec) -> list[str]:
 
 def _run_command(spec: ToolSpec, args: dict, processes: Processes) -> Any:
     argv = _command_argv(spec)
-    payload = json.dumps(args, ensure_ascii=False).encode("utf-8")
+    payload = utf8_json(args).encode("utf-8")
     try:
         status, stdout, stderr = run_command(argv, payload, cwd=str(spec.base_dir),
                                              timeout=spec.timeout, env=tool_environment(spec.env),
@@ -333,6 +340,9 @@ def _run_command(spec: ToolSpec, args: dict, processes: Processes) -> Any:
         return None
     try:
         value = json.loads(out)
+    except RecursionError:
+        raise _Failure("internal_error", f"the tool {spec.name!r} printed JSON nested too deeply",
+                       detail=f"command {argv!r}: stdout starts {out[:200]!r}") from None
     except ValueError as exc:
         raise _Failure("internal_error", f"the tool {spec.name!r} printed output that is not JSON",
                        detail=f"command {argv!r}: {exc}; stdout starts {out[:200]!r}") from None

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from agentdbg.engine.faults import Fault
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import Event, RunConfig, Session
+from agentdbg.errors import InputError, located
 from agentdbg.providers.base import Provider
 from agentdbg.providers.replay import RecordedResult, ReplayModel
 from agentdbg.toolspec import ToolSet
@@ -98,11 +99,17 @@ class Replay:
             if event is None or event["type"] not in ("action", "stop", "blocked"):
                 break
             self.model.pop()
-            if event["type"] == "action":
-                apply_action(self.session, event)
-                applied += 1
-            elif event["type"] == "stop" and not self.session.done:
-                self.session.stop(StopReason(event["reason"]), event.get("detail") or "")
+            try:
+                if event["type"] == "action":
+                    apply_action(self.session, event)
+                    applied += 1
+                elif event["type"] == "stop" and not self.session.done:
+                    self.session.stop(StopReason(event["reason"]), event.get("detail") or "")
+            except (IndexError, KeyError, ValueError) as exc:  # the recording cannot be so
+                what = f"{event['action']} action" if event["type"] == "action" else "stop"
+                reason = exc.args[0] if exc.args else exc
+                raise InputError(located(self.model.path, self.model.line, None,
+                                         f"{what} event: {reason}")) from None
         self.applied += applied
         return applied
 
@@ -244,7 +251,9 @@ def replay_problems(path, session: Session, model: ReplayModel, *, profile: str 
     if recorded_stop and recorded_stop != stopped:
         problems.append(f"stop reason: recorded {recorded_stop}, replayed {stopped}")
     last = recording.events[-1] if recording.events else None
-    if last is not None and last["type"] == "stop":  # later edits are re-applied, not recorded
+    # the stop event's messages are the recorded end state (later edits are re-applied, not
+    # recorded; a stop event without messages leaves nothing to compare)
+    if last is not None and last["type"] == "stop" and isinstance(last.get("messages"), list):
         diff = first_difference(recording.final_messages(), session.messages, strict=strict)
         if diff:
             problems.append(f"final messages: {describe_difference(diff)}")

@@ -38,9 +38,12 @@ def make_provider(model: str | None, base_url: str | None = None, api_key: str |
         return ProviderInfo(anthropic, f"{model} at {anthropic.base_url} (Anthropic Messages API)",
                             model=model, base_url=anthropic.base_url)
     from agentdbg.providers.openai_compat import OpenAICompatible
+    from agentdbg.transcript.redact import safe_url
 
     chat = OpenAICompatible(model, base_url, api_key, retries=retries)
-    return ProviderInfo(chat, f"{model} at {chat.base_url}", model=model, base_url=chat.base_url)
+    # the description is shown and recorded: the URL without its credentials
+    return ProviderInfo(chat, f"{model} at {safe_url(chat.base_url)}", model=model,
+                        base_url=chat.base_url)
 
 
 def precheck_for(api: str, profile: str) -> Callable[[ModelRequest], list]:

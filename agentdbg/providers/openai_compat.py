@@ -12,6 +12,7 @@ import openai
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelReply, ModelRequest
+from agentdbg.transcript.redact import safe_url, url_secrets
 
 PLACEHOLDER_KEY = "agentdbg-no-key"  # local servers need no key; the client insists on one
 
@@ -26,6 +27,7 @@ class OpenAICompatible:
                                     timeout=timeout, max_retries=retries,
                                     http_client=_nodelay_client(timeout))
         self.base_url = str(self.client.base_url).rstrip("/")
+        self.shown_url = safe_url(self.base_url)  # errors name the endpoint, not its credentials
         self.has_key = bool(api_key)
 
     def complete(self, request: ModelRequest) -> ModelReply:
@@ -39,35 +41,37 @@ class OpenAICompatible:
         except openai.APIError as exc:
             raise self._hide_key(self._explain(exc)) from None
         except ValueError as exc:  # a 200 whose body is not JSON
-            raise ProviderError(f"{self.base_url}/chat/completions answered with a body that is "
+            raise ProviderError(f"{self.shown_url}/chat/completions answered with a body that is "
                                 f"not valid JSON ({exc})") from None
         if not hasattr(response, "choices"):  # e.g. a 200 with a JSON string or list body
-            raise ProviderError(f"{self.base_url}/chat/completions answered with something that "
+            raise ProviderError(f"{self.shown_url}/chat/completions answered with something that "
                                 f"is not a chat completion: {str(response)[:120]!r}")
         return self._reply(response)
 
     def _hide_key(self, error: ProviderError) -> ProviderError:
-        """A server may echo the key in its error text; it never reaches the user's screen."""
+        """A server may echo the key (or the URL's credentials) in its error text; they never
+        reach the user's screen."""
         key = self.client.api_key
-        if key and key != PLACEHOLDER_KEY and key in error.message:
-            error.message = error.message.replace(key, "[REDACTED]")
-            error.args = (error.message,)
+        for secret in [key if key != PLACEHOLDER_KEY else "", *url_secrets(self.base_url)]:
+            if secret and secret in error.message:  # the key, or credentials in the URL
+                error.message = error.message.replace(secret, "[REDACTED]")
+                error.args = (error.message,)
         return error
 
     def _reply(self, response: Any) -> ModelReply:
         choices = getattr(response, "choices", None)
         if not choices:
-            raise ProviderError(f"{self.base_url}/chat/completions answered with no choices")
+            raise ProviderError(f"{self.shown_url}/chat/completions answered with no choices")
         choice = choices[0]
         if getattr(choice, "message", None) is None:
-            raise ProviderError(f"{self.base_url}/chat/completions answered a choice with no message")
+            raise ProviderError(f"{self.shown_url}/chat/completions answered a choice with no message")
         message = _message_dict(choice.message)
         usage = response.usage.model_dump(exclude_none=True) if response.usage else {}
         usage = {k: v for k, v in usage.items() if isinstance(v, (int, float))}
         return ModelReply(message=message, usage=usage, finish_reason=choice.finish_reason)
 
     def _explain(self, exc: openai.APIError) -> ProviderError:
-        where = f"{self.base_url}/chat/completions"
+        where = f"{self.shown_url}/chat/completions"
         if isinstance(exc, openai.APITimeoutError):
             return ProviderError(f"{where}: the request timed out", retryable=True)
         if isinstance(exc, openai.APIConnectionError):

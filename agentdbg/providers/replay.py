@@ -56,11 +56,13 @@ class ReplayModel:
 
     def __init__(self, path):
         self.path = path
-        self._stream: Iterator = (e for _, e in iter_transcript(path, self.warnings_list()))
-        self.header = next(self._stream)
+        self._stream: Iterator = iter_transcript(path, self.warnings_list(), validate=True)
+        self.header = next(self._stream)[1]
         #: the wire format the recording was made over (the engine works on its chat form)
         self.wire = str(self.header.get("api") or "chat")
         self._peeked: Any = _NOTHING
+        self._peeked_line: int | None = None
+        self.line: int | None = 1  # the transcript line of the event popped last
         self.expected: list = []
         self.tools: dict[str, dict] = {}
         self.knowingly = False     # keep playing although the history changed
@@ -75,12 +77,12 @@ class ReplayModel:
     # -- the stream ----------------------------------------------------------------------
     def peek(self) -> dict | None:
         if self._peeked is _NOTHING:
-            self._peeked = next(self._stream, None)
+            self._peeked_line, self._peeked = next(self._stream, (None, None))
         return self._peeked
 
     def pop(self) -> dict | None:
         event = self.peek()
-        self._peeked = _NOTHING
+        self.line, self._peeked = self._peeked_line, _NOTHING
         return event
 
     def _skip_to(self, kinds: set) -> dict | None:

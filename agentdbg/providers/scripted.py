@@ -17,9 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from agentdbg.errors import ConfigError, ProviderError, located
+from agentdbg.errors import ConfigError, ProviderError
 from agentdbg.providers.base import ModelReply, ModelRequest, estimated_usage, tool_call
 
 
@@ -33,22 +31,10 @@ class ScriptedModel:
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedModel:
+        from agentdbg.yamlfile import parse, read_text
+
         p = Path(path)
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"{p}: no such script file") from None
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start})") from None
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark
-            raise ConfigError(located(p, mark.line + 1 if mark else None,
-                                      mark.column + 1 if mark else None,
-                                      f"invalid YAML: {exc.problem}")) from None
-        except (yaml.YAMLError, RecursionError) as exc:
-            raise ConfigError(f"{p}: invalid YAML: {type(exc).__name__}") from None
-        except IsADirectoryError:
-            raise ConfigError(f"{p}: is a directory, not a script") from None
+        data, _ = parse(p, read_text(p, "script file"))
         return cls(parse_turns(data, str(p)), str(p))
 
     def complete(self, request: ModelRequest) -> ModelReply:

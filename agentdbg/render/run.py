@@ -69,7 +69,7 @@ def render_note(note: str | None) -> RenderableType:
 
 def outcome_details(outcomes: list[ToolOutcome]) -> list[Text]:
     """The full errors the model did not see (``--debug``): one line each."""
-    return [Text.assemble((f"{o.name} {o.call_id}: ", "bold"), safe(o.detail or o.note or ""))
+    return [Text.assemble((f"{safe(o.name)} {safe(o.call_id)}: ", "bold"), safe(o.detail or o.note or ""))
             for o in outcomes if o.detail or o.note]
 
 

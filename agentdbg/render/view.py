@@ -55,7 +55,7 @@ def pretty_arguments(arguments: Any) -> Text:
                     f"   (arguments is a {type(arguments).__name__}, not a string)", style="red")
     try:
         value = json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):
         return Text(safe(arguments) + "   (not valid JSON)", style="red")
     if isinstance(value, dict) and len(json.dumps(value, ensure_ascii=False)) <= 60:
         return Text(safe(json.dumps(value, ensure_ascii=False)))
@@ -102,7 +102,7 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
                     style="" if label else "red")
         head.append("  ")
         head.append(safe(fn.get("name") or "(no name)"), style="bold")
-        head.append(*call_status(index, pos, cid in seen, pairing))
+        head.append(*call_status(index, pos, isinstance(cid, str) and cid in seen, pairing))
         if isinstance(cid, str) and cid:
             seen.add(cid)
         lines.append(head)
@@ -209,7 +209,7 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
             if message.get(key):
                 body.insert(0, Text(f"{key}: ", style="dim") + fold(str(message[key]), full, 200))
     if meta:
-        body.append(Text(meta, style="dim"))
+        body.append(Text(safe(meta), style="dim"))
     body.extend(render_finding(f) for f in findings)
     return body
 

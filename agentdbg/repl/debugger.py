@@ -245,7 +245,7 @@ class Debugger:
             self.console.print(Text(f"▶ next: execute {len(s.pending)} call(s): {calls}",
                                     style="bold"))
         if self.explain:
-            self.console.print(Text(explain(s, self.lang), style="italic cyan"))
+            self.console.print(Text(safe(explain(s, self.lang)), style="italic cyan"))
 
     def say(self, text: str) -> None:
         self.console.print(Text(safe(text)))
@@ -288,5 +288,10 @@ class Debugger:
         if self.transcript is not None and self.transcript.error is None:
             self.transcript.copy_to(Path(path))
             return
-        write_json(path, run_document(self.session, model=self.session.config.model,
-                                      base_url=self.options.base_url))
+        from agentdbg.transcript.redact import Redactor, safe_url, url_secrets
+
+        o = self.options  # redacted as the transcript would have been
+        redact = self.transcript.redact if self.transcript is not None else \
+            Redactor(o.redact, [*o.secrets, *url_secrets(o.base_url)])
+        write_json(path, redact(run_document(self.session, model=self.session.config.model,
+                                             base_url=safe_url(o.base_url))))

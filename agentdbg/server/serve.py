@@ -30,6 +30,7 @@ from agentdbg.server.served import (
     history_of,
 )
 from agentdbg.server.wires import WIRES, Wire
+from agentdbg.textsafe import one_line
 from agentdbg.wire.common import strip_wire
 
 
@@ -226,7 +227,7 @@ def run_serve(*, offline: bool, replay_file, script, host: str, port: int,
     judged = "not checked (--lenient)" if lenient else f"checked (profile {profile})"
 
     def ready():
-        print(f"agentdbg serve: {desc} at {url}", flush=True)
+        print(f"agentdbg serve: {one_line(desc)} at {url}", flush=True)
         print(f"  export OPENAI_BASE_URL={url} OPENAI_API_KEY=anything "
               f"ANTHROPIC_BASE_URL={url[:-len('/v1')]}", flush=True)
         print(f"  POST /v1/chat/completions, /v1/responses, /v1/messages; requests {judged}",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import time
 from pathlib import Path
 
 from agentdbg import __version__
+from agentdbg.messages import utf8_json
 
 FORMAT = "agentdbg-run"
 FORMAT_VERSION = 1
@@ -47,7 +47,7 @@ def write_json(path: str | Path, doc: dict) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False, indent=2)
+            fh.write(utf8_json(doc, indent=2))
             fh.write("\n")
         os.replace(tmp, target)
     except BaseException:

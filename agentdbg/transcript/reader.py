@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentdbg.errors import InputError, located
+from agentdbg.transcript.schema import event_problem
 from agentdbg.transcript.writer import FORMAT, VERSION
 
 
@@ -25,7 +26,7 @@ class Transcript:
 
     def final_messages(self) -> list:
         """The final messages: the stop event's, else rebuilt from the last request/response."""
-        if self.stop is not None:
+        if self.stop is not None and "messages" in self.stop:
             return self.stop["messages"]
         messages: list = []
         for m in messages_over_time(self.events):
@@ -33,9 +34,13 @@ class Transcript:
         return messages
 
 
-def iter_transcript(path: str | os.PathLike, warnings: list | None = None
-                    ) -> Iterator[tuple[int, dict]]:
-    """Stream (line number, event) pairs; the header first. Bounded memory."""
+def iter_transcript(path: str | os.PathLike, warnings: list | None = None, *,
+                    validate: bool = False) -> Iterator[tuple[int, dict]]:
+    """Stream (line number, event) pairs; the header first. Bounded memory.
+
+    ``validate``: every field a replay relies on must have its type (``transcript.schema``),
+    else a one-line ``InputError`` naming the line and the field. Without it, events are
+    read as data (the report draws odd fields as they are)."""
     p = Path(path)
     try:
         fh = open(p, "rb")
@@ -44,18 +49,20 @@ def iter_transcript(path: str | os.PathLike, warnings: list | None = None
     except OSError as exc:
         raise InputError(f"{p}: cannot read: {exc.strerror}") from None
     with fh:
-        yield from iter_lines(p, fh, warnings)
+        yield from iter_lines(p, fh, warnings, validate=validate)
 
 
-def iter_lines(name, lines, warnings: list | None = None) -> Iterator[tuple[int, dict]]:
+def iter_lines(name, lines, warnings: list | None = None, *,
+               validate: bool = False) -> Iterator[tuple[int, dict]]:
     """Parse transcript lines (bytes) from any iterable; ``name`` is for messages."""
     for n, raw in enumerate(lines, start=1):
-        item = _parse_line(Path(str(name)), n, raw, first=n == 1, warnings=warnings)
+        item = _parse_line(Path(str(name)), n, raw, first=n == 1, warnings=warnings,
+                           validate=validate)
         if item is not None:
             yield item
 
 
-def _parse_line(p: Path, n: int, raw: bytes, *, first: bool, warnings):
+def _parse_line(p: Path, n: int, raw: bytes, *, first: bool, warnings, validate: bool):
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -80,15 +87,20 @@ def _parse_line(p: Path, n: int, raw: bytes, *, first: bool, warnings):
             raise InputError(located(p, n, None, f"unsupported transcript version "
                                                  f"{event.get('version')!r}; this agentdbg "
                                                  f"reads version {VERSION}"))
+    problem = event_problem(event, header=first) if validate else None
+    if problem is not None:
+        raise InputError(located(p, n, None, problem))
     return n, event
 
 
-def load_transcript(path: str | os.PathLike, lines=None) -> Transcript:
-    """Load a whole transcript (from ``lines`` when given, e.g. stdin's)."""
+def load_transcript(path: str | os.PathLike, lines=None, *, validate: bool = False) -> Transcript:
+    """Load a whole transcript (from ``lines`` when given, e.g. stdin's); ``validate`` as
+    for ``iter_transcript``."""
     warnings: list[str] = []
     header = None
     events = []
-    source = iter_transcript(path, warnings) if lines is None else iter_lines(path, lines, warnings)
+    source = (iter_transcript(path, warnings, validate=validate) if lines is None else
+              iter_lines(path, lines, warnings, validate=validate))
     for _, event in source:
         if header is None:
             header = event

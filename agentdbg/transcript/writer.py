@@ -21,6 +21,7 @@ from typing import IO
 
 from agentdbg import __version__
 from agentdbg.errors import InputError
+from agentdbg.messages import utf8_json
 from agentdbg.transcript.redact import Redactor
 
 FORMAT = "agentdbg-transcript"
@@ -43,8 +44,11 @@ def open_locked(path: Path) -> IO[str]:
 
     A second agentdbg writing the same path at the same time gets a clear error instead
     of interleaving its lines with ours."""
+    import stat
+
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-    if sys.platform != "win32":
+    regular = stat.S_ISREG(os.fstat(fd).st_mode)  # not /dev/null, a pipe or a terminal
+    if regular and sys.platform != "win32":
         import fcntl
 
         try:
@@ -53,9 +57,7 @@ def open_locked(path: Path) -> IO[str]:
             os.close(fd)
             raise InputError(f"{path}: another agentdbg is writing this transcript right now; "
                              "choose another --save path") from None
-    import stat
-
-    if stat.S_ISREG(os.fstat(fd).st_mode):
+    if regular:
         os.ftruncate(fd, 0)
     return os.fdopen(fd, "w", encoding="utf-8")
 
@@ -103,7 +105,7 @@ class TranscriptWriter:
             return
         event = {"seq": self.seq, **event} if event.get("type") != "header" else event
         self.seq += 1
-        line = json.dumps(self.redact(event), ensure_ascii=False, default=str) + "\n"
+        line = utf8_json(self.redact(event), default=str) + "\n"
         try:
             if self.fh is None:
                 if not self.keep_open and event.get("type") != "header":

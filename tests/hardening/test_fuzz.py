@@ -6,13 +6,16 @@ CI runs a short session; a long one (10,000+ inputs per target) is:
     AGENTDBG_FUZZ_EXAMPLES=10000 python -m pytest tests/hardening/test_fuzz.py -q
 """
 
+import contextlib
 import io
 import json
 import os
 import string
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from recordings import recording_events
 from rich.console import Console
 
 from agentdbg.checker import check
@@ -102,3 +105,132 @@ def test_tools_files(tmp_path_factory, raw):
         load_tools(path, resolve=False, lenient=True)
     except AgentdbgError:
         pass
+
+
+# -- transcripts with odd field types: a real recording, one field changed ------------------
+
+odd = json_value | st.sampled_from([-1, 10**6, 2.5, "x", "", [], {}, [1], ["a"], {"role": 1}, True])
+
+
+@st.composite
+def mutated_recording(draw) -> list[dict]:
+    events = recording_events()
+    node: Any = draw(st.sampled_from(events))
+    while True:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        if not keys:
+            break
+        key = draw(st.sampled_from(keys))
+        child = node[key]
+        if isinstance(child, (dict, list)) and child and draw(st.booleans()):
+            node = child
+            continue
+        if isinstance(node, dict) and draw(st.integers(0, 5)) == 0:
+            del node[key]
+        else:
+            node[key] = draw(odd)
+        break
+    return events
+
+
+def test_mutated_recordings_are_replayed_or_refused_in_one_line(tmp_path_factory):
+    from hostile import assert_inert
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    runner = CliRunner()
+
+    @settings(max_examples=max(20, EXAMPLES // 3), deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(events=mutated_recording())
+    def replay_it(events):
+        path = tmp_path_factory.mktemp("m") / "t.jsonl"
+        path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events),
+                        encoding="utf-8")
+        for args in (["replay", str(path)], ["replay", str(path), "--json"], ["check", str(path)]):
+            r = runner.invoke(app, args)
+            assert r.exit_code in (0, 1, 2, 3, 4, 5, 6, 7, 8), (args, r.output, r.exception)
+            assert "internal error" not in r.output and "Traceback" not in r.output, r.output
+            if r.exit_code == 2:
+                assert r.stderr.count("\n") == 1 and ":" in r.stderr, r.stderr
+            assert_inert(r.output)
+    replay_it()
+
+
+# -- schemas with hostile patterns and refs --------------------------------------------------
+
+PATTERNS = ["^(a+)+$", "(a|aa)*b", r"^(\w+\s?)*$", "(?=a)", r"(a)\1", "[", "(?<n>a)\\k<n>",
+            "\\u00e9", "^[a-z]{1,64}$", "\ud800", "a{1000}{1000}"]
+REFS = ["http://127.0.0.1:9/x.json", "https://example.invalid/s", "file:///etc/passwd", "#",
+        "#/$defs/a", "#/nope", "other.json#/a", "urn:x", ""]
+schema = st.recursive(
+    st.fixed_dictionaries({}, optional={
+        "type": st.sampled_from(["object", "string", "integer", "array"]) | json_value,
+        "pattern": st.sampled_from(PATTERNS) | text,
+        "$ref": st.sampled_from(REFS) | text,
+        "$schema": st.sampled_from(["http://json-schema.org/draft-07/schema#",
+                                    "https://json-schema.org/draft/2019-09/schema",
+                                    "http://json-schema.org/draft-04/schema#"]) | json_value,
+        "format": st.sampled_from(["regex", "email", "uri"])}),
+    lambda inner: st.fixed_dictionaries({}, optional={
+        "properties": st.dictionaries(st.sampled_from(["a", "b", "aaaa!"]) | text, inner, max_size=3),
+        "patternProperties": st.dictionaries(st.sampled_from(PATTERNS) | text, inner, max_size=2),
+        "additionalProperties": inner | st.booleans(),
+        "unevaluatedProperties": inner | st.booleans(),
+        "items": inner, "allOf": st.lists(inner, max_size=2), "anyOf": st.lists(inner, max_size=2),
+        "$defs": st.dictionaries(st.just("a"), inner, max_size=1),
+        "$ref": st.sampled_from(REFS)}),
+    max_leaves=8)
+hostile_instance = st.recursive(
+    st.sampled_from(["a" * 34 + "!", "a" * 5000 + "!", "\ud800", "é", 1, None]) | json_scalar,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["a", "aaaaaaaaaaaaaaaaaaaaaaaaa!", "b"]) | text, inner, max_size=3),
+    max_leaves=8)
+
+
+def test_hostile_schemas_never_fetch_read_or_hang(tmp_path_factory):
+    import sys
+    import time
+
+    from agentdbg.checker.lint import lint
+    from agentdbg.checker.rules.calls import schema_problems
+    from agentdbg.engine.executor import ToolExecutor
+    from agentdbg.toolspec import ToolSet, ToolSpec
+
+    touched: list = []
+    watching = [True]
+
+    def audit(event, args):
+        if watching[0] and (event in ("socket.connect", "socket.getaddrinfo", "urllib.Request")
+                            or (event == "open" and str(args[0]).startswith("/etc/passwd"))):
+            touched.append((event, args))
+    sys.addaudithook(audit)  # cannot be removed: it stops recording when the test ends
+
+    @settings(max_examples=EXAMPLES, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(params=schema, value=hostile_instance)
+    def validate(params, value):
+        start = time.monotonic()
+        params = {**params, "type": "object"} if isinstance(params, dict) else params
+        args = json.dumps({"a": value, "aaaa!": value}, ensure_ascii=False)
+        schema_problems(params, args, json.loads(args))
+        spec = ToolSpec(name="f", description="Use when asked.", parameters=params,
+                        handler_kind="fixture", handler={"ok": 1})
+        toolset = ToolSet(path=tmp_path_factory.getbasetemp(), tools=[spec])
+        lint(toolset)
+        call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}
+        (outcome,) = ToolExecutor(toolset).run([call], approved=lambda c: True)
+        assert outcome.ok or outcome.error_type in ("invalid_arguments", "invalid_json")
+        path = tmp_path_factory.mktemp("s") / "t.yaml"
+        path.write_text(json.dumps({"version": 1, "tools": [
+            {"name": "f", "description": "Use when asked.", "parameters": params,
+             "handler": {"fixture": 1}}]}), encoding="utf-8")
+        with contextlib.suppress(AgentdbgError):
+            load_tools(path, resolve=False, lenient=True)
+        assert time.monotonic() - start < 5
+        assert touched == []
+    try:
+        validate()
+    finally:
+        watching[0] = False

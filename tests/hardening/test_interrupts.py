@@ -108,6 +108,7 @@ def test_full_disk_in_step_mode_offers_save_elsewhere(tmp_path, sample_tools):
         pipe.close()
         Debugger(s, Console(file=buf, width=120, no_color=True), input=pipe, output=DummyOutput(),
                  history=False, transcript=writer).loop()
+    writer.close()  # releases its lock on /dev/full for the next test
     out = " ".join(buf.getvalue().split())
     assert "the transcript /dev/full cannot be written" in out and "'save PATH' writes it" in out
     assert "杭州转运中心已发出" in elsewhere.read_text(encoding="utf-8")

@@ -172,31 +172,30 @@ _RESULTS: LruCache[tuple[str, str], str] = LruCache(20_000)       # (schema, arg
 
 
 def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None = None) -> str:
-    """'' when ``parsed`` fits ``schema``; else the failing fields. Cached by schema+arguments."""
+    """'' when ``parsed`` fits ``schema``; else the failing fields. Cached by schema+arguments.
+
+    Nothing is retrieved (``$ref`` resolves only inside the schema) and patterns run on RE2
+    (see ``agentdbg.schemas``); what cannot be checked is not claimed to fail."""
     if not isinstance(schema, dict):
         return ""
     key = key or canonical_json(schema)
     hit = _RESULTS.get((key, args_text))
     if hit is not None:
         return hit
+    from agentdbg import schemas
+
     validator = _VALIDATORS.get(key)
     if validator is None:
-        from jsonschema.exceptions import SchemaError
-        from jsonschema.validators import validator_for
-
         try:
-            cls = validator_for(schema)
-            cls.check_schema(schema)
-            validator = cls(schema)
-        except SchemaError:
+            validator = schemas.validator(schema) if schemas.schema_error(schema) is None else False
+        except schemas.Uncheckable:
             validator = False
         _VALIDATORS.put(key, validator)
     if validator is False:
         return ""
-    problems = []
-    for e in validator.iter_errors(parsed):
-        where = "/".join(str(p) for p in e.absolute_path)
-        problems.append(f"{where}: {e.message}" if where else e.message)
-    result = "; ".join(sorted(problems))
+    try:
+        result = "; ".join(schemas.problems(validator, parsed))
+    except schemas.Uncheckable:
+        result = ""  # nested too deeply to follow: nothing is claimed
     _RESULTS.put((key, args_text), result)
     return result

@@ -156,16 +156,20 @@ class ProxyApp:
         return await self._forward(request, exchange, sent, wire)
 
     async def _body(self, request) -> bytes | None:
+        """The body, or None past ``max_body``. An oversized body is read on and dropped (up
+        to 4x the limit) so the client, still sending, gets to read the 413."""
+        limit = self.options.max_body
         declared = request.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > self.options.max_body:
+        if declared and declared.isdigit() and int(declared) > 4 * limit:
             return None
         chunks, size = [], 0
         async for chunk in request.stream():
             size += len(chunk)
-            if size > self.options.max_body:
+            if size > 4 * limit:
                 return None
-            chunks.append(chunk)
-        return b"".join(chunks)
+            if size <= limit:
+                chunks.append(chunk)
+        return b"".join(chunks) if size <= limit else None
 
     def _remember_keys(self, request) -> None:
         for name in KEY_HEADERS:

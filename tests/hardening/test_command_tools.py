@@ -1,0 +1,141 @@
+"""Command tools: their children die with them, their output is read in bounded chunks, and
+they never see secrets they were not given (issue 11)."""
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from agentdbg.cli import app
+
+runner = CliRunner()
+SCRIPT = "turns:\n  - tool_calls: [{name: tool, id: c1, arguments: {}}]\n  - content: done\n"
+# a command that starts a child, notes its pid and waits for it
+SPAWNS = ["sh", "-c", "sleep 60 & echo $! > child.pid; wait"]
+
+
+def setup(tmp_path, argv, **policy):
+    spec = {"name": "tool", "description": "A tool. Use when asked.",
+            "parameters": {"type": "object", "properties": {}},
+            "handler": {"command": argv}, **policy}
+    (tmp_path / "t.yaml").write_text(json.dumps({"version": 1, "tools": [spec]}), encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(SCRIPT, encoding="utf-8")
+
+
+def tool_result(stdout: str) -> dict:
+    doc = json.loads(stdout)
+    return json.loads(next(m for m in doc["messages"] if m["role"] == "tool")["content"])
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:  # a zombie waiting for its parent is dead too
+        return fh.read().split(")")[-1].split()[0] != "Z"
+
+
+@pytest.fixture
+def child_pid(tmp_path):
+    pids = []
+
+    def read() -> int:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            text = (tmp_path / "child.pid").read_text() if (tmp_path / "child.pid").exists() else ""
+            if text.strip():
+                pids.append(int(text))
+                return pids[-1]
+            time.sleep(0.05)
+        raise AssertionError("the tool never started its child")
+    yield read
+    for pid in pids:  # never leave a sleeper behind, whatever the outcome
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_timeout_kills_the_command_and_its_children(tmp_path, child_pid):
+    setup(tmp_path, SPAWNS, timeout=1)
+    start = time.monotonic()
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json"])
+    took = time.monotonic() - start
+    assert tool_result(r.stdout)["error"]["type"] == "timeout"
+    assert took < 15  # not the child's 60 s
+    pid = child_pid()
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)
+
+
+def test_ctrl_c_kills_the_command_and_its_children(tmp_path, child_pid):
+    setup(tmp_path, SPAWNS, timeout=120)
+    proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "run", "q", "--script", "s.yaml",
+                             "--tools", "t.yaml"], cwd=str(tmp_path), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, "NO_COLOR": "1"})
+    try:
+        pid = child_pid()
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)
+
+
+def test_output_past_the_cap_stops_the_tool_at_once(tmp_path):
+    # 11 MB, then the tool would sit there for its whole timeout: reading stops at 10 MB
+    chatty = [sys.executable, "-c", "import sys, time; sys.stdout.buffer.write(b'x' * 11_000_000); "
+              "sys.stdout.flush(); time.sleep(60)"]
+    setup(tmp_path, chatty, timeout=60)
+    start = time.monotonic()
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json"])
+    assert time.monotonic() - start < 30
+    error = tool_result(r.stdout)["error"]
+    assert error["type"] == "internal_error" and "printed too much output" in error["message"]
+
+
+ENV_DUMP = [sys.executable, "-c", "import json, os; print(json.dumps(sorted(os.environ)))"]
+
+
+def test_tools_get_no_secrets_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-hardening-0123456789abcdef")
+    monkeypatch.setenv("SHOP_DB_PASSWORD", "hunter2-hunter2")
+    monkeypatch.setenv("INNOCENT_LOOKING", "sk-hardening-0123456789abcdef")  # a key by its value
+    monkeypatch.setenv("TOOL_MODE", "fast")
+    setup(tmp_path, ENV_DUMP)
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json"])
+    names = tool_result(r.stdout)
+    assert "TOOL_MODE" in names and "PATH" in names
+    assert not {"OPENAI_API_KEY", "SHOP_DB_PASSWORD", "INNOCENT_LOOKING"} & set(names)
+
+
+def test_a_tools_file_passes_a_secret_by_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("SHOP_API_KEY", "shop-key-123456")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-hardening-0123456789abcdef")
+    setup(tmp_path, ENV_DUMP, env=["SHOP_API_KEY"])
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json"])
+    names = tool_result(r.stdout)
+    assert "SHOP_API_KEY" in names and "OPENAI_API_KEY" not in names
+
+
+def test_a_tool_echoing_a_key_to_stderr_never_shows_it_under_debug(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-hardening-0123456789abcdef")
+    leak = [sys.executable, "-c", "import os, sys; sys.stderr.write(os.environ.get("
+            "'OPENAI_API_KEY', 'none')); sys.exit(3)"]
+    setup(tmp_path, leak)
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--debug",
+                            "--save", "t.jsonl"])
+    assert "sk-hardening" not in r.output
+    assert "sk-hardening" not in (tmp_path / "t.jsonl").read_text(encoding="utf-8")

@@ -1,0 +1,189 @@
+"""The proxy under hostile or unusual traffic (issue 11): keys in any header and in URLs stay
+secret, bodies are bounded, the query string and the base path are kept, no descriptor is
+held per conversation, and the analysis never stalls or cuts the relay."""
+
+import http.client
+import json
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+from proxy_helpers import COMPLETION, Proxy, Upstream, chunk, sse
+
+KEY = "azure-0123456789-SECRET-abcdef"
+
+
+@pytest.fixture
+def upstream():
+    up = Upstream()
+    yield up
+    up.stop()
+
+
+@pytest.fixture
+def proxies(tmp_path):
+    started = []
+
+    def start(upstream_url, *args, **kw):
+        started.append(Proxy(upstream_url, tmp_path, *args, **kw))
+        return started[-1]
+    yield start
+    for p in started:
+        p.stop()
+
+
+def chat(n: int = 0, **extra) -> dict:
+    return {"model": "m", "messages": [{"role": "user", "content": f"question {n}"}], **extra}
+
+
+def post(url: str, body, headers=None, path="/chat/completions", timeout=60):
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    req = urllib.request.Request(url + path, data=data, method="POST",
+                                 headers={"content-type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, resp.read(), dict(resp.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), dict(exc.headers)
+
+
+@pytest.mark.parametrize("header", ["api-key", "x-api-key"])
+def test_api_key_headers_are_secrets_like_authorization(upstream, proxies, header):
+    def echo(handler, body):  # as an upstream does when it rejects a key
+        key = handler.headers.get(header, "")
+        upstream.send(handler, 401, json.dumps({"error": {
+            "message": f"Incorrect API key provided: {key}", "type": "invalid_request_error"}}).encode())
+    upstream.reply = echo
+    proxy = proxies(upstream.url)
+    status, data, _ = post(proxy.url, chat(), {header: KEY})
+    assert status == 401 and KEY.encode() in data  # the app gets its upstream's answer as sent
+    assert upstream.seen[-1]["headers"].get(header) == KEY  # and the key reached the upstream
+    out = proxy.stop()
+    assert KEY not in out and KEY not in proxy.saved()
+
+
+def test_credentials_in_the_upstream_url_are_never_printed_or_recorded(upstream, proxies):
+    parts = urllib.parse.urlsplit(upstream.url)
+    secret_url = f"http://bob:pa55-SECRET-word@{parts.netloc}{parts.path}"
+    proxy = proxies(secret_url)
+    status, _, _ = post(proxy.url, chat())
+    assert status == 200
+    out = proxy.stop()
+    assert "pa55-SECRET-word" not in out and "pa55-SECRET-word" not in proxy.saved()
+    assert "127.0.0.1" in out.splitlines()[0]  # the upstream is still named, without its password
+
+
+def test_credentials_in_an_unreachable_upstream_are_not_printed(proxies, tmp_path):
+    proxy = proxies("http://bob:pa55-SECRET-word@127.0.0.1:9/v1")  # nothing listens on port 9
+    status, data, _ = post(proxy.url, chat())
+    assert status == 502 and json.loads(data)["error"]["type"] == "proxy_error"
+    out = proxy.stop()
+    assert "pa55-SECRET-word" not in out and "pa55-SECRET-word" not in proxy.saved()
+
+
+def test_a_body_over_32_mb_gets_a_413_with_a_json_error(upstream, proxies):
+    proxy = proxies(upstream.url)
+    big = json.dumps(chat(content="x")).encode()[:-1] + b', "pad": "' + b"x" * (33 << 20) + b'"}'
+    status, data, _ = post(proxy.url, big)
+    assert status == 413
+    assert "error" in json.loads(data)
+    assert not [s for s in upstream.seen if s["size"] > 32 << 20]  # never forwarded
+    assert post(proxy.url, chat())[0] == 200  # and the proxy still serves
+
+
+def test_the_query_string_reaches_the_upstream(upstream, proxies):
+    proxy = proxies(upstream.url)
+    status, _, _ = post(proxy.url, chat(), path="/chat/completions?api-version=2024-06-01")
+    assert status == 200
+    assert upstream.seen[-1]["path"] == "/v1/chat/completions?api-version=2024-06-01"
+
+
+@pytest.mark.parametrize("path", ["/v1/%2e%2e/%2e%2e/anything", "/v1/../../anything",
+                                  "/v1/models/%2E%2E/%2E%2E/%2e%2e/etc/passwd"])
+def test_passthrough_stays_inside_the_upstreams_base_path(upstream, proxies, path):
+    base = upstream.url.replace("/v1", "/deployments/d1/v1")
+    proxy = proxies(base)
+    host = urllib.parse.urlsplit(proxy.url).netloc
+    conn = http.client.HTTPConnection(host, timeout=30)
+    conn.request("GET", path)  # sent as written: no client-side normalisation
+    conn.getresponse().read()
+    conn.close()
+    assert all(s["path"].startswith("/deployments/d1/v1/") and ".." not in s["path"]
+               and "%2e" not in s["path"].lower() for s in upstream.seen), upstream.seen
+    conn = http.client.HTTPConnection(host, timeout=30)
+    conn.request("GET", "/v1/models?limit=2")  # an ordinary passthrough still works
+    assert conn.getresponse().status == 200
+    assert upstream.seen[-1]["path"] == "/deployments/d1/v1/models?limit=2"
+
+
+def test_no_descriptor_is_held_per_conversation(upstream, proxies):
+    proxy = proxies(upstream.url, nofile=64)  # ulimit -n 64
+    statuses = [post(proxy.url, chat(n))[0] for n in range(100)]  # 100 conversations
+    assert statuses == [200] * 100
+    proxy.stop()
+    saved = list((proxy.log.parent / "saved").glob("*.jsonl"))
+    assert len(saved) == 100  # every conversation recorded
+
+
+def test_an_sse_line_the_analysis_cannot_read_never_cuts_the_stream(upstream, proxies):
+    stream = sse(chunk({"role": "assistant", "content": ""}), b"[]", chunk({"content": "hi"}),
+                 b"{not json", chunk({}, "stop"), b"[DONE]")
+
+    def reply(handler, body):
+        upstream.send(handler, 200, stream, "text/event-stream")
+    upstream.reply = reply
+    proxy = proxies(upstream.url)
+    status, data, _ = post(proxy.url, chat(stream=True))
+    assert status == 200 and data == stream  # every byte, in order, to the end
+    upstream.reply = upstream.completion
+    assert post(proxy.url, chat(1))[0] == 200  # and the proxy goes on
+
+
+def test_a_30_mb_request_never_stalls_other_clients(upstream, proxies):
+    proxy = proxies(upstream.url)
+    big = chat(0)
+    big["messages"] = [{"role": "user" if i % 2 == 0 else "assistant", "content": "y" * 3000}
+                       for i in range(10_000)]  # about 30 MB of JSON to parse and check
+    body = json.dumps(big).encode()
+    assert len(body) > 30_000_000
+    done = threading.Event()
+    threading.Thread(target=lambda: (post(proxy.url, body, timeout=300), done.set()),
+                     daemon=True).start()
+    time.sleep(0.5)  # the big one is being read/analysed now
+    took = []
+    for n in range(1, 6):
+        start = time.monotonic()
+        assert post(proxy.url, chat(n))[0] == 200
+        took.append(time.monotonic() - start)
+    assert max(took) < 3, took  # no small request waits for the big one's analysis
+    done.wait(300)
+
+
+def test_a_hostile_schema_pattern_never_stops_the_analysis(upstream, proxies):
+    proxy = proxies(upstream.url)
+    body = chat(0, tools=[{"type": "function", "function": {
+        "name": "f", "parameters": {"type": "object", "properties": {
+            "a": {"type": "string", "pattern": "^(a+)+$"}}}}}])
+    body["messages"] += [
+        {"role": "assistant", "content": None, "tool_calls": [{
+            "id": "c1", "type": "function",
+            "function": {"name": "f", "arguments": json.dumps({"a": "a" * 34 + "!"})}}]}]
+    assert post(proxy.url, body)[0] == 200
+    assert post(proxy.url, chat(1))[0] == 200
+    deadline = time.monotonic() + 20  # the analyst gets past the first request
+    while proxy.output().count("← response") < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert proxy.output().count("← response") >= 2, proxy.output()
+
+
+def test_a_deeply_nested_body_is_relayed_and_the_console_has_no_traceback(upstream, proxies):
+    proxy = proxies(upstream.url)
+    nested = b'{"model": "m", "messages": [{"role": "user", "content": "q", "x": ' + \
+        b"[" * 400 + b"]" * 400 + b"}]}"
+    status, data, _ = post(proxy.url, nested)
+    assert status == 200 and json.loads(data) == COMPLETION
+    out = proxy.stop()
+    assert "Traceback" not in out

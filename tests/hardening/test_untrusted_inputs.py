@@ -1,0 +1,187 @@
+"""Untrusted files and model output never crash, hang or exhaust memory (issue 11): deep
+nesting, YAML alias bombs, and transcripts that are valid JSON with odd field types."""
+
+import json
+import resource
+import subprocess
+import sys
+import time
+
+import pytest
+from recordings import recording_events, write_events
+from typer.testing import CliRunner
+
+from agentdbg.cli import app
+
+runner = CliRunner()
+DEEP = "[" * 3000
+
+
+# -- deep nesting ----------------------------------------------------------------------------
+
+def test_deeply_nested_arguments_are_an_invalid_json_result_in_run(tmp_path):
+    script = {"turns": [{"tool_calls": [{"name": "get_weather", "id": "c1", "arguments": DEEP}]},
+                        {"content": "done"}]}
+    (tmp_path / "s.yaml").write_text(json.dumps(script), encoding="utf-8")
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--json", "--send-anyway"])
+    assert r.exit_code == 0, r.output
+    result = json.loads(json.loads(r.stdout)["messages"][2]["content"])
+    assert result["error"]["type"] == "invalid_json"
+    # the view of the same: a warning under openai (OpenAI accepts such a history), so the run
+    # goes on; vLLM rejects it, so under its profile the next request is blocked
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml"])
+    assert r.exit_code == 0 and "internal error" not in r.output and "arguments-invalid-json" in r.output
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--profile", "vllm"])
+    assert r.exit_code == 8 and "internal error" not in r.output
+
+
+def test_deeply_nested_arguments_are_a_finding_in_check(tmp_path):
+    messages = [{"role": "user", "content": "q"},
+                {"role": "assistant", "content": None, "tool_calls": [{
+                    "id": "c1", "type": "function", "function": {"name": "f", "arguments": DEEP}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": DEEP}]
+    (tmp_path / "m.json").write_text(json.dumps(messages), encoding="utf-8")
+    for args in (["check", "m.json"], ["check", "m.json", "--json"]):
+        r = runner.invoke(app, args)  # a warning under openai
+        assert r.exit_code == 0 and "arguments-invalid-json" in r.stdout, r.output
+        r = runner.invoke(app, [*args, "--profile", "vllm"])  # an error where vLLM serves it
+        assert r.exit_code == 1 and "arguments-invalid-json" in r.stdout, r.output
+
+
+def test_a_tool_printing_deeply_nested_json_is_an_error_result(tmp_path):
+    tools = {"version": 1, "tools": [{
+        "name": "deep", "description": "Use when asked.", "parameters": {"type": "object"},
+        "handler": {"command": [sys.executable, "-c", f"print({DEEP + ']' * 3000!r})"]}}]}
+    (tmp_path / "t.yaml").write_text(json.dumps(tools), encoding="utf-8")
+    script = {"turns": [{"tool_calls": [{"name": "deep", "id": "c1", "arguments": {}}]},
+                        {"content": "done"}]}
+    (tmp_path / "s.yaml").write_text(json.dumps(script), encoding="utf-8")
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json"])
+    assert r.exit_code == 0, r.output
+    error = json.loads(json.loads(r.stdout)["messages"][2]["content"])["error"]
+    assert error["type"] == "internal_error"
+
+
+# -- YAML -------------------------------------------------------------------------------------
+
+def alias_bomb(levels: int = 9) -> str:
+    """About 800 bytes that expand to 9**9 (387 million) strings."""
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, levels):
+        lines.append(f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def limited(args, cwd):
+    """``agentdbg`` in a process that may use at most 1 GB of memory."""
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    start = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "agentdbg", *args], cwd=str(cwd), capture_output=True,
+                       text=True, timeout=60, preexec_fn=cap)
+    return r, time.monotonic() - start
+
+
+@pytest.mark.parametrize("where", ["tools", "script"])
+def test_a_yaml_alias_bomb_is_refused_in_one_line(tmp_path, where):
+    if where == "tools":
+        text = "version: 1\n" + alias_bomb() + ("tools:\n  - name: t\n    description: Use when asked.\n"
+                                                "    handler: {fixture: *a8}\n")
+        (tmp_path / "t.yaml").write_text(text, encoding="utf-8")
+        args = ["run", "q", "--tools", "t.yaml"]
+    else:
+        text = "turns:\n" + "".join(f"  - content: hi\n    x{i}: {line.split(': ', 1)[1]}\n"
+                                    for i, line in enumerate(alias_bomb().splitlines()))
+        (tmp_path / "s.yaml").write_text(text, encoding="utf-8")
+        args = ["run", "q", "--script", "s.yaml"]
+    assert len(text) < 1200
+    r, took = limited(args, tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "aliases expand to more than" in r.stderr
+    assert took < 30
+
+
+def test_a_yaml_alias_that_contains_itself_is_refused(tmp_path):
+    (tmp_path / "s.yaml").write_text("turns: &t\n  - content: hi\n    again: *t\n", encoding="utf-8")
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml"])
+    assert r.exit_code == 2 and "refers to a value that contains it" in r.stderr
+
+
+def test_ordinary_aliases_still_work_and_json_escapes_are_characters(tmp_path):
+    (tmp_path / "t.yaml").write_text("""
+version: 1
+tools:
+  - name: a
+    description: Use when asked about a.
+    parameters: &params {type: object, properties: {city: {type: string, description: "\\ud83d\\ude00"}}}
+    handler: {fixture: {ok: 1}}
+  - name: b
+    description: Use when asked about b.
+    parameters: *params
+    handler: {fixture: {ok: 2}}
+""", encoding="utf-8")
+    r = runner.invoke(app, ["tools", "t.yaml", "--json"])
+    assert r.exit_code == 0, r.output
+    from agentdbg.toolspec import load_tools
+
+    tools = load_tools(tmp_path / "t.yaml")
+    assert tools.tools[1].parameters["properties"]["city"]["description"] == "😀"
+
+
+# -- transcripts with odd field types ------------------------------------------------------------
+
+def first(events, kind, **match):
+    return next(e for e in events if e["type"] == kind and all(e.get(k) == v for k, v in match.items()))
+
+
+MUTATIONS = {
+    "options.max_turns is a string": (
+        lambda ev: ev[0]["options"].__setitem__("max_turns", "x"), 1, "options.max_turns"),
+    "a response message is a string": (
+        lambda ev: first(ev, "response").__setitem__("message", "hello"), 3, "message"),
+    "a request without prefix": (
+        lambda ev: first(ev, "request").pop("prefix"), 2, "prefix"),
+    "fail on an unknown tool": (
+        lambda ev: first(ev, "action", action="fail").__setitem__("tool", "nope"), 4, "no tool 'nope'"),
+    "edit an index out of range": (
+        lambda ev: first(ev, "action", action="edit").__setitem__("index", 99), 6, "no message 99"),
+    "usage.total_tokens is a string": (
+        lambda ev: first(ev, "response")["usage"].__setitem__("total_tokens", "lots"), 3,
+        "usage.total_tokens"),
+    "a stop event whose messages are not objects": (
+        lambda ev: ev[-1].__setitem__("messages", [1]), None, "messages"),
+    "a tool call that is not an object": (
+        lambda ev: first(ev, "response")["message"]["tool_calls"].__setitem__(0, "call"), 3,
+        "message"),
+    "an edit without the message": (
+        lambda ev: first(ev, "action", action="edit").pop("after"), 6, "after"),
+}
+
+
+@pytest.mark.parametrize("name", list(MUTATIONS))
+def test_odd_transcripts_are_one_line_errors_naming_line_and_field(tmp_path, name):
+    mutate, line, field = MUTATIONS[name]
+    events = recording_events()
+    mutate(events)
+    line = line or len(events)
+    path = write_events(tmp_path / "t.jsonl", events)
+    for args in (["replay", path], ["replay", path, "--json"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2, (args, r.output)
+        assert r.stderr.count("\n") == 1 and f"t.jsonl:{line}:" in r.stderr and field in r.stderr, \
+            r.stderr
+
+
+def test_the_unmutated_recording_replays(tmp_path):
+    path = write_events(tmp_path / "t.jsonl", recording_events())
+    for args in (["replay", path], ["check", path]):
+        assert runner.invoke(app, args).exit_code == 0
+
+
+def test_a_stop_event_without_messages_is_read_from_the_requests(tmp_path):
+    events = recording_events()
+    events[-1].pop("messages")
+    path = write_events(tmp_path / "t.jsonl", events)
+    for args in (["replay", path], ["check", path], ["replay", path, "--json"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 0, r.output
