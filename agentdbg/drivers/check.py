@@ -9,28 +9,18 @@ final reply is not a request, so a run that legitimately ends on a call is clean
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdbg.checker import check, has_errors, summary
-from agentdbg.checker.inputs import CheckItem, load_check_input
+from agentdbg.checker import has_errors, summary
+from agentdbg.checker.inputs import load_check_input
+from agentdbg.checker.judge import Judged, judge_all
 from agentdbg.checker.profiles import get_profile
-from agentdbg.checker.request import MISSING
 from agentdbg.errors import ExitStatus
 from agentdbg.messages import utf8_json
 
 SKIPPED = ("tool checks skipped: the input sends no tool definitions, so calls were not checked "
            "against names and schemas (pass --tools tools.yaml)")
-
-
-@dataclass
-class Judged:
-    item: CheckItem
-    findings: list
-    pairing: Any = None               # the format's pairing (None: chat, the view pairs it)
-    notes: list[str] = field(default_factory=list)
-    skipped_tools: bool = False
 
 
 def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, full: bool,
@@ -42,7 +32,7 @@ def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, fu
         from agentdbg.toolspec import load_tools
 
         definitions = load_tools(tools, resolve=False).openai_tools()
-    results = _judge_all(items, definitions, profile)
+    results = judge_all(items, definitions, profile)
     every = [f for r in results for f in r.findings]
     notes = [SKIPPED] if any(r.skipped_tools for r in results) else []
     if json_out:
@@ -61,69 +51,6 @@ def _as_dict(result: Judged, finding) -> dict:
     if result.item.turn is not None:
         d["request"] = result.item.turn
     return d
-
-
-def _judge_all(items: list[CheckItem], definitions: list | None, profile: str) -> list[Judged]:
-    results = []
-    reported: set[tuple] = set()      # a transcript: each finding once, at its first request
-    for item in items:
-        judged = _judge(item, definitions, profile, item.prior)
-        if item.turn is not None:
-            fresh = []
-            for f in judged.findings:
-                key = (f.rule, f.index, f.tool_call_id, f.path)
-                if key not in reported:
-                    reported.add(key)
-                    fresh.append(f)
-            judged.findings = fresh
-        for f in judged.findings:
-            f.line = item.line
-        results.append(judged)
-    return results
-
-
-def _judge(item: CheckItem, definitions: list | None, profile: str, prior: list | None) -> Judged:
-    if item.format == "chat":
-        if definitions is not None and item.request.tools is MISSING:
-            item.request.tools = definitions
-        return Judged(item, check(item.request, profile),
-                      skipped_tools=item.request.tools is MISSING and _open_calls_chat(item))
-    from agentdbg.checker.formats import analyze_anthropic, analyze_responses
-
-    doc = _with_tools(item, definitions)
-    if item.format == "responses":
-        findings, pairing = analyze_responses(doc, profile, prior=prior or None)
-    else:
-        findings, pairing = analyze_anthropic(doc, profile)
-    declared = isinstance(doc, dict) and isinstance(doc.get("tools"), list)
-    open_calls = any(pairing.answer_of.get(loc) is None for loc in pairing.calls)
-    return Judged(item, findings, pairing, list(pairing.notes),
-                  skipped_tools=not declared and open_calls)
-
-
-def _open_calls_chat(item: CheckItem) -> bool:
-    from agentdbg.checker.pairing import analyze
-
-    messages = item.request.messages
-    pairing = analyze(messages)
-    return any((i, j) not in pairing.answer_of
-               for i, m in enumerate(messages) if isinstance(m, dict)
-               for j, _ in enumerate(m.get("tool_calls") or [] if isinstance(m.get("tool_calls"), list)
-                                     else []))
-
-
-def _with_tools(item: CheckItem, definitions: list | None) -> Any:
-    """The native document, with ``--tools`` definitions when it sends none."""
-    doc = item.native
-    key = "input" if item.format == "responses" else "messages"
-    if definitions is None or (isinstance(doc, dict) and "tools" in doc):
-        return doc
-    from agentdbg.wire import anthropic, responses
-
-    convert = responses.tool_from_chat if item.format == "responses" else anthropic.tool_from_chat
-    body = dict(doc) if isinstance(doc, dict) else {key: doc}
-    body["tools"] = [convert(t) for t in definitions]
-    return body
 
 
 # -- the view -----------------------------------------------------------------------------

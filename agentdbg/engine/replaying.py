@@ -257,33 +257,23 @@ def replay_problems(path, session: Session, model: ReplayModel, *, profile: str 
         diff = first_difference(recording.final_messages(), session.messages, strict=strict)
         if diff:
             problems.append(f"final messages: {describe_difference(diff)}")
-    problems.extend(sent_request_problems(recording, profile))
+    problems.extend(sent_request_problems(path, profile))
     for r in (live.results if live else []):
         if r.differs:
             problems.append(f"live tool {r.name} ({r.call_id}) differs:\n{r.diff()}")
     return problems
 
 
-def sent_request_problems(recording, profile: str = "openai") -> list[str]:
-    """Error-level findings in the requests the recording sent, each reported once."""
-    from agentdbg.checker import check
+def sent_request_problems(path, profile: str = "openai") -> list[str]:
+    """Error-level findings in the requests the recording sent, each reported once, judged
+    in the recording's own wire format (as ``agentdbg check`` judges a transcript)."""
+    from agentdbg.checker.inputs import load_check_input
+    from agentdbg.checker.judge import judge_all
 
-    tools = recording.header.get("tools") or []
-    seen: set[tuple] = set()
     out = []
-    current: list = []
-    for n, event in enumerate(recording.events):
-        if event["type"] != "request":
-            continue
-        current = current[:event["prefix"]] + list(event["append"])
-        body = {"messages": current, **(event.get("params") or {})}
-        if tools:
-            body["tools"] = tools
-        body.pop("stream", None)
-        for f in check(body, profile):
-            key = (f.rule, f.index, f.tool_call_id)
-            if f.severity == "error" and key not in seen:
-                seen.add(key)
-                out.append(f"request {event.get('turn', n)}: {f.rule} at message {f.index}: "
-                           f"{f.message}")
+    for judged in judge_all(load_check_input(str(path)), None, profile):
+        for f in judged.findings:
+            if f.severity == "error" and judged.item.turn is not None:
+                where = f.path or f"message {f.index}"
+                out.append(f"request {judged.item.turn}: {f.rule} at {where}: {f.message}")
     return out
