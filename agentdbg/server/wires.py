@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -58,7 +59,7 @@ def _schema_problem(tools: Any, schema_key: str, nested: bool) -> tuple[str, str
 
 
 @dataclass(frozen=True)
-class Wire:
+class Wire(ABC):
     """What every format shares; subclasses fill in the format's own pieces."""
 
     name: str
@@ -67,20 +68,22 @@ class Wire:
     stream_end: tuple[bytes, ...]      # bytes that say the stream is complete
 
     # -- reading a request --------------------------------------------------------------
+    @abstractmethod
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:
         """(message, param) when the body cannot be processed at all, else None."""
-        raise NotImplementedError
 
+    @abstractmethod
     def chat_form(self, body: dict) -> ChatForm:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def analyze(self, body: dict, profile: str, *, prior: list | None = None,
                 in_progress: bool = False) -> tuple[list, Any]:
         """The format checker's findings and the pairing they were judged on."""
-        raise NotImplementedError
 
+    @abstractmethod
     def rejection(self, findings: list) -> tuple[int, dict] | None:
-        raise NotImplementedError
+        ...
 
     def error(self, status: int, message: str, *, param: str | None = None,
               code: str | None = None, type_: str = "invalid_request_error", **extra: Any) -> dict:
@@ -90,20 +93,23 @@ class Wire:
         return self.error(400, OPENAI_BAD_JSON)
 
     # -- answering ------------------------------------------------------------------------
+    @abstractmethod
     def answer(self, message: dict, body: dict, usage: dict | None, finish: str | None,
                model_name: str = "offline") -> dict:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def stream(self, native: dict, body: dict) -> Iterator[bytes]:
-        raise NotImplementedError
+        ...
 
     # -- reading a response ---------------------------------------------------------------
+    @abstractmethod
     def accumulator(self) -> Any:
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def reply(self, doc: Any) -> ChatReply | None:
         """The chat reply of a plain (non-streamed) response body, None when it is not one."""
-        raise NotImplementedError
 
     def output(self, native: Any) -> list:
         """The native items a response adds to the conversation (Responses: output items)."""
