@@ -214,6 +214,24 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
     return body
 
 
+def findings_by_index(findings: Iterable) -> dict[Any, list]:
+    """Findings grouped by the message they sit on (None: the request as a whole)."""
+    by_index: dict[Any, list] = {}
+    for f in findings:
+        by_index.setdefault(getattr(f, "index", None), []).append(f)
+    return by_index
+
+
+def message_grid() -> Table:
+    """The view's grid: new-marker, [index], role, body (the body folds, the rest never wraps)."""
+    grid = Table.grid(padding=(0, 1), expand=False)
+    grid.add_column(width=1, no_wrap=True)
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    return grid
+
+
 def summary_line(index: int, message: Any, pairing: Pairing, messages: list,
                  width: int = 200) -> Text:
     """One line for a message the reader has already seen: its pairing marks (label, call
@@ -286,14 +304,8 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
     """
     if pairing is None:
         pairing = analyze(messages, in_progress=in_progress)
-    by_index: dict[Any, list] = {}
-    for f in findings:
-        by_index.setdefault(getattr(f, "index", None), []).append(f)
-    grid = Table.grid(padding=(0, 1), expand=False)
-    grid.add_column(width=1, no_wrap=True)
-    grid.add_column(justify="right", no_wrap=True)
-    grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")
+    by_index = findings_by_index(findings)
+    grid = message_grid()
     hidden = 0
     for i, message in enumerate(messages):
         if i < start:

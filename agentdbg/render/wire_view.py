@@ -15,11 +15,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from agentdbg.render.safe import safe
-from agentdbg.render.view import ROLE_STYLE, fold, label_style, pretty_arguments, render_finding
+from agentdbg.render.view import (
+    ROLE_STYLE,
+    findings_by_index,
+    fold,
+    label_style,
+    message_grid,
+    pretty_arguments,
+    render_finding,
+)
 from agentdbg.wire.common import text_of
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing
 
@@ -277,14 +284,8 @@ def render_wire(fmt: str, body: dict, pairing: WirePairing, *, findings: Iterabl
     items = [{"role": "user", "content": raw}] if isinstance(raw, str) else \
         [x if isinstance(x, dict) else {} for x in raw] if isinstance(raw, list) else []
     d = _Draw(fmt, pairing, start, in_progress)
-    by_index: dict[Any, list] = {}
-    for f in findings:
-        by_index.setdefault(getattr(f, "index", None), []).append(f)
-    grid = Table.grid(padding=(0, 1), expand=False)
-    grid.add_column(width=1, no_wrap=True)
-    grid.add_column(justify="right", no_wrap=True)
-    grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")
+    by_index = findings_by_index(findings)
+    grid = message_grid()
     hidden = 0
     rows = _responses_rows(body) if fmt == "responses" else _anthropic_rows(body)
     for index, kind, item in rows:
