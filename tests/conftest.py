@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
+
+from support import ROOT
 
 
 @pytest.fixture(autouse=True)
@@ -54,12 +55,6 @@ def model_server():
     server = ModelServer(OfflineModel()).start()
     yield server
     server.stop()
-
-
-def scripted(*turns):
-    from agentdbg.providers.scripted import ScriptedModel, parse_turns
-
-    return ScriptedModel(parse_turns(list(turns), "<test>"), "<test>")
 
 
 pytest_plugins = ["pytester"]

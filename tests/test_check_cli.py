@@ -75,7 +75,7 @@ def test_tools_option_supplies_definitions(tmp_path):
     path = write(tmp_path, "m.json", msgs)
     assert [f["rule"] for f in json.loads(invoke("check", path, "--json").stdout)["findings"]] == [
         "missing-tool-response"]
-    from conftest import ROOT
+    from support import ROOT
     doc = json.loads(invoke("check", path, "--json", "--tools",
                             str(ROOT / "agentdbg" / "samples" / "tools.yaml")).stdout)
     assert [f["rule"] for f in doc["findings"]] == ["missing-tool-response", "arguments-schema-mismatch"]

@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import scripted
+from support import scripted
 
 from agentdbg.engine.phases import Phase
 from agentdbg.engine.session import (

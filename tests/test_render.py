@@ -152,7 +152,7 @@ def test_full_keeps_every_message_in_full_every_turn():
 
 
 def test_seen_lines_stay_one_line_and_keep_their_findings_in_one_line():
-    from conftest import scripted
+    from support import scripted
 
     model = scripted({"tool_calls": [{"name": "get_weather", "id": "w1",
                                       "arguments": '{"city": "北京"'}]},

@@ -4,11 +4,11 @@ import io
 import json
 import sys
 
-from conftest import scripted
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
+from support import scripted
 
 from agentdbg.checker import check_model_request
 from agentdbg.engine.session import RunConfig, Session, StopReason

@@ -3,10 +3,10 @@
 import io
 import json
 
-from conftest import ROOT
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
+from support import ROOT
 from typer.testing import CliRunner
 
 from agentdbg.checker import check_model_request

@@ -8,7 +8,7 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT, scripted
+from support import ROOT, scripted
 from typer.testing import CliRunner
 
 from agentdbg.checker import check_model_request

@@ -56,7 +56,7 @@ def outbox(tmp_path):
 
 def step(turns, *commands):
     """Drive step mode with ``commands`` over a scripted model; the screen text."""
-    from conftest import scripted
+    from support import scripted
 
     from agentdbg.checker import check_model_request
     from agentdbg.engine.session import RunConfig, Session

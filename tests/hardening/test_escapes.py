@@ -112,7 +112,7 @@ def step(session, commands, *, color=False, explain=True, replay=None):
 
 @pytest.mark.parametrize("color", [False, True])
 def test_step_mode_and_its_narration(tmp_path, color):
-    from conftest import scripted
+    from support import scripted
 
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.toolspec import load_tools

@@ -32,7 +32,7 @@ def test_batch_denies_by_default_and_runs_with_approve_all(tmp_path):
 
 def test_step_mode_asks_and_retry_does_not_send_twice(tmp_path, sample_tools):
     import yaml
-    from conftest import scripted
+    from support import scripted
 
     from agentdbg.checker import check_model_request
     from agentdbg.engine.session import RunConfig, Session

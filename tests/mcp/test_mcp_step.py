@@ -7,11 +7,11 @@ import json
 import sys
 
 import pytest
-from conftest import scripted
 from mcp_helpers import DEMO, read_events
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
+from support import scripted
 
 from agentdbg.checker import check_model_request
 from agentdbg.drivers.launch import close_servers, load_run_tools, open_servers
