@@ -6,11 +6,8 @@ shows: the server's stderr (bounded) and the underlying exception.
 
 from __future__ import annotations
 
-import re
-
 from agentdbg.errors import ConfigError
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+from agentdbg.textsafe import safe
 
 
 class McpServerError(ConfigError):
@@ -34,8 +31,9 @@ class McpServerError(ConfigError):
 
 
 def printable(text: str) -> str:
-    """Keep newlines and tabs; show every other control character as an escape."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    """Keep newlines and tabs; show every other control or invisible character as an escape
+    (the one rule of ``agentdbg.textsafe``)."""
+    return safe(text)
 
 
 def one_line(text: str, limit: int = 300) -> str:

@@ -273,11 +273,20 @@ def _short(value: Any) -> str:
 
 
 def _schema_error(value: Any, schema: dict) -> str | None:
-    import jsonschema
+    """The best-matching way ``value`` fails ``schema``, checked as the executor checks
+    arguments: no reference is ever retrieved and patterns match on RE2."""
+    from jsonschema.exceptions import best_match
 
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    error = jsonschema.exceptions.best_match(cls(schema).iter_errors(value))
+    from agentdbg import schemas
+
+    bad = schemas.schema_error(schema)
+    if bad is not None:
+        where = "/".join(str(p) for p in bad[0]) or "(root)"
+        raise ValueError(f"the schema given to tool_args is not a valid JSON Schema at {where}: {bad[1]}")
+    try:
+        error = best_match(schemas.validator(schema).iter_errors(value))
+    except (schemas.Uncheckable, RecursionError):
+        return "$: nested too deeply to check against the schema"
     if error is None:
         return None
     where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)

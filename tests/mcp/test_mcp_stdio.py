@@ -2,6 +2,7 @@
 timeouts with cancellation, concurrency, a crash, a hang, bad starts, secrets."""
 
 import json
+import sys
 import threading
 
 import pytest
@@ -193,3 +194,13 @@ def test_the_tool_list_changed_between_runs(demo):
         assert again.server_info == {"name": "agentdbg-demo", "version": "2.0.0"}
     assert set(before) - set(after) == {"delete_note"} | {f"extra_{i:02d}" for i in range(6)}
     assert set(after) - set(before) == {"archive_note"}
+
+
+def test_a_servers_stderr_cannot_hide_or_reorder_text():
+    """A bidi override or a zero-width character in a server's stderr is shown as an escape."""
+    script = "import sys; sys.stderr.write('db at /srv/\\u202eexe.txt\\u200b gone\\n'); sys.exit(3)"
+    cfg = parse_server_config({"name": "rtl", "command": sys.executable, "args": ["-c", script]})
+    with pytest.raises(McpServerError) as err:
+        McpClient(cfg).start()
+    assert err.value.message.endswith("its stderr ends: db at /srv/\\u202eexe.txt\\u200b gone")
+    assert "\u202e" not in err.value.debug_text() and "\u200b" not in err.value.debug_text()

@@ -112,3 +112,41 @@ def test_the_stop_reason(made):
         assert_stop_reason(made["limit"], "completed")
     assert "it stopped with max_turns (the model still wanted tools after 1 turns (--max-turns))" in str(info.value)
     assert_stop_reason(made["limit"], "max_turns")
+
+
+def test_a_schema_is_checked_as_the_executor_checks_it(made):
+    """A remote $ref is never retrieved and patterns match on RE2 (no backtracking)."""
+    import http.server
+    import threading
+
+    hits = []
+
+    class Counting(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            body = b'{"type": "integer"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Counting)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        remote = f"http://127.0.0.1:{server.server_port}/order_id.json"
+        # unresolved, so unchecked (as in the executor); fetched, it would fail the call
+        assert_tool_args(made["run"], "query_order", schema={
+            "type": "object", "properties": {"order_id": {"$ref": remote}}})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert hits == []
+    # a pattern that backtracks for ages on Python's re, instant on RE2
+    assert_tool_args(made["run"], "query_order", schema={
+        "type": "object", "properties": {"order_id": {"not": {"pattern": "^(([A-Z0-9]+-?)+)+!$"}}}})
+    with pytest.raises(ValueError, match="not a valid JSON Schema"):
+        assert_tool_args(made["run"], "query_order", schema={"type": "objekt"})
