@@ -187,3 +187,58 @@ def test_a_deeply_nested_body_is_relayed_and_the_console_has_no_traceback(upstre
     assert status == 200 and json.loads(data) == COMPLETION
     out = proxy.stop()
     assert "Traceback" not in out
+
+
+def test_a_killed_proxy_leaves_no_analyst_behind_and_loses_no_exchange(upstream, proxies):
+    """kill -9 of the proxy: its analyst writes what was relayed, ends the transcripts, exits."""
+    import os
+    import signal
+    from pathlib import Path
+
+    proxy = proxies(upstream.url)
+    assert [post(proxy.url, chat(n))[0] for n in range(3)] == [200] * 3
+    children = Path(f"/proc/{proxy.proc.pid}/task/{proxy.proc.pid}/children").read_text().split()
+    assert len(children) == 1                                   # the analyst
+    analyst = int(children[0])
+    os.kill(proxy.proc.pid, signal.SIGKILL)
+    proxy.proc.wait(10)
+    deadline = time.time() + 15
+    while time.time() < deadline and Path(f"/proc/{analyst}").exists() \
+            and Path(f"/proc/{analyst}/stat").read_text().split()[2] != "Z":
+        time.sleep(0.1)
+    alive = Path(f"/proc/{analyst}").exists() and Path(f"/proc/{analyst}/stat").read_text().split()[2] != "Z"
+    assert not alive, "the analyst outlived the proxy"
+    saved = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
+    assert len(saved) == 3                      # the last one may have lost its response
+    for path in saved:
+        events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        assert events[1]["type"] == "request" and events[-1]["type"] == "stop"
+        answered = events[-2]["type"] == "response"
+        assert events[-1]["reason"] == ("completed" if answered else "cancelled")
+
+
+def test_ctrl_c_with_a_request_in_flight_records_the_request(upstream, proxies):
+    """The request was relayed: after Ctrl-C the transcript has it, and says it was never answered."""
+    release = threading.Event()
+
+    def held(handler, body):
+        if b"question 2" in body:        # the second conversation's model never answers in time
+            release.wait(30)
+        Upstream.send(handler, 200, json.dumps(COMPLETION).encode())
+    upstream.reply = held
+    proxy = proxies(upstream.url)
+    assert post(proxy.url, chat(1))[0] == 200
+    threading.Thread(target=post, args=(proxy.url, chat(2)), kwargs={"timeout": 30},
+                     daemon=True).start()
+    deadline = time.time() + 10
+    while len(upstream.seen) < 2 and time.time() < deadline:
+        time.sleep(0.05)
+    output = proxy.stop()                 # SIGINT, as Ctrl-C
+    release.set()
+    saved = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
+    assert len(saved) == 2, output
+    events = [json.loads(line) for line in saved[1].read_text(encoding="utf-8").splitlines()]
+    assert [e["type"] for e in events] == ["header", "request", "stop"]
+    assert events[1]["append"] == [{"role": "user", "content": "question 2"}]
+    assert events[2]["reason"] == "cancelled"
+    assert events[2]["detail"] == "the proxy stopped before request 1 was answered"

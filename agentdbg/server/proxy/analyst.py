@@ -166,6 +166,8 @@ class Analysis:
         self.tracker.add_secret(token)
 
     def on_close(self) -> list[Path]:
+        for ex_id in list(self._open):   # relayed, never answered: recorded, then cancelled
+            self._sent(ex_id)
         return self.tracker.close()
 
 
@@ -229,7 +231,8 @@ def _run_job(analysis: Analysis, job: tuple) -> Any:
     try:
         return analysis.handle(job)
     except Exception as exc:  # noqa: BLE001 - analysis must never stop the relay
-        analysis.view.note(f"agentdbg could not analyse this exchange: {type(exc).__name__}: {exc}")
+        with contextlib.suppress(Exception):  # e.g. the terminal is gone
+            analysis.view.note(f"agentdbg could not analyse this exchange: {type(exc).__name__}: {exc}")
         return Verdict(note="not analysed") if job[0] == "request" else None
 
 
@@ -331,14 +334,28 @@ class ProcessAnalyst(_Analyst):
         return paths
 
 
+PARENT_CHECK_SECONDS = 1.0  # how often an idle analyst checks that the proxy is still there
+
+
 def _child(make_analysis: Callable[[], Analysis], jobs, results) -> None:
     """The analyst process: jobs in, verdicts out, until the proxy says stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # the proxy decides when we stop
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _yield_cpu()
+    parent = os.getppid()
     analysis = make_analysis()
     while True:
-        job = jobs.get()
+        try:
+            job = jobs.get(timeout=PARENT_CHECK_SECONDS)
+        except queue.Empty:
+            if os.getppid() == parent:
+                continue
+            # the proxy was killed (no "close" will come): what it relayed is already in the
+            # queue and now analysed; end the transcripts as a stop would, then go
+            results.cancel_join_thread()     # nobody reads the results any more
+            _unyield_cpu()
+            _run_job(analysis, ("close",))
+            break
         if job is None:
             break
         if job[0] == "_sync":

@@ -78,6 +78,7 @@ class Conversation:
     rules: ConversationRules = field(default_factory=ConversationRules)
     ended_on_call: bool = False
     outputs: list = field(default_factory=list)   # Responses API: output items seen so far
+    awaiting: list | None = None   # the messages of a request relayed and not yet answered
 
     @property
     def requests(self) -> int:
@@ -168,6 +169,7 @@ class Tracker:
         if wire != "chat":
             event["body"] = body
         conv.writer("request", event)
+        conv.awaiting = list(messages)
 
     def record_response(self, conv: Conversation, messages: list, reply: dict | None, *,
                         usage: dict | None, finish: str | None, latency_ms: float,
@@ -177,6 +179,7 @@ class Tracker:
         recorded, so a request continuing it can be judged from the transcript)."""
         conv.rules.saw_response(messages, reply)
         conv.ended_on_call = bool(reply and tool_calls_of(reply))
+        conv.awaiting = None
         if conv.writer is None:
             return
         if reply is None:
@@ -247,7 +250,13 @@ class Tracker:
             if conv.writer is None:
                 continue
             rules = conv.rules
-            if rules.last_response is None:
+            messages = rules.last_messages + [rules.last_response] if rules.last_response \
+                else rules.last_messages
+            if conv.awaiting is not None:
+                reason, detail = "cancelled", (f"the proxy stopped before request "
+                                               f"{rules.requests + 1} was answered")
+                messages = conv.awaiting
+            elif rules.last_response is None:
                 reason, detail = "cancelled", "the proxy stopped before the model answered"
             elif conv.ended_on_call:
                 reason, detail = "completed", ("the app ended on the model's tool call without "
@@ -255,10 +264,9 @@ class Tracker:
                                                "stop-on-first-tool)")
             else:
                 reason, detail = "completed", "the model answered without tool calls"
-            conv.writer("stop", {"reason": reason, "detail": detail,
-                                 "messages": rules.last_messages + [rules.last_response]
-                                 if rules.last_response else rules.last_messages,
-                                 "usage": {}, "ended_on_call": conv.ended_on_call})
+            conv.writer("stop", {"reason": reason, "detail": detail, "messages": messages,
+                                 "usage": {}, "ended_on_call": conv.ended_on_call and
+                                 conv.awaiting is None})
             conv.writer.close()
             paths.append(conv.writer.path)
         for warning in self.export.close() if self.export is not None else []:
