@@ -45,6 +45,22 @@ def test_step_through_a_recording(tmp_path):
     assert "replayed turn 1" in out and "杭州转运中心已发出" in out
 
 
+def test_stepping_a_recording_shows_the_recorded_times(tmp_path):
+    """A replay takes no time of its own: 'usage' shows what the recording measured."""
+    path = recorded(tmp_path)
+    events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    for e in events:
+        if e["type"] == "response":
+            e["latency_ms"] = 2000.25 + e["turn"]
+        if e["type"] == "tool":
+            e["duration_ms"] = 345.5
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events), encoding="utf-8")
+    session, _, out = step_replay(path, "n", "n", "usage", "c")
+    assert "turn 1: " in out and "model 2001.2 ms; tools 345.5 ms" in out
+    assert [t.latency_ms for t in session.turns] == [2001.25, 2002.25, 2003.25]
+    assert [t.tool_ms for t in session.turns] == [345.5, 345.5, 0.0]
+
+
 def test_an_edit_makes_the_recording_stale_then_play_knowingly(tmp_path, monkeypatch, sample_tools):
     monkeypatch.delenv("EDITOR", raising=False)
     session, _, out = step_replay(recorded(tmp_path), "n", "n", 'inject 2 {"status": "lost"}',

@@ -12,7 +12,6 @@ transcript gets its stop event.
 from __future__ import annotations
 
 import sys
-from collections import deque
 
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
@@ -34,12 +33,9 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
     if show:
         console.print(view_run.render_header(options.model_desc, session.toolset.names(),
                                              options.offline, options.title))
-    recorded = RecordedTimings(replay.model.path) if replay is not None else None
     shown = 0
     try:
         for event in (_live_steps(session) if replay is None else replay.steps()):
-            if recorded is not None:
-                recorded.adopt(event)
             if not show:
                 continue
             if isinstance(event, ModelReplied):
@@ -91,39 +87,3 @@ def _show(console, session: Session, shown: int, options: RunOptions) -> None:
     console.print(render_messages(session.messages, new_from=shown, full=options.full,
                                   seen=0 if options.full else shown, brief_seen=True,
                                   meta=view_run.message_meta(session), findings=findings))
-
-
-class RecordedTimings:
-    """A replay takes no time of its own: each model latency and tool duration shown (and
-    in ``--json``) is the one the recording measured, matched in recording order."""
-
-    def __init__(self, path):
-        from agentdbg.transcript import iter_transcript
-
-        self.latencies: deque = deque()
-        self.durations: dict[str, deque] = {}
-        for _, event in iter_transcript(path):
-            if event["type"] == "response":
-                self.latencies.append(event.get("latency_ms"))
-            elif event["type"] == "tool":
-                self.durations.setdefault(str(event.get("tool_call_id")), deque()).append(
-                    event.get("duration_ms"))
-
-    def adopt(self, event) -> None:
-        if isinstance(event, ModelReplied) and self.latencies:
-            latency = _ms(self.latencies.popleft())
-            if latency is not None:
-                event.stats.latency_ms = latency
-        elif isinstance(event, ToolsExecuted):
-            for outcome in event.outcomes:
-                queue = self.durations.get(outcome.call_id)
-                duration = _ms(queue.popleft()) if queue else None
-                if duration is not None:
-                    outcome.ended = outcome.started + duration / 1000
-
-
-def _ms(value) -> float | None:
-    """A recorded time in milliseconds, or None when the recording holds none (or junk)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-        return float(value)
-    return None

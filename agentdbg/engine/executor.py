@@ -153,7 +153,8 @@ class ToolExecutor:
             outcome.injected = fault.injected
             outcome.retryable = ERROR_TYPES.get(fault.error_type or "", False)
             outcome.note = fault.note
-            outcome.ended = self.clock() - self.epoch
+            recorded = fault.duration_ms
+            outcome.ended = self.clock() - self.epoch if recorded is None else start + recorded / 1000
             return outcome
         try:
             spec = self._lookup(name)

@@ -28,6 +28,8 @@ class CallOverride(Protocol):
     def injected(self) -> bool: ...        # the user's doing (marked in the view)
     @property
     def note(self) -> str: ...
+    @property
+    def duration_ms(self) -> float | None: ...  # a recorded result's measured time, else None
 
     def content(self, tool: str) -> str: ...
 
@@ -69,6 +71,10 @@ class Fault:
     @property
     def note(self) -> str:
         return f"injected fault: {self.describe()}"
+
+    @property
+    def duration_ms(self) -> float | None:
+        return None   # an injected fault takes the time it takes
 
     def describe(self) -> str:
         return f"custom {self.custom[:40]}" if self.kind == "custom" else self.kind

@@ -265,7 +265,8 @@ class Session(UserActions):
                 return self._stop(StopReason.TIMEOUT, f"the run exceeded its wall-clock limit of "
                                   f"{self.config.timeout:g}s during a model request ({exc.message})")
             return self._stop(StopReason.MODEL_ERROR, exc.message)
-        stats.latency_ms = round((self.clock() - start) * 1000, 3)
+        stats.latency_ms = round((self.clock() - start) * 1000, 3) if reply.latency_ms is None \
+            else reply.latency_ms
         stats.usage, stats.finish_reason, stats.note = reply.usage, reply.finish_reason, reply.note
         self.turns.append(stats)
         self.messages.append(reply.message)
@@ -294,8 +295,10 @@ class Session(UserActions):
         turn = self.turns[-1].turn if self.turns else 0  # 0: calls loaded with a starting state
         outcomes = self.executor.run(self.pending, approved=self._consume_approval,
                                      override=self._override_for)
-        if self.turns:
-            self.turns[-1].tool_ms = round((self.clock() - start) * 1000, 3)
+        if self.turns:  # from the first start to the last end (recorded times in a replay)
+            span = (max(o.ended for o in outcomes) - min(o.started for o in outcomes)) if outcomes \
+                else self.clock() - start
+            self.turns[-1].tool_ms = round(max(0.0, span) * 1000, 3)
         indices = []
         for call, outcome in zip(self.pending, outcomes):
             self.messages.append(tool_message(str(call.get("id")), outcome.content))

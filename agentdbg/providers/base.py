@@ -43,6 +43,7 @@ class ModelReply:
     usage: dict = field(default_factory=dict)
     finish_reason: str | None = None
     note: str | None = None            # the offline model's explanation; not sent anywhere
+    latency_ms: float | None = None    # a replayed reply: the latency measured when recorded
 
 
 class Provider(Protocol):

@@ -48,6 +48,18 @@ class RecordedResult:
     def note(self) -> str:
         return "replayed from the recording" + (" (injected then)" if self.injected else "")
 
+    @property
+    def duration_ms(self) -> float | None:
+        """How long the call took when it was recorded (a replay takes no time of its own)."""
+        return recorded_ms(self.event.get("duration_ms"))
+
+
+def recorded_ms(value) -> float | None:
+    """A recorded time in milliseconds; None when the recording holds none (or junk)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e12:
+        return float(value)
+    return None
+
 
 class ReplayModel:
     """Serves the recording's responses in order; also the source of recorded tool results."""
@@ -137,6 +149,7 @@ class ReplayModel:
         self.turns_played += 1
         return ModelReply(message=answer["message"], usage=answer.get("usage") or {},
                           finish_reason=answer.get("finish_reason"),
+                          latency_ms=recorded_ms(answer.get("latency_ms")),
                           note=f"replayed turn {answer.get('turn')}"
                                + (f"; recorded note: {answer['note']}" if answer.get("note") else ""))
 
