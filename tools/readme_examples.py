@@ -12,7 +12,9 @@ what they print. ``tests/readme/`` runs both, so the README cannot drift from th
 Commands run in a temporary folder holding a copy of ``examples/``, with an empty
 ``AGENTDBG_HOME``, no API key, no colour and ``COLUMNS`` fixed; piped output (no padding,
 single values whole) or, for step mode, a real pseudo-terminal. Only what must vary from
-run to run is normalised when comparing: timings, the runs folder's paths, ports.
+run to run is normalised when comparing (``normalise``): timings, the scratch folder's
+paths, ports, run names and creation times, trace ids, and what the MCP time server says
+about today; the MCP examples are compared word by word (``REFLOWED``).
 """
 
 from __future__ import annotations
@@ -269,12 +271,89 @@ def ex_proxy_drop_results(runner: Runner) -> str:
     return between(proxy, "request 2 ", "✗ ", include_end=True)
 
 
+def commands(runner: Runner, *lines: str) -> str:
+    """Each command with what it prints, as typed in a shell (stdout and stderr)."""
+    out = []
+    for line in lines:
+        done = runner.run(line)
+        if "Traceback" in done.stderr:
+            raise RuntimeError(f"{line}: {done.stderr}")
+        out += [f"$ {line}", clean(done.stdout + done.stderr)]
+    return "\n".join(part for part in out if part)
+
+
+def ex_runs(runner: Runner) -> str:
+    for question in (ORDER_Q, "北京和上海今天哪个更热?"):
+        runner.output(f'agentdbg run "{question}"')
+    return commands(runner, "agentdbg runs")
+
+
+def save_order_run(runner: Runner) -> None:
+    runner.output(f'agentdbg run "{ORDER_Q}" --save order.jsonl')
+
+
+def ex_diff(runner: Runner) -> str:
+    save_order_run(runner)
+    runner.output(f'agentdbg run "{ORDER_Q}" --script examples/wrong_tracking.yaml --save wrong.jsonl')
+    return commands(runner, "agentdbg diff order.jsonl wrong.jsonl")
+
+
+def ex_share(runner: Runner) -> str:
+    save_order_run(runner)
+    return commands(runner, "agentdbg report order.jsonl -o order.html",
+                    "agentdbg export order.jsonl --format otlp-json -o order.otlp.json")
+
+
+MCP_TIME = "python -m mcp_server_time --local-timezone Europe/Paris"
+TIME_Q = "What time is it in Asia/Tokyo, and what is 09:30 Paris time in New York?"
+
+
+def ex_mcp_tools(runner: Runner) -> str:
+    return commands(runner, "agentdbg tools examples/mcp_tools.yaml")
+
+
+def ex_mcp_run(runner: Runner) -> str:
+    """In a terminal (a pty, 80 columns), where the long model note wraps."""
+    out = runner.session(["agentdbg", "run", "--mcp", MCP_TIME, TIME_Q], [])
+    server = out.split("\n", 1)[0]
+    turn = between(out, "turn 1 ", "turn 2 ")
+    stop = between(out, "stop: ", "usage: ")
+    return "\n".join([f'$ agentdbg run --mcp "{MCP_TIME}" \\\n    "{TIME_Q}"', server, "  ...",
+                      turn, "  ...", stop])
+
+
+MCP_STEP_INPUTS = ["", "fail get_current_time timeout", "", "rpc call_o2",
+                   "inject call_o2 not_found", "continue", "quit"]
+
+
+def ex_mcp_step(runner: Runner) -> str:
+    command = ["agentdbg", "run", "--step", "--mcp", MCP_TIME, TIME_Q]
+    out = runner.session(command, MCP_STEP_INPUTS)
+    planned = between(out, "▶ next: execute 2 call(s)", "(agentdbg) rpc")
+    rpc = between(out, "(agentdbg) rpc", '    "_meta"')
+    injected = between(out, "(agentdbg) inject", "  [0] ")
+    fault = between(out, "  [3] tool      ←", "(agentdbg) continue", include_end=True)
+    retry = between(out, "model note: retrying", "  (messages")
+    answer = between(out, "                - could not get", "                turn 3")
+    return "\n".join([f'$ agentdbg run --step --mcp "{MCP_TIME}" \\\n    "{TIME_Q}"', "  ...",
+                      planned, rpc, "  ...", injected, "  ...", fault, retry, "  ...", answer])
+
+
 EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "run-turn": ex_run_turn,
     "step-lesson": ex_step_lesson,
     "check-missing-assistant": ex_check("examples/missing_assistant.json"),
     "check-parallel-missing": ex_check("examples/parallel_missing.json"),
+    "check-forgot-chat": ex_check("examples/forgot_chat.json"),
+    "check-forgot-responses": ex_check("examples/forgot_responses.json"),
+    "check-forgot-anthropic": ex_check("examples/forgot_anthropic.json"),
     "proxy-drop-results": ex_proxy_drop_results,
+    "runs": ex_runs,
+    "diff": ex_diff,
+    "share": ex_share,
+    "mcp-tools": ex_mcp_tools,
+    "mcp-run": ex_mcp_run,
+    "mcp-step": ex_mcp_step,
 }
 
 
@@ -294,19 +373,49 @@ def regenerate(text: str, names: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
+# Examples whose line breaks change from day to day: the MCP time server's weekday ("Monday",
+# "Wednesday") and DST flag ("true", "false") differ in length, so the view wraps its result
+# elsewhere. These blocks are compared word by word, their line breaks ignored.
+REFLOWED = ("mcp-run", "mcp-step")
+
+
 def normalise(text: str) -> str:
-    """Only what must vary between runs: timings, paths of the runs folder, ports."""
+    """Only what must vary between runs; everything else is compared as printed."""
+    # timings, the scratch folder's paths, the ports of servers started for an example
     text = re.sub(r"\d+(\.\d+)? ms\b", "<t> ms", text)
     text = re.sub(r"(/[^\s:]+)?/agentdbg-readme-[^\s]*", "<tmp>", text)
     text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:<port>", text)
+    # the runs folder names a transcript after its start time; `runs` shows when it was created
+    text = re.sub(r"\b\d{8}-\d{6}-", "<stamp>-", text)
+    text = re.sub(r"\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\b", "<created>", text)
+    # OpenTelemetry trace ids are random
+    text = re.sub(r"\btrace [0-9a-f]{32}\b", "trace <trace-id>", text)
+    # an MCP exchange is timed in seconds since its server started
+    text = re.sub(r"\b\d+\.\d{3}s\b", "<t>s", text)
+    # the MCP time server answers with today's date and the time now, the weekday, whether
+    # DST is on, and (on the days the two zones' DST rules disagree) another difference
+    text = re.sub(r'(datetime"?[=:]\s*"?)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d',
+                  r"\1<datetime>", text)
+    text = re.sub(r'(day_of_week"?[=:]\s*"?)[A-Z][a-z]+', r"\1<weekday>", text)
+    text = re.sub(r'(is_dst"?[=:]\s*)(true|false)', r"\1<dst>", text)
+    text = re.sub(r'(time_difference"?[=:]\s*"?)[+-]?\d+(\.\d+)?h', r"\1<hours>", text)
     return text
+
+
+def comparable(text: str) -> str:
+    """``text`` normalised, with each REFLOWED block's words on one line."""
+    lines = text.split("\n")
+    for b in reversed(blocks(text)):
+        if b.name in REFLOWED:
+            lines[b.start:b.end] = [" ".join(b.body.split())]
+    return normalise("\n".join(lines))
 
 
 def differences(text: str | None = None, names: list[str] | None = None) -> str:
     """A unified diff of README.md against what the commands print now ('' when equal)."""
     text = README.read_text(encoding="utf-8") if text is None else text
     fresh = regenerate(text, names)
-    a, b = normalise(text).split("\n"), normalise(fresh).split("\n")
+    a, b = comparable(text).split("\n"), comparable(fresh).split("\n")
     return "\n".join(difflib.unified_diff(a, b, "README.md", "what the commands print",
                                          lineterm="", n=2))
 

@@ -59,6 +59,30 @@ def test_normalising_keeps_everything_but_timings_paths_and_ports():
                                       "127.0.0.1:<port> call_o1 SF123456")
 
 
+def test_normalising_what_varies_from_day_to_day_keeps_the_rest():
+    text = ('20261130-075849-订单 · 2026-11-30 07:58:49 · trace 9cb1797915199165e9147ba3fc7cd4e4\n'
+            '"datetime":\n  "2026-11-30T16:56:15+09:00", "day_of_week": "Wednesday", "is_dst": true,'
+            ' "time_difference": "-5.0h" · →     1.130s\n'
+            '"updated_at": "2026-09-18T09:20:00+08:00", "status": "in_transit", SF123456')
+    assert readme.normalise(text) == (
+        '<stamp>-订单 · <created> · trace <trace-id>\n'
+        '"datetime":\n  "<datetime>", "day_of_week": "<weekday>", "is_dst": <dst>,'
+        ' "time_difference": "<hours>" · →     <t>s\n'
+        '"updated_at": "2026-09-18T09:20:00+08:00", "status": "in_transit", SF123456')
+
+
+def test_only_the_mcp_examples_are_compared_without_their_line_breaks():
+    def readme_with(name: str, body: str) -> str:
+        return f"intro\n<!-- example: {name} -->\n```text\n{body}\n```\nafter"
+
+    wrapped, rewrapped = "a b c\nd e", "a b\nc d e"
+    assert readme.comparable(readme_with("mcp-run", wrapped)) == \
+        readme.comparable(readme_with("mcp-run", rewrapped))
+    assert readme.comparable(readme_with("run-turn", wrapped)) != \
+        readme.comparable(readme_with("run-turn", rewrapped))
+    assert set(readme.REFLOWED) <= set(readme.EXAMPLES)
+
+
 def test_the_script_checks_from_the_command_line():
     done = subprocess.run([sys.executable, str(ROOT / "tools" / "readme_examples.py"), "--check",
                            "check-missing-assistant"], capture_output=True, text=True, timeout=300)
