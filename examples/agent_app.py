@@ -38,9 +38,10 @@ TOOLS = [
         "parameters": {"type": "object", "required": ["tracking_no"], "properties": {
             "tracking_no": {"type": "string", "pattern": "^[A-Z]{2}\\d{6}$", "description": "物流单号"}}}}},
 ]
+NOT_FOUND = {"ok": False, "error": {"type": "not_found"}}
 HANDLERS = {  # a whitelist: never look a handler up from the model's text
-    "query_order": lambda order_id: ORDERS.get(order_id, {"ok": False, "error": {"type": "not_found"}}),
-    "query_logistics": lambda tracking_no: SHIPMENTS.get(tracking_no, {"ok": False, "error": {"type": "not_found"}}),
+    "query_order": lambda order_id: ORDERS.get(order_id, NOT_FOUND),
+    "query_logistics": lambda tracking_no: SHIPMENTS.get(tracking_no, NOT_FOUND),
 }
 
 

@@ -278,3 +278,17 @@ def test_save_help_says_json_lines():
     for command in ("run", "replay"):
         text = " ".join(invoke(command, "--help").stdout.split())
         assert "(JSON Lines)" in text, command
+
+
+@pytest.mark.parametrize("extra,who", [([], "the offline model"), (["--script", "S"], "a script")])
+def test_api_without_a_real_endpoint_is_said_not_silently_ignored(tmp_path, extra, who):
+    if extra:
+        script = tmp_path / "s.yaml"
+        script.write_text("- content: done\n", encoding="utf-8")
+        extra = ["--script", str(script)]
+    r = invoke("run", "北京和上海今天哪个更热?", "--api", "anthropic", *extra)
+    assert r.exit_code == 0, r.output
+    assert f"warning: --api anthropic picks the wire format of a real endpoint (--model); {who}" \
+        in r.stderr
+    quiet = invoke("run", "北京和上海今天哪个更热?", *extra)
+    assert "warning" not in quiet.stderr

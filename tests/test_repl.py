@@ -7,6 +7,7 @@ import sys
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
+from rich.cells import cell_len
 from rich.console import Console
 from support import scripted
 
@@ -335,3 +336,35 @@ def test_an_empty_final_answer_is_flagged_in_step_mode(sample_tools):
     out = " ".join(out.split())
     assert "■ stopped: completed (warning: the answer is empty)" in out
     assert "! warning empty-final-answer" in out
+
+
+def test_at_80_columns_no_line_parts_a_call_id_from_its_name_or_a_budget_label(sample_tools):
+    s = session_for(sample_tools, "北京和上海今天哪个更热?")
+    _, out, _ = drive(s, "n", "usage", width=80)
+    lines = [ln.rstrip() for ln in out.splitlines()]
+    head = lines.index("▶ next: execute 2 call(s):")  # a call a line, under the heading
+    assert lines[head + 1:head + 3] == ['    call_o1 get_weather({"city":"北京"})',
+                                        '    call_o2 get_weather({"city":"上海"})']
+    assert any(ln.startswith("message framing (3 per message + 3)") for ln in lines)
+    table = lines[lines.index("context budget of request 2"):]
+    assert all(cell_len(ln) <= 80 for ln in table[:6])  # the bar gives way, not the label
+    one = drive(session_for(sample_tools), "n", width=80)[1]  # one short call keeps one line
+    assert '▶ next: execute 1 call(s): call_o1 query_order({"order_id":"ORD-2026-001"})' in one
+
+
+def test_on_a_terminal_a_long_pending_call_folds_under_itself(sample_tools):
+    long = {"city": "北京", "note": "x" * 120}
+    s = session_for(sample_tools, model=scripted(
+        {"tool_calls": [{"name": "get_weather", "id": "w1", "arguments": long},
+                        {"name": "get_weather", "id": "w2", "arguments": {"city": "上海"}}]},
+        {"content": "done"}))
+    s.step()  # the model's turn: two calls wait
+    buf = io.StringIO()
+    console = Console(file=buf, width=80, force_terminal=True, color_system=None, highlight=False)
+    with create_pipe_input() as pipe:
+        Debugger(s, console, input=pipe, output=DummyOutput(), history=False).banner()
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "▶ next: execute 2 call(s):"
+    assert lines[1].startswith('    w1 get_weather({"city": "北京", "note": "xxx')  # one fold
+    assert all(ln.startswith("    ") and cell_len(ln) <= 80 for ln in lines[1:])
+    assert lines[-1] == '    w2 get_weather({"city": "上海"})'

@@ -27,7 +27,8 @@ BROKEN_ARGUMENTS = frozenset({"arguments-invalid-json", "arguments-not-object"})
 
 PROFILES: dict[str, Profile] = {p.name: p for p in [
     Profile("openai", "OpenAI Chat Completions (default)"),
-    Profile("deepseek-thinking", "DeepSeek thinking mode: reasoning_content must be passed back",
+    Profile("deepseek-thinking", "DeepSeek thinking mode: reasoning_content must be passed back "
+            "(Responses: a call and its output adjacent)",
             extra_rules=frozenset({"reasoning-content-missing"})),
     Profile("deepseek-reasoner-legacy", "deepseek-reasoner (R1): roles must alternate",
             extra_rules=frozenset({"consecutive-same-role"})),
@@ -54,7 +55,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
     Profile("glm", "Zhipu GLM (no extra rules yet)"),
     Profile("vllm", "vLLM: broken or non-object arguments in the history are rejected",
             errors=BROKEN_ARGUMENTS, api="vLLM"),
-    Profile("deepseek", "DeepSeek, non-thinking (no extra rules yet)"),
+    Profile("deepseek", "DeepSeek, non-thinking: on the Responses API a call and its output "
+            "must be adjacent"),
 ]}
 
 

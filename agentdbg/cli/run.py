@@ -110,6 +110,10 @@ def run(
     _step_only(step, explain, lang)
     toolset = load_run_tools(tools, mcp or [])  # MCP servers start in drive()
     info = make_provider(model, base_url, api_key, script, retries, api=api.value)
+    if api is not Api.chat and (script is not None or info.offline):
+        what = "a script" if script is not None else "the offline model"
+        warn(f"--api {api.value} picks the wire format of a real endpoint (--model); {what} has "
+             f"none, so nothing is sent in it: requests are only checked as that API would")
     config = RunConfig(
         model=info.model, max_turns=max_turns, max_tool_calls=max_tool_calls,
         repeat_limit=repeat_limit, timeout=timeout,

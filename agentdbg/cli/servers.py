@@ -20,7 +20,8 @@ def proxy(
     save: Annotated[Path | None, typer.Option(
         "--save", help="Folder for one transcript per conversation (default: the runs folder).")] = None,
     block_invalid: Annotated[bool, typer.Option(
-        "--block-invalid", help="Answer a request with protocol errors with an OpenAI-shaped 400.")] = False,
+        "--block-invalid", help="Answer a request with protocol errors with a 400 in its own format "
+             "(Chat Completions, Responses or Anthropic).")] = False,
     intercept: Annotated[bool, typer.Option(
         "--intercept", help="Pause each request in a prompt before it is forwarded.")] = False,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]

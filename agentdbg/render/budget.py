@@ -195,14 +195,14 @@ def render_budget(b: Budget) -> Any:
     title = f"context budget of request {b.turn}" if b.turn else "context budget of the messages now"
     table = Table(title=Text(title),
                   title_justify="left", box=None, pad_edge=False)
-    table.add_column("part")
-    table.add_column("tokens", justify="right")
-    table.add_column("share", justify="right")
-    table.add_column("")
+    table.add_column("part", no_wrap=True)
+    table.add_column("tokens", justify="right", no_wrap=True)
+    table.add_column("share", justify="right", no_wrap=True)
+    table.add_column("")  # the one column that gives way on a narrow terminal: the bar is cut
     for p in b.parts:
         share = p.tokens / total
         table.add_row(Text(safe(p.label)), str(p.tokens), f"{share * 100:.0f}%",
-                      Text("█" * round(share * 30), style="cyan"))
+                      Text("█" * round(share * 30), style="cyan", no_wrap=True, overflow="crop"))
     note = f"counted {b.total} with {b.method}"
     if b.reported is not None:
         note += f"; the provider reported {b.reported} prompt tokens"

@@ -12,6 +12,7 @@ import json
 import os
 from pathlib import Path
 
+from rich.cells import cell_len, chop_cells
 from rich.text import Text
 
 from agentdbg.checker import check
@@ -240,10 +241,18 @@ class Debugger:
             self.console.print(Text(f"▶ next: ask the model (turn {len(s.turns) + 1}) with "
                                     f"{len(s.messages)} message(s)", style="bold"))
         else:
-            calls = "; ".join(f"{safe(c.get('id'))} {safe(call_name(c))}"
-                              f"({safe(call_arguments(c))})" for c in s.pending)
-            self.console.print(Text(f"▶ next: execute {len(s.pending)} call(s): {calls}",
-                                    style="bold"))
+            calls = [f"{safe(c.get('id'))} {safe(call_name(c))}({safe(call_arguments(c))})"
+                     for c in s.pending]
+            head = f"▶ next: execute {len(calls)} call(s):"
+            if len(calls) == 1 and cell_len(f"{head} {calls[0]}") <= self.console.width:
+                self.console.print(Text(f"{head} {calls[0]}", style="bold"))
+            else:  # a call a line, folded under itself: an id never parts from its name
+                self.console.print(Text(head, style="bold"))
+                width = max(20, self.console.width - 4)
+                for call in calls:
+                    parts = chop_cells(call, width) if self.console.is_terminal else [call]
+                    self.console.print(Text("\n".join("    " + p for p in parts), style="bold"),
+                                       soft_wrap=True)
         if self.explain:
             self.console.print(Text(safe(explain(s, self.lang)), style="italic cyan"))
 

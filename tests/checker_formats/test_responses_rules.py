@@ -262,3 +262,12 @@ def test_registry_entries_are_complete():
     for rule_id, info in RESPONSES_RULES.items():
         assert info.id == rule_id and info.severity in ("error", "warning") and info.summary
         assert RULES[rule_id].scope in ("responses", "formats"), "format-only ids must not shadow chat ids"
+
+
+@pytest.mark.parametrize("profile", ["vllm", "qwen"])
+@pytest.mark.parametrize("args,rule", [('{"city": "Par', "arguments-invalid-json"),
+                                       ('"Paris"', "arguments-not-object")])
+def test_a_profile_whose_server_rejects_broken_arguments_makes_them_errors(profile, args, rule):
+    body = [U, fc("call_a", args=args), out("call_a")]
+    assert [(f.rule, f.severity) for f in check_responses(body, "openai")] == [(rule, "warning")]
+    assert [(f.rule, f.severity) for f in check_responses(body, profile)] == [(rule, "error")]

@@ -46,7 +46,11 @@ class FormatCtx:
             api_error: str | None = None, call_id: Any = None, severity: str | None = None) -> None:
         if not self.on(rule_id):
             return
-        f = make(rule_id, index, message, api_error, call_id, severity or self.info(rule_id).severity)
+        if severity is None:
+            info = self.info(rule_id)
+            # the profile's server rejects what is only a warning elsewhere (vLLM, Qwen)
+            severity = ERROR if rule_id in self.profile.errors else info.severity
+        f = make(rule_id, index, message, api_error, call_id, severity)
         f.path = path
         self.findings.append(f)
 

@@ -23,7 +23,7 @@ edit                edit the body in $EDITOR (inline editor without one); JSON i
 inject N KIND       replace tool message N's content with a fault (timeout, not_found, empty,
                     invalid_json, internal_error, oversized, rate_limited, denied, or JSON)
 respond TEXT|JSON   answer the app yourself (text, or an assistant message as JSON); not forwarded
-block               answer the app with an OpenAI-shaped 400 listing the findings
+block               answer the app with a 400 listing the findings, in the request's own format
 quit                stop the proxy"""
 
 
