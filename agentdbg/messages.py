@@ -18,6 +18,24 @@ _MISSING = object()
 TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in words: "an object", "an integer", "null" … (never a Python
+    type name such as "a int" or "a dict")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    kinds = {dict: "an object", list: "an array", str: "a string", int: "an integer",
+             float: "a number"}
+    return next((kind for t, kind in kinds.items() if isinstance(value, t)),
+                f"a {type(value).__name__}")
+
+
+def a_or_an(word: str) -> str:
+    """``word`` with its indefinite article: "an assistant", "a user"."""
+    return f"{'an' if str(word)[:1].lower() in 'aeiou' and word else 'a'} {word}"
+
+
 def canonical_json(value: Any) -> str:
     """Stable JSON text: sorted keys, no whitespace, unicode kept."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -304,6 +304,7 @@ def _parse_tool(doc: _Doc, i: int, raw: Any, defaults: dict) -> ToolSpec:
         raise doc.error(at + ("description",), f"{who}: field 'description' must be a non-empty string")
     params = raw.get("parameters", {"type": "object", "properties": {}})
     _check_parameters(doc, at + ("parameters",), who, params)
+    _unfold_descriptions(doc, at + ("parameters",), params)
     kind, handler = _parse_handler(doc, at + ("handler",), who, raw.get("handler"))
     policy = dict(defaults)
     for key in POLICY_DEFAULTS:
@@ -365,6 +366,19 @@ def _unfold_cjk(node: Any, value: str) -> str:
     for at in reversed(joins):
         value = value[:at] + value[at + 1:]
     return value
+
+
+def _unfold_descriptions(doc: _Doc, keys: tuple, node: Any, depth: int = 0) -> None:
+    """The parameters' own ``description`` strings, unfolded as the tool's is."""
+    if depth > 64:
+        return
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) \
+        else ()
+    for key, value in list(items):
+        if key == "description" and isinstance(value, str) and isinstance(node, dict):
+            node[key] = _unfold_cjk(doc._node_at(keys + (key,)), value)
+        elif isinstance(value, (dict, list)):
+            _unfold_descriptions(doc, keys + (key,), value, depth + 1)
 
 
 def _check_parameters(doc: _Doc, keys: tuple, who: str, params: Any) -> None:

@@ -13,7 +13,11 @@ from support import ROOT
 def isolated_env(tmp_path, monkeypatch):
     """No test touches the real home, a real key, or a real endpoint."""
     monkeypatch.setenv("AGENTDBG_HOME", str(tmp_path / "agentdbg-home"))
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTDBG_MODEL", "AGENTDBG_TOOLS"):
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+                "AGENTDBG_MODEL", "AGENTDBG_TOOLS",
+                # the terminal the suite runs in is not the tests' business (CI often forces colour)
+                "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "CLICOLOR_FORCE", "COLORTERM",
+                "LINES", "JUPYTER_COLUMNS"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")

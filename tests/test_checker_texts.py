@@ -1,6 +1,8 @@
 """The checker's words: each finding says what is wrong on the message it is on, and an
 error text quoted from another provider says whose it is."""
 
+import io
+
 import pytest
 from test_checker_rules import U, asst, call, tool
 from typer.testing import CliRunner
@@ -104,3 +106,20 @@ def test_check_cli_reports_an_empty_array_and_says_who_says_it(tmp_path):
     assert r.exit_code == 0 and '"api_source": "vLLM"' in r.stdout  # a warning under openai
     r = CliRunner().invoke(app, ["check", str(p), "--profile", "vllm"])
     assert r.exit_code == 1 and "✗ error arguments-invalid-json" in r.stdout
+
+
+def test_the_view_and_the_findings_name_json_kinds_in_english():
+    from rich.console import Console
+
+    from agentdbg.render.view import render_messages
+
+    messages = [U, {"role": "user", "content": 7}, asst(call("a", args='[1]')), tool("a"),
+                {"role": "assistant", "content": None}]
+    findings = check({"messages": messages}, "openai")
+    console = Console(width=100, no_color=True, record=True, file=io.StringIO())
+    console.print(render_messages(messages, findings=findings))
+    shown = console.export_text() + "\n".join(f.message for f in findings)
+    assert "(content is an integer)" in shown and "arguments parse to an array" in shown
+    assert "on an assistant message" in shown
+    for python_word in ("a int", "a dict", "a bool", "a list", "a assistant"):
+        assert python_word not in shown

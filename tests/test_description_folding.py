@@ -28,3 +28,30 @@ def test_folded_chinese_gets_no_stray_space(tmp_path, yaml_description, expected
 def test_the_bundled_sample_reads_without_the_stray_space(sample_tools):
     assert "的状态、是否发货" in sample_tools.get("query_order").description
     assert "、 " not in " ".join(t.description for t in sample_tools.tools)
+
+
+def test_a_parameters_folded_description_gets_no_stray_space(tmp_path):
+    from agentdbg.toolspec import load_tools
+
+    path = tmp_path / "tools.yaml"
+    path.write_text("""version: 1
+tools:
+  - name: search_books
+    description: 按书名或作者搜索馆藏。
+    parameters:
+      type: object
+      properties:
+        query:
+          type: string
+          description: 书名
+            或作者
+        filters:
+          type: object
+          properties:
+            lang: {type: string, description: "语言，
+              例如 zh"}
+    handler: {fixture: {ok: true}}
+""", encoding="utf-8")
+    props = load_tools(path).tools[0].parameters["properties"]
+    assert props["query"]["description"] == "书名或作者"
+    assert props["filters"]["properties"]["lang"]["description"] == "语言，例如 zh"

@@ -321,3 +321,24 @@ def test_serve_script_plain_and_streaming(tmp_path):
         assert '"id": "c1"' in streamed and streamed.rstrip().endswith("data: [DONE]")
     finally:
         serve.stop()
+
+
+def test_the_proxy_warns_when_the_model_ends_the_loop_with_an_empty_answer(tmp_path):
+    script = tmp_path / "s.yaml"
+    script.write_text("turns:\n  - content: ''\n  - content: ''\n  - content: 好的\n", encoding="utf-8")
+    serve = Proc(["serve", "--script", str(script), "--port", "0"], tmp_path / "serve.log")
+    proxy = Proc(["proxy", "--upstream", serve.url, "--port", "0", "--save", str(tmp_path / "saved")],
+                 tmp_path / "proxy.log")
+    try:
+        def post(path, body):
+            req = urllib.request.Request(proxy.url + path, data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+            with urllib.request.urlopen(req) as resp:
+                return json.loads(resp.read())
+        post("/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "q"}]})
+        post("/messages", {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "r"}]})
+        post("/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "s"}]})
+    finally:
+        out = proxy.stop()
+        serve.stop()
+    assert out.count("! warning empty-final-answer") == 2, out  # chat and Anthropic; not "好的"

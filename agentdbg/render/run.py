@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -73,29 +74,38 @@ def outcome_details(outcomes: list[ToolOutcome]) -> list[Text]:
             for o in outcomes if o.detail or o.note]
 
 
-def empty_answer(session) -> bool:
-    """The run completed, and the model's final answer has no text."""
-    if session.stop_reason is not StopReason.COMPLETED or not session.messages:
-        return False
-    last = session.messages[-1]
-    content = last.get("content") if isinstance(last, dict) else None
+def no_text(message: Any) -> bool:
+    """An assistant message with no text to show (content null, "", blanks or empty parts)."""
+    content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list):
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict)
                           and isinstance(p.get("text"), str))
     return not (isinstance(content, str) and content.strip())
 
 
-def answer_findings(session) -> list:
-    """The run's own findings on its final answer (the view shows them on that message)."""
+def empty_answer(session) -> bool:
+    """The run completed, and the model's final answer has no text."""
+    if session.stop_reason is not StopReason.COMPLETED or not session.messages:
+        return False
+    return no_text(session.messages[-1])
+
+
+def empty_answer_finding(index: int, message: dict) -> Any:
+    """The warning on a final answer with no text (``index``: where it sits)."""
     from agentdbg.checker.findings import make
 
+    content = message.get("content")
+    shown = "null" if content is None else json.dumps(content, ensure_ascii=False)[:40]
+    return make("empty-final-answer", index,
+                f"the model ended the run with an empty answer (content {shown}): the user "
+                "gets nothing; check max_tokens, content filters and the last tool results")
+
+
+def answer_findings(session) -> list:
+    """The run's own findings on its final answer (the view shows them on that message)."""
     if not empty_answer(session):
         return []
-    content = session.messages[-1].get("content")
-    shown = "null" if content is None else json.dumps(content, ensure_ascii=False)[:40]
-    return [make("empty-final-answer", len(session.messages) - 1,
-                 f"the model ended the run with an empty answer (content {shown}): the user "
-                 "gets nothing; check max_tokens, content filters and the last tool results")]
+    return [empty_answer_finding(len(session.messages) - 1, session.messages[-1])]
 
 
 def render_footer(session, replayed: bool = False) -> list[RenderableType]:

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentdbg.checker.pairing import CallState, Pairing, ResultState, analyze
+from agentdbg.messages import json_kind
 from agentdbg.render.safe import safe
 
 ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",
@@ -52,7 +53,7 @@ def fold(text: str, full: bool, limit: int = FOLD_AT) -> Text:
 def pretty_arguments(arguments: Any) -> Text:
     if not isinstance(arguments, str):
         return Text(safe(json.dumps(arguments, ensure_ascii=False)) +
-                    f"   (arguments is a {type(arguments).__name__}, not a string)", style="red")
+                    f"   (arguments is {json_kind(arguments)}, not a string)", style="red")
     try:
         value = json.loads(arguments)
     except (ValueError, RecursionError):
@@ -78,7 +79,7 @@ def _content(message: dict, full: bool) -> Text | None:
         if all(isinstance(t, str) for t in texts) and len(texts) == len(content):
             return fold("".join(texts), full)
     return Text(safe(json.dumps(content, ensure_ascii=False)) +
-                f"   (content is a {type(content).__name__})", style="red")
+                f"   (content is {json_kind(content)})", style="red")
 
 
 def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableType]:

@@ -17,6 +17,7 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from agentdbg.messages import json_kind
 from agentdbg.render.safe import safe
 from agentdbg.render.view import (
     ROLE_STYLE,
@@ -131,7 +132,7 @@ def _output_text(value: Any, full: bool) -> Text:
                                        for p in value):
         return fold(text_of(value), full)
     return Text(safe(json.dumps(value, ensure_ascii=False))[:300] +
-                f"   (a {type(value).__name__})", style="red")
+                f"   ({json_kind(value)})", style="red")
 
 
 # -- Responses ----------------------------------------------------------------------------

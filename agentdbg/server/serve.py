@@ -47,6 +47,13 @@ class Answer:
     chunks: Any = None                  # or events to stream
 
 
+def error_message(body: Any) -> str:
+    """The message of an error body in any of the three formats."""
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return message if isinstance(message, str) else json.dumps(body, ensure_ascii=False)[:200]
+
+
 class ServeApp:
     """Judge, answer and remember; one request at a time (scripts and replays are stateful)."""
 
@@ -68,7 +75,11 @@ class ServeApp:
             return Answer(400, wire.bad_json())
         try:
             with self.lock:
-                return self._handle(wire, body)
+                answer = self._handle(wire, body)
+            if answer.status >= 400:  # the app sees the body; serve's terminal says it too
+                self.log(f"agentdbg serve: answered a {wire.name} request with "
+                         f"{answer.status}: {one_line(error_message(answer.body))}")
+            return answer
         except RecursionError:
             return Answer(400, wire.error(400, "the request is nested too deeply to be read"))
         except Exception as exc:  # noqa: BLE001 - a bug here is one line, never a traceback
@@ -102,7 +113,9 @@ class ServeApp:
             reply = self.provider.complete(request)
         except ReplayDiverged as exc:  # 400, not 409: clients retry a 409
             return Answer(400, wire.error(400, exc.message, code="replay_diverged"))
-        except ProviderError as exc:
+        except ProviderError as exc:  # a script played out is final: 400, which no client retries
+            if not exc.retryable:
+                return Answer(400, wire.error(400, exc.message, code="model_unavailable"))
             return Answer(500, wire.error(500, exc.message, type_="server_error"))
         except Exception as exc:  # noqa: BLE001 - an odd request must never become a traceback
             self.log(f"agentdbg serve: could not answer a {wire.name} request: "

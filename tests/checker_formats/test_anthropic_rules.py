@@ -139,6 +139,8 @@ DEFECTS = [
      "openai", [("missing-tool-response", 1, "messages[1].content[0]")],
      "`web_fetch` tool use with id `srvtoolu_1` was found without a corresponding "
      "`web_fetch_tool_result` block"),
+    ("no messages at all", {"model": "claude", "max_tokens": 100, "messages": []}, "openai",
+     [("empty-messages", None, "messages")], "messages: at least one message is required"),
     ("Bedrock: results out of order", [Q, A(use("toolu_1"), use("toolu_2")),
                                        U(result("toolu_2"), result("toolu_1"))], "positional",
      [("results-out-of-order", 2, "messages[2].content[1]")],

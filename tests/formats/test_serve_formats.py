@@ -174,6 +174,13 @@ def test_anthropic_classic_mistakes_get_the_real_400(strict):
                    "in the previous message."}}
 
 
+def test_an_anthropic_request_with_no_messages_gets_the_real_400(strict):
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        claude(strict).messages.create(model="m", max_tokens=100, messages=[])
+    assert caught.value.body == {"type": "error", "error": {
+        "type": "invalid_request_error", "message": "messages: at least one message is required"}}
+
+
 def test_chat_rejection_carries_the_param(strict):
     r = post(strict.url, "/chat/completions", {"model": "m", "messages": [
         {"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "c", "content": "x"}]})
@@ -211,6 +218,7 @@ MALFORMED = [
 
 @pytest.mark.parametrize(("path", "body"), MALFORMED, ids=[f"{p}-{i}" for i, (p, _) in enumerate(MALFORMED)])
 def test_a_malformed_body_gets_a_json_400_in_its_formats_shape(strict, lenient, path, body):
+    strict.logged.clear(), lenient.logged.clear()
     for served in (strict, lenient):
         r = post(served.url, path, body)
         assert r.status_code == 400 and r.headers["content-type"] == "application/json", r.text
@@ -219,10 +227,12 @@ def test_a_malformed_body_gets_a_json_400_in_its_formats_shape(strict, lenient, 
             assert doc["type"] == "error" and doc["error"]["type"] == "invalid_request_error"
         else:
             assert doc["error"]["type"] == "invalid_request_error" and doc["error"]["message"]
-    assert not strict.logged and not lenient.logged   # nothing failed inside: no console line
+    # nothing failed inside: the console says only what the app was answered
+    assert all(" request with 400: " in line for line in strict.logged + lenient.logged)
 
 
 def test_an_odd_tool_choice_is_rejected_and_lenient_still_answers(strict, lenient):
+    lenient.logged.clear()
     r = post(strict.url, "/chat/completions", {
         "model": "m", "messages": [{"role": "user", "content": "hi"}],
         "tools": [{"type": "function", "function": {"name": "f"}}], "tool_choice": {"function": "x"}})
@@ -232,6 +242,7 @@ def test_an_odd_tool_choice_is_rejected_and_lenient_still_answers(strict, lenien
         "tools": [{"type": "function", "function": {"name": "query_order", "parameters": RESPONSES_TOOLS[0]["parameters"]}}],
         "tool_choice": {"function": "x"}})
     assert r.status_code == 200 and not lenient.logged
+    assert strict.logged[-1].startswith("agentdbg serve: answered a chat request with 400: ")
 
 
 # -- serve --script and --replay over the other formats -------------------------------------

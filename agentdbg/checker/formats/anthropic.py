@@ -57,6 +57,10 @@ def analyze_anthropic(body: dict | list, profile: str = "openai", *,
     if not bare and "model" in body and "max_tokens" not in body:
         ctx.add("max-tokens-missing", None, "max_tokens", "the Messages API requires max_tokens",
                 "max_tokens: Field required")
+    if raw == []:  # langchain-ai/langchain#31657: "messages: at least one message is required"
+        ctx.add("empty-messages", None, "messages", "messages is empty; the Messages API needs "
+                "at least one message (a system prompt goes in 'system')",
+                "messages: at least one message is required")
     names = _tools(ctx, body)
     _tool_choice(ctx, body, names)
     _blocks(ctx, messages, names, body.get("tools"))

@@ -34,6 +34,7 @@ from agentdbg.checker.formats.responses_items import (
     model_output,
 )
 from agentdbg.checker.rules.request import _strict_problem
+from agentdbg.messages import json_kind
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing, pair_responses
 
 RESPONSES_RULES = {**SHARED_RULES, **registry(
@@ -155,7 +156,7 @@ def _arguments(ctx: FormatCtx, i: int, item: dict, name: str, schemas: dict | No
                 "a history with broken arguments poisons the session: repair or drop the call",
                 error, cid)
     elif not isinstance(value, dict):
-        ctx.add("arguments-not-object", i, path, f"arguments parse to {type(value).__name__}, "
+        ctx.add("arguments-not-object", i, path, f"arguments parse to {json_kind(value)}, "
                 "not an object", f"'{type(value).__name__}' object has no attribute 'items'", cid)
     elif schemas is not None and name not in schemas:
         ctx.add("unknown-tool", i, path, f"calls {name!r}, which is not among the request's "

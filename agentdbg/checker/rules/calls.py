@@ -9,7 +9,7 @@ from agentdbg.cache import LruCache
 from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_arguments
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.profiles import quoted, severity
-from agentdbg.messages import canonical_json
+from agentdbg.messages import canonical_json, json_kind
 
 # -- tool-call shape -------------------------------------------------------------------
 
@@ -101,7 +101,7 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
     if not isinstance(parsed, dict):
         kind = type(parsed).__name__
         yield _broken_arguments(ctx, "arguments-not-object", i, cid, f"tool_calls[{j}] "
-                                f"arguments parse to {kind}, not an object",
+                                f"arguments parse to {json_kind(parsed)}, not an object",
                                 f"'{kind}' object has no attribute 'items'")
         return
     if not name_ok or not ctx.req.declares_tools() or _answered(ctx, i, j):

@@ -9,6 +9,7 @@ from typing import Any
 from agentdbg.checker.context import Ctx, _calls, _cid
 from agentdbg.checker.findings import Finding, make
 from agentdbg.checker.request import MISSING
+from agentdbg.messages import a_or_an
 
 # -- content / legacy ------------------------------------------------------------------
 
@@ -57,7 +58,7 @@ def _null_or_type(ctx: Ctx, i: int, m: dict, role: Any) -> Iterator[Finding]:
             fix = ('use "" on tool-call turns for this server' if role == "assistant" and has_calls
                    else "send a string (\"\" if there is nothing to say)")
             yield make("null-content", i, f"content is {'null' if content is None else 'missing'} "
-                       f"on a {role} message; {fix}", api)
+                       f"on {a_or_an(role)} message; {fix}", api)
     elif not isinstance(content, (str, list)):
         kind = JSON_KINDS.get(type(content), f"a {type(content).__name__}")
         yield make("content-wrong-type", i, f"content is {kind}; {_content_fix(role)}",

@@ -13,7 +13,8 @@ from rich.text import Text
 
 from agentdbg.checker import summary
 from agentdbg.render.safe import safe
-from agentdbg.render.view import render_messages
+from agentdbg.render.run import empty_answer_finding, no_text
+from agentdbg.render.view import render_finding, render_messages
 
 
 class ProxyView:
@@ -63,13 +64,18 @@ class ProxyView:
         self.console.print(Text(f"← response for conversation {seen.conv.number} "
                                 f"({latency_ms:.0f} ms):", style="dim"))
         pending = bool(reply.get("tool_calls"))
+        # a reply without calls ends the app's loop: with no text, the user gets nothing
+        empty = [] if pending or not no_text(reply) else \
+            [empty_answer_finding(len(seen.messages), reply)]
         if seen.wire.name == "chat":
             messages = seen.messages
             self.console.print(render_messages(self.redact(list(messages) + [reply]),
-                                               start=len(messages), full=self.full,
-                                               in_progress=pending))
+                                               findings=empty, start=len(messages),
+                                               full=self.full, in_progress=pending))
         else:
             self.console.print(self._native_response(seen, native, pending))
+            for finding in empty:
+                self.console.print(render_finding(finding))
         for line in shape:
             self.console.print(Text(f"  stream: {safe(self.redact(line))}", style="yellow"))
 
