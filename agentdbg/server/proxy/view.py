@@ -12,8 +12,8 @@ from rich.rule import Rule
 from rich.text import Text
 
 from agentdbg.checker import summary
-from agentdbg.render.safe import safe
 from agentdbg.render.run import empty_answer_finding, no_text
+from agentdbg.render.safe import safe
 from agentdbg.render.view import render_finding, render_messages
 
 
