@@ -115,3 +115,18 @@ def test_a_long_clean_transcript_is_checked_in_full_only_at_its_end(monkeypatch)
     flagged = [(j.item.turn, f.rule) for j in results for f in j.findings if f.severity == "error"]
     assert ("tool-call-id-mismatch" in {r for _, r in flagged}) or flagged
     assert {t for t, _ in flagged} == {3}             # reported once, at the request that sent it
+
+
+def test_a_late_result_is_judged_where_the_call_was_still_open():
+    """[q, q, q, call a, q] sent, then the same plus [q, result a]: the first request lacks a's
+    result (missing-tool-response), the second has it late (interleaved) — the first must be
+    judged in full although it ends on a user message (hypothesis found this)."""
+    call = {"role": "assistant", "content": None, "tool_calls": [_call("a", "f", '{"x": 1}')]}
+    q = {"role": "user", "content": "q"}
+    first = [q, q, q, call, q]
+    items = [CheckItem(CheckRequest(messages=first), None, "chat", turn=1),
+             CheckItem(CheckRequest(messages=first + [q, {"role": "tool", "tool_call_id": "a",
+                                                          "content": None}]), None, "chat", turn=2)]
+    got = [[f.rule for f in j.findings] for j in judge_all(items, None, "anthropic-proxy")]
+    assert "missing-tool-response" in got[0]
+    assert got == [[f["rule"] for f in fs] for fs in every_request(items, "anthropic-proxy")]

@@ -114,7 +114,7 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
                                tool_choice=params.get("tool_choice", MISSING),
                                parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
         extra: dict = header["api_params"] if isinstance(header.get("api_params"), dict) else {}
-        native = _native_of(fmt, event, request, {**extra, **params}) if fmt != "chat" else None
+        native = native_of(fmt, event, request, {**extra, **params}) if fmt != "chat" else None
         items.append(CheckItem(request, None, fmt, native, turn, final, list(prior)))
         inputs = native.get("input") if isinstance(native, dict) else None
         if isinstance(inputs, list):
@@ -134,7 +134,7 @@ def _recorded(name: str, event: dict, current: list, turn: int) -> list:
     return _messages(f"{name}: request {turn}", current[:prefix] + append)
 
 
-def _native_of(fmt: str, event: dict, request: CheckRequest, params: dict) -> Any:
+def native_of(fmt: str, event: dict, request: CheckRequest, params: dict) -> Any:
     """The native body a transcript's request stands for: as the proxy recorded it, else
     rebuilt from the chat form (each message keeps its native original, so it is exact)."""
     if isinstance(event.get("body"), dict):

@@ -52,7 +52,8 @@ def judge_all(items: list[CheckItem], definitions: list | None, profile: str) ->
         if items[chain[0]].turn is None:            # not a transcript: every item on its own
             shown[chain[0]] = judged(chain[0]).findings
             continue
-        ends = [k for k in chain if k == chain[-1] or not _ends_cleanly(items[k].request.messages)]
+        clean = _clean_ends(items[chain[-1]].request.messages)
+        ends = [k for k in chain if k == chain[-1] or len(items[k].request.messages) not in clean]
         after = chain[0]                             # requests from here on are not yet judged
         for end in ends:
             shown.setdefault(end, [])
@@ -121,29 +122,40 @@ def _extends(prev: CheckItem, item: CheckItem) -> bool:
     return all(x is y or x == y for x, y in zip(a.messages, b.messages))
 
 
-def _ends_cleanly(messages: list) -> bool:
-    """Ends on a user message, or on tool results answering every call of the last
-    assistant message (nothing appended after it can change a finding before it)."""
-    if not messages or type(messages[-1]) is not dict:
-        return False
-    role = messages[-1].get("role")
-    if role == "user":
-        return True
-    if role != "tool":
-        return False
-    answered = set()
-    for m in reversed(messages):
+def _clean_ends(messages: list) -> set[int]:
+    """The lengths ``n`` at which ``messages[:n]`` (an earlier request of the chain) ends
+    cleanly: on a user message or a tool result, with no call open at ``n`` answered after
+    it. Appending to such a prefix cannot move or repair a finding in it; a result arriving
+    late can (it turns a missing response into an interleaved message), so a prefix a late
+    result reaches past is judged in full. One pass over the chain's longest request."""
+    candidates: list[int] = []
+    cover = [0] * (len(messages) + 2)     # > 0: a call open at this length is answered later
+    open_at: dict = {}                    # call id -> where its earliest still-open call is
+    for i, m in enumerate(messages):
         if type(m) is not dict:
-            return False
-        if m.get("role") == "tool":
-            answered.add(m.get("tool_call_id"))
-            continue
-        calls = m.get("tool_calls")
-        if m.get("role") != "assistant" or not isinstance(calls, list):
-            return False
-        return all(isinstance(c, dict) and isinstance(c.get("id"), str) and c["id"] in answered
-                   for c in calls)
-    return False
+            break                         # nothing from here on is judged clean
+        role, calls = m.get("role"), m.get("tool_calls")
+        if role == "assistant" and calls is not None:
+            if not isinstance(calls, list) or not all(
+                    isinstance(c, dict) and isinstance(c.get("id"), str) for c in calls):
+                break
+            for c in calls:
+                open_at.setdefault(c["id"], i)
+        elif role == "tool":
+            c = open_at.pop(m.get("tool_call_id"), None)
+            if c is not None:             # open at lengths c+1 .. i, answered at i
+                cover[c + 1] += 1
+                cover[i + 1] -= 1
+        if role in ("user", "tool"):
+            candidates.append(i + 1)
+    clean, depth, n = set(), 0, 0
+    for end in candidates:
+        while n < end:
+            n += 1
+            depth += cover[n]
+        if depth == 0:
+            clean.add(end)
+    return clean
 
 
 def _judge(item: CheckItem, definitions: list | None, profile: str, prior: list | None) -> Judged:
@@ -188,3 +200,41 @@ def _with_tools(item: CheckItem, definitions: list | None) -> Any:
     return body
 
 
+
+
+def judge_native_request(fmt: str, event: dict, messages: list, tools: list | None, params: dict,
+                         profile: str, prior: list | None = None) -> tuple[list, Any]:
+    """A recorded ``responses`` / ``anthropic`` request judged as its API judges it (as
+    ``check`` judges a transcript), each finding moved onto the chat message of ``messages``
+    (the request's chat form) that holds the native item it concerns.
+
+    Returns the findings and the native body (a Responses body's items are ``prior`` for the
+    requests after it)."""
+    from agentdbg.checker.formats import check_anthropic, check_responses
+    from agentdbg.checker.inputs import native_of
+    from agentdbg.checker.request import CheckRequest
+    from agentdbg.wire import anthropic, responses
+
+    request = CheckRequest(messages=messages, tools=tools if tools else MISSING,
+                           tool_choice=params.get("tool_choice", MISSING),
+                           parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
+    native = native_of(fmt, event, request, params)
+    if fmt == "responses":
+        found = check_responses(native, profile, prior=prior or None)
+        form = responses.to_chat(native)
+    else:
+        found = check_anthropic(native, profile)
+        form = anthropic.to_chat(native)
+    import bisect
+
+    offset = len(messages) - len(form.messages)   # messages a stored chain carried before
+    starts: list[tuple[int, int]] = []            # (native index, chat index), both rising
+    for i, loc in enumerate(form.locs):
+        if loc and (not starts or loc[0] > starts[-1][0]):
+            starts.append((loc[0], offset + i))
+    keys = [k for k, _ in starts]
+    for f in found:
+        if isinstance(f.index, int) and starts:
+            # the chat message holding the item: the last one that starts at or before it
+            f.index = starts[max(0, bisect.bisect_right(keys, f.index) - 1)][1]
+    return found, native

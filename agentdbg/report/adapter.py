@@ -44,6 +44,15 @@ def check(messages: list, tools: list | None, profile: str = "openai", *,
     return _check(request, profile, in_progress=in_progress)
 
 
+def check_native(fmt: str, event: dict, messages: list, tools: list | None, params: dict,
+                 profile: str, prior: list | None) -> tuple[list, Any]:
+    """A recorded Responses / Anthropic request judged in its own format, as ``check`` and
+    replay judge it (findings on the chat messages that hold the items)."""
+    from agentdbg.checker.judge import judge_native_request
+
+    return judge_native_request(fmt, event, messages, tools, params, profile, prior)
+
+
 def finding_from_dict(d: dict) -> Any:
     """A recorded finding (``Finding.to_dict()`` in a transcript) back as a Finding."""
     from agentdbg.checker import Finding

@@ -242,6 +242,12 @@ class RunBuilder:
         self.marks: dict[int, set] = {}
         self.last_usage: dict = {}
         self.recorded_keys: set = set()
+        api = header.get("api")
+        #: a Responses / Anthropic run is judged request by request in its own format (as
+        #: ``check`` judges it); a Chat Completions run on each history's last state
+        self.native = api if api in ("responses", "anthropic") else None
+        self.native_prior: list = []
+        self.native_keys: set = set()
 
     def feed(self, event: dict) -> None:
         handler = getattr(self, "_on_" + str(event.get("type")), None)
@@ -280,9 +286,33 @@ class RunBuilder:
                     self.recorded_keys.add(key)
                     self.history.recorded.append(f)  # type: ignore[union-attr]
         self.turns.append(TurnInfo(turn, len(new)))
+        if self.native is not None and self.with_findings:
+            self._judge_native(e, new)
+
+    def _judge_native(self, e: dict, messages: list) -> None:
+        """This request's findings in its own format, each once (at its first request)."""
+        params = as_dict(e.get("params"))
+        extra = self.header.get("api_params")
+        params = {**(extra if isinstance(extra, dict) else {}), **params}
+        sent = params.get("tools", self.header.get("tools"))
+        tools = sent if isinstance(sent, list) and sent else None
+        found, native = adapter.check_native(self.native, e, messages, tools, params, self.profile,
+                                             list(self.native_prior))
+        inputs = native.get("input") if isinstance(native, dict) else None
+        if isinstance(inputs, list):
+            self.native_prior.extend(x for x in inputs if isinstance(x, dict))
+        assert self.history is not None
+        for f in found:
+            key = (len(self.histories), f.rule, f.index, f.tool_call_id)
+            if key not in self.native_keys:
+                self.native_keys.add(key)
+                self.history.recorded.append(f)
 
     def _on_response(self, e: dict) -> None:
         message = e.get("message")
+        output = e.get("output")
+        if self.native is not None and isinstance(output, list):
+            self.native_prior.extend(x for x in output if isinstance(x, dict))
         info = self._turn_info()
         usage, latency = as_dict(e.get("usage")), _num(e.get("latency_ms"))
         finish, note = _str(e.get("finish_reason")), _str(e.get("note"))
@@ -415,7 +445,9 @@ class RunBuilder:
         h.pairing = adapter.pair(h.messages)
         last = h.messages[-1] if h.messages else None
         h.pending_last = bool(_calls_of(last))
-        if self.with_findings:
+        if self.with_findings and self.native is not None:
+            h.findings = list(h.recorded)   # judged as each request was sent
+        elif self.with_findings:
             found = adapter.check(h.messages, self.header.get("tools") or None, self.profile,
                                   in_progress=h.pending_last)
             h.findings = found + h.recorded

@@ -240,3 +240,53 @@ def test_block_invalid_answers_in_the_formats_own_error_shape(stack):
     assert "agentdbg proxy blocked this request" in body["error"]["message"]
     assert "orphan-tool-message at messages[0].content[0]" in body["error"]["message"]
     s.stop()
+
+
+# -- a recording judged after the fact, as it was judged when sent ----------------------------
+
+def test_report_export_and_assertions_judge_a_recording_in_its_own_format(stack, serve):
+    """What the proxy and `check` accept, `report`, `export` and `assert_no_findings` accept too
+    (they once re-judged a Responses recording by the Chat Completions rules); a real mistake
+    they report in the format's own words, on the message that holds it."""
+    from agentdbg.report.timeline import read_run
+    from agentdbg.testing import assert_no_findings
+
+    s = stack()
+    client = s.openai()
+    first = client.responses.create(model="m", tools=RESPONSES_TOOLS, input=QUESTION)
+    call = first.output[0]
+    output = {"type": "function_call_output", "call_id": call.call_id,
+              "output": '{"status": "shipped", "tracking_no": "SF123456"}'}
+    # a user message between a call and its output: valid on the Responses API
+    client.responses.create(model="m", tools=RESPONSES_TOOLS, input=[
+        {"role": "user", "content": QUESTION}, call.model_dump(exclude_none=True),
+        {"role": "user", "content": "顺便说一下, 我很急"}, output])
+    # an output for a call of a stored response this proxy never saw: cannot be known here
+    direct = openai.OpenAI(base_url=serve.url, api_key=SECRET, max_retries=0)
+    elsewhere = direct.responses.create(model="elsewhere", tools=RESPONSES_TOOLS, input=QUESTION)
+    client.responses.create(model="m", tools=RESPONSES_TOOLS, previous_response_id=elsewhere.id,
+                            input=[{**output, "call_id": elsewhere.output[0].call_id}])
+    s.stop()
+    assert s.verdicts() == ["✓ no findings"] * 3
+    clean = s.transcripts()
+    assert clean and all(t.header["api"] == "responses" for t in clean)
+    for t in clean:
+        assert agentdbg("check", str(t.path)).returncode == 0
+        assert read_run(t.path).findings() == []
+        assert_no_findings(t.path)
+        exported = agentdbg("export", str(t.path), "--format", "otlp-json", "-o",
+                            str(s.tmp / f"{t.path.stem}.otlp.json"))
+        assert exported.returncode == 0 and "finding" not in (s.tmp / f"{t.path.stem}.otlp.json").read_text()
+        report = agentdbg("report", str(t.path), "-o", str(s.tmp / f"{t.path.stem}.html"))
+        assert report.returncode == 0 and " 0 finding(s)" in report.stdout, report.stdout
+
+    s2 = stack()   # a real mistake: the output went missing, the user asked again
+    with pytest.raises(openai.BadRequestError):
+        responses_loop(s2.openai(), answer=False)
+    s2.stop()
+    (bad,) = [t for t in s2.transcripts() if t.path not in {c.path for c in clean}]
+    (f,) = read_run(bad.path).findings()
+    assert f.rule == "missing-tool-response" and f.index == 1    # the chat message of the call
+    assert f.api_error.startswith("No tool output found for function call call_o1")
+    with pytest.raises(AssertionError):
+        assert_no_findings(bad.path)
