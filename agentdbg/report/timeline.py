@@ -245,7 +245,7 @@ class RunBuilder:
         api = header.get("api")
         #: a Responses / Anthropic run is judged request by request in its own format (as
         #: ``check`` judges it); a Chat Completions run on each history's last state
-        self.native = api if api in ("responses", "anthropic") else None
+        self.native: str | None = str(api) if api in ("responses", "anthropic") else None
         self.native_prior: list = []
         self.native_keys: set = set()
 
@@ -291,6 +291,7 @@ class RunBuilder:
 
     def _judge_native(self, e: dict, messages: list) -> None:
         """This request's findings in its own format, each once (at its first request)."""
+        assert self.native is not None
         params = as_dict(e.get("params"))
         extra = self.header.get("api_params")
         params = {**(extra if isinstance(extra, dict) else {}), **params}
