@@ -181,3 +181,23 @@ def test_golden_long_arguments_are_aligned_at_80_columns():
     indents = {len(line) - len(line.lstrip()) for line in block if not line.lstrip().startswith('"')}
     assert indents == {20}, block  # "{", "}" and wrapped lines share the arguments' column
     assert {len(line) - len(line.lstrip()) for line in block if line.lstrip().startswith('"')} == {22}
+
+
+@pytest.mark.parametrize("color", [False, True])
+def test_a_console_told_a_secret_never_writes_it_even_wrapped_in_a_box(color):
+    from rich.panel import Panel
+    from rich.text import Text
+
+    from agentdbg.render.console import ScrubbingConsole
+
+    secret = "tok-3f9a8b7c6d5e4f3a2b1c"
+    buf = io.StringIO()
+    console = ScrubbingConsole(file=buf, width=30, force_terminal=color, color_system="standard"
+                               if color else None, highlight=False)
+    console.hide([secret, "x"])              # too short to be a secret: left alone
+    console.print(Panel(Text("the token is " + secret + " ok", style="green")))   # wraps inside
+    console.print(Text(f"x marks {secret}"), soft_wrap=True)
+    out = buf.getvalue()
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out)
+    assert secret not in re.sub(r"[\s│╭╮╰╯─]", "", plain)      # not whole, not in pieces
+    assert plain.count("[REDACTED]") == 2 and "x marks" in plain

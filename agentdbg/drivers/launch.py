@@ -34,6 +34,9 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
     from agentdbg.transcript import prune_runs, start_transcript
 
     secrets = [*options.secrets, *server_secrets(session.toolset)]
+    hide = getattr(console, "hide", None)
+    if hide is not None:   # a tool may echo a secret it was given: never on the screen either
+        hide(secrets)
     writer = start_transcript(session, options.save, model=options.model, provider=options.provider_name,
                               base_url=options.base_url, question=options.question,
                               redact=options.redact, secrets=secrets,

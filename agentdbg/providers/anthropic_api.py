@@ -104,7 +104,7 @@ class AnthropicAPI:
         return ProviderError(f"{where}: {type(exc).__name__}: {_api_message(exc)}")
 
     def _hide_key(self, error: ProviderError) -> ProviderError:
-        if self.key and self.key in error.message:
+        if self.key and len(self.key) >= 4 and self.key in error.message:  # 'x' is no secret
             error.message = error.message.replace(self.key, "[REDACTED]")
             error.args = (error.message,)
         return error

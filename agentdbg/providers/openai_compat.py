@@ -53,7 +53,7 @@ class OpenAICompatible:
         reach the user's screen."""
         key = self.client.api_key
         for secret in [key if key != PLACEHOLDER_KEY else "", *url_secrets(self.base_url)]:
-            if secret and secret in error.message:  # the key, or credentials in the URL
+            if len(secret) >= 4 and secret in error.message:  # the key, or URL credentials
                 error.message = error.message.replace(secret, "[REDACTED]")
                 error.args = (error.message,)
         return error

@@ -86,7 +86,7 @@ class ResponsesAPI:
 
     def _hide_key(self, error: ProviderError) -> ProviderError:
         key = self.client.api_key
-        if key and key != PLACEHOLDER_KEY and key in error.message:
+        if key and len(key) >= 4 and key != PLACEHOLDER_KEY and key in error.message:
             error.message = error.message.replace(key, "[REDACTED]")
             error.args = (error.message,)
         return error

@@ -49,7 +49,32 @@ class TrimmedLines:
         return getattr(self.stream, "encoding", None) or "utf-8"
 
 
-class PipedConsole(Console):
+#: between two characters of a secret that the layout wrapped: colour codes, and at most one
+#: line end with the indentation and box borders around it
+_SGR = r"\x1b\[[0-9;]*m"
+_GAP = rf"(?:{_SGR})*(?:(?:{_SGR}|[ \t│┃║|])*\n(?:{_SGR}|[ \t│┃║|])*)?"
+
+
+class ScrubbingConsole(Console):
+    """Rich's console, which can be told secrets (``hide``): whatever is about to be written,
+    whoever rendered it, has them replaced, also where the layout wrapped one over two lines."""
+
+    _hidden: re.Pattern | None = None
+
+    def hide(self, secrets: list[str]) -> None:
+        values = sorted({s for s in secrets if isinstance(s, str) and len(s) >= 4}, key=len,
+                        reverse=True)
+        self._hidden = re.compile("|".join(_GAP.join(map(re.escape, v)) for v in values)) \
+            if values else None
+
+    def _render_buffer(self, buffer: Any) -> str:
+        text = super()._render_buffer(buffer)
+        if self._hidden is None:
+            return text
+        return self._hidden.sub(lambda m: "[REDACTED]" + ("\n" if "\n" in m.group() else ""), text)
+
+
+class PipedConsole(ScrubbingConsole):
     """A console for output that is not a terminal: single values are printed unwrapped
     (a group of renderables is printed one renderable at a time)."""
 
@@ -65,7 +90,7 @@ class PipedConsole(Console):
 
 def make_console(stderr: bool = False) -> Console:
     """Rich's console on a terminal; a ``PipedConsole`` over trimmed lines otherwise."""
-    console = Console(stderr=stderr, highlight=False, soft_wrap=False)
+    console = ScrubbingConsole(stderr=stderr, highlight=False, soft_wrap=False)
     if console.is_terminal:
         return console
     stream = sys.stderr if stderr else sys.stdout

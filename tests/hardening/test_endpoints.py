@@ -108,6 +108,14 @@ def test_key_echoed_by_the_server_is_never_shown(model_server, tmp_path):
     assert KEY not in save.read_text(encoding="utf-8")
 
 
+def test_a_one_letter_placeholder_key_is_not_masked_out_of_every_word(model_server):
+    model_server.intercept = lambda p, b: (500, {"error": {"message": "script examples/x.yaml "
+                                                           "has 1 turn(s)"}})
+    r = runner.invoke(app, ["run", "q", "--model", "m", "--base-url", model_server.base_url,
+                            "--api-key", "x"])
+    assert r.exit_code == 7 and "script examples/x.yaml has 1 turn(s)" in r.stdout, r.stdout
+
+
 def test_failure_midway_keeps_the_transcript(model_server, tmp_path):
     calls = {"n": 0}
 

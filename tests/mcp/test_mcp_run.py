@@ -120,6 +120,8 @@ def test_failures_are_the_same_structured_results_as_local_tools(tmp_path, tag, 
     assert '"method": "notifications/cancelled"' in r.stdout
     # a careless tool printed the secret the server was started with: the transcript never has it
     assert calls["leak_env"]["content"] == "[REDACTED]" and SECRET not in (tmp_path / "t.jsonl").read_text()
+    # nor the screen: the view, the --debug exchange, the answer (the model did see it)
+    assert SECRET not in r.output and "[REDACTED]" in r.stdout
 
 
 def test_a_server_that_dies_mid_call(tmp_path, tag):
