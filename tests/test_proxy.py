@@ -323,9 +323,10 @@ def test_serve_script_plain_and_streaming(tmp_path):
         serve.stop()
 
 
-def test_the_proxy_warns_when_the_model_ends_the_loop_with_an_empty_answer(tmp_path):
+def test_the_proxy_warns_on_an_empty_answer_and_marks_warnings_as_warnings(tmp_path):
     script = tmp_path / "s.yaml"
-    script.write_text("turns:\n  - content: ''\n  - content: ''\n  - content: 好的\n", encoding="utf-8")
+    script.write_text("turns:\n  - content: ''\n  - content: ''\n  - content: 好的\n  - content: 嗯\n",
+                      encoding="utf-8")
     serve = Proc(["serve", "--script", str(script), "--port", "0"], tmp_path / "serve.log")
     proxy = Proc(["proxy", "--upstream", serve.url, "--port", "0", "--save", str(tmp_path / "saved")],
                  tmp_path / "proxy.log")
@@ -338,7 +339,12 @@ def test_the_proxy_warns_when_the_model_ends_the_loop_with_an_empty_answer(tmp_p
         post("/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "q"}]})
         post("/messages", {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "r"}]})
         post("/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "s"}]})
+        broken = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{"}}
+        post("/chat/completions", {"model": "m", "messages": [   # a warning only (OpenAI accepts it)
+            {"role": "user", "content": "t"}, {"role": "assistant", "content": None, "tool_calls": [broken]},
+            {"role": "tool", "tool_call_id": "c1", "content": "invalid_json"}]})
     finally:
         out = proxy.stop()
         serve.stop()
     assert out.count("! warning empty-final-answer") == 2, out  # chat and Anthropic; not "好的"
+    assert summaries(out)[-1] == "! 0 error(s), 1 warning(s): arguments-invalid-json@1"  # not ✗

@@ -29,6 +29,8 @@ def run_row(number: int, path: Path, name: str):
         for n, event in iter_transcript(path):
             if n == 1:
                 row.created, row.question = event.get("created"), _question(event.get("question"))
+                row.kind = "replay" if event.get("provider") == "replay" else \
+                    "fork" if event.get("parent") else ""
             elif event["type"] == "request":
                 turns += 1
             elif event["type"] == "stop":

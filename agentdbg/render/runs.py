@@ -31,6 +31,7 @@ class RunRow:
     turns: int | None = None
     question: str | None = None
     error: str | None = None
+    kind: str = ""                  # "replay" / "fork": not a run of the question itself
 
 
 def created_text(created: object) -> str:
@@ -62,6 +63,8 @@ def _cells(row: RunRow) -> tuple[str, str, str, str, str]:
     stop = row.stop if row.stop is not None else "(no stop)"
     turns = "" if row.turns is None else str(row.turns)
     question = " ".join(safe(row.question or "").split())
+    if row.kind:
+        question = f"({row.kind}) {question}"
     return str(row.number), created_text(row.created), safe(stop), turns, question
 
 

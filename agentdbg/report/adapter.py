@@ -53,6 +53,20 @@ def check_native(fmt: str, event: dict, messages: list, tools: list | None, para
     return judge_native_request(fmt, event, messages, tools, params, profile, prior)
 
 
+def no_text(message: dict) -> bool:
+    """The run view's test for an answer with no text."""
+    from agentdbg.render.run import no_text as _no_text
+
+    return _no_text(message)
+
+
+def empty_answer_finding(index: int, message: dict) -> Any:
+    """The run view's warning on an empty final answer."""
+    from agentdbg.render.run import empty_answer_finding as _finding
+
+    return _finding(index, message)
+
+
 def finding_from_dict(d: dict) -> Any:
     """A recorded finding (``Finding.to_dict()`` in a transcript) back as a Finding."""
     from agentdbg.checker import Finding

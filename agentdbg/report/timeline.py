@@ -473,6 +473,12 @@ class RunBuilder:
         if self.history is None:
             self._new_history(self.msgs, 0)
         self._close()
+        h = self.histories[-1]
+        last = h.messages[-1] if h.messages else None
+        if self.with_findings and (self.stop or {}).get("reason") == "completed" and \
+                isinstance(last, dict) and last.get("role") == "assistant" and \
+                not last.get("tool_calls") and adapter.no_text(last):
+            h.findings.append(adapter.empty_answer_finding(len(h.messages) - 1, last))
         return Run(self.path, self.header, self.histories, self.turns, self.stop, self.actions,
                    self.blocked, warnings, self.msgs[:self.last_len], self.last_usage)
 

@@ -219,3 +219,21 @@ def test_the_page_uses_the_terminal_views_words():
     from agentdbg.report import adapter
 
     assert adapter.FOLD_AT == view.FOLD_AT
+
+
+def test_an_empty_final_answer_is_the_same_warning_in_the_report(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    script = tmp_path / "s.yaml"
+    script.write_text("- content: ''\n", encoding="utf-8")
+    saved = tmp_path / "t.jsonl"
+    r = CliRunner().invoke(app, ["run", "q", "--script", str(script), "--save", str(saved)])
+    assert r.exit_code == 0 and "empty-final-answer" in r.stdout        # what the run said
+    (f,) = read_run(saved).findings()
+    assert f.rule == "empty-final-answer" and f.severity == "warning" and f.index == 1
+    c = console()
+    run_report(saved, tmp_path / "t.html", c)
+    assert "1 finding(s), stop completed" in c.export_text()
+    assert "empty-final-answer" in (tmp_path / "t.html").read_text(encoding="utf-8")

@@ -171,3 +171,22 @@ def test_an_unknown_name_is_one_line(command, saved):
     assert r.exit_code == 2
     (line,) = r.stderr.splitlines()
     assert line.startswith("agentdbg: error: no-such-run: no such file, and no saved run by that name")
+
+
+def test_a_replay_and_a_fork_say_what_they_are(monkeypatch):
+    original = transcript("20261130-050000-hello", "hello", created="2026-11-30T05:00:00+0000",
+                          turns=1, stop="completed", mtime=1_795_000_100)
+    transcript("20261130-050001-hello", "hello", created="2026-11-30T05:00:01+0000", turns=1,
+               stop="completed", mtime=1_795_000_200, provider="replay")
+    fork = transcript("20261130-050002-hello", "hello", created="2026-11-30T05:00:02+0000", turns=1,
+                      stop="completed", mtime=1_795_000_300)
+    head = json.loads(fork.read_text(encoding="utf-8").splitlines()[0])
+    rest = fork.read_text(encoding="utf-8").splitlines()[1:]
+    fork.write_text("\n".join([json.dumps({**head, "parent": {"path": str(original),
+                                                               "from_index": 0}}), *rest]) + "\n",
+                    encoding="utf-8")
+    os.utime(fork, (1_795_000_300, 1_795_000_300))
+    lines = runs_output(monkeypatch).splitlines()
+    rows = [ln for ln in lines if re.match(r"^\d ", ln)]
+    assert rows[0].endswith("(fork) hello") and rows[1].endswith("(replay) hello")
+    assert rows[2].endswith("  hello")

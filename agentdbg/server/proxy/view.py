@@ -50,7 +50,8 @@ class ProxyView:
         rules = ", ".join(sorted({f"{f.rule}@{f.index}" for f in findings}))
         style = "bold red" if any(f.severity == "error" for f in findings) else \
             "bold yellow" if findings else "bold green"
-        self.console.print(Text(f"{'✗' if findings else '✓'} {summary(findings)}"
+        mark = "✗" if any(f.severity == "error" for f in findings) else "!" if findings else "✓"
+        self.console.print(Text(f"{mark} {summary(findings)}"
                                 f"{': ' + rules if rules else ''}", style=style), soft_wrap=True)
 
     @staticmethod
