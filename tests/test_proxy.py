@@ -130,6 +130,10 @@ def test_a_correct_loop_is_clean_and_relayed_byte_identical(tmp_path, stack, str
     assert replay.returncode == 0, replay.stderr  # a correct loop replays with no divergence
     from agentdbg.transcript.compare import first_difference
     assert first_difference(t.final_messages(), json.loads(replay.stdout)["messages"]) is None
+    shown = subprocess.run([sys.executable, "-m", "agentdbg", "replay", str(t.path)],
+                           capture_output=True, text=True).stdout
+    # the app answers each turn's calls in its next request: pending there, never "unanswered"
+    assert "✗" not in shown and shown.count("… pending execution") == 2, shown
     assert_no_secret(tmp_path, r.stdout, r.stderr, out, serve.stop())
 
 

@@ -86,4 +86,5 @@ def _show(console, session: Session, shown: int, options: RunOptions) -> None:
     findings += view_run.answer_findings(session)
     console.print(render_messages(session.messages, new_from=shown, full=options.full,
                                   seen=0 if options.full else shown, brief_seen=True,
-                                  meta=view_run.message_meta(session), findings=findings))
+                                  meta=view_run.message_meta(session), findings=findings,
+                                  in_progress=bool(session.pending)))
