@@ -184,3 +184,15 @@ def test_engine_imports_no_ui_module():
             "print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     assert out.strip() == "[]"
+
+
+def test_an_estimate_does_not_count_a_formats_round_trip_data():
+    from agentdbg.providers.base import ModelRequest, estimated_usage
+
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    plain = [{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [call]}]
+    kept = [{"role": "user", "content": "q"}, {"role": "assistant", "content": None, "tool_calls": [
+        {**call, "wire": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}, "x": "y" * 400}}]}]
+    reply = {"role": "assistant", "content": "done"}
+    assert estimated_usage(ModelRequest(messages=kept), reply) == \
+        estimated_usage(ModelRequest(messages=plain), reply)

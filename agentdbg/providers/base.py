@@ -75,8 +75,11 @@ def estimate_tokens(text: str) -> int:
 def estimated_usage(request: ModelRequest, message: dict) -> dict:
     import json
 
-    prompt = estimate_tokens(json.dumps(request.messages, ensure_ascii=False))
-    completion = estimate_tokens(json.dumps(message, ensure_ascii=False))
+    from agentdbg.wire.common import strip_wire
+
+    # what a wire format keeps for its round trip is not text the model reads twice
+    prompt = estimate_tokens(json.dumps(strip_wire(request.messages), ensure_ascii=False))
+    completion = estimate_tokens(json.dumps(strip_wire(message), ensure_ascii=False))
     return {"prompt_tokens": prompt, "completion_tokens": completion,
             "total_tokens": prompt + completion, "estimated": True}
 

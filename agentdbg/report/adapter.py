@@ -110,8 +110,10 @@ def redact(text: str) -> str:
 
 def first_difference(a: Any, b: Any, path: str = "messages") -> tuple[str, Any, Any] | None:
     from agentdbg.transcript.compare import first_difference as _first
+    from agentdbg.wire.common import strip_wire
 
-    return _first(a, b, path)
+    # what a format keeps verbatim for its own round trip is not part of the conversation
+    return _first(strip_wire(a), strip_wire(b), path)
 
 
 def describe_difference(diff: tuple[str, Any, Any]) -> str:

@@ -55,7 +55,10 @@ def provider_name(header: dict) -> str:
     if provider in ("offline", "scripted", "replay"):
         return f"agentdbg.{provider}"
     host = urlsplit(str(header.get("base_url") or "")).hostname or ""
-    return sc.PROVIDERS_BY_HOST.get(host, sc.OPENAI_COMPATIBLE)
+    if host in sc.PROVIDERS_BY_HOST:
+        return sc.PROVIDERS_BY_HOST[host]
+    # another host: the API it was spoken to (a Messages API endpoint speaks Anthropic's)
+    return "anthropic" if header.get("api") == "anthropic" else sc.OPENAI_COMPATIBLE
 
 
 def server_attributes(header: dict) -> dict:

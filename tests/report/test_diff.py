@@ -144,3 +144,25 @@ def test_unreadable_input_is_one_line(made, tmp_path):
     bad.write_text("{not json\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"bad.jsonl:1:2: invalid JSON"):
         run_diff(bad, made["run"], False, console())
+
+
+def test_a_formats_round_trip_data_is_not_a_difference(tmp_path):
+    """The same run spoken over the Anthropic API keeps each block's original under "wire"
+    (agentdbg's own round trip data): two such runs are the same conversation."""
+    a = scripted_run(tmp_path, "a", """
+        turns:
+          - tool_calls:
+              - {name: query_order, id: call_1, arguments: '{"order_id": "ORD-2026-001"}'}
+          - content: 订单已发货。
+    """)
+    lines = []
+    for line in a.read_text(encoding="utf-8").splitlines():
+        event = json.loads(line)
+        for m in ([event.get("message")] + (event.get("messages") or [])):
+            for c in (m or {}).get("tool_calls") or []:
+                c["wire"] = {"type": "tool_use", "id": "toolu_1", "name": "query_order"}
+        lines.append(json.dumps(event, ensure_ascii=False))
+    b = tmp_path / "b.jsonl"
+    b.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    d = diff_transcripts(a, b)
+    assert d.same and d.messages is None, d.messages

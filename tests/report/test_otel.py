@@ -214,3 +214,13 @@ def test_the_pinned_names_are_the_conventions_names():
     ops = g.GenAiOperationNameValues
     assert (
         ops.CHAT.value, ops.EXECUTE_TOOL.value, ops.INVOKE_AGENT.value) == (sc.OP_CHAT, sc.OP_EXECUTE_TOOL, sc.OP_INVOKE_AGENT)
+
+
+def test_the_provider_name_follows_the_api_a_local_endpoint_spoke():
+    from agentdbg.report.otel import provider_name
+
+    local = "http://127.0.0.1:8765/v1"
+    assert provider_name({"provider": "claude", "api": "anthropic", "base_url": local}) == "anthropic"
+    assert provider_name({"provider": "m", "api": "chat", "base_url": local}) == "openai"
+    assert provider_name({"provider": "m", "api": "chat", "base_url": "https://api.deepseek.com"}) == "deepseek"
+    assert provider_name({"provider": "offline", "api": "anthropic"}) == "agentdbg.offline"
