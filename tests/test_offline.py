@@ -400,3 +400,15 @@ def test_deeply_nested_arguments_and_results_are_data(sample_tools):
     reply = reply_to(sample_tools.openai_tools(), msgs)
     assert called(reply) == [("query_order", {"order_id": "ORD-2026-001"})]
     assert reply.message["tool_calls"][0]["id"] == "call_o2"
+
+
+def test_a_failure_without_a_message_is_named_by_its_type_alone(sample_tools):
+    tools = sample_tools.openai_tools()
+    history = user("订单 ORD-2026-001 到哪里了?") + [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function",
+             "function": {"name": "query_order", "arguments": '{"order_id":"ORD-2026-001"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"ok": false, "error": {"type": "invalid_json"}}'}]
+    answer = reply_to(tools, history).message["content"]
+    line = next(ln for ln in answer.splitlines() if "invalid_json" in ln)
+    assert line.endswith(": invalid_json"), answer

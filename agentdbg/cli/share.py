@@ -78,7 +78,8 @@ def export(
         "--format", help="Write a file instead (or as well): otlp-json, with -o FILE.",
         show_default=False)] = None,
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="The file for --format.", show_default=False)] = None,
+        "--output", "-o", help="The file for --format: OTLP/JSON Lines, one export per line, "
+        "appended (as OpenTelemetry's file exporter writes it).", show_default=False)] = None,
     content: Annotated[bool, typer.Option(
         "--content", help="Include what was said: prompts, replies, tool arguments and "
                           "results, tool definitions (off by default).")] = False,

@@ -32,7 +32,7 @@ def answer(conv: Conversation, plan: Plan, no_tools: bool) -> str:
         lines.append(t["from_results"] if good else t["failed"])
         lines.extend(f"- {_label(r)}: {_summary(r.value)}" for r in good)
         lines.extend(_comparisons(good, t))
-        lines.extend(f"- {t['could_not']} {_label(r)}: {r.error.get('type')} — {r.error.get('message', '')}"
+        lines.extend(f"- {t['could_not']} {_label(r)}: {_error_text(r.error)}"
                      for r in _latest_failures(results) if r.error is not None)
     seen = set()
     for m in plan.missing:
@@ -149,3 +149,10 @@ _ZH = {
     "failed_side_effect": "没有重试 {tool}（{word}）：它有副作用，可能已经执行；请先确认再重试",
     "not_asked": "没有调用 {tool}：它会改变数据，而问题没有要求这样做（{word}）",
 }
+
+
+def _error_text(error: dict) -> str:
+    """``type — message``; the type alone when the tool gave no message."""
+    message = error.get("message")
+    kind = str(error.get("type"))
+    return f"{kind} — {message}" if isinstance(message, str) and message.strip() else kind
