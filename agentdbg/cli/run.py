@@ -127,9 +127,17 @@ def run(
         model_desc=info.description, model=info.model, provider_name=info.name,
         base_url=info.base_url, offline=info.offline, question=question, step=step,
         json_out=json_out, full=full, debug=debug, save=save, keep_runs=keep_runs,
-        redact=list(redact or []), secrets=[api_key] if api_key else [], profile=profile.value,
+        redact=list(redact or []), secrets=_secrets(api_key, info.base_url), profile=profile.value,
         explain=explain, lang=lang.value)
     return drive(session, make_console(), options, export=_otlp_export(otlp))
+
+
+def _secrets(api_key: str | None, base_url: str | None) -> list[str]:
+    """What must never be shown, recorded or handed to a command tool: the key, and the
+    credentials in the endpoint's URL (also when it came from OPENAI_BASE_URL)."""
+    from agentdbg.transcript.redact import url_secrets
+
+    return [*([api_key] if api_key else []), *url_secrets(base_url)]
 
 
 def _otlp_export(otlp: str | None):

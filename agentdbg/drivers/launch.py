@@ -37,6 +37,7 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
     hide = getattr(console, "hide", None)
     if hide is not None:   # a tool may echo a secret it was given: never on the screen either
         hide(secrets)
+    session.executor.secrets = (*session.executor.secrets, *secrets)   # nor in a command's env
     writer = start_transcript(session, options.save, model=options.model, provider=options.provider_name,
                               base_url=options.base_url, question=options.question,
                               redact=options.redact, secrets=secrets,

@@ -4,8 +4,9 @@ Each process starts in its own process group, so a timeout or Ctrl-C kills the
 command *and* every child it started. Output is read in bounded chunks (a tool
 printing gigabytes is cut at ``MAX_OUTPUT`` and killed, never read whole). The tool
 gets the caller's environment without secrets: variables whose name says they hold
-one (``*_API_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*`` …) or whose value looks
-like a key, unless the tools file passes them by name (``env: [NAME, …]``).
+one (``*_API_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*`` …), whose value looks
+like a key or a URL with credentials, or holds one of the run's secrets (its API key),
+unless the tools file passes them by name (``env: [NAME, …]``).
 """
 
 from __future__ import annotations
@@ -67,11 +68,19 @@ def kill_group(proc: subprocess.Popen) -> None:
             proc.kill()
 
 
-def tool_environment(passed: Iterable[str] = ()) -> dict[str, str]:
-    """The environment a command tool gets: this one, minus secrets not passed by name."""
+#: a URL carrying credentials (``https://user:password@host``), whatever the variable's name
+URL_CREDENTIALS = re.compile(r"://[^/\s:@]+:[^/\s@]+@")
+
+
+def tool_environment(passed: Iterable[str] = (), secrets: Iterable[str] = ()) -> dict[str, str]:
+    """The environment a command tool gets: this one, minus secrets not passed by name —
+    by the variable's name, by a value shaped like a key or a URL with credentials, and by
+    value: any variable holding one of the run's own ``secrets`` (its API key, …)."""
     keep = set(passed)
+    known = [s for s in secrets if isinstance(s, str) and len(s) >= 4]
     return {k: v for k, v in os.environ.items()
-            if k in keep or not (SECRET_NAME.search(k) or SECRET_VALUE.search(v))}
+            if k in keep or not (SECRET_NAME.search(k) or SECRET_VALUE.search(v)
+                                 or URL_CREDENTIALS.search(v) or any(s in v for s in known))}
 
 
 def run_command(argv: list[str], stdin: bytes, *, cwd: str, timeout: float,

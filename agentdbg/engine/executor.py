@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -84,8 +84,9 @@ class _Failure(Exception):
 
 class ToolExecutor:
     def __init__(self, toolset: ToolSet, *, parallel: int | None = None,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.perf_counter, secrets: Iterable[str] = ()):
         self.toolset = toolset
+        self.secrets = tuple(secrets)             # values no command tool's environment holds
         self.parallel = parallel or toolset.parallel
         self.clock = clock
         self.epoch = clock()
@@ -226,7 +227,7 @@ class ToolExecutor:
         if spec.handler_kind == "fixture":
             return copy.deepcopy(spec.handler), True, None
         if spec.handler_kind == "command":
-            return _run_command(spec, args, self.processes), False, None
+            return _run_command(spec, args, self.processes, self.secrets), False, None
         func = self._funcs.get(spec.name) or resolve_python_handler(spec)
         self._funcs[spec.name] = func
         return _run_python(spec, func, args)
@@ -317,12 +318,12 @@ def _command_argv(spec: ToolSpec) -> list[str]:
     return argv
 
 
-def _run_command(spec: ToolSpec, args: dict, processes: Processes) -> Any:
+def _run_command(spec: ToolSpec, args: dict, processes: Processes, secrets: tuple = ()) -> Any:
     argv = _command_argv(spec)
     payload = utf8_json(args).encode("utf-8")
     try:
         status, stdout, stderr = run_command(argv, payload, cwd=str(spec.base_dir),
-                                             timeout=spec.timeout, env=tool_environment(spec.env),
+                                             timeout=spec.timeout, env=tool_environment(spec.env, secrets),
                                              processes=processes)
     except CommandFailed as exc:
         if exc.kind == "timeout":

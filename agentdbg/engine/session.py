@@ -199,7 +199,7 @@ class Session(UserActions):
         self.result_source = None
         if toolset is not None:
             self.toolset = toolset
-            self.executor = ToolExecutor(toolset, clock=self.clock)
+            self.executor = ToolExecutor(toolset, clock=self.clock, secrets=self.executor.secrets)
 
     def cancel(self, detail: str = "cancelled by the user (Ctrl-C)") -> Stopped:
         return self._stop(StopReason.CANCELLED, detail)

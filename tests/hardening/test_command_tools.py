@@ -139,3 +139,24 @@ def test_a_tool_echoing_a_key_to_stderr_never_shows_it_under_debug(tmp_path, mon
                             "--save", "t.jsonl"])
     assert "sk-hardening" not in r.output
     assert "sk-hardening" not in (tmp_path / "t.jsonl").read_text(encoding="utf-8")
+
+
+def test_tools_get_neither_the_runs_key_nor_url_credentials_whatever_the_variable(tmp_path, monkeypatch):
+    from support import scripted
+
+    from agentdbg.testing.server import ModelServer
+
+    monkeypatch.setenv("LLM_ACCESS", "plainvalue123")                  # the key, in a plain name
+    monkeypatch.setenv("UPSTREAM", "http://bob:pa55w0rd@127.0.0.1:9/v1")  # credentials in a URL
+    monkeypatch.setenv("TOOL_MODE", "fast")
+    setup(tmp_path, ENV_DUMP)
+    server = ModelServer(scripted({"tool_calls": [{"name": "tool", "id": "c1", "arguments": {}}]},
+                                  {"content": "done"})).start()
+    try:
+        r = runner.invoke(app, ["run", "q", "--model", "m", "--base-url", server.base_url,
+                                "--api-key", "plainvalue123", "--tools", "t.yaml", "--json"])
+    finally:
+        server.stop()
+    assert r.exit_code == 0, r.output
+    names = tool_result(r.stdout)
+    assert "TOOL_MODE" in names and not {"LLM_ACCESS", "UPSTREAM"} & set(names)
