@@ -128,6 +128,8 @@ _EN = {
     "compare": "- {key}: highest {hi} ({hv}), lowest {lo} ({lv})",
     "missing": "could not call {tool}: required parameter {param} — {reason}",
     "negated": "did not call {tool}: the question says not to {word}",
+    "how_to": "did not call {tool}: the question asks how to {word}, not to {word} now; "
+              "ask me to {word} and I will",
     "conditional": "did not call {tool}: the question asks to {word} only under a condition, "
                    "which the offline model does not judge; ask again without the condition",
     "failed_side_effect": "did not retry {tool} after {word}: it has side effects and may have "
@@ -144,6 +146,7 @@ _ZH = {
     "compare": "- {key}：最高 {hi}（{hv}），最低 {lo}（{lv}）",
     "missing": "无法调用 {tool}：必填参数 {param} 没有值 — {reason}",
     "negated": "没有调用 {tool}：问题里说不要{word}",
+    "how_to": "没有调用 {tool}：问题问的是怎样{word}，而不是现在就{word}；直接让我{word}即可",
     "conditional": "没有调用 {tool}：问题只在某个条件成立时才要求{word}，离线模型不判断条件；"
                    "请去掉条件再问一次",
     "failed_side_effect": "没有重试 {tool}（{word}）：它有副作用，可能已经执行；请先确认再重试",

@@ -47,6 +47,11 @@ _ZH_NEGATIONS = ("不要", "别", "不用", "无需", "不必", "不需要", "�
 _CONDITIONS = ("if", "unless", "provided", "whether", "in case", "once")
 _ZH_CONDITIONS = ("如果", "要是", "假如", "若", "的话")
 _SENTENCE = re.compile(r"[^.?!。？！\n]+")
+#: a question about how an action is done ("how do I reserve", "how to book", "怎么预约")
+_HOW_TO = re.compile(r"\bhow\s+(?:do|can|could|should|would|does|might|may)\s+(?:i|we|you|one|"
+                     r"someone|people|a user|users)\b|\bhow\s+to\b|\bwhat(?:'s| is) the way to\b|"
+                     r"\bsteps? (?:to|for)\b|\bprocess (?:to|for)\b")
+_ZH_HOW_TO = ("怎么", "怎样", "如何", "怎么样才能", "该怎么", "要怎么")
 
 
 @dataclass
@@ -56,6 +61,7 @@ class Intent:
     word: str = ""          # what in the question asked for it
     negated: bool = False
     conditional: bool = False
+    how_to: bool = False    # "how do I reserve …?": asks how the action is done, not for it
 
 
 def action_verb(tool: ToolDef) -> str:
@@ -93,7 +99,7 @@ def intent(tool: ToolDef, question: str, rivals: list[ToolDef]) -> Intent:
     if shared and not _names_object(tool, question, shared):
         return Intent(False, verb, word)
     return Intent(True, verb, word, negated=_negated(question, where),
-                  conditional=_conditional(question, where))
+                  conditional=_conditional(question, where), how_to=_how_to(question, where))
 
 
 def _find_verb(question: str, english: set[str], chinese: tuple[str, ...]) -> tuple[int, str] | None:
@@ -143,6 +149,15 @@ def _negated(question: str, where: int) -> bool:
     if any(n in near for n in _NEGATIONS) or before.rstrip().endswith("no need to"):
         return True
     return any(before[-6:].endswith(z) or z in before[-4:] for z in _ZH_NEGATIONS)
+
+
+def _how_to(question: str, where: int) -> bool:
+    """The verb sits in a clause that asks how the action is done, not for it."""
+    for m in _SENTENCE.finditer(question):
+        if m.start() <= where < m.end():
+            clause = question[m.start():where]
+            return bool(_HOW_TO.search(clause.lower())) or any(z in clause for z in _ZH_HOW_TO)
+    return False
 
 
 def _conditional(question: str, where: int) -> bool:

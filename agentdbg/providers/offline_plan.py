@@ -36,7 +36,7 @@ class Call:
 class Held:
     """An action the question mentions that the model did not take, and why."""
     tool: str
-    kind: str       # negated | conditional | failed_side_effect | not_asked
+    kind: str       # negated | how_to | conditional | failed_side_effect | not_asked
     detail: str = ""
 
 
@@ -169,6 +169,10 @@ class Planner:
             if it.asked and it.negated:
                 self.plan.held.append(Held(t.name, "negated", it.word))
                 self.plan.notes.append(f"not calling {t.name}: the question says not to {it.word}")
+            elif it.asked and it.how_to:
+                self.plan.held.append(Held(t.name, "how_to", it.word))
+                self.plan.notes.append(f"not calling {t.name}: the question asks how to {it.word}, "
+                                       f"not to {it.word} now")
             elif it.asked and it.conditional:
                 self.plan.held.append(Held(t.name, "conditional", it.word))
                 self.plan.notes.append(f"not calling {t.name}: the question asks to {it.word} only under "
