@@ -55,6 +55,14 @@ def _schema_problem(tools: Any, schema_key: str, nested: bool) -> tuple[str, str
         if isinstance(schema, dict) and "properties" in schema and not isinstance(props, dict):
             return (f"Invalid schema for function '{name}': {props!r} is not of type 'object'.",
                     f"{where}.properties", k)
+        if isinstance(schema, dict):   # the API validates a definition as a JSON Schema
+            from agentdbg.schemas import schema_error
+
+            problem = schema_error(schema)
+            if problem is not None:
+                context = ", ".join(repr(p) for p in problem[0]) + ("," if len(problem[0]) == 1 else "")
+                return (f"Invalid schema for function '{name}': In context=({context}), "
+                        f"{problem[1]}.", where, k)
     return None
 
 

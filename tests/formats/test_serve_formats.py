@@ -213,6 +213,14 @@ MALFORMED = [
     ("/messages", {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
                    "tools": [{"name": "f", "input_schema": "oops"}]}),
     ("/messages", b"\xff\xfe"),
+    # definitions that are not JSON Schemas: the API validates them
+    ("/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [
+        {"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": {"a": "oops"}}}}]}),
+    ("/responses", {"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f",
+                                                             "parameters": {"required": "a"}}]}),
+    ("/messages", {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}],
+                   "tools": [{"name": "f", "input_schema": {"type": "object", "minProperties": -1}}]}),
 ]
 
 
