@@ -47,6 +47,18 @@ class Answer:
     chunks: Any = None                  # or events to stream
 
 
+def _native_path(message: str, sources: list[str]) -> str:
+    """``… first difference at messages[3].content …`` said where the app wrote it:
+    ``input[5].content`` (``sources[i]``: where chat message ``i`` came from)."""
+    import re
+
+    def native(m: re.Match) -> str:
+        i = int(m.group(1))
+        source = sources[i] if i < len(sources) else ""
+        return f"at {source}" if source.startswith(("input[", "messages[")) else m.group(0)
+    return re.sub(r"at messages\[(\d+)\]", native, message, count=1)
+
+
 def error_message(body: Any) -> str:
     """The message of an error body in any of the three formats."""
     error = body.get("error") if isinstance(body, dict) else None
@@ -112,7 +124,8 @@ class ServeApp:
         try:
             reply = self.provider.complete(request)
         except ReplayDiverged as exc:  # 400, not 409: clients retry a 409
-            return Answer(400, wire.error(400, exc.message, code="replay_diverged"))
+            message = exc.message if wire.name == "chat" else _native_path(exc.message, sources)
+            return Answer(400, wire.error(400, message, code="replay_diverged"))
         except ProviderError as exc:  # a script played out is final: 400, which no client retries
             if not exc.retryable:
                 return Answer(400, wire.error(400, exc.message, code="model_unavailable"))

@@ -312,7 +312,7 @@ def test_replay_of_a_responses_recording_serves_many_clients_and_names_the_first
         with pytest.raises(openai.BadRequestError) as caught:   # a 400: the client does not retry
             client.responses.create(model="m", input=wrong, tools=RESPONSES_TOOLS)
         assert caught.value.body["code"] == "replay_diverged"
-        assert "first difference at messages[2].content" in caught.value.body["message"]
+        assert "first difference at input[2].content" in caught.value.body["message"]  # its own path
         right = wrong[:2] + [{"type": "function_call_output", "call_id": call.call_id,
                               "output": run_tool("query_order", {})}]
         again = client.responses.create(model="m", input=right, tools=RESPONSES_TOOLS)
