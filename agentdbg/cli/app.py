@@ -65,9 +65,13 @@ def command(*args: Any, quiet_interrupt: bool = False, **kwargs: Any) -> Callabl
         def boundary(*a: Any, **kw: Any) -> None:
             try:
                 status = fn(*a, **kw)
-            except KeyboardInterrupt:
-                if not quiet_interrupt:
-                    raise
+            except KeyboardInterrupt as exc:
+                if not quiet_interrupt:   # e.g. while MCP servers start: say so, exit 130
+                    from agentdbg.errors import Terminated
+
+                    why = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (Ctrl-C)"
+                    print(f"agentdbg: {why}", file=sys.stderr)
+                    raise typer.Exit(int(ExitStatus.CANCELLED)) from None
                 status = ExitStatus.OK
             except Exception as exc:  # noqa: BLE001 - the one place that turns errors into lines
                 raise fail(exc, bool(kw.get("debug"))) from None

@@ -74,3 +74,23 @@ def test_step_mode_ctrl_c_cancels_the_call_and_sigterm_leaves_no_server(tmp_path
     assert child.exitstatus == 130                            # SIGTERM at the prompt: cancelled
     assert wait_until(lambda: not tagged(tag), 5), tagged(tag)
     assert [e["event"] for e in read_events(events)].count("cancel_notification") == 2
+
+
+@pytest.mark.parametrize("sig,said", [(signal.SIGINT, "agentdbg: interrupted (Ctrl-C)"),
+                                      (signal.SIGTERM, "agentdbg: terminated (SIGTERM)")],
+                         ids=["ctrl-c", "sigterm"])
+def test_interrupted_while_a_server_starts_says_so_and_leaves_no_server(tmp_path, sig, said):
+    tag = uuid.uuid4().hex
+    tools = demo_yaml(tmp_path / "tools.yaml", {"mode": "hang_before_start", "tag": tag,
+                                                "init_timeout": 60})
+    env = {**os.environ, "AGENTDBG_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "run", "--tools", str(tools), "q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    try:
+        assert wait_until(lambda: bool(tagged(tag)), 30)          # the server is starting
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and err.decode().strip().splitlines()[-1] == said, err
+    assert wait_until(lambda: not tagged(tag), 5), tagged(tag)
