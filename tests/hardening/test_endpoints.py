@@ -116,6 +116,18 @@ def test_a_one_letter_placeholder_key_is_not_masked_out_of_every_word(model_serv
     assert r.exit_code == 7 and "script examples/x.yaml has 1 turn(s)" in r.stdout, r.stdout
 
 
+def test_a_reply_echoing_the_key_never_shows_it(model_server, tmp_path):
+    echo = {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{
+        "index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": f"echo Bearer {KEY} and {KEY[:-3]}"}}]}
+    model_server.intercept = lambda p, b: (200, echo)
+    save = tmp_path / "e.jsonl"
+    r = run(model_server, save=save)
+    assert r.exit_code == 0, r.output
+    assert KEY not in r.output and "[REDACTED]" in r.stdout
+    assert KEY not in save.read_text(encoding="utf-8")
+
+
 def test_failure_midway_keeps_the_transcript(model_server, tmp_path):
     calls = {"n": 0}
 
