@@ -8,6 +8,7 @@ is never started from the recording; replay names it and how to pass it.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -47,6 +48,7 @@ def run_replay(args: ReplayArgs, console) -> ExitStatus:
 
     get_profile(args.profile)
     args = replace(args, file=str(resolve_run(args.file)))  # a path, or a run `runs` lists
+    refuse_saving_over(args.file, args.save)
     if not is_transcript(args.file):
         if not args.step:
             raise InputError(f"{args.file}: not an agentdbg transcript; a plain messages array "
@@ -55,6 +57,20 @@ def run_replay(args: ReplayArgs, console) -> ExitStatus:
     if args.from_index is not None:
         return _fork(args, console)
     return _play(args, console)
+
+
+def refuse_saving_over(played: str, save: Path | None) -> None:
+    """``--save`` must not name the file being replayed (by any path, a link included): the
+    new transcript would be written over the recording it plays."""
+    if save is None:
+        return
+    try:
+        same = os.path.samefile(played, save)
+    except OSError:  # --save names no file yet (or one that cannot be looked at)
+        same = Path(played).resolve() == Path(save).resolve()
+    if same:
+        raise InputError(f"--save {save}: that is the file being replayed ({played}); writing the "
+                         "replay's transcript there would destroy the recording: choose another path")
 
 
 def _precheck(profile: str, header: dict | None = None):

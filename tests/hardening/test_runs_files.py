@@ -240,3 +240,42 @@ def test_a_running_proxy_conversation_that_nests_a_stop_is_kept(tmp_path):
         upstream.stop()
     events = [json.loads(line) for line in conversation.read_text(encoding="utf-8").splitlines()]
     assert events[-1]["type"] == "stop" and not list(runs.glob(".*"))
+
+
+# -- replay never writes over what it plays ---------------------------------------------------
+
+SAMPLE_TOOLS = str(Path(__file__).resolve().parents[2] / "agentdbg" / "samples" / "tools.yaml")
+
+
+@pytest.mark.parametrize("mode", [[], ["--json"], ["--step"], ["--from", "1", "--tools", SAMPLE_TOOLS]])
+def test_replay_refuses_to_save_over_the_recording_it_plays(tmp_path, mode):
+    rec = tmp_path / "rec.jsonl"
+    assert runner.invoke(app, ["run", "what is the weather in Paris?", "--save", str(rec)]).exit_code == 0
+    original = rec.read_bytes()
+    (tmp_path / "link.jsonl").symlink_to(rec)
+    os.link(rec, tmp_path / "hard.jsonl")
+    for target in ("rec.jsonl", str(rec), f"../{tmp_path.name}/rec.jsonl", "link.jsonl", "hard.jsonl"):
+        for played in ("rec.jsonl", "link.jsonl"):
+            r = runner.invoke(app, ["replay", played, *mode, "--save", target], input="c\nq\n")
+            assert r.exit_code == 2 and r.stderr.count("\n") == 1, (played, target, r.output)
+            assert "is the file being replayed" in r.stderr, r.stderr
+            assert rec.read_bytes() == original
+    # a run named as 'agentdbg runs' shows it, saved over by its path in the runs folder
+    assert runner.invoke(app, ["run", "what is the weather in Paris?"]).exit_code == 0
+    (saved,) = (tmp_path / "agentdbg-home" / "runs").glob("*.jsonl")
+    kept = saved.read_bytes()
+    r = runner.invoke(app, ["replay", "last", *mode, "--save", str(saved)], input="c\nq\n")
+    assert r.exit_code == 2 and "is the file being replayed" in r.stderr and saved.read_bytes() == kept
+    # another path is fine
+    r = runner.invoke(app, ["replay", "rec.jsonl", *mode, "--save", "copy.jsonl"], input="c\nq\n")
+    assert r.exit_code in (0, 130) and (tmp_path / "copy.jsonl").is_file(), r.output  # 130: quit
+
+
+def test_a_starting_state_is_never_saved_over(tmp_path):
+    start = tmp_path / "start.json"
+    start.write_text(json.dumps([{"role": "user", "content": "weather in Paris?"}]), encoding="utf-8")
+    original = start.read_bytes()
+    r = runner.invoke(app, ["replay", "start.json", "--step", "--tools", SAMPLE_TOOLS,
+                            "--save", "start.json"], input="q\n")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "is the file being replayed" in r.stderr
+    assert start.read_bytes() == original
