@@ -8,7 +8,6 @@ is never started from the recording; replay names it and how to pass it.
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -62,13 +61,9 @@ def run_replay(args: ReplayArgs, console) -> ExitStatus:
 def refuse_saving_over(played: str, save: Path | None) -> None:
     """``--save`` must not name the file being replayed (by any path, a link included): the
     new transcript would be written over the recording it plays."""
-    if save is None:
-        return
-    try:
-        same = os.path.samefile(played, save)
-    except OSError:  # --save names no file yet (or one that cannot be looked at)
-        same = Path(played).resolve() == Path(save).resolve()
-    if same:
+    from agentdbg.paths import same_file
+
+    if save is not None and same_file(played, save):
         raise InputError(f"--save {save}: that is the file being replayed ({played}); writing the "
                          "replay's transcript there would destroy the recording: choose another path")
 
