@@ -195,8 +195,10 @@ def _fork(args: ReplayArgs, console) -> ExitStatus:
 
 
 def _play(args: ReplayArgs, console) -> ExitStatus:
-    from agentdbg.engine.replaying import LiveTools, replay_problems, replay_session
+    from agentdbg.engine.replaying import LiveTools, check_replayable, replay_problems, replay_session
 
+    if args.step:  # a recording that cannot be replayed is one line now, not an error halfway
+        check_replayable(args.file, strict=args.strict)
     # batch: blocked requests come from the recording's own events; step mode keeps the
     # pre-send check for when the user continues live
     session, model = replay_session(args.file, strict=args.strict)
