@@ -112,12 +112,21 @@ def started_as(record: dict) -> str:
     return shlex.join(str(a) for a in [record.get("command"), *(record.get("args") or [])])
 
 
+def quoted(value: object) -> str:
+    """``value`` quoted for a line on the terminal: as ``!r`` quotes it, but escaped by the
+    one rule (``one_line``), which also makes visible the blank fillers and variation
+    selectors ``repr`` leaves as they are."""
+    text = one_line(value)
+    mark = '"' if "'" in text and '"' not in text else "'"
+    return f"{mark}{text}{mark}"
+
+
 def servers_needed(header: dict | None) -> str:
     """``; the recording used MCP server 'time' (--mcp 'python -m mcp_server_time')``."""
     servers = recorded_servers(header)
     if not servers:
         return ""
-    named = ", ".join(f"{s.get('name')!r} (--mcp {started_as(s)!r})" for s in servers)
+    named = ", ".join(f"{quoted(s.get('name'))} (--mcp {quoted(started_as(s))})" for s in servers)
     return f"; the recording used MCP server(s) {named}"
 
 
@@ -130,9 +139,9 @@ def _server_warnings(header: dict, toolset) -> list[str]:
     for rec in recorded_servers(header):
         live = now.get(rec.get("name"))
         if live is None:
-            out.append(f"the recording used MCP server {rec.get('name')!r} (--mcp "
-                       f"{started_as(rec)!r}), which is not started now: its calls run live only "
-                       "where a tool of the same name is there")
+            out.append(f"the recording used MCP server {quoted(rec.get('name'))} (--mcp "
+                       f"{quoted(started_as(rec))}), which is not started now: its calls run live "
+                       "only where a tool of the same name is there")
         else:
             change = tool_list_changes(rec, live)
             if change:
@@ -246,8 +255,8 @@ def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
     if live is not None:
         options = _options(args, ProviderInfo(model, desc, model="replay"), model_desc=desc)
         open_servers(live.toolset, _stderr_console() if args.json_out else console, options)
-        for warning in _server_warnings(header, live.toolset):
-            print(f"agentdbg: warning: {warning}", file=sys.stderr)
+        for warning in _server_warnings(header, live.toolset):  # names from the recording
+            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
         with_live_tools(session, model, live)
     elif recorded_servers(header):
         desc += "; MCP server(s) not started: " + ", ".join(
