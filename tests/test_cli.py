@@ -280,6 +280,13 @@ def test_save_help_says_json_lines():
         assert "(JSON Lines)" in text, command
 
 
+def test_mcp_help_says_what_each_command_does_with_it():
+    run, replay = (" ".join(invoke(c, "--help").stdout.split()) for c in ("run", "replay"))
+    assert "Without --tools, only ./tools.yaml joins it" in run
+    assert "./tools.yaml" not in replay.replace("./tools.yaml is never loaded", "")  # never loaded
+    assert "./tools.yaml is never loaded" in replay and "started only when going live" in replay
+
+
 @pytest.mark.parametrize("extra,who", [([], "the offline model"), (["--script", "S"], "a script")])
 def test_api_without_a_real_endpoint_is_said_not_silently_ignored(tmp_path, extra, who):
     if extra:

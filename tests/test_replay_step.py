@@ -151,3 +151,14 @@ def test_pytest_plugin_collects_transcripts(tmp_path, pytester):
     result.stdout.fnmatch_lines(["*bad.jsonl*", "*diverged*"])
     result = pytester.runpytest(str(folder))  # inert without the option
     result.assert_outcomes()
+
+
+def test_save_in_step_mode_never_writes_over_the_recording(tmp_path):
+    path = recorded(tmp_path)
+    original = path.read_bytes()
+    (tmp_path / "link.jsonl").symlink_to(path)
+    session, _, out = step_replay(path, f"save {path}", "save link.jsonl", "c", "save copy.jsonl")
+    assert path.read_bytes() == original
+    assert out.count("is the recording being replayed") == 2, out
+    assert session.stop_reason is StopReason.COMPLETED and "InputError" not in out
+    assert json.loads((tmp_path / "copy.jsonl").read_text(encoding="utf-8"))["stop_reason"] == "completed"

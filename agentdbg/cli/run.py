@@ -35,6 +35,12 @@ McpOpt = Annotated[list[str] | None, typer.Option(
     "in quotes (stdio), e.g. --mcp \"python -m mcp_server_time\" (repeatable). Without --tools, "
     "only ./tools.yaml joins it (not the bundled sample).")]
 
+ReplayMcpOpt = Annotated[list[str] | None, typer.Option(
+    "--mcp", help="An MCP server whose tools run live (--live-tools, --from, 'live'), beside "
+    "those of --tools: a URL (Streamable HTTP) or a command in quotes (stdio), e.g. --mcp "
+    "\"python -m mcp_server_time\" (repeatable); started only when going live. Without --tools, "
+    "only its tools: ./tools.yaml is never loaded, nor a server the recording names.")]
+
 
 class Api(str, Enum):
     chat = "chat"
@@ -175,7 +181,7 @@ def replay(
         "--tools", "-t", show_default=False,
         help="The tools to run live (--live-tools, --from, 'live'); a transcript's own tools "
              "file is never loaded.")] = None,
-    mcp: McpOpt = None,
+    mcp: ReplayMcpOpt = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     api_key: ApiKeyOpt = None,

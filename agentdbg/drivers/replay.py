@@ -47,6 +47,7 @@ def run_replay(args: ReplayArgs, console) -> ExitStatus:
 
     get_profile(args.profile)
     args = replace(args, file=str(resolve_run(args.file)))  # a path, or a run `runs` lists
+    refuse_saving_over(args.file, args.save)
     if not is_transcript(args.file):
         if not args.step:
             raise InputError(f"{args.file}: not an agentdbg transcript; a plain messages array "
@@ -55,6 +56,16 @@ def run_replay(args: ReplayArgs, console) -> ExitStatus:
     if args.from_index is not None:
         return _fork(args, console)
     return _play(args, console)
+
+
+def refuse_saving_over(played: str, save: Path | None) -> None:
+    """``--save`` must not name the file being replayed (by any path, a link included): the
+    new transcript would be written over the recording it plays."""
+    from agentdbg.paths import same_file
+
+    if save is not None and same_file(played, save):
+        raise InputError(f"--save {save}: that is the file being replayed ({played}); writing the "
+                         "replay's transcript there would destroy the recording: choose another path")
 
 
 def _precheck(profile: str, header: dict | None = None):
@@ -101,12 +112,21 @@ def started_as(record: dict) -> str:
     return shlex.join(str(a) for a in [record.get("command"), *(record.get("args") or [])])
 
 
+def quoted(value: object) -> str:
+    """``value`` quoted for a line on the terminal: as ``!r`` quotes it, but escaped by the
+    one rule (``one_line``), which also makes visible the blank fillers and variation
+    selectors ``repr`` leaves as they are."""
+    text = one_line(value)
+    mark = '"' if "'" in text and '"' not in text else "'"
+    return f"{mark}{text}{mark}"
+
+
 def servers_needed(header: dict | None) -> str:
     """``; the recording used MCP server 'time' (--mcp 'python -m mcp_server_time')``."""
     servers = recorded_servers(header)
     if not servers:
         return ""
-    named = ", ".join(f"{s.get('name')!r} (--mcp {started_as(s)!r})" for s in servers)
+    named = ", ".join(f"{quoted(s.get('name'))} (--mcp {quoted(started_as(s))})" for s in servers)
     return f"; the recording used MCP server(s) {named}"
 
 
@@ -119,9 +139,9 @@ def _server_warnings(header: dict, toolset) -> list[str]:
     for rec in recorded_servers(header):
         live = now.get(rec.get("name"))
         if live is None:
-            out.append(f"the recording used MCP server {rec.get('name')!r} (--mcp "
-                       f"{started_as(rec)!r}), which is not started now: its calls run live only "
-                       "where a tool of the same name is there")
+            out.append(f"the recording used MCP server {quoted(rec.get('name'))} (--mcp "
+                       f"{quoted(started_as(rec))}), which is not started now: its calls run live "
+                       "only where a tool of the same name is there")
         else:
             change = tool_list_changes(rec, live)
             if change:
@@ -184,8 +204,10 @@ def _fork(args: ReplayArgs, console) -> ExitStatus:
 
 
 def _play(args: ReplayArgs, console) -> ExitStatus:
-    from agentdbg.engine.replaying import LiveTools, replay_problems, replay_session
+    from agentdbg.engine.replaying import LiveTools, check_replayable, replay_problems, replay_session
 
+    if args.step:  # a recording that cannot be replayed is one line now, not an error halfway
+        check_replayable(args.file, strict=args.strict)
     # batch: blocked requests come from the recording's own events; step mode keeps the
     # pre-send check for when the user continues live
     session, model = replay_session(args.file, strict=args.strict)
@@ -233,8 +255,8 @@ def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
     if live is not None:
         options = _options(args, ProviderInfo(model, desc, model="replay"), model_desc=desc)
         open_servers(live.toolset, _stderr_console() if args.json_out else console, options)
-        for warning in _server_warnings(header, live.toolset):
-            print(f"agentdbg: warning: {warning}", file=sys.stderr)
+        for warning in _server_warnings(header, live.toolset):  # names from the recording
+            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
         with_live_tools(session, model, live)
     elif recorded_servers(header):
         desc += "; MCP server(s) not started: " + ", ".join(

@@ -51,6 +51,18 @@ def replay_session(path, *, precheck=None, strict: bool = False,
     return session, model
 
 
+def check_replayable(path, *, strict: bool = False) -> None:
+    """Play the whole recording once, silently, as batch ``replay`` does: recorded results
+    only, nothing run, nothing written. Raises the ``InputError`` naming the line and field
+    of the first event that has the wrong types or cannot be re-applied (an edit of a
+    message that is not there, a fault on a tool the recording lacks …).
+
+    Step mode shows the recording as it goes, so it checks it whole before it starts."""
+    session, model = replay_session(path, strict=strict)
+    for _ in Replay(session, model).steps():
+        pass
+
+
 def apply_action(session: Session, event: dict) -> None:
     """Re-apply one recorded user action through the same session methods."""
     kind = event.get("action")

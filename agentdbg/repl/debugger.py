@@ -293,7 +293,13 @@ class Debugger:
         return edit_json(value, self._io, what)
 
     def save(self, path) -> None:
-        """Copy the transcript so far; from memory when the transcript could not be written."""
+        """Copy the transcript so far; from memory when the transcript could not be written.
+        Never over the recording being replayed (by any path or link)."""
+        from agentdbg.paths import same_file
+
+        if self.replay is not None and same_file(self.replay.model.path, path):
+            raise CommandError(f"{path} is the recording being replayed; writing there would "
+                               "destroy it: save to another path")
         if self.transcript is not None and self.transcript.error is None:
             self.transcript.copy_to(Path(path))
             return

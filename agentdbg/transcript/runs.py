@@ -2,10 +2,13 @@
 how a run is named on the command line (``resolve_run``: a path, a name or a number
 that ``agentdbg runs`` shows, or ``last``).
 
-Retention removes only agentdbg's own *finished* transcripts (a header of ours and a
-stop event at the end) that no process is writing: a user's other ``.jsonl`` files, a
-conversation a running proxy is still recording, symlinks and files that vanish
-meanwhile are left alone.
+Retention removes only agentdbg's own *finished* transcripts (a header of ours, and a
+last line that is a stop event) that no process is writing: a user's other ``.jsonl``
+files, a transcript whose writer still holds it, symlinks and files that vanish
+meanwhile are left alone. A writer holds its transcript with a lock on the open file
+(``run``, ``replay``, step mode: see ``create_exclusive``), or, when it writes many
+without keeping them open (the proxy, one per conversation), with a ``Claim``: one locked
+file in their folder that lists them.
 """
 
 from __future__ import annotations
@@ -52,8 +55,82 @@ def create_run_file(question: str, folder: Path | None = None,
     raise OSError(f"{folder}: no free transcript name for {base}")
 
 
-def finished_transcript(path: Path) -> bool:
-    """One of ours, with its stop event, and no process writing it."""
+CLAIM_PREFIX = ".agentdbg-writing-"
+_LAST_LINE_LIMIT = 64 << 20  # a longer stop event is not read: its transcript is kept
+
+
+class Claim:
+    """A process's hold on the transcripts it writes in ``folder`` without keeping them open.
+
+    The claim is a file in that folder, named ``.agentdbg-writing-….lock``, that lists the
+    transcripts' names, one a line, and that this process holds with an exclusive lock from
+    its first ``add`` until ``close`` (or until it ends, however it ends: the lock goes with
+    the process, and retention then removes the file). One descriptor for any number of
+    transcripts."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.path: Path | None = None
+        self._fd: int | None = None
+
+    def add(self, transcript: Path) -> None:
+        """Hold ``transcript`` (a file in the claim's folder) until ``close``."""
+        if sys.platform == "win32":  # pragma: no cover - no flock: the stop event decides
+            return
+        if self._fd is None:
+            self._fd, self.path = self._create()
+        os.write(self._fd, os.fsencode(Path(transcript).name) + b"\n")
+
+    def _create(self) -> tuple[int, Path]:
+        """The claim file, locked before it is seen under its name: retention never finds it
+        unheld while its process lives."""
+        import fcntl
+        import secrets
+
+        stem = f"{CLAIM_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        pending = self.folder / f"{stem}.new"
+        fd = os.open(pending, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.rename(pending, self.folder / f"{stem}.lock")
+        except OSError:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.unlink(pending)
+            raise
+        return fd, self.folder / f"{stem}.lock"
+
+    def close(self) -> None:
+        """Let go of every transcript (their stop events are written)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)  # type: ignore[arg-type]
+            os.close(fd)
+
+
+def claimed(folder: Path) -> set[str]:
+    """The names of the transcripts in ``folder`` a live process holds with a ``Claim``; a
+    claim no process holds any more (its writer was killed) is removed."""
+    names: set[str] = set()
+    for path in folder.glob(f"{CLAIM_PREFIX}*.lock") if folder.is_dir() else []:
+        with contextlib.suppress(OSError):
+            if path.is_symlink() or not path.is_file():
+                continue
+            with open(path, "rb") as fh:
+                if _locked(fh):
+                    names.update(os.fsdecode(n) for n in fh.read().split(b"\n") if n)
+                    continue
+            os.unlink(path)
+    return names
+
+
+def finished_transcript(path: Path, held: set[str] | None = None) -> bool:
+    """One of ours, whose last line is a stop event, and no process writing it.
+
+    A stop event is a whole last line (ending with its newline) whose own ``type`` is
+    ``stop``: a ``{"type": "stop"}`` nested in a recorded response is not one. ``held``:
+    the names ``claimed`` found in the folder (read once for many files)."""
     from agentdbg.transcript.writer import FORMAT
 
     try:
@@ -62,13 +139,52 @@ def finished_transcript(path: Path) -> bool:
         with open(path, "rb") as fh:
             if f'"{FORMAT}"'.encode() not in fh.read(300):
                 return False
-            fh.seek(max(0, path.stat().st_size - 65536))
-            tail = fh.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-            if b'"type": "stop"' not in tail:
+            if not _is_stop(_last_line(fh, os.fstat(fh.fileno()).st_size)):
+                return False
+            if path.name in (claimed(path.parent) if held is None else held):
                 return False
             return not _locked(fh)
     except OSError:
         return False
+
+
+def _last_line(fh, size: int) -> bytes | None:
+    """The file's last line without its newline; None when it has none yet (still being
+    written) or is longer than the limit."""
+    if size == 0:
+        return None
+    fh.seek(size - 1)
+    if fh.read(1) != b"\n":
+        return None
+    end = start = size - 1
+    parts = []
+    while start > 0:
+        n = min(65536, start)
+        fh.seek(start - n)
+        chunk = fh.read(n)
+        start -= n
+        cut = chunk.rfind(b"\n")
+        if cut >= 0:
+            parts.append(chunk[cut + 1:])
+            break
+        parts.append(chunk)
+        if end - start > _LAST_LINE_LIMIT:
+            return None
+    return b"".join(reversed(parts))
+
+
+def _is_stop(line: bytes | None) -> bool:
+    if not line or b'"stop"' not in line:
+        return False
+    try:
+        from orjson import loads
+    except ImportError:  # pragma: no cover - orjson is a dependency
+        from json import loads  # type: ignore[assignment]
+    try:
+        event = loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(event, dict) and event.get("type") == "stop"
 
 
 def _locked(fh) -> bool:
@@ -87,10 +203,11 @@ def _locked(fh) -> bool:
 def prune_runs(keep: int) -> int:
     """Keep the newest ``keep`` finished transcripts; returns how many were removed."""
     folder = runs_dir()
+    held = claimed(folder)
     dated = []
     for path in folder.glob("*.jsonl") if folder.is_dir() else []:
         with contextlib.suppress(OSError):
-            if finished_transcript(path):
+            if finished_transcript(path, held):
                 dated.append((path.stat().st_mtime, path))
     dated.sort(reverse=True)
     removed = 0

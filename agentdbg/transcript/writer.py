@@ -1,9 +1,10 @@
 """Writing a transcript: one flushed JSON line per event, a file no other run can share.
 
 A file is created exclusively (two runs never write the same file); a ``--save`` path
-given twice at once is refused with a clear error, not shared. The proxy writes many
-conversations at once, so its writers open the file for each event instead of
-holding a descriptor per conversation.
+given twice at once is refused with a clear error, not shared. Every file is held with a
+lock while it is written, so retention never removes it. The proxy writes many
+conversations at once, so its writers open the file for each event instead of holding a
+descriptor per conversation; one ``Claim`` (``transcript.runs``) holds them all.
 """
 
 from __future__ import annotations
@@ -34,8 +35,19 @@ def tools_hash(tools: list) -> str:
 
 
 def create_exclusive(path: Path) -> IO[str]:
-    """A new file at ``path``; ``FileExistsError`` when one is there already."""
+    """A new file at ``path``; ``FileExistsError`` when one is there already.
+
+    The file is held with an exclusive lock for as long as it is open, so retention (see
+    ``finished_transcript``) leaves it alone however it ends, even after a stop event: a step
+    session at its prompt may rewind and write more."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    if sys.platform != "win32":
+        import fcntl
+
+        # new, so no writer holds it (retention's probe lets go at once); a filesystem
+        # without locks refuses, and the file is then written unlocked
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_EX)
     return os.fdopen(fd, "w", encoding="utf-8")
 
 

@@ -290,3 +290,23 @@ def test_the_proxy_console(tmp_path):
         upstream.stop()
     assert "request 2" in out
     assert_inert(out)
+
+
+FILLERS = "\u3164\u115f\u1160\uffa0\u034f"  # blank fillers Python's repr leaves as they are
+
+
+@pytest.mark.parametrize("env", COLOURS)
+def test_lines_naming_the_servers_a_recording_used(tmp_path, env):
+    """The recorded MCP server's name and command, in replay's warnings, errors and header."""
+    events = recorded(tmp_path)
+    events[0]["mcp_servers"] = [{"name": "ti\u3164me\u115f\u1160\uffa0\u034f\ufe0f", "transport": "stdio",
+                                 "command": "python", "args": ["-m", f"mcp_{FILLERS}\ufe0f\ufe0f" + HOSTILE]}]
+    path = str(write(tmp_path / "m.jsonl", events))
+    for args, status in ((["replay", path, "--live-tools", "-t", "tools.yaml"], 0),  # a warning
+                         (["replay", path, "--live-tools"], 2), (["replay", path], 0)):  # an error
+        r = runner.invoke(app, args, env=env)
+        assert r.exit_code == status, (args, r.output)
+        out = r.stdout + r.stderr
+        assert "ti\\u3164me\\u115f\\u1160\\uffa0\\u034f" in out.replace("\n", ""), out
+        assert_inert(out)
+        assert not set(FILLERS) & set(out) and "\ufe0f\ufe0f" not in out, ascii(out)

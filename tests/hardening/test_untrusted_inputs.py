@@ -165,11 +165,13 @@ def test_odd_transcripts_are_one_line_errors_naming_line_and_field(tmp_path, nam
     mutate(events)
     line = line or len(events)
     path = write_events(tmp_path / "t.jsonl", events)
-    for args in (["replay", path], ["replay", path, "--json"]):
-        r = runner.invoke(app, args)
+    for args in (["replay", path], ["replay", path, "--json"], ["replay", path, "--step"]):
+        r = runner.invoke(app, args, input="c\nq\n")
         assert r.exit_code == 2, (args, r.output)
         assert r.stderr.count("\n") == 1 and f"t.jsonl:{line}:" in r.stderr and field in r.stderr, \
             r.stderr
+        if "--step" in args:  # found before the session starts, not halfway through it
+            assert r.stdout == "", r.stdout
 
 
 def test_the_unmutated_recording_replays(tmp_path):

@@ -63,6 +63,25 @@ def test_live_tools_say_when_the_servers_tool_list_changed(recorded, tmp_path):
     assert wait_until(lambda: not tagged(tag), 5)
 
 
+def test_a_changed_tool_list_names_the_recorded_tools_escaped(recorded, tmp_path):
+    """The recorded tool names in the warning come from the transcript: shown, never raw."""
+    import json
+
+    folder, _ = recorded
+    hidden = "gone\u3164\u115f\u1160\uffa0\u034f\x1b]0;title\x07\u202e"
+    lines = (folder / "rec.jsonl").read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["mcp_servers"][0]["tools"].append({"name": hidden, "hash": "sha256:0"})
+    header["mcp_servers"][0]["tools_hash"] = "sha256:changed"
+    path = tmp_path / "rec.jsonl"
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    r = invoke("replay", path, "--live-tools", "--tools", demo_yaml(tmp_path / "v1.yaml", {}))
+    assert r.exit_code == 0, r.output
+    assert ("its tool list changed since the recording: gone: "
+            "gone\\u3164\\u115f\\u1160\\uffa0\\u034f\\x1b]0;title\\x07\\u202e") in r.stderr, r.stderr
+    assert not set(hidden) - set("gone]0;title") & set(r.stderr)
+
+
 def test_live_tools_with_mcp_option_and_a_server_the_recording_named_otherwise(recorded):
     folder, _ = recorded
     r = invoke("replay", folder / "rec.jsonl", "--live-tools", "--strict", "--mcp", f"python {DEMO}")

@@ -17,6 +17,7 @@ instead of judging the run cancelled.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import sys
@@ -30,6 +31,7 @@ from agentdbg.messages import call_name, is_error_result, tool_calls_of
 from agentdbg.server.served import ResponseStore, Stored
 from agentdbg.transcript import Redactor, TranscriptWriter, tools_hash
 from agentdbg.transcript.compare import common_prefix
+from agentdbg.transcript.runs import Claim
 
 
 def _first_user(messages: list) -> int:
@@ -102,6 +104,7 @@ class Tracker:
         self.redactor = Redactor()
         self._numbers = itertools.count(1)
         self.stored = ResponseStore()      # Responses API: response id -> what led to it
+        self.claims: dict[Path, Claim] = {}  # the transcripts being written, held from retention
 
     def new_from(self, conv: Conversation, messages: list) -> int:
         """The first message of ``messages`` the conversation's previous request did not carry."""
@@ -226,6 +229,12 @@ class Tracker:
         folder = Path(self.save_dir or runs_dir())
         stem = f"proxy-{time.strftime('%Y%m%d-%H%M%S')}-conversation-{conv.number}"
         path, fh = create_run_file("", folder, stem)
+        if folder not in self.claims:
+            self.claims[folder] = Claim(folder)
+        # held until its stop event is written (close); without a claim (a full disk) it is
+        # still kept, having no stop event until then
+        with contextlib.suppress(OSError):
+            self.claims[folder].add(path)
         raw_tools = body.get("tools") if chat_tools is None else chat_tools
         tools = raw_tools if isinstance(raw_tools, list) else []
         question = next((m.get("content") for m in messages
@@ -269,6 +278,8 @@ class Tracker:
                                  conv.awaiting is None})
             conv.writer.close()
             paths.append(conv.writer.path)
+        for claim in self.claims.values():  # every stop event is written: all finished now
+            claim.close()
         for warning in self.export.close() if self.export is not None else []:
             print(f"agentdbg: warning: {warning}", file=sys.stderr)
         return paths
