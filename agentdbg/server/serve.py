@@ -124,8 +124,8 @@ class ServeApp:
         try:
             reply = self.provider.complete(request)
         except ReplayDiverged as exc:  # 400, not 409: clients retry a 409
-            message = exc.message if wire.name == "chat" else _native_path(exc.message, sources)
-            return Answer(400, wire.error(400, message, code="replay_diverged"))
+            said = exc.message if wire.name == "chat" else _native_path(exc.message, sources)
+            return Answer(400, wire.error(400, said, code="replay_diverged"))
         except ProviderError as exc:  # a script played out is final: 400, which no client retries
             if not exc.retryable:
                 return Answer(400, wire.error(400, exc.message, code="model_unavailable"))
