@@ -62,7 +62,7 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
         warnings = exporter.close() if exporter is not None else []
         removed = prune_runs(options.keep_runs) if options.save is None else 0
     for warning in warnings:
-        print(f"agentdbg: warning: {warning}", file=sys.stderr)
+        print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
     path = writer.path
     if writer.error is not None:
         print(f"agentdbg: error: could not write the transcript {one_line(path)} "

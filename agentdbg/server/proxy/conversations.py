@@ -29,6 +29,7 @@ from agentdbg.checker import Finding
 from agentdbg.checker.rules.conversation import ConversationRules
 from agentdbg.messages import call_name, is_error_result, tool_calls_of
 from agentdbg.server.served import ResponseStore, Stored
+from agentdbg.textsafe import one_line
 from agentdbg.transcript import Redactor, TranscriptWriter, tools_hash
 from agentdbg.transcript.compare import common_prefix
 from agentdbg.transcript.runs import Claim
@@ -281,5 +282,5 @@ class Tracker:
         for claim in self.claims.values():  # every stop event is written: all finished now
             claim.close()
         for warning in self.export.close() if self.export is not None else []:
-            print(f"agentdbg: warning: {warning}", file=sys.stderr)
+            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
         return paths
