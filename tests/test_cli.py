@@ -299,3 +299,16 @@ def test_api_without_a_real_endpoint_is_said_not_silently_ignored(tmp_path, extr
         in r.stderr
     quiet = invoke("run", "北京和上海今天哪个更热?", *extra)
     assert "warning" not in quiet.stderr
+
+
+@pytest.mark.parametrize("option", ["--script", "--tools"])
+def test_save_never_writes_over_a_file_the_run_reads(tmp_path, option):
+    from support import ROOT
+
+    target = tmp_path / "input.yaml"
+    target.write_text((ROOT / "agentdbg/samples/tools.yaml").read_text(encoding="utf-8")
+                      if option == "--tools" else "- content: done\n", encoding="utf-8")
+    before = target.read_bytes()
+    r = invoke("run", "北京和上海今天哪个更热?", option, str(target), "--save", str(tmp_path / "." / "input.yaml"))
+    assert r.exit_code == 2 and f"that is the {option} file" in r.stderr, r.output
+    assert target.read_bytes() == before

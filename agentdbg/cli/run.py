@@ -114,6 +114,7 @@ def run(
     if step and json_out:
         raise AgentdbgError("--step and --json cannot be combined")
     _step_only(step, explain, lang)
+    _never_over_inputs(save, script=script, tools=tools)
     toolset = load_run_tools(tools, mcp or [])  # MCP servers start in drive()
     info = make_provider(model, base_url, api_key, script, retries, api=api.value)
     if api is not Api.chat and (script is not None or info.offline):
@@ -136,6 +137,16 @@ def run(
         redact=list(redact or []), secrets=_secrets(api_key, info.base_url), profile=profile.value,
         explain=explain, lang=lang.value)
     return drive(session, make_console(), options, export=_otlp_export(otlp))
+
+
+def _never_over_inputs(save: Path | None, **inputs: Path | None) -> None:
+    """``--save`` must not name a file the run reads (the transcript would replace it)."""
+    from agentdbg.paths import same_file
+
+    for option, path in inputs.items():
+        if save is not None and path is not None and same_file(path, save):
+            raise AgentdbgError(f"--save {save}: that is the --{option} file; writing the "
+                                "transcript there would destroy it: choose another path")
 
 
 def _secrets(api_key: str | None, base_url: str | None) -> list[str]:
