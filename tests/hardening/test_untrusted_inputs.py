@@ -62,6 +62,32 @@ def test_a_tool_printing_deeply_nested_json_is_an_error_result(tmp_path):
     assert error["type"] == "internal_error"
 
 
+@pytest.mark.parametrize("arguments", [DEEP, "[" * 900 + "]" * 900, "[" * 250 + "]" * 250],
+                         ids=["unparsable", "valid-900-deep", "valid-250-deep"])
+def test_deeply_nested_arguments_in_a_run_s_own_transcript_are_shown_as_text(tmp_path, arguments):
+    """report, diff and export read what run wrote: arguments too deep to parse (or to walk) are
+    shown, compared and exported as their text, never an internal error."""
+    script = {"turns": [{"tool_calls": [{"name": "get_weather", "id": "c1", "arguments": arguments}]},
+                        {"content": "done"}]}
+    (tmp_path / "s.yaml").write_text(json.dumps(script), encoding="utf-8")
+    r = runner.invoke(app, ["run", "x", "--script", "s.yaml", "--save", "deep.jsonl"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["report", "deep.jsonl", "-o", "r.html"])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "[[[[[[[[[[" in page and "(JSON nested" in page       # the text, and why it is text
+    r = runner.invoke(app, ["diff", "deep.jsonl", "deep.jsonl"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["export", "deep.jsonl", "--format", "otlp-json", "--content",
+                            "-o", "e.json"])
+    assert r.exit_code == 0, r.output
+    assert json.dumps(arguments)[1:-1] in (tmp_path / "e.json").read_text(encoding="utf-8")
+    for args in (["replay", "deep.jsonl"], ["replay", "--json", "deep.jsonl"], ["check", "deep.jsonl"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code in (0, 1), r.output
+        assert "internal error" not in r.output
+
+
 # -- YAML -------------------------------------------------------------------------------------
 
 def alias_bomb(levels: int = 9) -> str:
