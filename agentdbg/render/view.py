@@ -270,8 +270,9 @@ def _calls_summary(index: int, calls: list, pairing: Pairing) -> Text:
         if pos:
             out.append("; ")
         out.append(f"→ {label or '?'} ", style=label_style(label) if label else "red")
-        out.append(safe(fn.get("name") or "?"), style="bold")
-        text, style = call_status(index, pos, cid in seen, pairing)
+        name = fn.get("name")
+        out.append(safe(name if isinstance(name, str) and name else "?"), style="bold")
+        text, style = call_status(index, pos, isinstance(cid, str) and cid in seen, pairing)
         out.append(text, style=style)
         if isinstance(cid, str):
             seen.add(cid)

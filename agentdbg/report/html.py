@@ -405,7 +405,7 @@ def _calls(view: _View, i: int, message: dict) -> str:
         label = pairing.label(cid)
         cid_text = esc(cid) if isinstance(cid, str) and cid else '<span class="bad">(no id)</span>'
         answer = pairing.answer_of.get((i, pos))
-        text, style = adapter.call_status(i, pos, cid in seen, pairing)
+        text, style = adapter.call_status(i, pos, isinstance(cid, str) and cid in seen, pairing)
         if isinstance(cid, str):
             seen.add(cid)
         if view.pending == i and answer is None and cid is not None:
