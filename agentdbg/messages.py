@@ -53,6 +53,53 @@ def utf8_json(value: Any, **kw: Any) -> str:
     return text
 
 
+#: how deep a parsed value may nest where it is shown, compared or exported: code that walks
+#: it (a diff, a pretty-printer, an exporter) recurses once per level and must stay far from
+#: Python's recursion limit
+MAX_NESTING = 200
+
+
+class NestedTooDeeply(ValueError):
+    """JSON text that is valid but nested too deeply to parse or to walk."""
+
+
+def loads_json(text: str | bytes, max_depth: int | None = MAX_NESTING) -> Any:
+    """``json.loads`` whose every failure is a ``ValueError``: text nested too deeply for the
+    parser, or (``max_depth``) deeper than ``max_depth`` levels, raises ``NestedTooDeeply``."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise NestedTooDeeply("nested too deeply to parse") from None
+    if max_depth is not None and nested_deeper(value, max_depth):
+        raise NestedTooDeeply(f"nested more than {max_depth} levels deep")
+    return value
+
+
+def nested_deeper(value: Any, limit: int = MAX_NESTING) -> bool:
+    """True when ``value`` has containers (dicts, lists) nested more than ``limit`` levels
+    deep. Iterative: it never recurses however deep the value is."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) \
+            else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def shown_json(value: Any, **kw: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, default=str, **kw)`` for showing a recorded value;
+    one nested too deeply to encode is said so in words instead of raising."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str, **kw)
+    except (RecursionError, ValueError):   # ValueError: a circular reference
+        return f"({json_kind(value)} nested too deeply to show)"
+
+
 def canonical_arguments(arguments: str) -> str:
     """Parse an ``arguments`` string and re-serialise it canonically.
 

@@ -142,7 +142,8 @@ def _clean_ends(messages: list) -> set[int]:
             for c in calls:
                 open_at.setdefault(c["id"], i)
         elif role == "tool":
-            c = open_at.pop(m.get("tool_call_id"), None)
+            tid = m.get("tool_call_id")   # any JSON value: only a string can answer a call
+            c = open_at.pop(tid, None) if isinstance(tid, str) else None
             if c is not None:             # open at lengths c+1 .. i, answered at i
                 cover[c + 1] += 1
                 cover[i + 1] -= 1

@@ -137,7 +137,8 @@ def _server_warnings(header: dict, toolset) -> list[str]:
     now = {r["name"]: r for r in (toolset.mcp.records() if toolset.mcp is not None else [])}
     out = []
     for rec in recorded_servers(header):
-        live = now.get(rec.get("name"))
+        name = rec.get("name")
+        live = now.get(name) if isinstance(name, str) else None
         if live is None:
             out.append(f"the recording used MCP server {quoted(rec.get('name'))} (--mcp "
                        f"{quoted(started_as(rec))}), which is not started now: its calls run live "

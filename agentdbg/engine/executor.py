@@ -145,7 +145,10 @@ class ToolExecutor:
         name = call_name(call) or ""
         raw_args = call_arguments(call)
         start = self.clock() - self.epoch
-        outcome = ToolOutcome(call_id=call_id or "", name=name,
+        # an id is data of any JSON type: the outcome carries it as the text its tool message
+        # does (session: str(id)); a missing or empty one as ""
+        outcome = ToolOutcome(call_id=call_id if isinstance(call_id, str) else str(call_id) if call_id
+                              else "", name=name,
                               arguments=raw_args if isinstance(raw_args, str) else None,
                               content="", ok=False, started=start)
         if fault is not None:  # injected by the user, or replayed: the tool does not run

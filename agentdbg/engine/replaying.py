@@ -18,6 +18,7 @@ from agentdbg.engine.faults import Fault
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import Event, RunConfig, Session
 from agentdbg.errors import InputError, located
+from agentdbg.messages import loads_json
 from agentdbg.providers.base import Provider
 from agentdbg.providers.replay import RecordedResult, ReplayModel
 from agentdbg.toolspec import ToolSet
@@ -198,7 +199,7 @@ class ToolComparison:
 
 def _pretty(text: str) -> str:
     try:
-        return json.dumps(json.loads(text), ensure_ascii=False, indent=2, sort_keys=True)
+        return json.dumps(loads_json(text), ensure_ascii=False, indent=2, sort_keys=True)
     except (TypeError, ValueError):
         return text
 

@@ -14,7 +14,7 @@ import os
 from typing import Any, ClassVar
 
 from agentdbg.errors import ConfigError, ProviderError
-from agentdbg.providers.base import ModelReply, ModelRequest
+from agentdbg.providers.base import ModelReply, ModelRequest, sdk_dump
 from agentdbg.providers.openai_compat import _api_message, _cause
 
 PLACEHOLDER_KEY = "agentdbg-no-key"
@@ -74,7 +74,7 @@ class AnthropicAPI:
             raise self._hide_key(self._explain(where, exc)) from None
         except ValueError as exc:
             raise ProviderError(f"{where} answered with a body that is not valid JSON ({exc})") from None
-        native = message.model_dump(mode="json", exclude_unset=True) \
+        native = sdk_dump(message, mode="json", exclude_unset=True) \
             if hasattr(message, "model_dump") else None
         if not isinstance(native, dict) or native.get("type") != "message":
             raise ProviderError(f"{where} answered with something that is not a message: "

@@ -86,3 +86,14 @@ def estimated_usage(request: ModelRequest, message: dict) -> dict:
 
 def tool_call(call_id: str, name: str, arguments: str) -> dict:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def sdk_dump(model: Any, **kw: Any) -> Any:
+    """``model.model_dump(**kw)`` of an SDK response, without pydantic's serializer warnings:
+    a field of an unexpected type (a tool call whose ``id`` is a list) is data the checker
+    reports, not several lines of ``UserWarning`` on stderr."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return model.model_dump(**kw)

@@ -11,7 +11,7 @@ from typing import Any
 import openai
 
 from agentdbg.errors import ProviderError
-from agentdbg.providers.base import ModelReply, ModelRequest
+from agentdbg.providers.base import ModelReply, ModelRequest, sdk_dump
 from agentdbg.transcript.redact import safe_url, url_secrets
 
 PLACEHOLDER_KEY = "agentdbg-no-key"  # local servers need no key; the client insists on one
@@ -66,7 +66,7 @@ class OpenAICompatible:
         if getattr(choice, "message", None) is None:
             raise ProviderError(f"{self.shown_url}/chat/completions answered a choice with no message")
         message = _message_dict(choice.message)
-        usage = response.usage.model_dump(exclude_none=True) if response.usage else {}
+        usage = sdk_dump(response.usage, exclude_none=True) if response.usage else {}
         usage = {k: v for k, v in usage.items() if isinstance(v, (int, float))}
         return ModelReply(message=message, usage=usage, finish_reason=choice.finish_reason)
 
@@ -149,7 +149,7 @@ def _cause(exc: Exception) -> str:
 
 
 def _message_dict(message: Any) -> dict:
-    data = message.model_dump(exclude_none=True)
+    data = sdk_dump(message, exclude_none=True)
     out: dict[str, Any] = {"role": "assistant", "content": data.get("content")}
     if data.get("tool_calls"):
         out["tool_calls"] = [

@@ -14,7 +14,7 @@ from typing import Any
 import openai
 
 from agentdbg.errors import ProviderError
-from agentdbg.providers.base import ModelReply, ModelRequest
+from agentdbg.providers.base import ModelReply, ModelRequest, sdk_dump
 from agentdbg.providers.openai_compat import (
     PLACEHOLDER_KEY,
     _api_message,
@@ -62,7 +62,7 @@ class ResponsesAPI:
             raise self._hide_key(self._explain(where, exc)) from None
         except ValueError as exc:  # a 200 whose body is not JSON
             raise ProviderError(f"{where} answered with a body that is not valid JSON ({exc})") from None
-        native = response.model_dump(mode="json", exclude_unset=True) \
+        native = sdk_dump(response, mode="json", exclude_unset=True) \
             if hasattr(response, "model_dump") else None
         if not isinstance(native, dict) or not isinstance(native.get("output"), list):
             raise ProviderError(f"{where} answered with something that is not a response: "

@@ -108,10 +108,12 @@ def budget_of_request(messages: list, tools: list | None, *, model: str | None =
         if role in ("system", "developer"):
             system += n
         elif role in ("tool", "function"):
-            name = names.get(m.get("tool_call_id")) if role == "tool" else m.get("name")
+            tid = m.get("tool_call_id")
+            name = (names.get(tid) if isinstance(tid, str) else None) if role == "tool" \
+                else m.get("name")
+            name = name if isinstance(name, str) else None    # ids and names are data: any type
             label = f"[{i}] {name or 'tool'} result"
-            results.append(Part(label, "tool_result", n, index=i,
-                                name=name if isinstance(name, str) else None))
+            results.append(Part(label, "tool_result", n, index=i, name=name))
         else:
             conversation += n
     tool_tokens = counter.count(json.dumps(tools, ensure_ascii=False)) if tools else 0

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentdbg.checker.pairing import CallState, Pairing, ResultState, analyze
-from agentdbg.messages import json_kind
+from agentdbg.messages import NestedTooDeeply, json_kind, loads_json
 from agentdbg.render.safe import safe
 
 ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",
@@ -55,8 +55,10 @@ def pretty_arguments(arguments: Any) -> Text:
         return Text(safe(json.dumps(arguments, ensure_ascii=False)) +
                     f"   (arguments is {json_kind(arguments)}, not a string)", style="red")
     try:
-        value = json.loads(arguments)
-    except (ValueError, RecursionError):
+        value = loads_json(arguments)
+    except NestedTooDeeply as exc:
+        return Text(safe(arguments) + f"   (JSON {exc})", style="red")
+    except ValueError:
         return Text(safe(arguments) + "   (not valid JSON)", style="red")
     if isinstance(value, dict) and len(json.dumps(value, ensure_ascii=False)) <= 60:
         return Text(safe(json.dumps(value, ensure_ascii=False)))
@@ -268,8 +270,9 @@ def _calls_summary(index: int, calls: list, pairing: Pairing) -> Text:
         if pos:
             out.append("; ")
         out.append(f"→ {label or '?'} ", style=label_style(label) if label else "red")
-        out.append(safe(fn.get("name") or "?"), style="bold")
-        text, style = call_status(index, pos, cid in seen, pairing)
+        name = fn.get("name")
+        out.append(safe(name if isinstance(name, str) and name else "?"), style="bold")
+        text, style = call_status(index, pos, isinstance(cid, str) and cid in seen, pairing)
         out.append(text, style=style)
         if isinstance(cid, str):
             seen.add(cid)

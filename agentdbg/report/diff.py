@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.messages import loads_json
 from agentdbg.report import adapter
 from agentdbg.report.timeline import Call, Run, read_run
 
@@ -231,8 +232,8 @@ def _parsed(text: str | None) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
-    except ValueError:
+        return loads_json(text)
+    except ValueError:       # not JSON, or nested too deeply to compare: compared as text
         return text
 
 

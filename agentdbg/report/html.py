@@ -16,6 +16,7 @@ import html
 import json
 from typing import Any
 
+from agentdbg.messages import NestedTooDeeply, loads_json, shown_json
 from agentdbg.report import adapter
 from agentdbg.report.timeline import Card, History, Run, as_dict
 
@@ -404,7 +405,7 @@ def _calls(view: _View, i: int, message: dict) -> str:
         label = pairing.label(cid)
         cid_text = esc(cid) if isinstance(cid, str) and cid else '<span class="bad">(no id)</span>'
         answer = pairing.answer_of.get((i, pos))
-        text, style = adapter.call_status(i, pos, cid in seen, pairing)
+        text, style = adapter.call_status(i, pos, isinstance(cid, str) and cid in seen, pairing)
         if isinstance(cid, str):
             seen.add(cid)
         if view.pending == i and answer is None and cid is not None:
@@ -424,10 +425,12 @@ def _arguments(fn: dict) -> str:
         return '<span class="bad">(no arguments)</span>'
     arguments = fn["arguments"]
     if not isinstance(arguments, str):
-        return (f'<pre class="bad">{esc(json.dumps(arguments, ensure_ascii=False))}   (arguments '
+        return (f'<pre class="bad">{esc(shown_json(arguments))}   (arguments '
                 f"is a {esc(type(arguments).__name__)}, not a string)</pre>")
     try:
-        value = json.loads(arguments)
+        value = loads_json(arguments)
+    except NestedTooDeeply as exc:
+        return f'<pre class="bad">{esc(arguments)}   (JSON {esc(str(exc))})</pre>'
     except ValueError:
         return f'<pre class="bad">{esc(arguments)}   (not valid JSON)</pre>'
     text = json.dumps(value, ensure_ascii=False)

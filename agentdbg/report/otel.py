@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agentdbg.errors import AgentdbgError
+from agentdbg.messages import loads_json
 from agentdbg.report import semconv as sc
 from agentdbg.report.timeline import Card, History, Run
 
@@ -96,8 +97,8 @@ def semconv_message(message: Any) -> dict:
 def _parsed(arguments: Any) -> Any:
     if isinstance(arguments, str):
         try:
-            return json.loads(arguments)
-        except ValueError:
+            return loads_json(arguments)
+        except ValueError:       # not JSON, or nested too deeply to export: exported as text
             return arguments
     return arguments
 

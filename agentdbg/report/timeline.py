@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentdbg.messages import loads_json
 from agentdbg.report import adapter
 
 SEVERITY_ORDER = {"warning": 1, "error": 2}
@@ -88,8 +89,8 @@ class Call:
         if not isinstance(self.arguments, str):
             return self.arguments
         try:
-            return json.loads(self.arguments)
-        except ValueError:
+            return loads_json(self.arguments)
+        except ValueError:       # not JSON, or nested too deeply to walk: kept as its text
             return _Unparsed(self.arguments)
 
 

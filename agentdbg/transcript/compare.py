@@ -18,6 +18,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentdbg.messages import loads_json
+
 CLIENT_FIELDS = frozenset({"index", "parsed", "parsed_arguments"})
 EMPTY_MEANS_ABSENT = frozenset({"refusal", "audio", "annotations", "function_call"})
 
@@ -58,7 +60,7 @@ def _ignored(a: dict, b: dict, key: str) -> bool:
 def _same_meaning(key: str, va: Any, vb: Any) -> bool:
     if key == "arguments" and isinstance(va, str) and isinstance(vb, str) and va != vb:
         try:
-            return json.loads(va) == json.loads(vb)
+            return loads_json(va) == loads_json(vb)
         except ValueError:
             return False
     if key == "content" and type(va) is not type(vb):

@@ -1,8 +1,10 @@
 """Failing model endpoints, against a real local HTTP server misbehaving on purpose."""
 
+import json
 import socket
 import threading
 import time
+import warnings
 
 import pytest
 from typer.testing import CliRunner
@@ -55,6 +57,33 @@ def test_unparsable_tool_call_arguments_are_caught(model_server):
     r = run(model_server, "--profile", "vllm")
     assert r.exit_code == 8  # the executor answered invalid_json; vLLM would reject the next request
     assert '"type": "invalid_json"' in r.stdout and "arguments-invalid-json" in r.stdout
+
+
+@pytest.mark.parametrize("call_id", [[], {}, {"id": "c1"}])
+def test_a_call_id_that_is_not_a_string_is_a_finding(model_server, call_id):
+    """An endpoint answering ``"id": []``: the view draws the call, the checker names the
+    missing id, the SDK's serializer warnings stay off the screen."""
+    asked = {"role": "assistant", "content": None, "tool_calls": [{
+        "id": call_id, "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}
+
+    def reply(path, body):
+        answered = any(m.get("role") == "tool" for m in body["messages"])
+        message = {"role": "assistant", "content": "done"} if answered else asked
+        return 200, {"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [
+            {"index": 0, "finish_reason": "stop" if answered else "tool_calls", "message": message}]}
+    model_server.intercept = reply
+    for extra in ([], ["--send-anyway"], ["--json"]):
+        with warnings.catch_warnings(record=True) as caught:   # what would reach stderr
+            warnings.simplefilter("always")
+            r = run(model_server, *extra)
+        assert not [w for w in caught if "Pydantic" in str(w.message)], caught
+        assert r.exit_code in (0, 8), r.output
+        assert "internal error" not in r.output and "Traceback" not in r.output, r.output
+        if "--json" in extra:
+            assert json.loads(r.stdout)["stop_reason"] in ("invalid_request", "completed")
+        else:
+            assert "tool-call-missing-id" in r.stdout, r.stdout
+        assert "Pydantic" not in r.output and "UserWarning" not in r.output, r.output
 
 
 def test_refused_and_dns_failure():

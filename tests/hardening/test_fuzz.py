@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from recordings import recording_events
+from recordings import EXCHANGES, analyse, proxy_exchanges, proxy_recording_events, recording_events
 from rich.console import Console
 
 from agentdbg.checker import check
@@ -36,7 +36,7 @@ json_scalar = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=Fa
 json_value = st.recursive(json_scalar, lambda inner: st.lists(inner, max_size=4) |
                           st.dictionaries(text, inner, max_size=4), max_leaves=12)
 call = st.fixed_dictionaries({}, optional={
-    "id": st.sampled_from(["call_1", "call_2", "", None]) | text,
+    "id": st.sampled_from(["call_1", "call_2", "", None]) | text | json_value,
     "type": st.sampled_from(["function", "tool"]) | json_value,
     "function": st.fixed_dictionaries({}, optional={
         "name": st.sampled_from(["get_weather", "a.b", ""]) | json_value,
@@ -51,7 +51,9 @@ body = st.fixed_dictionaries({"messages": st.lists(message, max_size=8)}, option
     "tools": st.lists(st.fixed_dictionaries({"type": st.just("function"), "function": st.fixed_dictionaries(
         {"name": st.sampled_from(["get_weather", "bad name"]) | text},
         optional={"parameters": json_value, "strict": st.booleans()})}) | json_value, max_size=3) | json_value,
-    "tool_choice": st.sampled_from(["auto", "none", "required", None]) | json_value,
+    "tool_choice": st.sampled_from(["auto", "none", "required", None]) | json_value | st.fixed_dictionaries(
+        {"type": st.sampled_from(["function", "tool", "custom"]) | json_value},
+        optional={"name": json_value, "function": st.fixed_dictionaries({"name": json_value})}),
     "parallel_tool_calls": json_value, "functions": json_value, "function_call": json_value})
 anything = json_value | body | st.lists(message, max_size=6)
 
@@ -149,13 +151,115 @@ def test_mutated_recordings_are_replayed_or_refused_in_one_line(tmp_path_factory
         path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events),
                         encoding="utf-8")
         for args in (["replay", str(path)], ["replay", str(path), "--json"], ["check", str(path)]):
-            r = runner.invoke(app, args)
+            # a runs folder per example: replays save there, and past 50 of them it is pruned
+            # (a line on stderr)
+            r = runner.invoke(app, args, env={"AGENTDBG_HOME": str(path.parent / "home")})
             assert r.exit_code in (0, 1, 2, 3, 4, 5, 6, 7, 8), (args, r.output, r.exception)
             assert "internal error" not in r.output and "Traceback" not in r.output, r.output
             if r.exit_code == 2:
                 assert r.stderr.count("\n") == 1 and ":" in r.stderr, r.stderr
-            assert_inert(r.output)
+            if "--json" not in args:      # --json output keeps the data exactly (README, Safety)
+                assert_inert(r.output)
     replay_it()
+
+
+# -- ids and names that are not strings: a real recording, the proxy's analysis --------------
+
+ID_KEYS = {"id", "tool_call_id", "call_id", "tool_use_id", "name", "tool", "previous_response_id"}
+not_a_string = st.sampled_from([[], {}, ["call_1"], {"id": "call_1"}, 1, 2.5, True, None]) | \
+    json_value.filter(lambda v: not isinstance(v, str))
+
+
+def id_places(node: Any, path: tuple = ()) -> list[tuple]:
+    """Where ``node`` holds an id or a name (the paths of those keys)."""
+    out = []
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, (list, tuple)) \
+        else ()
+    for key, child in items:
+        if key in ID_KEYS and isinstance(node, dict):
+            out.append((*path, key))
+        out += id_places(child, (*path, key))
+    return out
+
+
+@st.composite
+def odd_ids(draw, doc: Any) -> Any:
+    """``doc`` with one to three of its ids or names set to something that is not a string."""
+    places = id_places(doc)
+    for _ in range(draw(st.integers(1, 3))):
+        *parents, key = draw(st.sampled_from(places))
+        node = doc
+        for k in parents:
+            node = node[k]
+        node[key] = draw(not_a_string)
+    return doc
+
+
+RECORDINGS = {"run": recording_events, **{w: (lambda w=w: proxy_recording_events(w)) for w in EXCHANGES}}
+
+
+def test_recordings_with_non_string_ids_are_replayed_reported_or_refused(tmp_path_factory):
+    """A tool_call_id of [] or {}, a call id that is an object: each command reads it as data
+    (the checker's rules name it), never an internal error."""
+    from hostile import assert_inert
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    runner = CliRunner()
+    bases = {name: make() for name, make in RECORDINGS.items()}
+
+    @settings(max_examples=max(20, EXAMPLES // 3), deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(events=st.sampled_from(list(bases)).flatmap(
+        lambda name: odd_ids(json.loads(json.dumps(bases[name])))))
+    def commands(events):
+        folder = tmp_path_factory.mktemp("i")
+        path = folder / "t.jsonl"
+        path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events),
+                        encoding="utf-8")
+        for args in (["replay", str(path)], ["replay", str(path), "--json"], ["check", str(path)],
+                     ["report", str(path), "-o", str(folder / "r.html")],
+                     ["diff", str(path), str(path)],
+                     ["export", str(path), "--format", "otlp-json", "--content",
+                      "-o", str(folder / "e.json")]):
+            r = runner.invoke(app, args, env={"AGENTDBG_HOME": str(folder / "home")})
+            assert r.exit_code in (0, 1, 2, 3, 4, 5, 6, 7, 8), (args, r.output, r.exception)
+            assert "internal error" not in r.output and "Traceback" not in r.output, r.output
+            if r.exit_code == 2:
+                assert r.stderr.count("\n") == 1 and ":" in r.stderr, r.stderr
+            if "--json" not in args:      # --json output keeps the data exactly (README, Safety)
+                assert_inert(r.output)
+    commands()
+
+
+def test_the_proxy_analyses_bodies_with_non_string_ids(tmp_path_factory):
+    """Requests and responses whose ids or names are not strings, through the proxy's analysis:
+    every exchange is judged and recorded, and what was recorded reads back."""
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    runner = CliRunner()
+
+    @settings(max_examples=max(20, EXAMPLES // 3), deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(wire=st.sampled_from(list(EXCHANGES)), data=st.data())
+    def analysed(wire, data):
+        exchanges = data.draw(odd_ids(proxy_exchanges(wire)))
+        folder = tmp_path_factory.mktemp("p")
+        paths, printed = analyse(wire, exchanges, folder)
+        assert not [line for line in printed if "could not analyse" in line], printed
+        assert len(paths) >= 1
+        for path in paths:
+            lines = path.read_text(encoding="utf-8").split("\n")   # not splitlines: U+0085 is text
+            types = [json.loads(line)["type"] for line in lines if line]
+            assert "request" in types and types[-1] == "stop", types
+            for args in (["replay", str(path), "--json"], ["check", str(path)]):
+                r = runner.invoke(app, args, env={"AGENTDBG_HOME": str(folder / "home")})
+                assert r.exit_code in (0, 1, 2, 3, 4, 5, 6, 7, 8), (args, r.output, r.exception)
+                assert "internal error" not in r.output, r.output
+    analysed()
 
 
 # -- schemas with hostile patterns and refs --------------------------------------------------

@@ -62,6 +62,32 @@ def test_a_tool_printing_deeply_nested_json_is_an_error_result(tmp_path):
     assert error["type"] == "internal_error"
 
 
+@pytest.mark.parametrize("arguments", [DEEP, "[" * 900 + "]" * 900, "[" * 250 + "]" * 250],
+                         ids=["unparsable", "valid-900-deep", "valid-250-deep"])
+def test_deeply_nested_arguments_in_a_run_s_own_transcript_are_shown_as_text(tmp_path, arguments):
+    """report, diff and export read what run wrote: arguments too deep to parse (or to walk) are
+    shown, compared and exported as their text, never an internal error."""
+    script = {"turns": [{"tool_calls": [{"name": "get_weather", "id": "c1", "arguments": arguments}]},
+                        {"content": "done"}]}
+    (tmp_path / "s.yaml").write_text(json.dumps(script), encoding="utf-8")
+    r = runner.invoke(app, ["run", "x", "--script", "s.yaml", "--save", "deep.jsonl"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["report", "deep.jsonl", "-o", "r.html"])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "[[[[[[[[[[" in page and "(JSON nested" in page       # the text, and why it is text
+    r = runner.invoke(app, ["diff", "deep.jsonl", "deep.jsonl"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["export", "deep.jsonl", "--format", "otlp-json", "--content",
+                            "-o", "e.json"])
+    assert r.exit_code == 0, r.output
+    assert json.dumps(arguments)[1:-1] in (tmp_path / "e.json").read_text(encoding="utf-8")
+    for args in (["replay", "deep.jsonl"], ["replay", "--json", "deep.jsonl"], ["check", "deep.jsonl"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code in (0, 1), r.output
+        assert "internal error" not in r.output
+
+
 # -- YAML -------------------------------------------------------------------------------------
 
 def alias_bomb(levels: int = 9) -> str:
@@ -187,3 +213,79 @@ def test_a_stop_event_without_messages_is_read_from_the_requests(tmp_path):
     for args in (["replay", path], ["check", path], ["replay", path, "--json"]):
         r = runner.invoke(app, args)
         assert r.exit_code == 0, r.output
+
+
+# -- ids that are not strings ------------------------------------------------------------------
+
+def _edit_tool_message_id(events, value):
+    """The recorded edit changes the tool message instead: its tool_call_id becomes ``value``."""
+    tool = [e for e in events if e["type"] == "request"][1]["append"][1]
+    edit = first(events, "action", action="edit")
+    edit.update(index=2, before=dict(tool), after=dict(tool, tool_call_id=value))
+
+
+ODD_IDS = {
+    "a tool message's tool_call_id is []": (
+        lambda ev: [e for e in ev if e["type"] == "request"][1]["append"][1].__setitem__(
+            "tool_call_id", []), "tool-message-missing-id"),
+    "a tool message's tool_call_id is {}": (
+        lambda ev: [e for e in ev if e["type"] == "request"][1]["append"][1].__setitem__(
+            "tool_call_id", {}), "tool-message-missing-id"),
+    "a response's call id is []": (
+        lambda ev: first(ev, "response", turn=2)["message"]["tool_calls"][0].__setitem__("id", []),
+        "tool-call-missing-id"),
+    "a response's call id is {}": (
+        lambda ev: first(ev, "response", turn=2)["message"]["tool_calls"][0].__setitem__("id", {}),
+        "tool-call-missing-id"),
+    "an edit sets a tool_call_id to {}": (
+        lambda ev: _edit_tool_message_id(ev, {}), "tool-message-missing-id"),
+}
+
+
+@pytest.mark.parametrize("name", list(ODD_IDS))
+def test_ids_that_are_not_strings_are_findings_never_internal_errors(tmp_path, name):
+    """An id is data of any JSON type: replay draws it, the checker names it with its rules."""
+    mutate, rule = ODD_IDS[name]
+    events = recording_events()
+    mutate(events)
+    path = write_events(tmp_path / "t.jsonl", events)
+    for args in (["replay", path], ["replay", path, "--json"], ["check", path], ["check", path, "--json"],
+                 ["report", path, "-o", "r.html"], ["diff", path, path],
+                 ["export", path, "--format", "otlp-json", "--content", "-o", "e.json"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code in (0, 1), (args, r.output)
+        assert "internal error" not in r.output, (args, r.output)
+    # the recorded requests (check) or what the replay sends are judged by the rules that name
+    # the broken id
+    said = runner.invoke(app, ["check", path]).output + runner.invoke(app, ["replay", path]).output
+    assert rule in said, said
+
+
+@pytest.mark.parametrize("body", [
+    {"model": "m", "messages": [{"role": "user", "content": "q"}],
+     "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+     "tool_choice": {"type": "function", "function": {"name": []}}},
+    {"model": "m", "input": "q", "tools": [{"type": "function", "name": "f", "parameters": {}}],
+     "tool_choice": {"type": "function", "name": {"a": 1}}},
+    {"model": "m", "input": "q", "tools": [{"type": "function", "name": ["f"], "parameters": {}}],
+     "tool_choice": {"type": "function", "name": "f"}},
+    {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "q"}],
+     "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+     "tool_choice": {"type": "tool", "name": []}},
+], ids=["chat", "responses", "responses-tool-name", "anthropic"])
+def test_a_tool_choice_naming_something_that_is_not_a_string_is_a_finding(tmp_path, body):
+    (tmp_path / "b.json").write_text(json.dumps(body), encoding="utf-8")
+    r = runner.invoke(app, ["check", "b.json"])
+    assert r.exit_code == 1 and "bad-tool-choice" in r.stdout, r.output
+
+
+def test_a_recorded_mcp_server_named_by_a_list_is_named_in_a_live_replay(tmp_path):
+    from support import ROOT
+
+    events = recording_events()
+    events[0]["mcp_servers"] = [{"name": [], "transport": "stdio", "command": "x", "args": []}]
+    path = write_events(tmp_path / "t.jsonl", events)
+    r = runner.invoke(app, ["replay", path, "--live-tools",
+                            "--tools", str(ROOT / "agentdbg" / "samples" / "tools.yaml")])
+    assert r.exit_code == 0, r.output
+    assert "the recording used MCP server [] (--mcp 'x')" in r.stderr

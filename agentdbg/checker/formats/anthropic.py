@@ -389,7 +389,8 @@ def _tool_choice(ctx: FormatCtx, body: dict, names: dict | None) -> None:
         ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice type {kind!r} is not auto, "
                 "any, tool or none", f"tool_choice: Input tag '{kind}' found using 'type' does not "
                 "match any of the expected tags: 'auto', 'any', 'tool', 'none'")
-    elif kind == "tool" and names is not None and choice.get("name") not in names:
+    elif kind == "tool" and names is not None and not (isinstance(choice.get("name"), str)
+                                                       and choice["name"] in names):
         ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice forces "
                 f"{choice.get('name')!r}, which is not among the tools", None)
 

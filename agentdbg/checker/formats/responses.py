@@ -338,15 +338,17 @@ def _tool_choice(ctx: FormatCtx, body: dict) -> None:
         return
     choice, tools = body["tool_choice"], body.get("tools")
     declared = tools if isinstance(tools, list) else None
-    types = {t.get("type") for t in declared or [] if isinstance(t, dict)}
-    names = {t.get("name") for t in declared or [] if isinstance(t, dict)}
+    # types and names are data of any JSON type: only strings can match
+    types = {t["type"] for t in declared or [] if isinstance(t, dict) and isinstance(t.get("type"), str)}
+    names = {t["name"] for t in declared or [] if isinstance(t, dict) and isinstance(t.get("name"), str)}
     kind = choice.get("type") if isinstance(choice, dict) else None
     if isinstance(choice, dict) and kind in ("function", "custom"):
         if "name" not in choice:
             ctx.add("bad-tool-choice", None, "tool_choice", "this is the Chat Completions form; "
                     "the Responses API wants {\"type\": \"function\", \"name\": ...}",
                     "Missing required parameter: 'tool_choice.name'.")
-        elif declared is not None and choice["name"] not in names:
+        elif declared is not None and not (isinstance(choice["name"], str)
+                                           and choice["name"] in names):
             ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice forces "
                     f"{choice['name']!r}, which is not among the tools",
                     f"Tool choice '{choice['name']}' not found in 'tools' parameter.")

@@ -67,9 +67,11 @@ class ConversationRules:
                             f"the model asked for {len(calls)} call(s) and this request keeps its "
                             "reply without them and carries no results; keep the tool_calls and "
                             "append one tool message per call", None, first))
-        results = {m.get("tool_call_id") for m in messages[n:]
-                   if isinstance(m, dict) and m.get("role") == "tool"}
-        executed = [c for c in calls if isinstance(c, dict) and c.get("id") in results]
+        # ids are data of any JSON type: only a string id pairs a result with its call
+        results = {m.get("tool_call_id") for m in messages[n:] if isinstance(m, dict)
+                   and m.get("role") == "tool" and isinstance(m.get("tool_call_id"), str)}
+        executed = [c for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)
+                    and c["id"] in results]
         if executed:
             out.extend(self._repeats(executed, n))
         return out
@@ -83,7 +85,8 @@ class ConversationRules:
     def _repeats(self, calls: list, index: int) -> list[Finding]:
         out = []
         for c in calls:
-            fp = call_fingerprint(call_name(c) or "", str((c.get("function") or {}).get("arguments")))
+            fn = c.get("function") if isinstance(c.get("function"), dict) else {}
+            fp = call_fingerprint(call_name(c) or "", str(fn.get("arguments")))
             count = self.repeats[1] + 1 if fp == self.repeats[0] else 1
             self.repeats = (fp, count)
             if count >= REPEAT_LIMIT:

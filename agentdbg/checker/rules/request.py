@@ -99,7 +99,7 @@ def _tool_choice(ctx: Ctx) -> Iterator[Finding]:
     if isinstance(choice, dict) and choice.get("type") == "function":
         fn = choice.get("function")
         fname = fn.get("name") if isinstance(fn, dict) else None
-        if fname in names:
+        if isinstance(fname, str) and fname in names:   # a name is data: any JSON type
             return
         yield make("bad-tool-choice", None, f"tool_choice forces {fname!r}, which is not among the "
                    "tools", f"Invalid value for `function`: `{fname}` in `tool_choice`! Correct "

@@ -50,11 +50,17 @@ def _carries_last_reply(conv: Conversation, messages: list) -> bool:
     """The request holds the tool calls the model just answered this conversation with (ids a
     model generates are unique), whatever the app cut around them."""
     reply = conv.rules.last_response
-    ids = {c.get("id") for c in tool_calls_of(reply) if isinstance(c, dict) and c.get("id")}
+    ids = _string_ids(reply)
     if not ids:
         return False
-    return any(ids <= {c.get("id") for c in tool_calls_of(m) if isinstance(c, dict)}
+    return any(ids <= _string_ids(m)
                for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+
+
+def _string_ids(message: object) -> set[str]:
+    """The ids of an assistant message's calls that are strings (ids are data: any JSON type)."""
+    return {c["id"] for c in tool_calls_of(message)
+            if isinstance(c, dict) and isinstance(c.get("id"), str) and c["id"]}
 
 
 def _trimmed_front(conv: Conversation, messages: list) -> bool:
@@ -209,15 +215,19 @@ class Tracker:
 
     def _tool_events(self, conv: Conversation, messages: list) -> None:
         """The app's tool results, recorded as tool events so replay can play them."""
-        calls = {c.get("id"): c for c in tool_calls_of(conv.rules.last_response)}
+        # ids are data of any JSON type: only a string id pairs a result with its call
+        calls = {c["id"]: c for c in tool_calls_of(conv.rules.last_response)
+                 if isinstance(c, dict) and isinstance(c.get("id"), str)}
         for index, m in enumerate(messages):
-            if isinstance(m, dict) and m.get("role") == "tool" and m.get("tool_call_id") in calls:
+            if isinstance(m, dict) and m.get("role") == "tool" and \
+                    isinstance(m.get("tool_call_id"), str) and m["tool_call_id"] in calls:
                 c = calls.pop(m["tool_call_id"])
+                fn: dict = c["function"] if isinstance(c.get("function"), dict) else {}
                 content = m.get("content") if isinstance(m.get("content"), str) else json.dumps(
                     m.get("content"), ensure_ascii=False)
                 conv.writer("tool", {"turn": conv.requests, "index": index,  # type: ignore[misc]
                                      "tool_call_id": m["tool_call_id"], "name": call_name(c),
-                                     "arguments": (c.get("function") or {}).get("arguments"),
+                                     "arguments": fn.get("arguments"),
                                      "content": content, "ok": not is_error_result(content),
                                      "error_type": None, "detail": None, "duration_ms": None,
                                      "injected": False, "stubbed": False, "note": "run by the app"})
