@@ -288,4 +288,4 @@ def test_a_recorded_mcp_server_named_by_a_list_is_named_in_a_live_replay(tmp_pat
     r = runner.invoke(app, ["replay", path, "--live-tools",
                             "--tools", str(ROOT / "agentdbg" / "samples" / "tools.yaml")])
     assert r.exit_code == 0, r.output
-    assert "the recording used MCP server [] (--mcp 'x')" in r.stderr
+    assert "the recording used MCP server '[]' (--mcp 'x')" in r.stderr
