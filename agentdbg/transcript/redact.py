@@ -41,13 +41,38 @@ class Redactor:
         return self.pattern.sub(REDACTED, value)
 
     def __call__(self, value: Any) -> Any:
+        try:
+            return self._walk(value)
+        except RecursionError:   # nested deeper than the stack: the same, without recursion
+            return self._walk_deep(value)
+
+    def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {k: self(v) for k, v in value.items()}
+            return {k: self._walk(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self(v) for v in value]
+            return [self._walk(v) for v in value]
         return value
+
+    def _walk_deep(self, value: Any) -> Any:
+        """``_walk`` with a stack of its own: any depth, the same result."""
+        root: list = [None]
+        todo: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+        out: Any
+        while todo:
+            item, into, key = todo.pop()
+            if isinstance(item, str):
+                into[key] = self.text(item)
+            elif isinstance(item, dict):
+                into[key] = out = dict.fromkeys(item)       # the keys in their order
+                todo.extend((v, out, k) for k, v in item.items())
+            elif isinstance(item, (list, tuple)):
+                into[key] = out = [None] * len(item)
+                todo.extend((v, out, i) for i, v in enumerate(item))
+            else:
+                into[key] = item
+        return root[0]
 
 
 SECRET_PARAM = re.compile(r"key|token|secret|sig|password|auth|credential", re.IGNORECASE)

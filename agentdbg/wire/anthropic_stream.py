@@ -14,6 +14,7 @@ import copy
 import json
 from collections.abc import Iterator
 
+from agentdbg.messages import loads_json
 from agentdbg.wire.anthropic_reply import chat_reply
 from agentdbg.wire.common import ChatReply, Pending, SSEParser, as_dict, parse_event, pieces, sse
 
@@ -180,7 +181,7 @@ class AnthropicAccumulator:
         if not text:
             return
         try:
-            block["input"] = json.loads(text)
+            block["input"] = loads_json(text, max_depth=None)
         except ValueError as exc:
             self.broken[index] = text
             self.notes.append(f"call {block.get('id')}: its input_json_delta pieces do not join "

@@ -189,6 +189,115 @@ def test_a_deeply_nested_body_is_relayed_and_the_console_has_no_traceback(upstre
     assert "Traceback" not in out
 
 
+def events_of(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
+
+
+def test_a_request_nested_400_deep_is_recorded(upstream, proxies):
+    """The checks cannot walk it all; the exchange is recorded anyway and reads back."""
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    proxy = proxies(upstream.url)
+    nested = b'{"model": "m", "messages": [{"role": "user", "content": ' + b"[" * 400 + \
+        b"]" * 400 + b"}]}"
+    status, data, _ = post(proxy.url, nested)
+    assert status == 200 and json.loads(data) == COMPLETION
+    out = proxy.stop()
+    assert "could not analyse" not in out and "Traceback" not in out, out
+    (path,) = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
+    events = events_of(path)
+    assert [e["type"] for e in events] == ["header", "request", "response", "stop"]
+    assert json.dumps(events[1]["append"][0]["content"]) == "[" * 400 + "]" * 400
+    assert events[2]["message"]["content"] == "hello"
+    for args in (["replay", str(path), "--json"], ["check", str(path)]):
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code in (0, 1) and "internal error" not in r.output, (args, r.output)
+
+
+@pytest.mark.parametrize("odd", [b"[]", b'"str"', b"null", b"5", b'{"choices":5}',
+                                 b'{"choices":[{"delta":{"tool_calls":{}}}]}'])
+def test_a_stream_event_of_another_shape_is_noted_and_the_response_recorded(upstream, proxies, odd):
+    stream = sse(chunk({"role": "assistant", "content": ""}), odd, chunk({"content": "hi"}),
+                 b"{bad json", chunk({}, "stop"), b"[DONE]")
+    upstream.reply = lambda handler, body: upstream.send(handler, 200, stream, "text/event-stream")
+    proxy = proxies(upstream.url)
+    status, data, _ = post(proxy.url, chat(stream=True))
+    assert status == 200 and data == stream             # the client's stream is intact
+    out = proxy.stop()
+    assert "could not analyse" not in out and "Traceback" not in out, out
+    (path,) = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
+    response = next(e for e in events_of(path) if e["type"] == "response")
+    assert response["message"]["content"] == "hi" and response["finish_reason"] == "stop"
+    assert repr(odd)[2:-1] in response["note"] and "not JSON: b'{bad json'" in response["note"]
+
+
+def test_a_body_too_deep_to_parse_is_relayed_and_the_console_says_so(upstream, proxies):
+    proxy = proxies(upstream.url)
+    nested = b'{"model": "m", "messages": [{"role": "user", "content": ' + b"[" * 5000 + \
+        b"]" * 5000 + b"}]}"
+    status, data, _ = post(proxy.url, nested)
+    assert status == 200 and json.loads(data) == COMPLETION
+    out = proxy.stop()
+    assert "a Chat Completions request nested too deeply for agentdbg to read; passed through " \
+        "unchecked and unrecorded" in out, out
+    assert "Traceback" not in out
+
+
+# -- the analysis' safety nets, in this process (recordings.analyse runs the analyst's jobs) ---
+
+def test_a_request_whose_checks_fail_is_recorded_unchecked(tmp_path, monkeypatch):
+    from recordings import analyse, proxy_exchanges
+
+    import agentdbg.server.proxy.analyst as analyst
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the checks broke")
+    monkeypatch.setattr(analyst, "judge", failing)
+    (path,), printed = analyse("responses", proxy_exchanges("responses")[:1], tmp_path)
+    assert "agentdbg could not check this Responses API request (RuntimeError: the checks broke); " \
+        "it is recorded unchecked in conversation 1" in printed, printed
+    events = events_of(path)
+    assert [e["type"] for e in events] == ["header", "request", "response", "stop"]
+    assert events[1]["body"]["input"][0]["content"].startswith("订单") and events[1]["findings"] == []
+    assert events[2]["message"]["tool_calls"][0]["id"] == "call_1"
+
+
+def test_a_response_agentdbg_cannot_read_is_recorded_as_such(tmp_path, monkeypatch):
+    from recordings import analyse, proxy_exchanges
+
+    import agentdbg.server.proxy.analyst as analyst
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the reader broke")
+    monkeypatch.setattr(analyst, "read_reply", failing)
+    (path,), printed = analyse("chat", proxy_exchanges("chat")[:1], tmp_path)
+    assert not [line for line in printed if "could not analyse" in line], printed
+    events = events_of(path)
+    assert [e["type"] for e in events] == ["header", "request", "model_error", "stop"]
+    assert events[2]["message"] == ("HTTP 200: agentdbg could not read this response "
+                                    "(RuntimeError: the reader broke)")
+
+
+def test_a_finish_reason_or_usage_a_transcript_cannot_hold_is_noted(tmp_path):
+    from recordings import analyse, proxy_exchanges
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    exchanges = proxy_exchanges("chat")
+    exchanges[0][1]["choices"][0]["finish_reason"] = 5
+    exchanges[0][1]["usage"] = {"prompt_tokens": "many", "completion_tokens": 1}
+    (path,), _ = analyse("chat", exchanges, tmp_path)
+    response = next(e for e in events_of(path) if e["type"] == "response")
+    assert response["finish_reason"] is None and response["usage"] == {"completion_tokens": 1}
+    assert response["note"] == ('usage.prompt_tokens "many" is not a number: not recorded; '
+                                "finish_reason 5 is not a string: not recorded")
+    r = CliRunner().invoke(app, ["replay", str(path), "--json"])    # the transcript reads back
+    assert r.exit_code == 0, r.output
+
+
 def test_a_killed_proxy_leaves_no_analyst_behind_and_loses_no_exchange(upstream, proxies):
     """kill -9 of the proxy: its analyst writes what was relayed, ends the transcripts, exits."""
     import os
