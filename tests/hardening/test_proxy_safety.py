@@ -351,3 +351,68 @@ def test_ctrl_c_with_a_request_in_flight_records_the_request(upstream, proxies):
     assert events[1]["append"] == [{"role": "user", "content": "question 2"}]
     assert events[2]["reason"] == "cancelled"
     assert events[2]["detail"] == "the proxy stopped before request 1 was answered"
+
+
+# -- paths and failures of the proxy's own: JSON answers, one line on the console ---------------
+
+@pytest.mark.parametrize("path", ["/v1/%00/x", "/v1/%1b%5b2J/x", "/v1/a%7fb", "/v1/models/%01"])
+def test_a_path_with_a_control_character_gets_a_json_400(upstream, proxies, path):
+    proxy = proxies(upstream.url)
+    host = urllib.parse.urlsplit(proxy.url).netloc
+    conn = http.client.HTTPConnection(host, timeout=30)
+    conn.request("POST", path, body=b"{}")                # sent as written (curl --path-as-is)
+    resp = conn.getresponse()
+    data, ctype = resp.read(), resp.getheader("content-type")
+    conn.close()
+    assert resp.status == 400 and ctype == "application/json", (resp.status, data)
+    error = json.loads(data)["error"]
+    assert error["type"] == "invalid_request_error" and "control character" in error["message"]
+    assert upstream.seen == []                            # never forwarded
+    out = proxy.stop()
+    assert "Traceback" not in out and "InvalidURL" not in out, out
+    said = [line for line in out.splitlines() if "refused" in line]
+    assert len(said) == 1 and "the path holds a character a URL cannot carry" in said[0], out
+    assert not any(c in out for c in "\x00\x1b\x7f"), out    # shown as escapes
+
+
+def test_a_path_the_proxy_does_not_serve_gets_a_json_404(upstream, proxies):
+    proxy = proxies(upstream.url)
+    status, data, headers = post(proxy.url.replace("/v1", ""), chat(), path="/elsewhere")
+    assert status == 404 and headers["content-type"] == "application/json"
+    assert json.loads(data)["error"]["message"] == "Not Found"
+
+
+def test_a_failure_of_the_proxy_itself_is_a_json_500_and_one_line():
+    import asyncio
+
+    import httpx
+
+    from agentdbg.server.proxy.app import ProxyApp, ProxyOptions
+
+    class Analyst:
+        def __init__(self):
+            self.notes = []
+
+        def note(self, text):
+            self.notes.append(text)
+
+        def add_secret(self, token):
+            pass
+
+    analyst = Analyst()
+    proxy = ProxyApp(ProxyOptions(upstream="http://127.0.0.1:9/v1"), analyst)
+
+    def broken(request):
+        raise RuntimeError("a bug\nover two lines")
+    proxy._remember_keys = broken                       # a bug in the relay's own code
+
+    async def call():
+        transport = httpx.ASGITransport(app=proxy.starlette())
+        async with httpx.AsyncClient(transport=transport, base_url="http://proxy") as client:
+            return await client.post("/v1/chat/completions", json=chat())
+    resp = asyncio.run(call())
+    assert resp.status_code == 500 and resp.headers["content-type"] == "application/json"
+    assert resp.json()["error"] == {"message": "agentdbg proxy failed on this request (RuntimeError)",
+                                    "type": "proxy_error", "param": None, "code": None}
+    assert analyst.notes == ["agentdbg proxy: failed on POST '/v1/chat/completions': RuntimeError: "
+                             "a bug over two lines"]

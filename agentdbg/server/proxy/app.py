@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from agentdbg.server.net import Contained, json_errors
 from agentdbg.server.proxy.analyst import Exchange, Verdict
 from agentdbg.server.wires import WIRES, Wire
 
@@ -115,9 +116,10 @@ class ProxyApp:
             handler = self._handler(wire)
             routes += [Route("/v1" + wire.path, handler, methods=["POST"]),
                        Route(wire.path, handler, methods=["POST"])]
-        app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)])
+        app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)],
+                        exception_handlers=json_errors(_proxy_error, "proxy"))
         app.state.proxy = self
-        return app
+        return Contained(app, _proxy_error, "proxy", self.analyst.note)
 
     # -- the checked endpoints: chat completions, responses, messages --------------------
     def _handler(self, wire: Wire):
@@ -245,13 +247,19 @@ class ProxyApp:
         path = inside(self.base.path, rest)
         if path is None:
             return JSONResponse(error_body("path leaves the upstream's base path"), status_code=400)
+        try:
+            url = str(self.base.copy_with(path=path, query=request.url.query.encode() or None))
+        except (httpx.InvalidURL, ValueError):   # a control character: no URL carries it
+            self.analyst.note(f"refused {request.method} /v1{rest}: the path holds a character "
+                              "a URL cannot carry")
+            return JSONResponse(error_body("path holds a character a URL cannot carry (a "
+                                           "control character); not forwarded"), status_code=400)
         self._tell_unchecked(request.method, rest)
         raw = await self._body(request)
         if raw is None:
             return JSONResponse(error_body(f"request body larger than {self.options.max_body} "
                                            "bytes", code="request_too_large"), status_code=413)
         self._remember_keys(request)
-        url = str(self.base.copy_with(path=path, query=request.url.query.encode() or None))
         try:
             resp = await self.client.request(request.method, url, content=raw,
                                              headers=forward_headers(request.headers))
@@ -268,6 +276,11 @@ class ProxyApp:
         self._told.add(rest)
         self.analyst.note(f"POST /v1{rest} is passed through unchecked: agentdbg checks "
                           "/v1/chat/completions, /v1/responses and /v1/messages")
+
+
+def _proxy_error(status: int, message: str) -> dict:
+    """The proxy's own errors (not the upstream's): the OpenAI error shape."""
+    return error_body(message, "proxy_error" if status >= 500 else "invalid_request_error")
 
 
 def _ms(start: float) -> float:
