@@ -195,7 +195,7 @@ class AnthropicAccumulator:
                 snap[key] = delta[key]
         usage = obj.get("usage")
         if isinstance(usage, dict):
-            merged = dict(snap.get("usage") or {})
+            merged = dict(as_dict(snap.get("usage")))
             merged.update({k: v for k, v in usage.items() if v is not None})
             snap["usage"] = merged
 

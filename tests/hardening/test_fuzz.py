@@ -335,7 +335,8 @@ def test_streams_with_events_of_any_shape_are_recorded_with_notes(tmp_path_facto
         for _, stream in exchanges:
             read_reply(WIRES[wire], 200, stream, True)     # never raises
         paths, printed = analyse(wire, exchanges, tmp_path_factory.mktemp("s"), stream=True)
-        assert not [line for line in printed if "agentdbg could not" in line], printed
+        # the analysis got through (an event it could not read is the stream's note, not this)
+        assert not [line for line in printed if line.startswith("agentdbg could not")], printed
         for path in paths:
             lines = path.read_text(encoding="utf-8").split("\n")
             types = [json.loads(line)["type"] for line in lines if line]
