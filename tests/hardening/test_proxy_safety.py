@@ -416,3 +416,51 @@ def test_a_failure_of_the_proxy_itself_is_a_json_500_and_one_line():
                                     "type": "proxy_error", "param": None, "code": None}
     assert analyst.notes == ["agentdbg proxy: failed on POST '/v1/chat/completions': RuntimeError: "
                              "a bug over two lines"]
+
+
+# -- the upstream URL: Basic credentials are secrets, its query stays a query --------------------
+
+@pytest.mark.parametrize("password", ["pa55-SECRET-word", "pw"])
+def test_basic_credentials_from_the_upstream_url_are_never_printed_or_recorded(upstream, proxies,
+                                                                               password):
+    import base64
+
+    token = base64.b64encode(f"alice:{password}".encode()).decode()
+
+    def echo(handler, body):          # an upstream that says which credentials it got
+        said = handler.headers.get("authorization", "")
+        if b"question 1" in body:
+            upstream.send(handler, 401, json.dumps({"error": {
+                "message": f"bad credentials: {said}", "type": "invalid_request_error"}}).encode())
+            return
+        answer = json.loads(json.dumps(COMPLETION))
+        answer["choices"][0]["message"]["content"] = f"you sent {said}"
+        upstream.send(handler, 200, json.dumps(answer).encode())
+    upstream.reply = echo
+    parts = urllib.parse.urlsplit(upstream.url)
+    proxy = proxies(f"http://alice:{password}@{parts.netloc}{parts.path}")
+    assert post(proxy.url, chat(1))[0] == 401
+    status, data, _ = post(proxy.url, chat(2))
+    assert status == 200 and token in json.loads(data)["choices"][0]["message"]["content"]
+    sent = {k.lower(): v for k, v in upstream.seen[-1]["headers"].items()}
+    assert sent["authorization"] == f"Basic {token}"
+    out = proxy.stop()
+    saved = proxy.saved()
+    assert "you sent Basic [REDACTED]" in saved and "bad credentials: Basic [REDACTED]" in out
+    for secret in (token, f"alice:{password}"):
+        assert secret not in out and secret not in saved, secret
+
+
+def test_the_upstreams_own_query_stays_a_query_merged_with_the_requests(upstream, proxies):
+    proxy = proxies(upstream.url + "?api-version=2024-06-01")
+    assert post(proxy.url, chat(1))[0] == 200
+    assert upstream.seen[-1]["path"] == "/v1/chat/completions?api-version=2024-06-01"
+    assert post(proxy.url, chat(2), path="/chat/completions?trace=1")[0] == 200
+    assert upstream.seen[-1]["path"] == "/v1/chat/completions?api-version=2024-06-01&trace=1"
+    assert post(proxy.url, chat(3), path="/chat/completions?api-version=2025-01-01")[0] == 200
+    assert upstream.seen[-1]["path"] == "/v1/chat/completions?api-version=2025-01-01"
+    host = urllib.parse.urlsplit(proxy.url).netloc
+    conn = http.client.HTTPConnection(host, timeout=30)
+    conn.request("GET", "/v1/models")                     # a passthrough
+    assert conn.getresponse().status == 200
+    assert upstream.seen[-1]["path"] == "/v1/models?api-version=2024-06-01"
