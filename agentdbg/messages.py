@@ -18,6 +18,35 @@ _MISSING = object()
 TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
+class Vocabulary(frozenset[str]):
+    """The words of a format (item types, block types, part types). A value read from a
+    request is data of any JSON type: ``in`` answers False for one that cannot be hashed (a
+    ``"type"`` that is a list), never ``TypeError``."""
+
+    def __contains__(self, item: object) -> bool:
+        try:
+            return super().__contains__(item)
+        except TypeError:
+            return False
+
+
+class VocabularyMap(dict[str, str]):
+    """A dict keyed by the words of a format: ``in`` and ``get`` take a value of any JSON type
+    (one that cannot be hashed is not there)."""
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            return super().__contains__(key)
+        except TypeError:
+            return False
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        try:
+            return super().get(key, default)
+        except TypeError:
+            return default
+
+
 def json_kind(value: Any) -> str:
     """What a JSON value is, in words: "an object", "an integer", "null" … (never a Python
     type name such as "a int" or "a dict")."""
@@ -44,13 +73,62 @@ def canonical_json(value: Any) -> str:
 def utf8_json(value: Any, **kw: Any) -> str:
     """``json.dumps`` with unicode kept, as text that encodes to UTF-8: a lone surrogate
     (valid in JSON, not in UTF-8; e.g. from ``"\\ud800"`` in a model's output) makes the
-    whole text use ``\\u`` escapes instead, which read back identically."""
-    text = json.dumps(value, ensure_ascii=False, **kw)
+    whole text use ``\\u`` escapes instead, which read back identically. A value nested
+    deeper than the stack allows is encoded without recursion (``kw``: ``default`` only)."""
+    text = _dumps(value, False, kw)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(value, ensure_ascii=True, **kw)
+        return _dumps(value, True, kw)
     return text
+
+
+def _dumps(value: Any, ascii_only: bool, kw: dict) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=ascii_only, **kw)
+    except RecursionError:
+        if set(kw) - {"default"}:
+            raise
+        return deep_json(value, ascii_only=ascii_only, default=kw.get("default"))
+
+
+class _Raw(str):
+    """JSON text ``deep_json`` writes as it is (punctuation, an encoded key)."""
+
+
+def deep_json(value: Any, *, ascii_only: bool = False, default: Any = None) -> str:
+    """``json.dumps(value, ensure_ascii=ascii_only, default=default)`` with a stack of its own:
+    the same text for a value of any depth (dicts, lists, tuples, strings, numbers, booleans,
+    None; anything else through ``default``)."""
+    from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
+
+    string = encode_basestring_ascii if ascii_only else encode_basestring
+    out: list[str] = []
+    todo: list[Any] = [value]
+    while todo:
+        item = todo.pop()
+        if type(item) is _Raw:
+            out.append(item)
+        elif isinstance(item, str):
+            out.append(string(item))
+        elif item is None or isinstance(item, (bool, int, float)):
+            out.append(json.dumps(item))
+        elif isinstance(item, dict):
+            parts: list[Any] = [_Raw("{")]
+            for n, (k, v) in enumerate(item.items()):
+                key = k if isinstance(k, str) else json.dumps(k)   # as json.dumps words a key
+                parts += [_Raw(", " if n else ""), _Raw(string(key) + ": "), v]
+            todo.extend(reversed([*parts, _Raw("}")]))
+        elif isinstance(item, (list, tuple)):
+            parts = [_Raw("[")]
+            for n, v in enumerate(item):
+                parts += [_Raw(", " if n else ""), v]
+            todo.extend(reversed([*parts, _Raw("]")]))
+        elif default is not None:
+            todo.append(default(item))
+        else:
+            raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
+    return "".join(out)
 
 
 #: how deep a parsed value may nest where it is shown, compared or exported: code that walks

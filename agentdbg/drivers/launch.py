@@ -32,11 +32,12 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
 def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive | None = None,
            export: Callable[[dict, Any], Any] | None = None) -> ExitStatus:
     from agentdbg.transcript import prune_runs, start_transcript
+    from agentdbg.transcript.redact import url_secrets
 
     secrets = [*options.secrets, *server_secrets(session.toolset)]
     hide = getattr(console, "hide", None)
-    if hide is not None:   # a tool may echo a secret it was given: never on the screen either
-        hide(secrets)
+    if hide is not None:   # a tool or a server may echo a secret: never on the screen either
+        hide([*secrets, *url_secrets(options.base_url)])
     session.executor.secrets = (*session.executor.secrets, *secrets)   # nor in a command's env
     writer = start_transcript(session, options.save, model=options.model, provider=options.provider_name,
                               base_url=options.base_url, question=options.question,

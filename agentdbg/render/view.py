@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentdbg.checker.pairing import CallState, Pairing, ResultState, analyze
-from agentdbg.messages import NestedTooDeeply, json_kind, loads_json
+from agentdbg.messages import NestedTooDeeply, json_kind, loads_json, shown_json
 from agentdbg.render.safe import safe
 
 ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",
@@ -52,7 +52,7 @@ def fold(text: str, full: bool, limit: int = FOLD_AT) -> Text:
 
 def pretty_arguments(arguments: Any) -> Text:
     if not isinstance(arguments, str):
-        return Text(safe(json.dumps(arguments, ensure_ascii=False)) +
+        return Text(safe(shown_json(arguments)) +
                     f"   (arguments is {json_kind(arguments)}, not a string)", style="red")
     try:
         value = loads_json(arguments)
@@ -80,7 +80,7 @@ def _content(message: dict, full: bool) -> Text | None:
         texts = [p.get("text", "") for p in content if isinstance(p, dict)]
         if all(isinstance(t, str) for t in texts) and len(texts) == len(content):
             return fold("".join(texts), full)
-    return Text(safe(json.dumps(content, ensure_ascii=False)) +
+    return Text(safe(shown_json(content)) +
                 f"   (content is {json_kind(content)})", style="red")
 
 
@@ -88,7 +88,7 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
     lines: list[RenderableType] = []
     calls = message.get("tool_calls")
     if not isinstance(calls, list):
-        return [Text(f"tool_calls: {safe(json.dumps(calls, ensure_ascii=False))}", style="red")]
+        return [Text(f"tool_calls: {safe(shown_json(calls))}", style="red")]
     if not calls:
         return [Text("tool_calls: [] (empty)", style="red")]
     seen: set = set()
@@ -289,7 +289,7 @@ def _preview(content: Any, bare: bool, limit: int) -> str:
         return " ".join(content.lstrip()[:limit * 2].split()) or ('content: ""' if bare else "")
     if content is None:
         return "content: null" if bare else ""
-    return json.dumps(content, ensure_ascii=False)
+    return shown_json(content)
 
 
 def render_messages(messages: list, *, findings: Iterable = (), new_from: int | None = None,

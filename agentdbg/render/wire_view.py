@@ -10,14 +10,13 @@ the checker judged on; nothing here pairs anything.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from agentdbg.messages import json_kind
+from agentdbg.messages import json_kind, shown_json
 from agentdbg.render.safe import safe
 from agentdbg.render.view import (
     ROLE_STYLE,
@@ -118,11 +117,7 @@ def _at(fmt: str, items: list, loc: Loc) -> Any:
 
 
 def _compact(value: Any, full: bool) -> Text:
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    return fold(text, full, 300)
+    return fold(shown_json(value), full, 300)
 
 
 def _output_text(value: Any, full: bool) -> Text:
@@ -131,7 +126,7 @@ def _output_text(value: Any, full: bool) -> Text:
     if isinstance(value, list) and all(isinstance(p, dict) and isinstance(p.get("text"), str)
                                        for p in value):
         return fold(text_of(value), full)
-    return Text(safe(json.dumps(value, ensure_ascii=False))[:300] +
+    return Text(safe(shown_json(value))[:300] +
                 f"   ({json_kind(value)})", style="red")
 
 
@@ -160,7 +155,7 @@ def _responses_item(i: int, item: dict, items: list, d: _Draw, full: bool) -> li
     if kind in (None, "message"):
         content = item.get("content")
         return [fold(text_of(content), full) if isinstance(content, (str, list)) else
-                Text(safe(json.dumps(content, ensure_ascii=False)), style="red")]
+                Text(safe(shown_json(content)), style="red")]
     return [_compact(item, full)]
 
 
@@ -198,7 +193,7 @@ def _anthropic_message(i: int, m: dict, items: list, d: _Draw, full: bool) -> li
         return [fold(content, full) if content else Text('content: ""', style="dim")]
     if not isinstance(content, list):
         return [Text("(no content)" if content is None else
-                     safe(json.dumps(content, ensure_ascii=False)) + "   (not text or blocks)",
+                     safe(shown_json(content)) + "   (not text or blocks)",
                      style="red")]
     out: list[RenderableType] = []
     many = len(content) > 1
@@ -217,12 +212,13 @@ def _block(loc: Loc, block: dict, items: list, d: _Draw, full: bool) -> list[Ren
         return [fold(text, full) if isinstance(text, str) and text else
                 Text("(empty text block)", style="red")]
     if loc in d.p.calls:
-        args = Text(safe(json.dumps(block["input"], ensure_ascii=False)), style="") \
-            if isinstance(block.get("input"), dict) else \
-            Text(safe(json.dumps(block.get("input"), ensure_ascii=False)) + "   (input is not an "
-                 "object)", style="red")
-        if isinstance(block.get("input"), dict):
-            args = pretty_arguments(json.dumps(block["input"], ensure_ascii=False))
+        shown = shown_json(block.get("input"))
+        if not isinstance(block.get("input"), dict):
+            args = Text(safe(shown) + "   (input is not an object)", style="red")
+        elif shown.startswith("{"):
+            args = pretty_arguments(shown)
+        else:                                   # nested too deeply to show
+            args = Text(safe(shown), style="red")
         args.pad_left(4)
         return [d.call_head(loc, block, block.get("name")), args]
     if loc in d.p.status:

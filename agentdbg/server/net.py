@@ -33,3 +33,58 @@ def url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     host = f"[{host}]" if ":" in host else host
     return f"http://{host}:{port}/v1"
+
+
+def json_errors(body_of, what: str) -> dict:
+    """Starlette ``exception_handlers`` that answer in JSON, in the shape ``body_of(status,
+    message)`` gives: an unknown path or method (404, 405), and a failure of agentdbg's own code
+    (500: ``agentdbg WHAT failed on this request (TypeError)``). Starlette re-raises the
+    failure after answering; ``Contained`` ends it there."""
+    from starlette.exceptions import HTTPException
+    from starlette.responses import JSONResponse
+
+    async def http_error(request, exc: HTTPException):
+        return JSONResponse(body_of(exc.status_code, str(exc.detail)), status_code=exc.status_code,
+                            headers=exc.headers)
+
+    async def failed(request, exc: Exception):
+        return JSONResponse(body_of(500, f"agentdbg {what} failed on this request "
+                                         f"({type(exc).__name__})"), status_code=500)
+
+    return {HTTPException: http_error, Exception: failed}
+
+
+class Contained:
+    """An ASGI app whose failures end here: one line through ``say`` (the caller escapes and
+    redacts it), never a traceback from the server. A failure before the response started (an
+    app without ``json_errors``) is answered with ``body_of(500, …)`` as JSON."""
+
+    def __init__(self, app, body_of, what: str, say):
+        self.app, self.body_of, self.what, self.say = app, body_of, what, say
+        self.state = getattr(app, "state", None)   # what tests and callers read off the app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:  # noqa: BLE001 - a failure here is one line, never a traceback
+            said = f"agentdbg {self.what}: failed on {scope.get('method')} {scope.get('path')!r}: " \
+                f"{type(exc).__name__}: {exc}"
+            self.say(" ".join(said.splitlines()))
+            if not started:
+                import json
+
+                data = json.dumps(self.body_of(500, f"agentdbg {self.what} failed on this request "
+                                                    f"({type(exc).__name__})")).encode()
+                await send({"type": "http.response.start", "status": 500,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(data)).encode())]})
+                await send({"type": "http.response.body", "body": data})

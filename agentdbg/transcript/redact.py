@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 REDACTED = "[REDACTED]"
 DEFAULT_REDACT = [
@@ -32,7 +33,8 @@ class Redactor:
         self.secrets = [s for s in secrets if s and len(s) >= 4]
 
     def text(self, value: str) -> str:
-        for secret in self.secrets:
+        # the longest first: "alice:pw" goes whole before "alice" could cut it
+        for secret in sorted(self.secrets, key=len, reverse=True):
             value = value.replace(secret, REDACTED)
         for pattern in self.extra:  # the user's patterns may match short values
             value = pattern.sub(REDACTED, value)
@@ -41,24 +43,55 @@ class Redactor:
         return self.pattern.sub(REDACTED, value)
 
     def __call__(self, value: Any) -> Any:
+        try:
+            return self._walk(value)
+        except RecursionError:   # nested deeper than the stack: the same, without recursion
+            return self._walk_deep(value)
+
+    def _walk(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {k: self(v) for k, v in value.items()}
+            return {k: self._walk(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self(v) for v in value]
+            return [self._walk(v) for v in value]
         return value
+
+    def _walk_deep(self, value: Any) -> Any:
+        """``_walk`` with a stack of its own: any depth, the same result."""
+        root: list = [None]
+        todo: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+        out: Any
+        while todo:
+            item, into, key = todo.pop()
+            if isinstance(item, str):
+                into[key] = self.text(item)
+            elif isinstance(item, dict):
+                into[key] = out = dict.fromkeys(item)       # the keys in their order
+                todo.extend((v, out, k) for k, v in item.items())
+            elif isinstance(item, (list, tuple)):
+                into[key] = out = [None] * len(item)
+                todo.extend((v, out, i) for i, v in enumerate(item))
+            else:
+                into[key] = item
+        return root[0]
 
 
 SECRET_PARAM = re.compile(r"key|token|secret|sig|password|auth|credential", re.IGNORECASE)
 
 
 def url_secrets(url: str | None) -> list[str]:
-    """The credentials a URL carries: its user info and secret-looking query values."""
+    """The credentials a URL carries: its user info (as written and percent-decoded, and the
+    ``Authorization: Basic`` token an HTTP client makes of it) and secret-looking query values."""
     if not url:
         return []
     parts = urlsplit(url)
     found = [v for v in (parts.username, parts.password) if v]
+    if parts.username is not None or parts.password is not None:
+        user, password = unquote(parts.username or ""), unquote(parts.password or "")
+        pair = f"{user}:{password}"                        # what Basic auth encodes
+        basic = base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        found += [v for v in (user, password, pair, basic) if v and v not in found]
     found += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if v and SECRET_PARAM.search(k)]
     return found
 

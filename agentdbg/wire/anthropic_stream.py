@@ -14,6 +14,7 @@ import copy
 import json
 from collections.abc import Iterator
 
+from agentdbg.messages import loads_json
 from agentdbg.wire.anthropic_reply import chat_reply
 from agentdbg.wire.common import ChatReply, Pending, SSEParser, as_dict, parse_event, pieces, sse
 
@@ -180,7 +181,7 @@ class AnthropicAccumulator:
         if not text:
             return
         try:
-            block["input"] = json.loads(text)
+            block["input"] = loads_json(text, max_depth=None)
         except ValueError as exc:
             self.broken[index] = text
             self.notes.append(f"call {block.get('id')}: its input_json_delta pieces do not join "
@@ -194,7 +195,7 @@ class AnthropicAccumulator:
                 snap[key] = delta[key]
         usage = obj.get("usage")
         if isinstance(usage, dict):
-            merged = dict(snap.get("usage") or {})
+            merged = dict(as_dict(snap.get("usage")))
             merged.update({k: v for k, v in usage.items() if v is not None})
             snap["usage"] = merged
 

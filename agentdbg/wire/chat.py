@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdbg.messages import canonical_json
+from agentdbg.messages import NestedTooDeeply, canonical_json, json_kind, loads_json
 
 ARG_PIECE = 12  # characters of arguments per delta
 
@@ -84,29 +84,65 @@ class StreamAccumulator:
                 self._event(line[5:].strip())
 
     def _event(self, raw: bytes) -> None:
+        """One ``data:`` line. What the stream carries is data of any shape: what cannot be
+        read is left out of the message and said in a note, never raised."""
         if raw == b"[DONE]":
             return
         try:
-            chunk = json.loads(raw)
-        except ValueError:
-            self.notes.append(f"a chunk that is not JSON: {raw[:60]!r}")
+            chunk = loads_json(raw, max_depth=None)
+        except ValueError as exc:
+            why = "nested too deeply" if isinstance(exc, NestedTooDeeply) else "not JSON"
+            self.notes.append(f"a chunk that is {why}: {raw[:60]!r}")
+            return
+        if not isinstance(chunk, dict):
+            self.notes.append(f"a chunk that is {json_kind(chunk)}, not an object: {raw[:60]!r}")
             return
         self.chunks += 1
         if isinstance(chunk.get("usage"), dict):
             self.usage = chunk["usage"]
-        for choice in chunk.get("choices") or []:
-            delta = choice.get("delta") or {}
+        choices = chunk.get("choices")
+        if choices is not None and not isinstance(choices, list):
+            self.notes.append(f"a chunk whose choices is {json_kind(choices)}, not an array: "
+                              f"{raw[:60]!r}")
+            return
+        for choice in choices or []:
+            if not isinstance(choice, dict):
+                self.notes.append(f"a choice that is {json_kind(choice)}, not an object: "
+                                  f"{raw[:60]!r}")
+                continue
+            delta = choice.get("delta")
+            if delta is not None and not isinstance(delta, dict):
+                self.notes.append(f"a delta that is {json_kind(delta)}, not an object: {raw[:60]!r}")
+                delta = None
+            delta = delta or {}
             if isinstance(delta.get("content"), str):
                 self.content.append(delta["content"])
             if isinstance(delta.get("reasoning_content"), str):
                 self.reasoning.append(delta["reasoning_content"])
-            for tc in delta.get("tool_calls") or []:
-                self._tool_delta(tc)
-            if choice.get("finish_reason"):
-                self.finish_reason = choice["finish_reason"]
+            calls = delta.get("tool_calls")
+            if calls is not None and not isinstance(calls, list):
+                self.notes.append(f"a delta whose tool_calls is {json_kind(calls)}, not an "
+                                  f"array: {raw[:60]!r}")
+                calls = None
+            for tc in calls or []:
+                if isinstance(tc, dict):
+                    self._tool_delta(tc)
+                else:
+                    self.notes.append(f"a tool call delta that is {json_kind(tc)}, not an "
+                                      f"object: {raw[:60]!r}")
+            finish = choice.get("finish_reason")
+            if isinstance(finish, str) and finish:
+                self.finish_reason = finish
+            elif finish:
+                self.notes.append(f"a finish_reason that is {json_kind(finish)}, not a string: "
+                                  f"{raw[:60]!r}")
 
     def _tool_delta(self, tc: dict) -> None:
         index = tc.get("index", 0)
+        if not isinstance(index, int) or isinstance(index, bool):
+            self.notes.append(f"a tool call delta whose index is {json_kind(index)}: "
+                              f"{json.dumps(index)[:40]}; taken as index 0")
+            index = 0
         call = self.calls.setdefault(index, {"id": None, "type": "function",
                                              "function": {"name": None, "arguments": ""}})
         self._deltas[index] = self._deltas.get(index, 0) + 1
@@ -116,7 +152,8 @@ class StreamAccumulator:
                 self.notes.append(f"two calls share index {index} ({call['id']} and {cid}): an "
                                   "accumulator keyed by index merges them")
             call["id"] = call["id"] or cid
-        fn = tc.get("function") or {}
+        fn = tc.get("function")
+        fn = fn if isinstance(fn, dict) else {}
         if fn.get("name") and not call["function"]["name"]:
             call["function"]["name"] = fn["name"]
         if isinstance(fn.get("arguments"), str):

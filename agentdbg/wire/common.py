@@ -13,6 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.messages import NestedTooDeeply, loads_json
+
 Loc = tuple[int, ...]
 WIRE = "wire"     # the key under which a chat object keeps its native original(s)
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -92,11 +94,35 @@ def base62_id(prefix: str, seed: str, *parts: object, length: int = 22) -> str:
 
 def strip_wire(value: Any) -> Any:
     """``value`` without any ``"wire"`` keys (what the chat side can see and edit)."""
+    try:
+        return _strip(value)
+    except RecursionError:   # nested deeper than the stack: the same, without recursion
+        return _strip_deep(value)
+
+
+def _strip(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: strip_wire(v) for k, v in value.items() if k != WIRE}
+        return {k: _strip(v) for k, v in value.items() if k != WIRE}
     if isinstance(value, list):
-        return [strip_wire(v) for v in value]
+        return [_strip(v) for v in value]
     return value
+
+
+def _strip_deep(value: Any) -> Any:
+    root: list = [None]
+    todo: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    out: Any
+    while todo:
+        item, into, key = todo.pop()
+        if isinstance(item, dict):
+            into[key] = out = dict.fromkeys(k for k in item if k != WIRE)
+            todo.extend((v, out, k) for k, v in item.items() if k != WIRE)
+        elif isinstance(item, list):
+            into[key] = out = [None] * len(item)
+            todo.extend((v, out, i) for i, v in enumerate(item))
+        else:
+            into[key] = item
+    return root[0]
 
 
 def text_of(content: Any) -> str:
@@ -244,7 +270,10 @@ def _line_end(buffer: bytearray, start: int = 0) -> tuple[int, int] | None:
 def parse_event(data: str, notes: list[str]) -> dict | None:
     """The JSON object an event carries, or None (with a note) for garbage."""
     try:
-        value = json.loads(data)
+        value = loads_json(data, max_depth=None)
+    except NestedTooDeeply:
+        notes.append(f"an event nested too deeply to read: {data[:60]!r}")
+        return None
     except ValueError:
         notes.append(f"an event that is not JSON: {data[:60]!r}")
         return None

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentdbg.messages import Vocabulary
 from agentdbg.wire.common import as_list
 
-RESPONSES_ITEMS = frozenset({
+RESPONSES_ITEMS = Vocabulary({
     "message", "function_call", "function_call_output", "reasoning", "custom_tool_call",
     "custom_tool_call_output", "computer_call", "computer_call_output", "local_shell_call",
     "local_shell_call_output", "shell_call", "shell_call_output", "apply_patch_call",
@@ -32,11 +33,11 @@ RESPONSES_ITEMS = frozenset({
     "file_search_call", "mcp_call", "mcp_list_tools", "mcp_approval_request",
     "mcp_approval_response", "image_generation_call", "code_interpreter_call",
 })
-RESPONSES_PARTS = frozenset({"input_text", "output_text", "input_image", "input_file", "input_audio"})
-ANTHROPIC_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking",
+RESPONSES_PARTS = Vocabulary({"input_text", "output_text", "input_image", "input_file", "input_audio"})
+ANTHROPIC_BLOCKS = Vocabulary({"tool_use", "tool_result", "thinking", "redacted_thinking",
                               "server_tool_use", "document", "search_result", "mcp_tool_use",
                               "mcp_tool_result", "container_upload"})
-CHAT_PARTS = frozenset({"image_url", "input_audio", "file", "refusal"})
+CHAT_PARTS = Vocabulary({"image_url", "input_audio", "file", "refusal"})
 ANTHROPIC_KEYS = frozenset({"system", "anthropic_version", "thinking", "stop_sequences", "top_k"})
 CHAT_KEYS = frozenset({"functions", "function_call", "response_format", "n", "logprobs",
                        "max_completion_tokens", "stream_options", "presence_penalty",

@@ -18,18 +18,19 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.messages import VocabularyMap
 from agentdbg.wire.common import Loc
 
 # Responses: call item type -> the output item type that answers it (paired by call_id)
-CALL_OUTPUT = {
+CALL_OUTPUT = VocabularyMap({
     "function_call": "function_call_output",
     "custom_tool_call": "custom_tool_call_output",
     "computer_call": "computer_call_output",
     "local_shell_call": "local_shell_call_output",
     "shell_call": "shell_call_output",
     "apply_patch_call": "apply_patch_call_output",
-}
-OUTPUT_CALL = {v: k for k, v in CALL_OUTPUT.items()}
+})
+OUTPUT_CALL = VocabularyMap({v: k for k, v in CALL_OUTPUT.items()})
 SERVER_CALLS = ("server_tool_use", "mcp_tool_use")   # Anthropic: answered inside the assistant turn
 
 
@@ -113,7 +114,7 @@ def pair_responses(items: list, *, continued: str | None = None,
     referenced = False
     for i, item in enumerate(items):
         kind = item.get("type") if isinstance(item, dict) else None
-        if kind in CALL_OUTPUT:
+        if isinstance(kind, str) and kind in CALL_OUTPUT:
             cid = _id(item.get("call_id"))
             _add_call(p, (i,), kind, cid)
             if cid:
@@ -123,7 +124,7 @@ def pair_responses(items: list, *, continued: str | None = None,
     stored = _prior_calls(prior)
     for i, item in enumerate(items):
         kind = item.get("type") if isinstance(item, dict) else None
-        if kind in OUTPUT_CALL:
+        if isinstance(kind, str) and kind in OUTPUT_CALL:
             _pair_output(p, (i,), kind, _id(item.get("call_id")), by_id, stored,
                          continued if prior is None else None, referenced)
     return p

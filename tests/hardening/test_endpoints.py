@@ -169,3 +169,22 @@ def test_failure_midway_keeps_the_transcript(model_server, tmp_path):
     assert r.exit_code == 7
     types = [e["type"] for e in load_transcript(save).events]
     assert types == ["request", "response", "tool", "request", "model_error", "stop"]
+
+
+def test_credentials_of_the_base_url_echoed_by_the_server_are_never_shown(model_server, tmp_path):
+    """Those in the URL, and the Basic token an HTTP client makes of them: off the screen, as in
+    the transcript."""
+    import base64
+
+    token = base64.b64encode(b"alice:pa55-SECRET-word").decode()
+    echoed = f"you are alice:pa55-SECRET-word, Basic {token}"
+    model_server.intercept = lambda p, b: (200, {
+        "id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [{
+            "index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": echoed}}]})
+    url = model_server.base_url.replace("http://", "http://alice:pa55-SECRET-word@")
+    save = tmp_path / "t.jsonl"
+    r = runner.invoke(app, ["run", "q", "--model", "m", "--base-url", url, "--api-key", KEY,
+                            "--save", str(save)])
+    assert r.exit_code == 0, r.output
+    for text in (r.output, save.read_text(encoding="utf-8")):
+        assert "[REDACTED]" in text and "pa55-SECRET-word" not in text and token not in text

@@ -165,7 +165,8 @@ def test_mutated_recordings_are_replayed_or_refused_in_one_line(tmp_path_factory
 
 # -- ids and names that are not strings: a real recording, the proxy's analysis --------------
 
-ID_KEYS = {"id", "tool_call_id", "call_id", "tool_use_id", "name", "tool", "previous_response_id"}
+ID_KEYS = {"id", "tool_call_id", "call_id", "tool_use_id", "name", "tool", "previous_response_id",
+           "type", "role"}
 not_a_string = st.sampled_from([[], {}, ["call_1"], {"id": "call_1"}, 1, 2.5, True, None]) | \
     json_value.filter(lambda v: not isinstance(v, str))
 
@@ -260,6 +261,87 @@ def test_the_proxy_analyses_bodies_with_non_string_ids(tmp_path_factory):
                 assert r.exit_code in (0, 1, 2, 3, 4, 5, 6, 7, 8), (args, r.output, r.exception)
                 assert "internal error" not in r.output, r.output
     analysed()
+
+
+# -- streams the proxy relays, with events of any shape ----------------------------------------
+
+def streamed(wire_name: str) -> list[tuple[dict, list[bytes]]]:
+    """Each exchange of one conversation in ``wire_name``: its request, and its response as
+    the server-sent events of a real stream (the encoders serve uses)."""
+    from agentdbg.server.wires import WIRES
+
+    wire = WIRES[wire_name]
+    out = []
+    for request, response in proxy_exchanges(wire_name):
+        reply = wire.reply(response)
+        native = wire.answer(reply.message, request, {"prompt_tokens": 1, "completion_tokens": 1},
+                             None)
+        events = b"".join(wire.stream(native, {**request, "stream": True})).split(b"\n\n")
+        out.append((request, [e + b"\n\n" for e in events if e.strip()]))
+    return out
+
+
+odd_event = st.sampled_from([b"[]", b'"str"', b"null", b"5", b'{"choices":5}', b"{bad json",
+                             b'{"choices":[5]}', b'{"choices":[{"delta":[]}]}',
+                             b'{"choices":[{"delta":{"tool_calls":{}}}]}',
+                             b'{"choices":[{"delta":{"tool_calls":[{"index":[]}]}}]}',
+                             b'{"type": 5}', b'{"type": "content_block_delta", "index": {}}',
+                             b"[" * 3000]) | json_value.map(lambda v: json.dumps(v).encode())
+
+
+@st.composite
+def odd_stream(draw, events: list[bytes]) -> bytes:
+    """``events`` with some data lines replaced by odd JSON, or with a field of theirs changed."""
+    events = list(events)
+    for _ in range(draw(st.integers(1, 4))):
+        k = draw(st.integers(0, len(events) - 1))
+        head, _, data = events[k].rstrip(b"\n").rpartition(b"data: ")
+        try:
+            doc = json.loads(data)
+        except (ValueError, RecursionError):  # an odd event an earlier round put there
+            doc = None
+        if isinstance(doc, dict) and draw(st.booleans()):
+            node: Any = doc
+            while True:
+                keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+                if not keys:
+                    break
+                key = draw(st.sampled_from(keys))
+                if isinstance(node[key], (dict, list)) and node[key] and draw(st.booleans()):
+                    node = node[key]
+                    continue
+                node[key] = draw(odd)
+                break
+            data = json.dumps(doc).encode()
+        else:
+            data = draw(odd_event)
+        events[k] = head + b"data: " + data + b"\n\n"
+    return b"".join(events)
+
+
+def test_streams_with_events_of_any_shape_are_recorded_with_notes(tmp_path_factory):
+    """A relayed stream whose events are arrays, strings, numbers or objects of the wrong shape:
+    the analysis reads what it can, notes the rest, and records the request and the response."""
+    from agentdbg.server.proxy.reading import read_reply
+    from agentdbg.server.wires import WIRES
+
+    bases = {w: streamed(w) for w in EXCHANGES}
+
+    @settings(max_examples=max(20, EXAMPLES // 3), deadline=None,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(wire=st.sampled_from(list(EXCHANGES)), data=st.data())
+    def relayed(wire, data):
+        exchanges = [(request, data.draw(odd_stream(events))) for request, events in bases[wire]]
+        for _, stream in exchanges:
+            read_reply(WIRES[wire], 200, stream, True)     # never raises
+        paths, printed = analyse(wire, exchanges, tmp_path_factory.mktemp("s"), stream=True)
+        # the analysis got through (an event it could not read is the stream's note, not this)
+        assert not [line for line in printed if line.startswith("agentdbg could not")], printed
+        for path in paths:
+            lines = path.read_text(encoding="utf-8").split("\n")
+            types = [json.loads(line)["type"] for line in lines if line]
+            assert types[1] == "request" and types[2] in ("response", "model_error"), types
+    relayed()
 
 
 # -- schemas with hostile patterns and refs --------------------------------------------------

@@ -189,6 +189,115 @@ def test_a_deeply_nested_body_is_relayed_and_the_console_has_no_traceback(upstre
     assert "Traceback" not in out
 
 
+def events_of(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
+
+
+def test_a_request_nested_400_deep_is_recorded(upstream, proxies):
+    """The checks cannot walk it all; the exchange is recorded anyway and reads back."""
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    proxy = proxies(upstream.url)
+    nested = b'{"model": "m", "messages": [{"role": "user", "content": ' + b"[" * 400 + \
+        b"]" * 400 + b"}]}"
+    status, data, _ = post(proxy.url, nested)
+    assert status == 200 and json.loads(data) == COMPLETION
+    out = proxy.stop()
+    assert "could not analyse" not in out and "Traceback" not in out, out
+    (path,) = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
+    events = events_of(path)
+    assert [e["type"] for e in events] == ["header", "request", "response", "stop"]
+    assert json.dumps(events[1]["append"][0]["content"]) == "[" * 400 + "]" * 400
+    assert events[2]["message"]["content"] == "hello"
+    for args in (["replay", str(path), "--json"], ["check", str(path)]):
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code in (0, 1) and "internal error" not in r.output, (args, r.output)
+
+
+@pytest.mark.parametrize("odd", [b"[]", b'"str"', b"null", b"5", b'{"choices":5}',
+                                 b'{"choices":[{"delta":{"tool_calls":{}}}]}'])
+def test_a_stream_event_of_another_shape_is_noted_and_the_response_recorded(upstream, proxies, odd):
+    stream = sse(chunk({"role": "assistant", "content": ""}), odd, chunk({"content": "hi"}),
+                 b"{bad json", chunk({}, "stop"), b"[DONE]")
+    upstream.reply = lambda handler, body: upstream.send(handler, 200, stream, "text/event-stream")
+    proxy = proxies(upstream.url)
+    status, data, _ = post(proxy.url, chat(stream=True))
+    assert status == 200 and data == stream             # the client's stream is intact
+    out = proxy.stop()
+    assert "could not analyse" not in out and "Traceback" not in out, out
+    (path,) = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
+    response = next(e for e in events_of(path) if e["type"] == "response")
+    assert response["message"]["content"] == "hi" and response["finish_reason"] == "stop"
+    assert repr(odd)[2:-1] in response["note"] and "not JSON: b'{bad json'" in response["note"]
+
+
+def test_a_body_too_deep_to_parse_is_relayed_and_the_console_says_so(upstream, proxies):
+    proxy = proxies(upstream.url)
+    nested = b'{"model": "m", "messages": [{"role": "user", "content": ' + b"[" * 5000 + \
+        b"]" * 5000 + b"}]}"
+    status, data, _ = post(proxy.url, nested)
+    assert status == 200 and json.loads(data) == COMPLETION
+    out = proxy.stop()
+    assert "a Chat Completions request nested too deeply for agentdbg to read; passed through " \
+        "unchecked and unrecorded" in out, out
+    assert "Traceback" not in out
+
+
+# -- the analysis' safety nets, in this process (recordings.analyse runs the analyst's jobs) ---
+
+def test_a_request_whose_checks_fail_is_recorded_unchecked(tmp_path, monkeypatch):
+    from recordings import analyse, proxy_exchanges
+
+    import agentdbg.server.proxy.analyst as analyst
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the checks broke")
+    monkeypatch.setattr(analyst, "judge", failing)
+    (path,), printed = analyse("responses", proxy_exchanges("responses")[:1], tmp_path)
+    assert "agentdbg could not check this Responses API request (RuntimeError: the checks broke); " \
+        "it is recorded unchecked in conversation 1" in printed, printed
+    events = events_of(path)
+    assert [e["type"] for e in events] == ["header", "request", "response", "stop"]
+    assert events[1]["body"]["input"][0]["content"].startswith("订单") and events[1]["findings"] == []
+    assert events[2]["message"]["tool_calls"][0]["id"] == "call_1"
+
+
+def test_a_response_agentdbg_cannot_read_is_recorded_as_such(tmp_path, monkeypatch):
+    from recordings import analyse, proxy_exchanges
+
+    import agentdbg.server.proxy.analyst as analyst
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the reader broke")
+    monkeypatch.setattr(analyst, "read_reply", failing)
+    (path,), printed = analyse("chat", proxy_exchanges("chat")[:1], tmp_path)
+    assert not [line for line in printed if "could not analyse" in line], printed
+    events = events_of(path)
+    assert [e["type"] for e in events] == ["header", "request", "model_error", "stop"]
+    assert events[2]["message"] == ("HTTP 200: agentdbg could not read this response "
+                                    "(RuntimeError: the reader broke)")
+
+
+def test_a_finish_reason_or_usage_a_transcript_cannot_hold_is_noted(tmp_path):
+    from recordings import analyse, proxy_exchanges
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    exchanges = proxy_exchanges("chat")
+    exchanges[0][1]["choices"][0]["finish_reason"] = 5
+    exchanges[0][1]["usage"] = {"prompt_tokens": "many", "completion_tokens": 1}
+    (path,), _ = analyse("chat", exchanges, tmp_path)
+    response = next(e for e in events_of(path) if e["type"] == "response")
+    assert response["finish_reason"] is None and response["usage"] == {"completion_tokens": 1}
+    assert response["note"] == ('usage.prompt_tokens "many" is not a number: not recorded; '
+                                "finish_reason 5 is not a string: not recorded")
+    r = CliRunner().invoke(app, ["replay", str(path), "--json"])    # the transcript reads back
+    assert r.exit_code == 0, r.output
+
+
 def test_a_killed_proxy_leaves_no_analyst_behind_and_loses_no_exchange(upstream, proxies):
     """kill -9 of the proxy: its analyst writes what was relayed, ends the transcripts, exits."""
     import os
@@ -242,3 +351,116 @@ def test_ctrl_c_with_a_request_in_flight_records_the_request(upstream, proxies):
     assert events[1]["append"] == [{"role": "user", "content": "question 2"}]
     assert events[2]["reason"] == "cancelled"
     assert events[2]["detail"] == "the proxy stopped before request 1 was answered"
+
+
+# -- paths and failures of the proxy's own: JSON answers, one line on the console ---------------
+
+@pytest.mark.parametrize("path", ["/v1/%00/x", "/v1/%1b%5b2J/x", "/v1/a%7fb", "/v1/models/%01"])
+def test_a_path_with_a_control_character_gets_a_json_400(upstream, proxies, path):
+    proxy = proxies(upstream.url)
+    host = urllib.parse.urlsplit(proxy.url).netloc
+    conn = http.client.HTTPConnection(host, timeout=30)
+    conn.request("POST", path, body=b"{}")                # sent as written (curl --path-as-is)
+    resp = conn.getresponse()
+    data, ctype = resp.read(), resp.getheader("content-type")
+    conn.close()
+    assert resp.status == 400 and ctype == "application/json", (resp.status, data)
+    error = json.loads(data)["error"]
+    assert error["type"] == "invalid_request_error" and "control character" in error["message"]
+    assert upstream.seen == []                            # never forwarded
+    out = proxy.stop()
+    assert "Traceback" not in out and "InvalidURL" not in out, out
+    said = [line for line in out.splitlines() if "refused" in line]
+    assert len(said) == 1 and "the path holds a character a URL cannot carry" in said[0], out
+    assert not any(c in out for c in "\x00\x1b\x7f"), out    # shown as escapes
+
+
+def test_a_path_the_proxy_does_not_serve_gets_a_json_404(upstream, proxies):
+    proxy = proxies(upstream.url)
+    status, data, headers = post(proxy.url.replace("/v1", ""), chat(), path="/elsewhere")
+    assert status == 404 and headers["content-type"] == "application/json"
+    assert json.loads(data)["error"]["message"] == "Not Found"
+
+
+def test_a_failure_of_the_proxy_itself_is_a_json_500_and_one_line():
+    import asyncio
+
+    import httpx
+
+    from agentdbg.server.proxy.app import ProxyApp, ProxyOptions
+
+    class Analyst:
+        def __init__(self):
+            self.notes = []
+
+        def note(self, text):
+            self.notes.append(text)
+
+        def add_secret(self, token):
+            pass
+
+    analyst = Analyst()
+    proxy = ProxyApp(ProxyOptions(upstream="http://127.0.0.1:9/v1"), analyst)
+
+    def broken(request):
+        raise RuntimeError("a bug\nover two lines")
+    proxy._remember_keys = broken                       # a bug in the relay's own code
+
+    async def call():
+        transport = httpx.ASGITransport(app=proxy.starlette())
+        async with httpx.AsyncClient(transport=transport, base_url="http://proxy") as client:
+            return await client.post("/v1/chat/completions", json=chat())
+    resp = asyncio.run(call())
+    assert resp.status_code == 500 and resp.headers["content-type"] == "application/json"
+    assert resp.json()["error"] == {"message": "agentdbg proxy failed on this request (RuntimeError)",
+                                    "type": "proxy_error", "param": None, "code": None}
+    assert analyst.notes == ["agentdbg proxy: failed on POST '/v1/chat/completions': RuntimeError: "
+                             "a bug over two lines"]
+
+
+# -- the upstream URL: Basic credentials are secrets, its query stays a query --------------------
+
+@pytest.mark.parametrize("password", ["pa55-SECRET-word", "pw"])
+def test_basic_credentials_from_the_upstream_url_are_never_printed_or_recorded(upstream, proxies,
+                                                                               password):
+    import base64
+
+    token = base64.b64encode(f"alice:{password}".encode()).decode()
+
+    def echo(handler, body):          # an upstream that says which credentials it got
+        said = handler.headers.get("authorization", "")
+        if b"question 1" in body:
+            upstream.send(handler, 401, json.dumps({"error": {
+                "message": f"bad credentials: {said}", "type": "invalid_request_error"}}).encode())
+            return
+        answer = json.loads(json.dumps(COMPLETION))
+        answer["choices"][0]["message"]["content"] = f"you sent {said}"
+        upstream.send(handler, 200, json.dumps(answer).encode())
+    upstream.reply = echo
+    parts = urllib.parse.urlsplit(upstream.url)
+    proxy = proxies(f"http://alice:{password}@{parts.netloc}{parts.path}")
+    assert post(proxy.url, chat(1))[0] == 401
+    status, data, _ = post(proxy.url, chat(2))
+    assert status == 200 and token in json.loads(data)["choices"][0]["message"]["content"]
+    sent = {k.lower(): v for k, v in upstream.seen[-1]["headers"].items()}
+    assert sent["authorization"] == f"Basic {token}"
+    out = proxy.stop()
+    saved = proxy.saved()
+    assert "you sent Basic [REDACTED]" in saved and "bad credentials: Basic [REDACTED]" in out
+    for secret in (token, f"alice:{password}"):
+        assert secret not in out and secret not in saved, secret
+
+
+def test_the_upstreams_own_query_stays_a_query_merged_with_the_requests(upstream, proxies):
+    proxy = proxies(upstream.url + "?api-version=2024-06-01")
+    assert post(proxy.url, chat(1))[0] == 200
+    assert upstream.seen[-1]["path"] == "/v1/chat/completions?api-version=2024-06-01"
+    assert post(proxy.url, chat(2), path="/chat/completions?trace=1")[0] == 200
+    assert upstream.seen[-1]["path"] == "/v1/chat/completions?api-version=2024-06-01&trace=1"
+    assert post(proxy.url, chat(3), path="/chat/completions?api-version=2025-01-01")[0] == 200
+    assert upstream.seen[-1]["path"] == "/v1/chat/completions?api-version=2025-01-01"
+    host = urllib.parse.urlsplit(proxy.url).netloc
+    conn = http.client.HTTPConnection(host, timeout=30)
+    conn.request("GET", "/v1/models")                     # a passthrough
+    assert conn.getresponse().status == 200
+    assert upstream.seen[-1]["path"] == "/v1/models?api-version=2024-06-01"

@@ -289,3 +289,74 @@ def test_a_recorded_mcp_server_named_by_a_list_is_named_in_a_live_replay(tmp_pat
                             "--tools", str(ROOT / "agentdbg" / "samples" / "tools.yaml")])
     assert r.exit_code == 0, r.output
     assert "the recording used MCP server '[]' (--mcp 'x')" in r.stderr
+
+
+# -- values nested deeper than Python's stack ----------------------------------------------------
+
+def nested(depth: int, leaf):
+    """``[[[…leaf…]]]`` ``depth`` lists deep, built without parsing."""
+    value = [leaf]
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def test_an_event_nested_past_the_stack_is_redacted_and_written_whole(tmp_path):
+    from agentdbg.transcript import Redactor, TranscriptWriter
+
+    key = "sk-deep-0123456789abcdefghij"
+    writer = TranscriptWriter(tmp_path / "t.jsonl", {"model": "m"}, Redactor(secrets=[key]))
+    writer("note", {"content": nested(5000, {"k": f"the key {key}", "n": 1.5, "ok": True})})
+    writer.close()
+    line = (tmp_path / "t.jsonl").read_text(encoding="utf-8").split("\n")[1]
+    assert key not in line
+    assert line.endswith('"content": ' + "[" * 5000 + '{"k": "the key [REDACTED]", "n": 1.5, '
+                         '"ok": true}' + "]" * 5000 + "}")
+
+
+def test_deep_json_writes_what_json_dumps_writes():
+    import datetime
+
+    from agentdbg.messages import deep_json
+
+    values = [{"a": [1, 2.5, True, None, {"b": "é\ud800\n\""}], "c": (1,), 1: "x", None: 2, 2.5: 3},
+              [], {}, "x", 10 ** 30, float("inf"), -0.0, {"d": datetime.date(2020, 1, 1)}]
+    for value in values:
+        for ascii_only in (False, True):
+            assert deep_json(value, ascii_only=ascii_only, default=str) == \
+                json.dumps(value, ensure_ascii=ascii_only, default=str)
+
+
+def test_wire_keys_are_stripped_at_any_depth():
+    from agentdbg.wire.common import strip_wire
+
+    value = {"role": "user", "wire": {"x": 1}, "content": nested(5000, {"wire": 1, "text": "t"})}
+    stripped = strip_wire(value)
+    assert "wire" not in stripped
+    inner = stripped["content"]
+    for _ in range(5000):
+        inner = inner[0]
+    assert inner == {"text": "t"}
+
+
+@pytest.mark.parametrize("body", [
+    {"model": "m", "input": [{"role": "user", "content": "q"}, {"type": [], "call_id": "c1"},
+                             {"type": "message", "role": "user", "content": [{"type": {}}]}]},
+    {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": [{"type": []}]},
+                                                 {"role": "assistant", "content": [{"type": {"a": 1}}]}]},
+], ids=["responses", "anthropic"])
+def test_an_item_or_block_type_that_is_not_a_string_is_data(tmp_path, body):
+    (tmp_path / "b.json").write_text(json.dumps(body), encoding="utf-8")
+    for args in (["check", "b.json"], ["check", "b.json", "--json"]):
+        r = runner.invoke(app, args)
+        assert r.exit_code in (0, 1) and "internal error" not in r.output, r.output
+
+
+def test_a_streamed_item_whose_type_is_a_list_is_read():
+    from agentdbg.wire.responses_stream import ResponsesAccumulator
+
+    acc = ResponsesAccumulator()
+    acc.feed(b'event: response.output_item.added\ndata: {"type": "response.output_item.added", '
+             b'"item": {"type": []}, "output_index": 0}\n\n')
+    acc.close()
+    assert acc.message["role"] == "assistant" and isinstance(acc.shape(), list)

@@ -109,10 +109,10 @@ def _call_id_problem(i: int, item: dict) -> str | None:
 
 def _item(ctx: FormatCtx, i: int, item: dict, schemas: dict | None, body: dict,
           idless: list[int]) -> None:
-    kind = item.get("type")
-    if kind in CALL_OUTPUT:
+    kind = item.get("type")       # data of any JSON type: only a string names a kind
+    if isinstance(kind, str) and kind in CALL_OUTPUT:
         _call(ctx, i, item, kind, schemas)
-    elif kind in OUTPUT_CALL:
+    elif isinstance(kind, str) and kind in OUTPUT_CALL:
         _output(ctx, i, item, kind, idless)
     elif kind == "reasoning":
         check_reasoning_shape(ctx, i, item, body)

@@ -30,7 +30,7 @@ from typing import Any
 
 from agentdbg.checker import has_errors
 from agentdbg.server.proxy.conversations import Tracker
-from agentdbg.server.proxy.reading import Seen, judge, read_reply, rejudge
+from agentdbg.server.proxy.reading import Replied, Seen, judge, read_reply, rejudge
 from agentdbg.server.served import chain_items, history_of
 from agentdbg.server.wires import WIRES
 from agentdbg.wire.common import strip_wire
@@ -75,19 +75,43 @@ class Analysis:
     def on_request(self, ex_id: int, raw: bytes, client: str | None,
                    want_verdict: bool = False, wire_name: str = "chat") -> Verdict:
         wire = WIRES[wire_name]
+        deep = False
         try:
             body = json.loads(raw)
-        except (ValueError, RecursionError):
+        except ValueError:
             body = None
+        except RecursionError:
+            body, deep = None, True
         if body is None or wire.shape_error(body) is not None:
-            note = (f"a request that is not a {wire.label} body; passed through unchecked")
+            note = (f"a {wire.label} request nested too deeply for agentdbg to read; passed "
+                    "through unchecked and unrecorded" if deep else
+                    f"a request that is not a {wire.label} body; passed through unchecked")
             self._open[ex_id] = None
             self.view.note(note)
             return Verdict(note=note)
-        seen = judge(wire, body, self.tracker, client, self.profile)
+        try:
+            seen = judge(wire, body, self.tracker, client, self.profile)
+        except Exception as exc:  # noqa: BLE001 - what is relayed is recorded, checked or not
+            seen = self._unchecked(wire, body, client)
+            self._open[ex_id] = seen
+            self.view.note(f"agentdbg could not check this {wire.label} request ({_why(exc)}); "
+                           f"it is recorded unchecked in conversation {seen.conv.number}")
+            return Verdict(seen.conv.number, body, [], wire=wire_name)
         self._open[ex_id] = seen
         self.view.show_request(seen)
         return Verdict(seen.conv.number, body, seen.findings, wire=wire_name)
+
+    def _unchecked(self, wire, body: dict, client: str | None) -> Seen:
+        """A request the checks could not get through (nested too deeply, say): its
+        conversation and chat form as far as they can be had, no findings."""
+        messages: list = []
+        with contextlib.suppress(Exception):
+            messages = body["messages"] if wire.name == "chat" else \
+                strip_wire(wire.chat_form(body).messages)
+        conv = None
+        with contextlib.suppress(Exception):
+            conv = self.tracker.assign(messages, client)
+        return Seen(wire, body, conv or self.tracker.start(client), messages, [])
 
     def on_edited(self, ex_id: int, body: dict) -> None:
         """The user edited the body at the intercept prompt: judge what was sent."""
@@ -122,7 +146,11 @@ class Analysis:
         seen = self._sent(ex_id)
         if seen is None:
             return
-        got = read_reply(seen.wire, status, data, stream)
+        try:
+            got = read_reply(seen.wire, status, data, stream)
+        except Exception as exc:  # noqa: BLE001 - the request is recorded; say what was not
+            got = Replied(None, error=f"HTTP {status}: agentdbg could not read this response "
+                                      f"({_why(exc)})")
         reply = strip_wire(got.reply.message) if got.reply is not None else None
         self.tracker.record_response(
             seen.conv, seen.messages, reply, usage=got.reply.usage if got.reply else None,
@@ -169,6 +197,12 @@ class Analysis:
         for ex_id in list(self._open):   # relayed, never answered: recorded, then cancelled
             self._sent(ex_id)
         return self.tracker.close()
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _chat_tools(seen: Seen) -> list | None:

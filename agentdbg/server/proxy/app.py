@@ -17,10 +17,12 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
+from agentdbg.server.net import Contained, json_errors
 from agentdbg.server.proxy.analyst import Exchange, Verdict
 from agentdbg.server.wires import WIRES, Wire
+from agentdbg.transcript.redact import safe_url
 
 HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
               "trailer", "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding"}
@@ -96,7 +98,12 @@ class ProxyApp:
         self.options = options
         self.analyst = analyst
         self.intercept = intercept
-        self.upstream = options.upstream.rstrip("/")
+        # the upstream's own query (Azure's ?api-version=...) goes on every request's query,
+        # not into its path
+        parts = urlsplit(options.upstream)
+        self.upstream_query = parts.query
+        self.upstream = urlunsplit(parts._replace(query="", fragment="")).rstrip("/")
+        self.shown = safe_url(self.upstream)          # for messages: without its credentials
         self.base = httpx.URL(self.upstream)
         # a bounded pool: httpcore's pool slows down as it grows, and a model endpoint is
         # better served by a few busy connections than by hundreds of idle ones
@@ -115,9 +122,10 @@ class ProxyApp:
             handler = self._handler(wire)
             routes += [Route("/v1" + wire.path, handler, methods=["POST"]),
                        Route(wire.path, handler, methods=["POST"])]
-        app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)])
+        app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)],
+                        exception_handlers=json_errors(_proxy_error, "proxy"))
         app.state.proxy = self
-        return app
+        return Contained(app, _proxy_error, "proxy", self.analyst.note)
 
     # -- the checked endpoints: chat completions, responses, messages --------------------
     def _handler(self, wire: Wire):
@@ -178,8 +186,19 @@ class ProxyApp:
             if token:
                 self.analyst.add_secret(token)
 
+    def _query(self, request) -> str:
+        """The upstream's query and the request's, as one: a parameter the request sets itself
+        replaces the upstream's of that name."""
+        own = request.url.query
+        if not self.upstream_query or not own:
+            return own or self.upstream_query
+        names = {name for name, _ in parse_qsl(own, keep_blank_values=True)}
+        kept = [piece for piece in self.upstream_query.split("&")
+                if piece and unquote_plus(piece.partition("=")[0]) not in names]
+        return "&".join([*kept, own])
+
     def _url(self, request, path: str) -> str:
-        query = request.url.query
+        query = self._query(request)
         return self.upstream + path + (f"?{query}" if query else "")
 
     async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Wire):
@@ -193,7 +212,7 @@ class ProxyApp:
         try:
             resp = await self.client.send(req, stream=True)
         except httpx.HTTPError as exc:
-            message = f"agentdbg proxy could not reach the upstream {self.upstream}: {type(exc).__name__}"
+            message = f"agentdbg proxy could not reach the upstream {self.shown}: {type(exc).__name__}"
             self.analyst.upstream_failed(exchange, message)
             return JSONResponse(wire.error(502, message, type_="proxy_error",
                                            code="upstream_unreachable"), status_code=502)
@@ -245,18 +264,24 @@ class ProxyApp:
         path = inside(self.base.path, rest)
         if path is None:
             return JSONResponse(error_body("path leaves the upstream's base path"), status_code=400)
+        try:
+            url = str(self.base.copy_with(path=path, query=self._query(request).encode() or None))
+        except (httpx.InvalidURL, ValueError):   # a control character: no URL carries it
+            self.analyst.note(f"refused {request.method} /v1{rest}: the path holds a character "
+                              "a URL cannot carry")
+            return JSONResponse(error_body("path holds a character a URL cannot carry (a "
+                                           "control character); not forwarded"), status_code=400)
         self._tell_unchecked(request.method, rest)
         raw = await self._body(request)
         if raw is None:
             return JSONResponse(error_body(f"request body larger than {self.options.max_body} "
                                            "bytes", code="request_too_large"), status_code=413)
         self._remember_keys(request)
-        url = str(self.base.copy_with(path=path, query=request.url.query.encode() or None))
         try:
             resp = await self.client.request(request.method, url, content=raw,
                                              headers=forward_headers(request.headers))
         except httpx.HTTPError as exc:
-            return JSONResponse(error_body(f"agentdbg proxy could not reach {self.upstream}: "
+            return JSONResponse(error_body(f"agentdbg proxy could not reach {self.shown}: "
                                            f"{type(exc).__name__}", "proxy_error"), status_code=502)
         return Response(content=resp.content, status_code=resp.status_code,
                         media_type=resp.headers.get("content-type"),
@@ -268,6 +293,11 @@ class ProxyApp:
         self._told.add(rest)
         self.analyst.note(f"POST /v1{rest} is passed through unchecked: agentdbg checks "
                           "/v1/chat/completions, /v1/responses and /v1/messages")
+
+
+def _proxy_error(status: int, message: str) -> dict:
+    """The proxy's own errors (not the upstream's): the OpenAI error shape."""
+    return error_body(message, "proxy_error" if status >= 500 else "invalid_request_error")
 
 
 def _ms(start: float) -> float:

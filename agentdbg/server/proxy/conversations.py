@@ -79,6 +79,30 @@ def _fresh_start(messages: list) -> bool:
     return not any(isinstance(m, dict) and m.get("role") in ("assistant", "tool") for m in messages)
 
 
+USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def _readable(usage: object, finish: object) -> tuple[dict, str | None, list[str]]:
+    """The usage and finish reason of a response as a transcript holds them (counts are
+    numbers, a finish reason is a string), and a note for each value left out."""
+    unread = []
+    if not isinstance(usage, dict):
+        if usage:
+            unread.append(f"usage {json.dumps(usage, default=str)[:40]} is not an object: not recorded")
+        usage = {}
+    for key in USAGE_COUNTS:
+        value = usage.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            unread.append(f"usage.{key} {json.dumps(value, default=str)[:40]} is not a number: "
+                          "not recorded")
+            usage = {k: v for k, v in usage.items() if k != key}
+    if finish is not None and not isinstance(finish, str):
+        unread.append(f"finish_reason {json.dumps(finish, default=str)[:40]} is not a string: "
+                      "not recorded")
+        finish = None
+    return usage, finish, unread
+
+
 @dataclass
 class Conversation:
     number: int
@@ -196,9 +220,10 @@ class Tracker:
             conv.writer("model_error", {"turn": conv.requests, "message": error, "status": status,
                                         "latency_ms": latency_ms})
         else:
-            event = {"turn": conv.requests, "message": reply, "usage": usage or {},
+            usage, finish, unread = _readable(usage, finish)
+            event = {"turn": conv.requests, "message": reply, "usage": usage,
                      "finish_reason": finish, "latency_ms": latency_ms,
-                     "note": "; ".join(stream_shape or []) or None}
+                     "note": "; ".join([*(stream_shape or []), *unread]) or None}
             if native is not None:
                 event["id"], event["output"] = native.get("id"), native.get("output")
             conv.writer("response", event)
