@@ -29,7 +29,7 @@ from agentdbg.server.served import (
     chain_messages,
     history_of,
 )
-from agentdbg.server.wires import WIRES, Wire
+from agentdbg.server.wires import WIRES, Wire, definition_error
 from agentdbg.textsafe import one_line
 from agentdbg.wire.common import strip_wire
 
@@ -101,7 +101,7 @@ class ServeApp:
                                                f"({type(exc).__name__})", type_="server_error"))
 
     def _handle(self, wire: Wire, body: Any) -> Answer:
-        problem = wire.shape_error(body)
+        problem = wire.shape_error(body) or definition_error(wire.name, body)
         if problem is not None:
             return Answer(400, wire.error(400, problem[0], param=problem[1]))
         chain, missing = self._chain(body) if wire.name == "responses" else (None, None)

@@ -55,14 +55,30 @@ def _schema_problem(tools: Any, schema_key: str, nested: bool) -> tuple[str, str
         if isinstance(schema, dict) and "properties" in schema and not isinstance(props, dict):
             return (f"Invalid schema for function '{name}': {props!r} is not of type 'object'.",
                     f"{where}.properties", k)
-        if isinstance(schema, dict):   # the API validates a definition as a JSON Schema
-            from agentdbg.schemas import schema_error
+    return None
 
-            problem = schema_error(schema)
-            if problem is not None:
-                context = ", ".join(repr(p) for p in problem[0]) + ("," if len(problem[0]) == 1 else "")
-                return (f"Invalid schema for function '{name}': In context=({context}), "
-                        f"{problem[1]}.", where, k)
+
+def definition_error(wire_name: str, body: Any) -> tuple[str, str | None] | None:
+    """(message, param) for a tool definition that is not a JSON Schema: the API validates
+    each one (``serve`` answers 400; the proxy still checks and records such a request)."""
+    from agentdbg.schemas import schema_error
+
+    nested = wire_name == "chat"
+    key = "input_schema" if wire_name == "anthropic" else "parameters"
+    tools = body.get("tools") if isinstance(body, dict) else None
+    for k, t in enumerate(tools if isinstance(tools, list) else []):
+        fn = t.get("function") if nested and isinstance(t, dict) else t
+        if not isinstance(fn, dict) or not isinstance(fn.get(key), dict):
+            continue
+        schema = fn[key]
+        problem = schema_error(schema)
+        if problem is not None:
+            context = ", ".join(repr(p) for p in problem[0]) + ("," if len(problem[0]) == 1 else "")
+            where = f"tools[{k}].function.{key}" if nested else f"tools[{k}].{key}"
+            if wire_name == "anthropic":
+                return f"tools.{k}.custom.input_schema: {problem[1]}", None
+            return (f"Invalid schema for function '{fn.get('name')}': In context=({context}), "
+                    f"{problem[1]}.", where)
     return None
 
 
