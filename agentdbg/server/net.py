@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 
+MAX_BODY = 32 * 1024 * 1024   # proxy and serve: a request body larger than this gets a 413
+
 
 def bind(host: str, port: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
@@ -35,21 +37,51 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{host}:{port}/v1"
 
 
+async def read_body(request, limit: int = MAX_BODY) -> bytes | None:
+    """The request's body, or None past ``limit`` bytes. An oversized body is read on and dropped
+    (up to 4x the limit) so the client, still sending, gets to read the 413."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > 4 * limit:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > 4 * limit:
+            return None
+        if size <= limit:
+            chunks.append(chunk)
+    return b"".join(chunks) if size <= limit else None
+
+
+def json_response(content, status_code: int = 200, headers=None):
+    """Starlette's ``JSONResponse`` whose text always encodes: a lone surrogate in it (valid in
+    JSON, from a request's ``"\\ud800"``) goes out as the ``\\ud800`` escape, never a
+    ``UnicodeEncodeError``."""
+    from starlette.responses import JSONResponse
+
+    class _Answer(JSONResponse):
+        def render(self, content) -> bytes:
+            from agentdbg.messages import utf8_json
+
+            return utf8_json(content, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+    return _Answer(content, status_code=status_code, headers=headers)
+
+
 def json_errors(body_of, what: str) -> dict:
     """Starlette ``exception_handlers`` that answer in JSON, in the shape ``body_of(status,
     message)`` gives: an unknown path or method (404, 405), and a failure of agentdbg's own code
     (500: ``agentdbg WHAT failed on this request (TypeError)``). Starlette re-raises the
     failure after answering; ``Contained`` ends it there."""
     from starlette.exceptions import HTTPException
-    from starlette.responses import JSONResponse
 
     async def http_error(request, exc: HTTPException):
-        return JSONResponse(body_of(exc.status_code, str(exc.detail)), status_code=exc.status_code,
-                            headers=exc.headers)
+        return json_response(body_of(exc.status_code, str(exc.detail)), status_code=exc.status_code,
+                             headers=exc.headers)
 
     async def failed(request, exc: Exception):
-        return JSONResponse(body_of(500, f"agentdbg {what} failed on this request "
-                                         f"({type(exc).__name__})"), status_code=500)
+        return json_response(body_of(500, f"agentdbg {what} failed on this request "
+                                          f"({type(exc).__name__})"), status_code=500)
 
     return {HTTPException: http_error, Exception: failed}
 

@@ -21,6 +21,7 @@ from typing import Any
 from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
 from agentdbg.providers.replay import ReplayDiverged
+from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response, read_body
 from agentdbg.server.served import (
     ResponseStore,
     ServedReplay,
@@ -81,8 +82,8 @@ class ServeApp:
         self.reasoned: OrderedDict[str, dict] = OrderedDict()  # fc id -> the reasoning item before it
 
     def handle(self, wire: Wire, raw: bytes) -> Answer:
-        try:
-            body = json.loads(raw)
+        try:   # NaN and Infinity are Python's, not JSON: the real APIs refuse them
+            body = json.loads(raw, parse_constant=_not_json)
         except (ValueError, RecursionError):
             return Answer(400, wire.bad_json())
         try:
@@ -96,7 +97,7 @@ class ServeApp:
             return Answer(400, wire.error(400, "the request is nested too deeply to be read"))
         except Exception as exc:  # noqa: BLE001 - a bug here is one line, never a traceback
             self.log(f"agentdbg serve: internal error on a {wire.name} request: "
-                     f"{type(exc).__name__}: {exc}")
+                     f"{type(exc).__name__}: {one_line(str(exc))}")
             return Answer(500, wire.error(500, f"agentdbg serve failed on this request "
                                                f"({type(exc).__name__})", type_="server_error"))
 
@@ -132,7 +133,7 @@ class ServeApp:
             return Answer(500, wire.error(500, exc.message, type_="server_error"))
         except Exception as exc:  # noqa: BLE001 - an odd request must never become a traceback
             self.log(f"agentdbg serve: could not answer a {wire.name} request: "
-                     f"{type(exc).__name__}: {exc}")
+                     f"{type(exc).__name__}: {one_line(str(exc))}")
             return Answer(400, wire.error(400, f"agentdbg serve could not read this request "
                                                f"({type(exc).__name__})"))
         message = reply.message
@@ -191,34 +192,51 @@ def _reasons(wire: Wire, body: dict) -> bool:
     return False
 
 
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")
+
+
 def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
-             lenient: bool = False, log=None):
+             lenient: bool = False, log=None, max_body: int = MAX_BODY):
+    """The starlette app of ``agentdbg serve``. Every answer is JSON that encodes (a lone
+    surrogate goes out as its ``\\u`` escape), a body over ``max_body`` bytes gets a 413 in the
+    format's own error shape, and a failure of serve's own code is a JSON 500 and one line."""
     from starlette.applications import Starlette
-    from starlette.responses import JSONResponse, StreamingResponse
+    from starlette.responses import StreamingResponse
     from starlette.routing import Route
 
     served = ServeApp(provider, model_name, profile, lenient, log)
 
     async def models(request):
-        return JSONResponse({"object": "list", "data": [
+        return json_response({"object": "list", "data": [
             {"id": model_name, "object": "model", "created": 0, "owned_by": "agentdbg"}]})
 
     def endpoint(wire: Wire):
         async def answer(request):
-            raw = await request.body()
+            raw = await read_body(request, max_body)
+            if raw is None:
+                served.log(f"agentdbg serve: answered a {wire.name} request with 413: its body is "
+                           f"larger than {max_body} bytes")
+                return json_response(wire.error(413, f"request body larger than {max_body} bytes",
+                                                code="request_too_large"), status_code=413)
             result = served.handle(wire, raw)
             if result.chunks is not None:
                 return StreamingResponse(_events(result.chunks), media_type="text/event-stream")
-            return JSONResponse(result.body, status_code=result.status)
+            return json_response(result.body, status_code=result.status)
         return answer
 
     routes = [Route("/v1/models", models, methods=["GET"])]
     for wire in WIRES.values():
         routes += [Route("/v1" + wire.path, endpoint(wire), methods=["POST"]),
                    Route(wire.path, endpoint(wire), methods=["POST"])]
-    app = Starlette(routes=routes)
+    chat = WIRES["chat"]
+
+    def error_of(status: int, message: str) -> dict:   # serve's own errors: the OpenAI shape
+        return chat.error(status, message, type_="server_error" if status >= 500
+                          else "invalid_request_error")
+    app = Starlette(routes=routes, exception_handlers=json_errors(error_of, "serve"))
     app.state.serve = served
-    return app
+    return Contained(app, error_of, "serve", lambda text: served.log(one_line(text)))
 
 
 def serve_provider(offline: bool, replay_file, script):

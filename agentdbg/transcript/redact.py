@@ -30,11 +30,19 @@ class Redactor:
                 from agentdbg.errors import ConfigError
 
                 raise ConfigError(f"--redact {p!r} is not a valid regular expression: {exc}") from None
-        self.secrets = [s for s in secrets if s and len(s) >= 4]
+        self.secrets: list[str] = []
+        for secret in secrets:
+            self.add(secret)
+
+    def add(self, secret: str) -> None:
+        """One more value never to write (one shorter than 4 characters would cut every word)."""
+        if secret and len(secret) >= 4 and secret not in self.secrets:
+            self.secrets.append(secret)
+            # the longest first: "alice:pw" goes whole before "alice" could cut it
+            self.secrets.sort(key=len, reverse=True)
 
     def text(self, value: str) -> str:
-        # the longest first: "alice:pw" goes whole before "alice" could cut it
-        for secret in sorted(self.secrets, key=len, reverse=True):
+        for secret in self.secrets:          # the longest first (see ``add``)
             value = value.replace(secret, REDACTED)
         for pattern in self.extra:  # the user's patterns may match short values
             value = pattern.sub(REDACTED, value)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdbg.messages import NestedTooDeeply, canonical_json, json_kind, loads_json
+from agentdbg.messages import NestedTooDeeply, canonical_json, json_kind, loads_json, utf8_json
 
 ARG_PIECE = 12  # characters of arguments per delta
 
@@ -24,7 +24,7 @@ ARG_PIECE = 12  # characters of arguments per delta
 def completion_json(message: dict, body: dict, usage: dict | None = None,
                     finish: str | None = None, model_name: str = "offline") -> dict:
     """A chat.completion object; id and created derive from the request (deterministic)."""
-    digest = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()[:24]
+    digest = hashlib.sha256(canonical_json(body).encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return {"id": f"chatcmpl-{digest}", "object": "chat.completion", "created": 0,
             "model": body.get("model") or model_name,
             "choices": [{"index": 0, "message": message,
@@ -37,7 +37,7 @@ def _chunk(base: dict, delta: dict, finish: str | None = None, usage: dict | Non
     payload = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
     if usage is not None:
         payload["usage"] = usage
-    return b"data: " + json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n\n"
+    return b"data: " + utf8_json(payload).encode("utf-8") + b"\n\n"
 
 
 def encode_stream(message: dict, *, completion_id: str, model: str, created: int,

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdbg.messages import NestedTooDeeply, loads_json
+from agentdbg.messages import NestedTooDeeply, loads_json, utf8_json
 
 Loc = tuple[int, ...]
 WIRE = "wire"     # the key under which a chat object keeps its native original(s)
@@ -72,17 +72,23 @@ def canonical(value: Any) -> str:
 
 def digest(body: Any) -> str:
     """The request's fingerprint: every id of a built response derives from it."""
-    return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
+    return hashlib.sha256(utf8(canonical(body))).hexdigest()
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8 for hashing: a lone surrogate (valid in a JSON string, from a request's
+    ``"\\ud800"``) is encoded as is instead of raising."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 def hex_id(prefix: str, seed: str, *parts: object, length: int = 48) -> str:
     text = ":".join([seed, *map(str, parts)])
-    return prefix + hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+    return prefix + hashlib.sha256(utf8(text)).hexdigest()[:length]
 
 
 def base62_id(prefix: str, seed: str, *parts: object, length: int = 22) -> str:
     text = ":".join([seed, *map(str, parts)])
-    n = int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16)
+    n = int(hashlib.sha256(utf8(text)).hexdigest(), 16)
     out = []
     for _ in range(length):
         n, r = divmod(n, 62)
@@ -167,7 +173,7 @@ def pieces(text: str, size: int) -> list[str]:
 
 def sse(event: str, data: dict) -> bytes:
     """One server-sent event as the real APIs frame it: an ``event:`` line and a ``data:`` line."""
-    return (f"event: {event}\ndata: ".encode() + json.dumps(data, ensure_ascii=False).encode("utf-8")
+    return (f"event: {event}\ndata: ".encode() + utf8_json(data).encode("utf-8")
             + b"\n\n")
 
 

@@ -464,3 +464,20 @@ def test_the_upstreams_own_query_stays_a_query_merged_with_the_requests(upstream
     conn.request("GET", "/v1/models")                     # a passthrough
     assert conn.getresponse().status == 200
     assert upstream.seen[-1]["path"] == "/v1/models?api-version=2024-06-01"
+
+
+def test_a_lone_surrogate_in_a_blocked_request_is_answered_as_its_escape(upstream, proxies):
+    """--block-invalid answers with the findings, which quote the request: a lone surrogate in it
+    goes out as the JSON escape."""
+    proxy = proxies(upstream.url, "--block-invalid")
+    body = (b'{"model": "m", "messages": [{"role": "user", "content": "q"}, {"role": "assistant", '
+            b'"content": null, "tool_calls": [{"id": "c1", "type": "function", "function": '
+            b'{"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "\\ud800", '
+            b'"content": "x"}]}')
+    status, data, headers = post(proxy.url, body)
+    assert status == 400 and headers["content-type"] == "application/json", data[:300]
+    error = json.loads(data)["error"]
+    assert error["code"] == "agentdbg_blocked" and "\ud800" in json.dumps(error["findings"],
+                                                                          ensure_ascii=False)
+    assert upstream.seen == []
+    assert "Traceback" not in proxy.stop()

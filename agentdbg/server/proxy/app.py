@@ -11,7 +11,6 @@ pass through, within the upstream's base path; POSTs agentdbg cannot check are s
 from __future__ import annotations
 
 import asyncio
-import json
 import posixpath
 import socket
 import time
@@ -19,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
-from agentdbg.server.net import Contained, json_errors
+from agentdbg.messages import utf8_json
+from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response, read_body
 from agentdbg.server.proxy.analyst import Exchange, Verdict
 from agentdbg.server.wires import WIRES, Wire
 from agentdbg.transcript.redact import safe_url
@@ -27,7 +27,6 @@ from agentdbg.transcript.redact import safe_url
 HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
               "trailer", "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding"}
 KEY_HEADERS = ("authorization", "api-key", "x-api-key")
-MAX_BODY = 32 * 1024 * 1024   # a request body larger than this gets a 413
 #: a request's headers and body leave in one segment: no ~40 ms delayed-ACK stall per request
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 POOL = 32
@@ -134,11 +133,9 @@ class ProxyApp:
         return handle
 
     async def exchange(self, request, wire: Wire):
-        from starlette.responses import JSONResponse
-
         raw = await self._body(request)
         if raw is None:
-            return JSONResponse(wire.error(413, f"request body larger than {self.options.max_body} "
+            return json_response(wire.error(413, f"request body larger than {self.options.max_body} "
                                                 "bytes", code="request_too_large"), status_code=413)
         self._remember_keys(request)
         client = f"{request.client.host}:{request.client.port}" if request.client else None
@@ -154,30 +151,18 @@ class ProxyApp:
                         if self.intercept is not None else Decision(body=verdict.body))
             if decision.action == "block" or (self.options.block_invalid and verdict.blocking):
                 self.analyst.blocked(exchange)
-                return JSONResponse(blocked_response(verdict.findings, wire), status_code=400)
+                return json_response(blocked_response(verdict.findings, wire), status_code=400)
             if decision.action == "respond":
                 return self._scripted(exchange, decision.body or verdict.body or {},
                                       decision.reply or {}, wire)
             if decision.changed and decision.body is not None:
                 self.analyst.edited(exchange, decision.body)
-                sent = json.dumps(decision.body, ensure_ascii=False).encode("utf-8")
+                sent = utf8_json(decision.body).encode("utf-8")
         return await self._forward(request, exchange, sent, wire)
 
     async def _body(self, request) -> bytes | None:
-        """The body, or None past ``max_body``. An oversized body is read on and dropped (up
-        to 4x the limit) so the client, still sending, gets to read the 413."""
-        limit = self.options.max_body
-        declared = request.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > 4 * limit:
-            return None
-        chunks, size = [], 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > 4 * limit:
-                return None
-            if size <= limit:
-                chunks.append(chunk)
-        return b"".join(chunks) if size <= limit else None
+        """The body, or None past ``max_body`` (see ``net.read_body``)."""
+        return await read_body(request, self.options.max_body)
 
     def _remember_keys(self, request) -> None:
         for name in KEY_HEADERS:
@@ -203,7 +188,7 @@ class ProxyApp:
 
     async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Wire):
         import httpx
-        from starlette.responses import JSONResponse, Response, StreamingResponse
+        from starlette.responses import Response, StreamingResponse
 
         url = self._url(request, wire.path)
         start = time.perf_counter()
@@ -214,7 +199,7 @@ class ProxyApp:
         except httpx.HTTPError as exc:
             message = f"agentdbg proxy could not reach the upstream {self.shown}: {type(exc).__name__}"
             self.analyst.upstream_failed(exchange, message)
-            return JSONResponse(wire.error(502, message, type_="proxy_error",
+            return json_response(wire.error(502, message, type_="proxy_error",
                                            code="upstream_unreachable"), status_code=502)
         media = resp.headers.get("content-type", "application/json")
         if "text/event-stream" in media:
@@ -247,41 +232,41 @@ class ProxyApp:
                                       stream=True)
 
     def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Wire):
-        from starlette.responses import JSONResponse, StreamingResponse
+        from starlette.responses import StreamingResponse
 
         self.analyst.scripted(exchange, body, reply)
         payload = wire.answer(reply, body, None, None)
         if body.get("stream"):
             return StreamingResponse(wire.stream(payload, body), media_type="text/event-stream")
-        return JSONResponse(payload)
+        return json_response(payload)
 
     # -- everything else ----------------------------------------------------------------
     async def passthrough(self, request):
         import httpx
-        from starlette.responses import JSONResponse, Response
+        from starlette.responses import Response
 
         rest = request.url.path[len("/v1"):]
         path = inside(self.base.path, rest)
         if path is None:
-            return JSONResponse(error_body("path leaves the upstream's base path"), status_code=400)
+            return json_response(error_body("path leaves the upstream's base path"), status_code=400)
         try:
             url = str(self.base.copy_with(path=path, query=self._query(request).encode() or None))
         except (httpx.InvalidURL, ValueError):   # a control character: no URL carries it
             self.analyst.note(f"refused {request.method} /v1{rest}: the path holds a character "
                               "a URL cannot carry")
-            return JSONResponse(error_body("path holds a character a URL cannot carry (a "
+            return json_response(error_body("path holds a character a URL cannot carry (a "
                                            "control character); not forwarded"), status_code=400)
         self._tell_unchecked(request.method, rest)
         raw = await self._body(request)
         if raw is None:
-            return JSONResponse(error_body(f"request body larger than {self.options.max_body} "
+            return json_response(error_body(f"request body larger than {self.options.max_body} "
                                            "bytes", code="request_too_large"), status_code=413)
         self._remember_keys(request)
         try:
             resp = await self.client.request(request.method, url, content=raw,
                                              headers=forward_headers(request.headers))
         except httpx.HTTPError as exc:
-            return JSONResponse(error_body(f"agentdbg proxy could not reach {self.shown}: "
+            return json_response(error_body(f"agentdbg proxy could not reach {self.shown}: "
                                            f"{type(exc).__name__}", "proxy_error"), status_code=502)
         return Response(content=resp.content, status_code=resp.status_code,
                         media_type=resp.headers.get("content-type"),

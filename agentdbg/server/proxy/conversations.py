@@ -147,8 +147,7 @@ class Tracker:
 
     def add_secret(self, secret: str) -> None:
         """A key seen in a header: never written, never shown (kept in memory only)."""
-        if secret and secret not in self.redactor.secrets and len(secret) >= 4:
-            self.redactor.secrets.append(secret)
+        self.redactor.add(secret)
 
     def start(self, client: str | None = None) -> Conversation:
         """A new conversation (a request continuing something this proxy never saw)."""
