@@ -15,6 +15,7 @@ import sys
 
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import utf8_json
 from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
@@ -32,7 +33,7 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
     show = not options.json_out
     if show:
         console.print(view_run.render_header(options.model_desc, session.toolset.names(),
-                                             options.offline, options.title))
+                                             options.offline, options.title, compact=options.present))
     shown = 0
     try:
         for event in (_live_steps(session) if replay is None else replay.steps()):
@@ -56,11 +57,11 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
     except KeyboardInterrupt as exc:
         from agentdbg.errors import Terminated
 
-        session.cancel("terminated (SIGTERM)" if isinstance(exc, Terminated)
-                       else "cancelled by the user (Ctrl-C)")
+        session.cancel(Msg(N_("terminated (SIGTERM)")) if isinstance(exc, Terminated)
+                       else Msg(N_("cancelled by the user (Ctrl-C)")))
     finally:
         if not session.done:  # an unexpected error: the transcript still gets its stop event
-            session.cancel("the run ended abnormally; everything before this was recorded")
+            session.cancel(Msg(N_("the run ended abnormally; everything before this was recorded")))
     if options.json_out:
         doc = run_document(session, model=session.config.model, base_url=safe_url(options.base_url))
         from agentdbg.render.budget import last_request_budget

@@ -157,7 +157,7 @@ def _live_session(args: ReplayArgs, messages: list, header: dict | None = None):
 
     toolset = _tools(args, "--from" if header else "a starting state", header)
     api = str((header or {}).get("api") or "chat")  # a fork talks the recording's wire format
-    info = make_provider(args.model, args.base_url, args.api_key, api=api)
+    info = make_provider(args.model, args.base_url, args.api_key, api=api, profile=args.profile)
     approve = args.approve or ("ask" if args.step else "none")
     config = (config_from_header(header, model=info.model, approve=approve,
                                  stop_on_invalid=not args.step) if header else
@@ -274,7 +274,7 @@ def _go_live(args: ReplayArgs, console=None, options: RunOptions | None = None) 
     from agentdbg.providers.factory import make_provider
 
     def provider():
-        return make_provider(args.model, args.base_url, args.api_key).provider
+        return make_provider(args.model, args.base_url, args.api_key, profile=args.profile).provider
 
     if args.tools is None and not args.mcp:
         return GoLive(provider)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agentdbg.engine.results import error_content
+from agentdbg.i18n import Msg
 
 KINDS = ("timeout", "invalid_json", "invalid_arguments", "internal_error", "not_found", "empty",
          "oversized", "rate_limited", "denied")
@@ -89,6 +90,7 @@ def parse_fault(text: str) -> Fault:
         try:
             json.loads(text)
         except ValueError as exc:
-            raise ValueError(f"custom fault is not valid JSON: {exc}") from None
+            raise ValueError(Msg("custom fault is not valid JSON: {error}", {"error": str(exc)})) from None
         return Fault("custom", text)
-    raise ValueError(f"unknown fault {text!r}; one of {', '.join(KINDS)} or inline JSON")
+    raise ValueError(Msg("unknown fault {text}; one of {kinds} or inline JSON",
+                         {"text": repr(text), "kinds": ", ".join(KINDS)}))

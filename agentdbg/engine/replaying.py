@@ -18,6 +18,7 @@ from agentdbg.engine.faults import Fault
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import Event, RunConfig, Session
 from agentdbg.errors import InputError, located
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import loads_json
 from agentdbg.providers.base import Provider
 from agentdbg.providers.replay import RecordedResult, ReplayModel
@@ -74,6 +75,8 @@ def apply_action(session: Session, event: dict) -> None:
         session.drop(event["index"])
     elif kind == "rewind":
         session.rewind(event["index"])
+    elif kind == "back":
+        session.back(event["index"] + 1)
     elif kind == "retry":
         session.retry()
     elif kind == "inject" and event.get("pending"):
@@ -136,7 +139,7 @@ class Replay:
                     model.diverged = model.diverged or (
                         f"the replay stopped ({s.stop_reason.value}) where the recording goes on")
                 if s.stop_reason is None:
-                    s.stop(StopReason.CANCELLED, "the recording ends here (it has no stop event)")
+                    s.stop(StopReason.CANCELLED, Msg(N_("the recording ends here (it has no stop event)")))
                 return
             yield s.step()
 
@@ -150,7 +153,7 @@ class Replay:
         if s.stop_reason is not None or s.phase is not Phase.MODEL or s.messages != upcoming:
             s.adopt(upcoming)
 
-    def pause_reason(self) -> str | None:
+    def pause_reason(self) -> Msg | None:
         """Why the next step must not play the recording (None: go on).
 
         The user's own change (an edit, a drop …) makes the recorded responses answer a
@@ -160,15 +163,15 @@ class Replay:
         self.sync()
         s = self.session
         if s.done and self.model.peek() is None:
-            return "the recording ends here"
+            return Msg(N_("the recording ends here"))
         user_changed = len(s.actions) > self.applied
         if s.phase is Phase.MODEL and user_changed and not self.model.knowingly:
             diff = self.model.stale(s.request())
             if diff:
-                return ("the recording is stale from here: your change makes the recorded "
-                        f"responses answer a different history ({describe_difference(diff)}). "
-                        "'live' continues with a live model; 'play' keeps playing the "
-                        "recording knowingly.")
+                return Msg(N_("the recording is stale from here: your change makes the recorded "
+                              "responses answer a different history ({difference}). 'live' "
+                              "continues with a live model; 'play' keeps playing the recording "
+                              "knowingly."), {"difference": describe_difference(diff)})
         return None
 
     def go_live(self, provider: Provider, toolset: ToolSet | None) -> None:

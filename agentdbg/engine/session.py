@@ -24,6 +24,7 @@ from agentdbg.engine.executor import ToolExecutor, ToolOutcome
 from agentdbg.engine.faults import CallOverride
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.errors import ProviderError
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import call_fingerprint, call_name, tool_calls_of, tool_message
 from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.toolspec import ToolSet
@@ -93,6 +94,8 @@ class Stopped:
     detail: str
 
 
+CANCELLED_BY_USER = Msg(N_("cancelled by the user (Ctrl-C)"))
+
 Event = ModelReplied | ToolsExecuted | ApprovalNeeded | RequestBlocked | Stopped
 ApprovalKey = tuple[int, str, str, str]
 
@@ -113,11 +116,14 @@ class Session(UserActions):
         self.pending: list[dict] = []
         self.pending_turn = 0                         # the turn whose reply asked for ``pending``
         self.approvals: dict[ApprovalKey, bool] = {}  # one decision per exact pending call
-        self.turns: list[TurnStats] = []
+        self.turns: list[TurnStats] = []               # the turns whose reply is in the history
+        self.cut_turns: list[TurnStats] = []           # requests whose reply a rewind/drop cut
+        self.model_failure: ProviderError | None = None  # why the last request got no reply
         self.outcomes: list[ToolOutcome] = []
         self.outcome_at: dict[int, ToolOutcome] = {}  # tool message index -> its execution
         self.stop_reason: StopReason | None = None
-        self.stop_detail = ""
+        self.stop_detail = ""                         # in English (what the transcript records)
+        self.stop_msg: Msg | str = ""                 # the same, to show in the chosen language
         self._recent_calls: list[tuple[str, str]] = []  # (fingerprint, content), repeat detection
         self._started = clock()
         self.marks: dict[int, set[str]] = {}          # message index -> {"edited", "injected"}
@@ -181,8 +187,8 @@ class Session(UserActions):
         if self.stop_reason is not None:
             return Stopped(self.stop_reason, self.stop_detail)
         if self.config.timeout is not None and self.elapsed() > self.config.timeout:
-            return self._stop(StopReason.TIMEOUT,
-                              f"the run exceeded its wall-clock limit of {self.config.timeout:g}s")
+            return self._stop(StopReason.TIMEOUT, Msg(N_(
+                "the run exceeded its wall-clock limit of {limit}s"), {"limit": f"{self.config.timeout:g}"}))
         return self._ask_model() if self.phase is Phase.MODEL else self._run_tools()
 
     def run(self) -> Iterator[Event]:
@@ -201,8 +207,8 @@ class Session(UserActions):
             self.toolset = toolset
             self.executor = ToolExecutor(toolset, clock=self.clock, secrets=self.executor.secrets)
 
-    def cancel(self, detail: str = "cancelled by the user (Ctrl-C)") -> Stopped:
-        return self._stop(StopReason.CANCELLED, detail)
+    def cancel(self, detail: str | Msg | None = None) -> Stopped:
+        return self._stop(StopReason.CANCELLED, detail or CANCELLED_BY_USER)
 
     # -- approvals -----------------------------------------------------------
     def _approval_key(self, call: dict) -> ApprovalKey:
@@ -237,8 +243,8 @@ class Session(UserActions):
     # -- phases --------------------------------------------------------------
     def _ask_model(self) -> Event:
         if len(self.turns) >= self.config.max_turns:
-            return self._stop(StopReason.MAX_TURNS, f"the model still wanted tools after "
-                              f"{self.config.max_turns} turns (--max-turns)")
+            return self._stop(StopReason.MAX_TURNS, Msg(N_(
+                "the model still wanted tools after {n} turns (--max-turns)"), {"n": self.config.max_turns}))
         request = self.request()
         forced, self.force_send = self.force_send, False
         if self.precheck is not None and not forced:
@@ -247,23 +253,27 @@ class Session(UserActions):
                 self._emit("blocked", turn=len(self.turns) + 1,
                            findings=[f.to_dict() for f in findings])
                 if self.config.stop_on_invalid:
-                    self._stop(StopReason.INVALID_REQUEST, "the request breaks the protocol; "
-                               "not sent (use --send-anyway to see what the API answers)")
+                    self._stop(StopReason.INVALID_REQUEST, Msg(N_(
+                        "the request breaks the protocol; not sent (use --send-anyway to see what "
+                        "the API answers)")))
                 return RequestBlocked(findings)
         stats = TurnStats(turn=len(self.turns) + 1, request_messages=len(self.messages))
         self._emit("request", turn=stats.turn, messages=self.messages,
                    params={k: v for k, v in request.body().items() if k != "messages"})
         start = self.clock()
+        self.model_failure = None
         try:
             reply = self.provider.complete(request)
         except ProviderError as exc:
             stats.latency_ms = round((self.clock() - start) * 1000, 3)
             self.turns.append(stats)
+            self.model_failure = exc
             self._emit("model_error", turn=stats.turn, message=exc.message,
                        status=exc.status, latency_ms=stats.latency_ms)
             if self.config.timeout is not None and self.elapsed() >= self.config.timeout:
-                return self._stop(StopReason.TIMEOUT, f"the run exceeded its wall-clock limit of "
-                                  f"{self.config.timeout:g}s during a model request ({exc.message})")
+                return self._stop(StopReason.TIMEOUT, Msg(N_(
+                    "the run exceeded its wall-clock limit of {limit}s during a model request "
+                    "({error})"), {"limit": f"{self.config.timeout:g}", "error": exc.message}))
             return self._stop(StopReason.MODEL_ERROR, exc.message)
         stats.latency_ms = round((self.clock() - start) * 1000, 3) if reply.latency_ms is None \
             else reply.latency_ms
@@ -278,14 +288,15 @@ class Session(UserActions):
         if calls:
             self._set_pending(calls, stats.turn)
         else:
-            self._stop(StopReason.COMPLETED, "the model answered without tool calls")
+            self._stop(StopReason.COMPLETED, Msg(N_("the model answered without tool calls")))
         return event
 
     def _run_tools(self) -> Event:
         limit = self.config.max_tool_calls
         if self.tool_calls_made + len(self.pending) > limit:
-            return self._stop(StopReason.MAX_TOOL_CALLS, f"executing {len(self.pending)} more "
-                              f"call(s) would exceed --max-tool-calls {limit}")
+            return self._stop(StopReason.MAX_TOOL_CALLS, Msg(N_(
+                "executing {n} more call(s) would exceed --max-tool-calls {limit}"),
+                {"n": len(self.pending), "limit": limit}))
         undecided = self.needs_approval()
         if undecided and self.config.approve == "ask":
             return ApprovalNeeded(undecided)
@@ -320,17 +331,18 @@ class Session(UserActions):
         tail = self._recent_calls[-n:]
         if n > 0 and len(tail) == n and len(set(tail)) == 1:
             o = outcomes[-1]
-            self._stop(StopReason.REPEATED_CALL, f"{o.name} was called {n} times in a row with "
-                       f"the same arguments {o.arguments} and got the same result")
+            self._stop(StopReason.REPEATED_CALL, Msg(N_(
+                "{name} was called {n} times in a row with the same arguments {arguments} and got "
+                "the same result"), {"name": o.name, "n": n, "arguments": o.arguments}))
 
-    def stop(self, reason: StopReason, detail: str) -> Stopped:
+    def stop(self, reason: StopReason, detail: str | Msg) -> Stopped:
         """End the run with ``reason`` (drivers use it, e.g. replay ending as recorded)."""
         return self._stop(reason, detail)
 
-    def _stop(self, reason: StopReason, detail: str) -> Stopped:
+    def _stop(self, reason: StopReason, detail: str | Msg) -> Stopped:
         if self.stop_reason is None:
-            self.stop_reason, self.stop_detail = reason, detail
+            self.stop_reason, self.stop_detail, self.stop_msg = reason, str(detail), detail
             self.phase = Phase.DONE
-            self._emit("stop", reason=reason.value, detail=detail, messages=self.messages,
+            self._emit("stop", reason=reason.value, detail=self.stop_detail, messages=self.messages,
                        usage=self.usage)
         return Stopped(reason if self.stop_reason is None else self.stop_reason, self.stop_detail)

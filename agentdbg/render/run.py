@@ -11,7 +11,9 @@ from rich.text import Text
 
 from agentdbg.engine.executor import ToolOutcome
 from agentdbg.engine.phases import StopReason
+from agentdbg.i18n import N_, _, tr
 from agentdbg.render.safe import safe
+from agentdbg.render.wrap import cjk
 
 STOP_STYLE = {"completed": "bold green"}
 
@@ -22,50 +24,62 @@ def message_meta(session) -> dict[int, str]:
     for t in session.turns:
         if t.message_index is not None:
             tokens = t.usage.get("total_tokens")
-            est = " (estimated)" if t.usage.get("estimated") else ""
-            meta[t.message_index] = (f"turn {t.turn} · {tokens} tokens{est} · "
-                                     f"{t.latency_ms:.1f} ms · finish_reason={t.finish_reason}")
+            est = _(" (estimated)") if t.usage.get("estimated") else ""
+            meta[t.message_index] = _("turn {turn} · {tokens} tokens{estimated} · {ms} ms · "
+                                      "finish_reason={finish}").format(
+                turn=t.turn, tokens=tokens, estimated=est, ms=f"{t.latency_ms:.1f}",
+                finish=t.finish_reason)
     for index, o in session.outcome_at.items():
         meta[index] = outcome_meta(o)
     for index, marks in getattr(session, "marks", {}).items():
-        badge = " · ".join(f"[{m} by you]" for m in sorted(marks))
+        badge = " · ".join(MARKS.get(m, lambda m=m: f"[{m} by you]")() for m in sorted(marks))
         meta[index] = f"{meta[index]} · {badge}" if index in meta else badge
     return meta
+
+
+MARKS = {"edited": lambda: _("[edited by you]"), "injected": lambda: _("[injected by you]")}
 
 
 def outcome_meta(o: ToolOutcome) -> str:
     parts = [f"{o.duration_ms:.1f} ms"]
     if not o.ok:
-        parts.append(f"error: {o.error_type}{' (retryable)' if o.retryable else ''}")
+        parts.append(_("error: {type}{retryable}").format(
+            type=o.error_type, retryable=_(" (retryable)") if o.retryable else ""))
     if o.truncated_chars:
-        parts.append(f"cut {o.truncated_chars} characters")
+        parts.append(_("cut {n} characters").format(n=o.truncated_chars))
     if o.stubbed:
-        parts.append("fixture (stub)")
+        parts.append(_("fixture (stub)"))
     if o.injected:
-        parts.append("injected fault")
+        parts.append(_("injected fault"))
     return " · ".join(parts)
 
 
-def render_header(model_desc: str, tools: list[str], offline: bool,
-                  title: str = "agentdbg run") -> RenderableType:
-    lines = [Text.assemble(("model: ", "bold"), safe(model_desc)),
-             Text.assemble(("tools: ", "bold"), safe(", ".join(tools)))]
+def render_header(model_desc, tools: list[str], offline: bool,
+                  title: str = "agentdbg run", compact: bool = False) -> RenderableType:
+    """The run's header box; ``compact`` (the presenter view): one line."""
+    if compact:
+        line = Text.assemble((f"{title} · ", "bold"), safe(tr(model_desc)), " · ",
+                             (_("tools: "), "bold"), safe(", ".join(tools)))
+        line.no_wrap, line.overflow = True, "ellipsis"
+        return line
+    lines = [cjk(Text.assemble((_("model: "), "bold"), safe(tr(model_desc)))),
+             cjk(Text.assemble((_("tools: "), "bold"), safe(", ".join(tools))))]
     if offline:
-        lines.append(Text("The offline model is not an LLM: a deterministic planner that fills "
-                          "tool parameters from the question and earlier results.", style="dim"))
-        lines.append(Text("Use a real endpoint with --model NAME --base-url URL "
-                          "(key from OPENAI_API_KEY).", style="dim"))
+        lines.append(cjk(_("The offline model is not an LLM: a deterministic planner that fills "
+                           "tool parameters from the question and earlier results."), style="dim"))
+        lines.append(cjk(_("Use a real endpoint with --model NAME --base-url URL "
+                           "(key from OPENAI_API_KEY)."), style="dim"))
     return Panel(Group(*lines), title=title, title_align="left", expand=False)
 
 
 def render_turn_title(turn: int) -> RenderableType:
     from rich.rule import Rule
 
-    return Rule(f"turn {turn}", align="left", style="dim")
+    return Rule(_("turn {turn}").format(turn=turn), align="left", style="dim")
 
 
 def render_note(note: str | None) -> RenderableType:
-    return Text.assemble(("model note: ", "dim bold"), (safe(note or ""), "dim"))
+    return cjk(Text.assemble((_("model note: "), "dim bold"), (safe(note or ""), "dim")))
 
 
 def outcome_details(outcomes: list[ToolOutcome]) -> list[Text]:
@@ -119,22 +133,42 @@ def render_footer(session, replayed: bool = False) -> list[RenderableType]:
     empty = empty_answer(session)
     head: RenderableType
     if empty:
-        head = Text("No answer to show: the model's final message has no text.",
-                    style="bold yellow")
+        head = cjk(_("No answer to show: the model's final message has no text."),
+                   style="bold yellow")
     elif answer is not None:
-        head = Panel(Text(safe(answer)), title="answer", title_align="left")
+        head = Panel(cjk(safe(answer)), title=_("answer"), title_align="left")
     else:
-        head = Text("No answer: the run did not complete.", style="bold red")
+        head = cjk(_("No answer: the run did not complete."), style="bold red")
     reason = session.stop_reason.value if session.stop_reason else "running"
-    stop = Text.assemble(("stop: ", "bold"),
-                         (reason, "bold yellow" if empty else STOP_STYLE.get(reason, "bold red")),
-                         f" — {safe(session.stop_detail)}")
+    stop = Text.assemble((_("stop: "), "bold"),
+                         (stop_label(reason), "bold yellow" if empty else STOP_STYLE.get(reason, "bold red")),
+                         f" — {safe(stop_text(session))}")
     if empty:
-        stop.append(" (warning: the answer is empty)", style="bold yellow")
+        stop.append(_(" (warning: the answer is empty)"), style="bold yellow")
     u = session.usage
     elapsed = f"{session.elapsed() * 1000:.0f} ms"
-    usage = Text(f"usage: {u['prompt_tokens']} prompt + {u['completion_tokens']} completion "
-                 f"= {u['total_tokens']} tokens over {len(session.turns)} request(s); "
-                 f"{session.tool_calls_made} tool call(s); "
-                 f"{'replayed in ' + elapsed if replayed else elapsed}")
+    usage = Text(_("usage: {prompt} prompt + {completion} completion = {total} tokens over {n} "
+                   "request(s); {calls} tool call(s); {elapsed}").format(
+        prompt=u["prompt_tokens"], completion=u["completion_tokens"], total=u["total_tokens"],
+        n=len(session.turns), calls=session.tool_calls_made,
+        elapsed=_("replayed in {ms}").format(ms=elapsed) if replayed else elapsed))
     return [head, stop, usage]
+
+
+#: how a stop reason reads on screen (its value is what transcripts and --json carry)
+STOP_LABELS = {"completed": N_("completed"), "max_turns": N_("max_turns"),
+               "max_tool_calls": N_("max_tool_calls"), "repeated_call": N_("repeated_call"),
+               "timeout": N_("timeout"), "cancelled": N_("cancelled"),
+               "model_error": N_("model_error"), "invalid_request": N_("invalid_request"),
+               "running": N_("running")}
+
+
+def stop_label(reason: str) -> str:
+    return _(STOP_LABELS[reason]) if reason in STOP_LABELS else reason
+
+
+def stop_text(session) -> str:
+    """Why the run stopped, in the chosen language (a recorded detail: as recorded, or its
+    translation when it is one of agentdbg's own sentences)."""
+    msg = getattr(session, "stop_msg", "") or session.stop_detail
+    return tr(msg) if not isinstance(msg, str) else _(msg) if msg else ""

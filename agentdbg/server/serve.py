@@ -18,6 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from agentdbg.checker.verdict import error_text, verdict
 from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
 from agentdbg.providers.replay import ReplayDiverged
@@ -60,13 +61,6 @@ def _native_path(message: str, sources: list[str]) -> str:
     return re.sub(r"at messages\[(\d+)\]", native, message, count=1)
 
 
-def error_message(body: Any) -> str:
-    """The message of an error body in any of the three formats."""
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    return message if isinstance(message, str) else json.dumps(body, ensure_ascii=False)[:200]
-
-
 class ServeApp:
     """Judge, answer and remember; one request at a time (scripts and replays are stateful)."""
 
@@ -91,7 +85,7 @@ class ServeApp:
                 answer = self._handle(wire, body)
             if answer.status >= 400:  # the app sees the body; serve's terminal says it too
                 self.log(f"agentdbg serve: answered a {wire.name} request with "
-                         f"{answer.status}: {one_line(error_message(answer.body))}")
+                         f"{answer.status}: {one_line(error_text(answer.body))}")
             return answer
         except RecursionError:
             return Answer(400, wire.error(400, "the request is nested too deeply to be read"))
@@ -113,8 +107,7 @@ class ServeApp:
         form = wire.chat_form(body)
         if not self.lenient:
             prior = chain.items if chain else self._reasoning_prior(body)
-            findings, _ = wire.analyze(body, self.profile, prior=prior)
-            rejected = wire.rejection(findings)
+            rejected = verdict(wire.name, body, self.profile, prior=prior)
             if rejected is not None:
                 return Answer(*rejected)
         messages, sources = chain_messages(form, chain)

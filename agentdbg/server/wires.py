@@ -11,7 +11,6 @@ is one of the three, so serve and the proxy have one code path for all of them.
 from __future__ import annotations
 
 import json
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,7 +21,6 @@ from agentdbg.wire.common import ChatForm, ChatReply
 OPENAI_BAD_JSON = ("We could not parse the JSON body of your request. (HINT: This likely means you "
                    "aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, "
                    "but what was sent was not valid JSON.)")
-PARAM_SUFFIX = re.compile(r"\s*\(param: ([^)]*)\)\s*$")
 
 
 def _type_word(value: Any) -> str:
@@ -177,15 +175,9 @@ class ChatWire(Wire):
                 analyze(body.get("messages") or [], in_progress=in_progress))
 
     def rejection(self, findings: list) -> tuple[int, dict] | None:
-        for f in findings:
-            # a text another provider returns (api_source) is not what this API answers
-            if f.severity == "error" and f.api_error and not getattr(f, "api_source", None):
-                match = PARAM_SUFFIX.search(f.api_error)
-                text = f.api_error[:match.start()] if match else f.api_error
-                param = match.group(1) if match else (f"messages[{f.index}]" if f.index is not None
-                                                      else None)
-                return 400, self.error(400, text, param=param)
-        return None
+        from agentdbg.wire.chat import rejection
+
+        return rejection(findings)
 
     def answer(self, message: dict, body: dict, usage: dict | None, finish: str | None,
                model_name: str = "offline") -> dict:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,28 @@ from typing import Any
 from agentdbg.messages import NestedTooDeeply, canonical_json, json_kind, loads_json, utf8_json
 
 ARG_PIECE = 12  # characters of arguments per delta
+
+
+PARAM_SUFFIX = re.compile(r"\s*\(param: ([^)]*)\)\s*$")
+
+
+def error_body(message: str, *, param: str | None = None, code: str | None = None,
+               type_: str = "invalid_request_error") -> dict:
+    """The OpenAI error shape: ``{"error": {"message", "type", "param", "code"}}``."""
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+def rejection(findings: list) -> tuple[int, dict] | None:
+    """What the real API answers for the first error among ``findings`` (None: it accepts)."""
+    for f in findings:
+        # a text another provider returns (api_source) is not what this API answers
+        if f.severity == "error" and f.api_error and not getattr(f, "api_source", None):
+            match = PARAM_SUFFIX.search(f.api_error)
+            text = f.api_error[:match.start()] if match else f.api_error
+            param = match.group(1) if match else (f"messages[{f.index}]" if f.index is not None
+                                                  else None)
+            return 400, error_body(text, param=param)
+    return None
 
 
 def completion_json(message: dict, body: dict, usage: dict | None = None,
