@@ -51,11 +51,12 @@ class ProviderError(AgentdbgError):
     exit_status = ExitStatus.MODEL_ERROR
 
     def __init__(self, message: str, *, retryable: bool = False, status: int | None = None,
-                 body: dict | None = None):
+                 body: dict | None = None, shown: object = None):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.body = body          # the API's error body, when it answered with one
+        self.shown = shown        # the message to show in the chosen language (an i18n.Msg)
 
 
 def located(path: object, line: int | None, col: int | None, message: str) -> str:

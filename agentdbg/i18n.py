@@ -113,14 +113,41 @@ class Msg:
     def __str__(self) -> str:
         return self.template.format(**self.values)
 
-    def tr(self) -> str:
-        return _(self.template).format(**{k: v.tr() if isinstance(v, Msg) else v
-                                          for k, v in self.values.items()})
+    def tr(self, lang: str | None = None) -> str:
+        """In the chosen language, or in ``lang`` (the offline model answers in the question's)."""
+        book = _current if lang is None else in_language(lang)
+        return book.gettext(self.template).format(**{k: tr(v, lang) for k, v in self.values.items()})
 
 
-def tr(value: Any) -> str:
-    """A ``Msg`` translated, anything else as text."""
-    return value.tr() if isinstance(value, Msg) else str(value)
+@dataclass(frozen=True)
+class Join:
+    """Texts to show joined (each a ``Msg`` or plain), with a separator from the catalog."""
+
+    parts: tuple[Any, ...]
+    sep: str = ", "
+
+    def __str__(self) -> str:
+        return self.sep.join(str(p) for p in self.parts)
+
+    def tr(self, lang: str | None = None) -> str:
+        book = _current if lang is None else in_language(lang)
+        return book.gettext(self.sep).join(tr(p, lang) for p in self.parts)
+
+
+def tr(value: Any, lang: str | None = None) -> str:
+    """A ``Msg`` (or ``Join``) translated into ``lang``, else the chosen language; anything else
+    as text."""
+    return value.tr(lang) if isinstance(value, (Msg, Join)) else str(value)
+
+
+def in_language(lang: str) -> Catalog:
+    """The catalog of ``lang`` (English when there is none)."""
+    if lang == DEFAULT:
+        return _ENGLISH
+    try:
+        return catalog(lang)
+    except ValueError:
+        return _ENGLISH
 
 
 # -- the .po reader ------------------------------------------------------------------------

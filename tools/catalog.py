@@ -17,7 +17,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "agentdbg" / "locale"
-KEYWORDS = {"_": None, "N_": None, "Msg": (1,), "pgettext": ((1, "c"), 2), "ngettext": (1, 2)}
+#: ``tell`` is the offline model's own: a sentence of its answer, in the question's language
+KEYWORDS = {"_": None, "N_": None, "Msg": (1,), "tell": (1,), "pgettext": ((1, "c"), 2),
+            "ngettext": (1, 2)}
 
 
 def template():

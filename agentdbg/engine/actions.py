@@ -187,7 +187,8 @@ class UserActions:
                        {"id": ref, "fault": fault.describe()})
         message = dict(self.messages[ref])
         name = self._tool_name_of(ref)
-        message["content"] = fault.content(name)
+        before = message.get("content")
+        message["content"] = fault.content(name, before if isinstance(before, str) else None)
         self.messages[ref] = message
         self.marks.setdefault(ref, set()).add("injected")
         self._act("inject", index=ref, tool_call_id=message.get("tool_call_id"),

@@ -274,7 +274,8 @@ class Session(UserActions):
                 return self._stop(StopReason.TIMEOUT, Msg(N_(
                     "the run exceeded its wall-clock limit of {limit}s during a model request "
                     "({error})"), {"limit": f"{self.config.timeout:g}", "error": exc.message}))
-            return self._stop(StopReason.MODEL_ERROR, exc.message)
+            return self._stop(StopReason.MODEL_ERROR, exc.shown if isinstance(exc.shown, Msg)
+                              else exc.message)
         stats.latency_ms = round((self.clock() - start) * 1000, 3) if reply.latency_ms is None \
             else reply.latency_ms
         stats.usage, stats.finish_reason, stats.note = reply.usage, reply.finish_reason, reply.note

@@ -12,6 +12,7 @@ from __future__ import annotations
 from agentdbg.checker.profiles import get_profile
 from agentdbg.checker.verdict import error_text, verdict
 from agentdbg.errors import ProviderError
+from agentdbg.i18n import Msg
 from agentdbg.providers.base import ModelReply, ModelRequest, Provider
 
 API_NAMES = {"chat": "Chat Completions", "responses": "Responses", "anthropic": "Messages"}
@@ -28,10 +29,12 @@ class JudgedModel:
         rejected = verdict(self.api, native_body(request, self.api), self.profile)
         if rejected is not None:
             status, body = rejected
-            who = f"{get_profile(self.profile).api} {API_NAMES.get(self.api, self.api)} API"
-            raise ProviderError(f"HTTP {status} (the offline model answers as the {who} would, "
-                                f"--profile {self.profile}): {error_text(body)}",
-                                status=status, body=body)
+            said = {"status": status, "api": f"{get_profile(self.profile).api} "
+                                             f"{API_NAMES.get(self.api, self.api)} API",
+                    "profile": self.profile, "error": error_text(body)}
+            shown = Msg("HTTP {status} (the offline model answers as the {api} would, --profile "
+                        "{profile}): {error}", said)
+            raise ProviderError(str(shown), status=status, body=body, shown=shown)
         return self.inner.complete(request)
 
 

@@ -27,6 +27,7 @@ patterns.
 
 from __future__ import annotations
 
+from agentdbg.i18n import Msg, tr
 from agentdbg.providers.base import ModelReply, ModelRequest, estimated_usage, tool_call
 from agentdbg.providers.offline_answer import answer
 from agentdbg.providers.offline_history import Conversation
@@ -48,7 +49,7 @@ class OfflineModel:
         calls = plan.calls
         if request.parallel_tool_calls is False and len(calls) > 1:
             calls = calls[:1]
-            plan.notes.append("parallel_tool_calls is false: one call now, the rest later")
+            plan.notes.append(Msg("parallel_tool_calls is false: one call now, the rest later"))
         if calls:
             ids = conv.new_ids(len(calls))
             message = {"role": "assistant", "content": None,
@@ -56,8 +57,10 @@ class OfflineModel:
             finish = "tool_calls"
         else:
             no_tools = not tools or choice.mode == "none"
-            message = {"role": "assistant", "content": answer(conv, plan, no_tools)}
-            plan.notes.append(f"nothing left to call: answering from {len(conv.results)} tool result(s)")
+            message = {"role": "assistant",
+                       "content": answer(conv, plan, no_tools, [t.name for t in tools])}
+            plan.notes.append(Msg("nothing left to call: answering from {n} tool result(s)",
+                                  {"n": len(conv.results)}))
             finish = "stop"
         return ModelReply(message=message, usage=estimated_usage(request, message),
-                          finish_reason=finish, note="; ".join(plan.notes))
+                          finish_reason=finish, note="; ".join(tr(n) for n in plan.notes))

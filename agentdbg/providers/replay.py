@@ -33,7 +33,7 @@ class RecordedResult:
     """A recorded tool result, given to the executor in place of running the tool."""
     event: dict
 
-    def content(self, tool: str) -> str:
+    def content(self, tool: str, sample: str | None = None) -> str:
         return self.event.get("content", "")
 
     @property

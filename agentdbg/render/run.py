@@ -41,7 +41,7 @@ MARKS = {"edited": lambda: _("[edited by you]"), "injected": lambda: _("[injecte
 
 
 def outcome_meta(o: ToolOutcome) -> str:
-    parts = [f"{o.duration_ms:.1f} ms"]
+    parts = [_("{ms} ms").format(ms=f"{o.duration_ms:.1f}")]
     if not o.ok:
         parts.append(_("error: {type}{retryable}").format(
             type=o.error_type, retryable=_(" (retryable)") if o.retryable else ""))

@@ -7,8 +7,9 @@ live one module a group, imported here in the order ``help`` lists them. Each co
 
 from __future__ import annotations
 
+import importlib
+
 from agentdbg.i18n import N_, Msg, _
-from agentdbg.repl import cmd_history, cmd_moving, cmd_teaching  # noqa: F401 - registers, in order
 from agentdbg.repl.table import (
     ALIASES,
     COMMANDS,
@@ -23,6 +24,9 @@ from agentdbg.repl.table import (
 )
 
 __all__ = ["ALIASES", "COMMANDS", "HELP_WIDTH", "Command", "CommandError", "help_text", "lookup"]
+
+for _module in ("cmd_moving", "cmd_history", "cmd_teaching"):   # registers them, in help's order
+    importlib.import_module(f"agentdbg.repl.{_module}")
 
 section(N_("saving and help"))
 

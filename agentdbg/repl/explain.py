@@ -42,8 +42,8 @@ def _tool_results(event: ToolsExecuted) -> str:
     injected = [o for o in event.outcomes if o.injected]
     said = []
     if injected:
-        said.append(_("The fault you injected answered {names} instead of the tool: the tool did "
-                      "not run, and the model sees only the result.").format(
+        said.append(_("The fault you injected answered {names} in place of the tool's own result: "
+                      "the model sees only what you injected.").format(
             names=", ".join(o.name for o in injected)))
     if failed:
         names = ", ".join(f"{o.name} ({o.error_type})" for o in failed)

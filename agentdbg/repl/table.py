@@ -109,12 +109,14 @@ def help_text(word: str | None = None) -> str:
         text = _("{summary}. {details}").format(summary=summary[:1].upper() + summary[1:],
                                                details=_(cmd.help)).strip()
         return f"{_(cmd.usage)}{aliases}\n" + wrap_plain(text, HELP_WIDTH, "  ")
-    column = max(len(c.names) for c in COMMANDS.values()) + 2
+    from rich.cells import cell_len
+
+    column = max(cell_len(c.names) for c in COMMANDS.values()) + 2
     lines = [_("Commands ('help CMD' shows one in full; Enter repeats 'next'):")]
     group = None
     for c in COMMANDS.values():
         if c.group != group:
             group = c.group
             lines.append(_("{group}:").format(group=_(group)))
-        lines.append(f"  {c.names.ljust(column)}{_(c.summary)}")
+        lines.append(f"  {c.names}{' ' * (column - cell_len(c.names))}{_(c.summary)}")
     return "\n".join(lines)

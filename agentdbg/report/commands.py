@@ -30,7 +30,7 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     run = read_run(path, profile=profile)
     page = render_report(run, diff_with=diff_with, profile=profile)
     target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + ".html")
-    write_text(target, page)
+    write_text(target, page, mode=shared_mode(path))
     findings = run.findings()
     console.print(f"report: {target} ({len(run.turns)} turn(s), {len(run.calls())} tool call(s), "
                   f"{len(findings)} finding(s), stop {run.stop_reason or 'none'})",
@@ -157,14 +157,31 @@ def budget_json(path: str | os.PathLike) -> dict | None:
     return b.to_dict() if b is not None else None
 
 
-def write_text(target: Path, text: str) -> None:
-    """Write atomically; one line naming the file when it cannot be written."""
+def shared_mode(source: str | os.PathLike) -> int:
+    """The mode of a page made from ``source``: readable by the group and others (0644, less the
+    umask), unless the folder ``source`` lies in is private (then 0600, as that folder keeps it)."""
+    try:
+        folder = Path(source).resolve().parent.stat().st_mode
+    except OSError:
+        folder = 0o755
+    if not folder & 0o077:
+        return 0o600
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o644 & ~umask
+
+
+def write_text(target: Path, text: str, mode: int | None = None) -> None:
+    """Write atomically (``mode``: the file's permissions; default: mkstemp's 0600); one line
+    naming the file when it cannot be written."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
+            if mode is not None:
+                os.chmod(tmp, mode)
             os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
