@@ -299,14 +299,6 @@ class Debugger(Screen):
         self.say(_("back: messages 0–{last}, as before the last step").format(
             last=len(before.messages) - 1))
         self.changed()
-        self.banner_only()
-
-    def banner_only(self) -> None:
-        explain, self.explain = self.explain, False
-        try:
-            self.banner()
-        finally:
-            self.explain = explain
 
     def _replay_ready(self) -> bool:
         """Re-apply recorded actions (said, one line each); refuse to play stale recorded

@@ -116,10 +116,10 @@ class Screen:
         self.seen = list(self.session.messages)
 
     def changed(self) -> None:
-        """After the user changed the history: the whole view, then narration."""
+        """After the user changed the history: the whole view, what comes next, narration."""
         self.show_all()
         self.last = self.session.actions[-1] if self.session.actions else None
-        self.narrate()
+        self.banner()
 
     def _render(self, start: int, full: bool, focus: set[int] | None = None) -> None:
         self.console.print(render_messages(
