@@ -1,12 +1,12 @@
 """The message catalog: complete for every text the code marks, read as gettext reads it, one
 file per language; and the line breaking that Chinese needs."""
 
+import itertools
 import re
 import sys
 
 import pytest
 from rich.console import Console
-
 from support import ROOT
 
 from agentdbg import i18n
@@ -92,7 +92,7 @@ def lines_at(text, width):
 @pytest.mark.parametrize("width", range(10, 60))
 def test_chinese_breaks_between_characters_never_a_number_from_its_measure_word(width):
     lines = lines_at(NARRATION, width)
-    for line, after in zip(lines, lines[1:]):
+    for line, after in itertools.pairwise(lines):
         assert not (re.search(r"\d$", line) and after[:1] == "条"), (line, after)
         assert after[:1] not in "，。）：、", (line, after)   # no closing punctuation starts a line
         assert line[-1:] != "（", (line, after)              # no opening one ends a line

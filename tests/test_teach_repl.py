@@ -11,7 +11,6 @@ import sys
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from rich.console import Console
 from typer.testing import CliRunner
 
 from agentdbg.checker import check_model_request
@@ -153,8 +152,7 @@ def test_no_color_means_no_colour_codes(sample_tools, monkeypatch):
 
 def test_focus_a_message_or_a_call_and_its_result(sample_tools):
     out, _ = drive(session_for(sample_tools), "c", "focus B", "focus 2", "focus Z")
-    view = out.split("(agentdbg) ")[0] if False else out
-    focused = [line for line in view.splitlines() if line.startswith("▶ [")]
+    focused = [line for line in out.splitlines() if line.startswith("▶ [")]
     assert [line[:6] for line in focused] == ["▶ [3] ", "▶ [4] ", "▶ [2] "]
     assert "*** no message or call 'Z'" in out
 
@@ -176,7 +174,7 @@ def test_back_returns_to_the_phase_before_and_runs_nothing(sample_tools):
     s = session_for(sample_tools)
     counting = Counting(s.provider)
     s.provider = counting
-    out, dbg = drive(s, "n", "n", "n", "back", "back")
+    out, _dbg = drive(s, "n", "n", "n", "back", "back")
     assert counting.calls == 2 and len(s.messages) == 2         # back over turn 2, then over the result
     assert [a["action"] for a in s.actions] == ["back", "back"]
     last = out.split("back: messages 0–1")[1]
@@ -200,7 +198,7 @@ def test_dash_c_runs_commands_at_the_start(tmp_path):
 def test_source_runs_a_file_of_commands(sample_tools, tmp_path):
     cmds = tmp_path / "cmds.txt"
     cmds.write_text("# warm up\nn\n\nbreak turn 3\ncontinue\n", encoding="utf-8")
-    out, dbg = drive(session_for(sample_tools), f"source {cmds}")
+    out, _dbg = drive(session_for(sample_tools), f"source {cmds}")
     assert "(agentdbg) break turn 3" in out and "breakpoint 1 hit: before model turn 3" in out
     out, _ = drive(session_for(sample_tools), f"source {tmp_path / 'none.txt'}")
     assert "none.txt: cannot read it" in out
