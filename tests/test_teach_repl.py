@@ -379,3 +379,20 @@ def current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_a_lessons_recording_replays_to_the_same_end_through_its_rewind(tmp_path):
+    from agentdbg.transcript import load_transcript
+
+    path = tmp_path / "lesson.yaml"
+    path.write_text(LESSON, encoding="utf-8")
+    rec = tmp_path / "lesson.jsonl"
+    r = CliRunner().invoke(app, ["run", "--lesson", str(path), "--save", str(rec)], input="\n\n\n\nquit\n")
+    assert r.exit_code == 7, r.output            # the lesson ends on the API's 400: model_error
+    recorded = load_transcript(rec)
+    assert [e["action"] for e in recorded.events if e["type"] == "action"] == [
+        "fail", "rewind", "drop", "send"]
+    session, out = step_replay(rec, "c", "c")
+    assert session.stop_reason is StopReason.MODEL_ERROR
+    assert session.messages == recorded.final_messages()
+    assert "as recorded: rewind 2" in out and "as recorded: drop 1" in out and "HTTP 400" in out

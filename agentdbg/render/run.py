@@ -61,7 +61,7 @@ def render_header(model_desc, tools: list[str], offline: bool,
         line = Text.assemble((f"{title} · ", "bold"), safe(tr(model_desc)), " · ",
                              (_("tools: "), "bold"), safe(", ".join(tools)))
         line.no_wrap, line.overflow = True, "ellipsis"
-        return line
+        return Group(line)     # a group: printed on its own, so it keeps to one line
     lines = [cjk(Text.assemble((_("model: "), "bold"), safe(tr(model_desc)))),
              cjk(Text.assemble((_("tools: "), "bold"), safe(", ".join(tools))))]
     if offline:

@@ -26,8 +26,9 @@ GLOSSARY = [
                      "parse and validate them before running the tool.")),
     ("finish_reason", N_("why the model stopped: tool_calls (it wants tools run) or stop (it "
                          "answered).")),
-    ("parallel tool calls", N_("several tool_calls in one assistant message: the app may run them "
-                               "at once; each result still carries its own tool_call_id.")),
+    ("parallel_tool_calls", N_("several tool_calls in one assistant message (the request's "
+                               "parallel_tool_calls allows them): the app may run them at once; each "
+                               "result still carries its own tool_call_id.")),
 ]
 
 

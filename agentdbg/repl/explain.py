@@ -23,7 +23,15 @@ LIMITS = (StopReason.MAX_TURNS, StopReason.MAX_TOOL_CALLS, StopReason.REPEATED_C
 def narrate(session, last: Any = None) -> str:
     """What ``last`` did, then what the next phase does (or why the loop stopped)."""
     said = [text for text in (_what_happened(session, last), _what_next(session, last)) if text]
-    return " ".join(said)
+    return join_sentences(said)
+
+
+def join_sentences(sentences: list[str]) -> str:
+    """Sentences one after another: a space after an English one, none after a Chinese one."""
+    out = ""
+    for s in sentences:
+        out += ("" if not out or out[-1] in "。！？；：）" else " ") + s
+    return out
 
 
 def _what_happened(session, last: Any) -> str:
@@ -52,7 +60,7 @@ def _tool_results(event: ToolsExecuted) -> str:
                       "react.").format(names=names))
         if any(o.retryable for o in failed):
             said.append(_("A retryable error: the model may call the same tool again."))
-    return " ".join(said)
+    return join_sentences(said)
 
 
 def _action(entry: dict) -> str:
@@ -97,18 +105,18 @@ def _what_next(session, last: Any) -> str:
 
 def _tools(session) -> str:
     names = ", ".join(call_name(c) or "?" for c in session.pending)
-    text = _("The model asked for {k} call(s) ({names}). The app has appended that assistant "
-             "message first; now it validates and runs the calls and answers each with a role "
-             "\"tool\" message carrying its own tool_call_id.").format(k=len(session.pending),
-                                                                        names=names)
+    said = [_("The model asked for {k} call(s) ({names}). The app has appended that assistant "
+              "message first; now it validates and runs the calls and answers each with a role "
+              "\"tool\" message carrying its own tool_call_id.").format(k=len(session.pending),
+                                                                         names=names)]
     if len(session.pending) > 1:
-        text += " " + _("Read-only calls run at the same time; results may finish in any order, "
-                        "the ids keep them paired.")
+        said.append(_("Read-only calls run at the same time; results may finish in any order, "
+                      "the ids keep them paired."))
     needing = [call_name(c) or "?" for c in session.needs_approval()]
     if needing:
-        text += " " + _("{names} has side effects: the app must get approval before running "
-                        "it.").format(names=", ".join(needing))
-    return text
+        said.append(_("{names} has side effects: the app must get approval before running "
+                      "it.").format(names=", ".join(needing)))
+    return join_sentences(said)
 
 
 def _stopped(session) -> str:

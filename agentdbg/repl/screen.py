@@ -154,8 +154,9 @@ class Screen:
         calls = [f"{safe(c.get('id'))} {safe(call_name(c))}({safe(call_arguments(c))})"
                  for c in self.session.pending]
         head = _("▶ next: execute {n} call(s):").format(n=len(calls))
-        if len(calls) == 1 and cell_len(f"{head} {calls[0]}") <= self.console.width:
-            self.console.print(Text(f"{head} {calls[0]}", style="bold"))
+        one = f"{head}{'' if head.endswith('：') else ' '}{calls[0]}" if len(calls) == 1 else ""
+        if one and cell_len(one) <= self.console.width:
+            self.console.print(Text(one, style="bold"))
             return
         self.console.print(Text(head, style="bold"))   # a call a line, folded under itself
         width = max(20, self.console.width - 4)

@@ -40,7 +40,7 @@ class Command:
     @property
     def names(self) -> str:
         """``next (n, Enter)``: the name and every alias."""
-        extra = list(self.aliases) + (["Enter"] if self.name == "next" else [])
+        extra = list(self.aliases) + ([_("Enter")] if self.name == "next" else [])
         return f"{self.name} ({', '.join(extra)})" if extra else self.name
 
 
