@@ -268,11 +268,17 @@ def replay(
     full: FullOpt = False,
     explain: ExplainOpt = False,
     lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
+    present: PresentOpt = False,
+    commands: Annotated[list[str] | None, typer.Option(
+        "-c", "--command", show_default=False,
+        help="A step-mode command to run at the start, as pdb's -c (repeatable); opens step "
+        "mode.")] = None,
     debug: DebugOpt = False,
 ) -> int:
     """Replay a recorded run with no network, step through it, compare tools, or fork it."""
     from agentdbg.drivers.replay import ReplayArgs, run_replay
 
+    step = step or bool(commands)
     if step and json_out:
         raise AgentdbgError("--step and --json cannot be combined")
     _step_only(step, explain)
@@ -281,7 +287,8 @@ def replay(
         from_index=from_index, tools=tools, mcp=list(mcp or []), model=model, base_url=base_url,
         api_key=api_key,
         approve=approve.value if approve else None, profile=profile.value, save=save, full=full,
-        explain=explain, lang=lang.value, debug=debug), make_console())
+        explain=explain, lang=lang.value, debug=debug, present=present,
+        commands=list(commands or [])), make_console(present=present))
 
 
 @command()

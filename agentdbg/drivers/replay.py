@@ -38,6 +38,8 @@ class ReplayArgs:
     explain: bool = False
     lang: str = "en"
     debug: bool = False
+    present: bool = False
+    commands: list[str] = field(default_factory=list)
 
 
 def run_replay(args: ReplayArgs, console) -> ExitStatus:
@@ -80,7 +82,8 @@ def _options(args: ReplayArgs, info, **kw) -> RunOptions:
                       provider_name=info.name, base_url=info.base_url, offline=info.offline,
                       step=args.step, json_out=args.json_out, full=args.full, debug=args.debug,
                       save=args.save, secrets=[args.api_key] if args.api_key else [],
-                      profile=args.profile, explain=args.explain, lang=args.lang, **kw)
+                      profile=args.profile, explain=args.explain, lang=args.lang,
+                      present=args.present, commands=list(args.commands), **kw)
 
 
 def _tools(args: ReplayArgs, why: str, header: dict | None = None):

@@ -146,7 +146,7 @@ def render_footer(session, replayed: bool = False) -> list[RenderableType]:
     if empty:
         stop.append(_(" (warning: the answer is empty)"), style="bold yellow")
     u = session.usage
-    elapsed = f"{session.elapsed() * 1000:.0f} ms"
+    elapsed = _("{ms} ms").format(ms=f"{session.elapsed() * 1000:.0f}")
     usage = Text(_("usage: {prompt} prompt + {completion} completion = {total} tokens over {n} "
                    "request(s); {calls} tool call(s); {elapsed}").format(
         prompt=u["prompt_tokens"], completion=u["completion_tokens"], total=u["total_tokens"],
