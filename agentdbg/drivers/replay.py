@@ -252,10 +252,12 @@ def _play(args: ReplayArgs, console) -> ExitStatus:
 
 def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
     from agentdbg.engine.replaying import Replay, with_live_tools
+    from agentdbg.i18n import Join, Msg
     from agentdbg.providers.base import ProviderInfo
 
     header = model.header
-    desc = f"replay of {args.file} (recorded with {header.get('model')}); no network"
+    desc: Msg | Join = Msg("replay of {file} (recorded with {model}); no network",
+                           {"file": args.file, "model": header.get("model")})
     if live is not None:
         options = _options(args, ProviderInfo(model, desc, model="replay"), model_desc=desc)
         open_servers(live.toolset, _stderr_console() if args.json_out else console, options)
@@ -263,8 +265,8 @@ def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
             print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
         with_live_tools(session, model, live)
     elif recorded_servers(header):
-        desc += "; MCP server(s) not started: " + ", ".join(
-            f"{s.get('name')} ({started_as(s)})" for s in recorded_servers(header))
+        desc = Join((desc, Msg("MCP server(s) not started: {servers}", {"servers": ", ".join(
+            f"{s.get('name')} ({started_as(s)})" for s in recorded_servers(header))})), "; ")
     info = ProviderInfo(model, desc, model="replay")
     options = _options(args, info, model_desc=info.description, question=header.get("question"),
                        title="agentdbg replay")
