@@ -334,7 +334,7 @@ def ex_mcp_step(runner: Runner) -> str:
     injected = between(out, "(agentdbg) inject", "  [0] ")
     fault = between(out, "  [3] tool      ←", "(agentdbg) continue", include_end=True)
     retry = between(out, "model note: retrying", "  (messages")
-    answer = between(out, "                - could not get", "                turn 3")
+    answer = between(out, "                I could not get", "                turn 3")
     return "\n".join([f'$ agentdbg run --step --mcp "{MCP_TIME}" \\\n    "{TIME_Q}"', "  ...",
                       planned, rpc, "  ...", injected, "  ...", fault, retry, "  ...", answer])
 
