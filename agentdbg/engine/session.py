@@ -57,6 +57,7 @@ class TurnStats:
     note: str | None = None
     tool_ms: float = 0.0
     message_index: int | None = None      # where the reply was appended
+    request: int = 0                      # which request of the run, in time (transcripts)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -157,6 +158,12 @@ class Session(UserActions):
         return total
 
     @property
+    def requests_made(self) -> int:
+        """Model requests sent so far, a rewind's included (transcripts number them in time;
+        the screen numbers turns as the history has them)."""
+        return len(self.turns) + len(self.cut_turns)
+
+    @property
     def tool_calls_made(self) -> int:
         return len(self.outcomes)
 
@@ -250,15 +257,16 @@ class Session(UserActions):
         if self.precheck is not None and not forced:
             findings = self.precheck(request)
             if any(f.severity == "error" for f in findings) and not self.config.send_anyway:
-                self._emit("blocked", turn=len(self.turns) + 1,
+                self._emit("blocked", turn=self.requests_made + 1,
                            findings=[f.to_dict() for f in findings])
                 if self.config.stop_on_invalid:
                     self._stop(StopReason.INVALID_REQUEST, Msg(N_(
                         "the request breaks the protocol; not sent (use --send-anyway to see what "
                         "the API answers)")))
                 return RequestBlocked(findings)
-        stats = TurnStats(turn=len(self.turns) + 1, request_messages=len(self.messages))
-        self._emit("request", turn=stats.turn, messages=self.messages,
+        stats = TurnStats(turn=len(self.turns) + 1, request_messages=len(self.messages),
+                          request=self.requests_made + 1)
+        self._emit("request", turn=stats.request, messages=self.messages,
                    params={k: v for k, v in request.body().items() if k != "messages"})
         start = self.clock()
         self.model_failure = None
@@ -268,7 +276,7 @@ class Session(UserActions):
             stats.latency_ms = round((self.clock() - start) * 1000, 3)
             self.turns.append(stats)
             self.model_failure = exc
-            self._emit("model_error", turn=stats.turn, message=exc.message,
+            self._emit("model_error", turn=stats.request, message=exc.message,
                        status=exc.status, latency_ms=stats.latency_ms)
             if self.config.timeout is not None and self.elapsed() >= self.config.timeout:
                 return self._stop(StopReason.TIMEOUT, Msg(N_(
@@ -282,7 +290,7 @@ class Session(UserActions):
         self.turns.append(stats)
         self.messages.append(reply.message)
         stats.message_index = len(self.messages) - 1
-        self._emit("response", turn=stats.turn, message=reply.message, usage=reply.usage,
+        self._emit("response", turn=stats.request, message=reply.message, usage=reply.usage,
                    finish_reason=reply.finish_reason, latency_ms=stats.latency_ms, note=reply.note)
         event = ModelReplied(stats.turn, stats.message_index, reply.message, stats)
         calls = tool_calls_of(reply.message)
@@ -304,7 +312,7 @@ class Session(UserActions):
         for call in undecided:
             self.decide(call, self.config.approve == "all")
         start = self.clock()
-        turn = self.turns[-1].turn if self.turns else 0  # 0: calls loaded with a starting state
+        turn = self.turns[-1].request if self.turns else 0  # 0: calls loaded with a starting state
         outcomes = self.executor.run(self.pending, approved=self._consume_approval,
                                      override=self._override_for)
         if self.turns:  # from the first start to the last end (recorded times in a replay)

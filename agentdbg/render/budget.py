@@ -62,7 +62,8 @@ class Counter:
     """Counts tokens of text; ``method`` says how."""
 
     def __init__(self, model: str | None):
-        self.encoding, self.method = _encoding_for(model)
+        self.encoding, self.method_shown = _encoding_for(model)
+        self.method = str(self.method_shown)       # in English, as the JSON documents say it
 
     def count(self, text: str) -> int:
         if not text:
@@ -135,7 +136,7 @@ def budget_of_request(messages: list, tools: list | None, *, model: str | None =
     if isinstance(usage, dict) and not usage.get("estimated") and \
             isinstance(usage.get("prompt_tokens"), int):
         reported = usage["prompt_tokens"]
-    return Budget(turn, parts, str(counter.method), reported, largest, counter.method)
+    return Budget(turn, parts, counter.method, reported, largest, counter.method_shown)
 
 
 def budget_of_session(session: Any) -> Budget:
