@@ -21,8 +21,9 @@ call ids never repeat an id of the history. When nothing more can be called it
 answers from the results and says plainly which tool and parameter it could not fill.
 
 Each reply carries a short ``note`` explaining the choice. The pieces live in
-``offline_*`` modules: history, schema, prose, values, zones, fill, intent, plan, answer,
-patterns.
+``offline_*`` modules: history, schema, prose, values, phrases, zones, fill, intent, plan,
+report (results in sentences), answer, patterns. The answer is in the question's language;
+the notes in the chosen one (``--lang``).
 """
 
 from __future__ import annotations

@@ -17,25 +17,22 @@ from typing import Any
 from agentdbg.i18n import N_, Join, Msg
 from agentdbg.providers import offline_zones
 from agentdbg.providers.offline_history import Conversation
+from agentdbg.providers.offline_phrases import Phrase, is_text_param, phrases, text_score
 from agentdbg.providers.offline_schema import Param, ToolDef, out_of_range
 from agentdbg.providers.offline_values import (
     MAX_QUESTION,
     SOURCE,
     TARGET,
     Number,
-    Phrase,
     Value,
     boolean,
     claimed,
-    is_text_param,
     mark,
     number_fits,
     number_score,
     numbers,
-    phrases,
     role,
     shaped,
-    text_score,
     zone_param,
 )
 

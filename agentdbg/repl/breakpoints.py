@@ -46,8 +46,8 @@ class Breakpoints:
             raise ValueError(Msg("usage: {usage}", {
                 "usage": "break tool NAME | break turn N | break error | break finding"}))
         if kind in ("tool", "turn") and value is None:
-            raise ValueError(Msg("usage: {usage}", {
-                "usage": f"break {kind} {'NAME' if kind == 'tool' else 'N'}"}))
+            usage = "break tool NAME" if kind == "tool" else "break turn N"
+            raise ValueError(Msg("usage: {usage}", {"usage": usage}))
         if kind == "tool" and toolset.get(value) is None:
             raise ValueError(Msg("no tool {name}; tools: {tools}",
                                  {"name": repr(value), "tools": ", ".join(toolset.names())}))

@@ -52,8 +52,8 @@ def cmd_explain(dbg, arg):
     elif word in ("on", "off"):
         dbg.explain = word == "on"
     else:
-        raise CommandError(Msg("usage: {usage}", {
-            "usage": f"explain [on|off|{'|'.join(languages())}]"}))
+        usage = "explain [on|off|" + "|".join(languages()) + "]"
+        raise CommandError(Msg("usage: {usage}", {"usage": usage}))
     dbg.say((_("explain on ({lang})") if dbg.explain else _("explain off ({lang})")).format(
         lang=dbg.lang))
 
