@@ -396,3 +396,15 @@ def test_a_lessons_recording_replays_to_the_same_end_through_its_rewind(tmp_path
     assert session.stop_reason is StopReason.MODEL_ERROR
     assert session.messages == recorded.final_messages()
     assert "as recorded: rewind 2" in out and "as recorded: drop 1" in out and "HTTP 400" in out
+
+
+def test_a_recorded_back_replays_and_reports(tmp_path):
+    rec = tmp_path / "back.jsonl"
+    r = CliRunner().invoke(app, ["run", ORDER_Q, "--step", "--save", str(rec)],
+                           input="n\nn\nn\nback\nback\nc\nquit\n")
+    assert r.exit_code == 0 and r.output.count("back: messages 0–") == 2, r.output
+    replayed = CliRunner().invoke(app, ["replay", str(rec)])
+    assert replayed.exit_code == 0, replayed.output     # re-applied as recorded, to the same end
+    page = tmp_path / "back.html"
+    assert CliRunner().invoke(app, ["report", str(rec), "-o", str(page)]).exit_code == 0
+    assert "you went back to message [1], re-running nothing" in page.read_text(encoding="utf-8")

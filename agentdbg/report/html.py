@@ -272,6 +272,7 @@ def _action(a: dict) -> str:
         "edit": f"you edited message [{index}]",
         "drop": f"you dropped message [{index}]",
         "rewind": f"you rewound to message [{index}] (cut {a.get('cut')} message(s))",
+        "back": f"you went back to message [{index}], re-running nothing (cut {a.get('cut')} message(s))",
         "retry": f"you asked the model again (retry): cut {a.get('cut')} message(s) from [{index}]",
         "inject": (f"you injected the fault {a.get('fault')} into call {a.get('tool_call_id')}"
                    if a.get("pending") else

@@ -17,7 +17,7 @@ then one event per line, each with ``type`` and ``seq``:
 * ``blocked``  {turn, findings}: the pre-send check stopped a request.
 * ``tool``     {turn, index, tool_call_id, name, arguments, ok, error_type,
   content, detail, duration_ms, injected, stubbed, ...}
-* ``action``   {action: edit|drop|rewind|retry|inject|fail, ...}: the user's hand.
+* ``action``   {action: edit|drop|rewind|back|retry|inject|fail|send, ...}: the user's hand.
 * ``stop``     {reason, detail, messages, usage}: the final messages array.
 
 Every line is flushed when written, so a crash or a kill loses at most the

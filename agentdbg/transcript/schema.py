@@ -49,6 +49,7 @@ ACTIONS: dict[str, Spec] = {
     "edit": {"index": ("count", True), "after": ("obj", True)},
     "drop": {"index": ("count", True)},
     "rewind": {"index": ("count", True)},
+    "back": {"index": ("count", True)},        # step mode's 'back': a rewind that re-ran nothing
     "fail": {"tool": ("str", True)},
 }
 NESTED: dict[tuple[str, str], Spec] = {("header", "options"): OPTIONS, ("response", "usage"): USAGE,
