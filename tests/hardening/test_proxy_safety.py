@@ -408,7 +408,7 @@ def test_a_failure_of_the_proxy_itself_is_a_json_500_and_one_line():
 
     async def call():
         transport = httpx.ASGITransport(app=proxy.starlette())
-        async with httpx.AsyncClient(transport=transport, base_url="http://proxy") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             return await client.post("/v1/chat/completions", json=chat())
     resp = asyncio.run(call())
     assert resp.status_code == 500 and resp.headers["content-type"] == "application/json"

@@ -79,6 +79,16 @@ def _fresh_start(messages: list) -> bool:
     return not any(isinstance(m, dict) and m.get("role") in ("assistant", "tool") for m in messages)
 
 
+def _stderr(text: str) -> None:
+    print(f"agentdbg proxy: {one_line(text)}", file=sys.stderr, flush=True)
+
+
+def _write_failure(writer) -> str:
+    error = writer.error
+    why = error.strerror or str(error) or type(error).__name__
+    return f"its transcript {writer.path} could not be written ({why})"
+
+
 USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
@@ -136,6 +146,8 @@ class Tracker:
         self._numbers = itertools.count(1)
         self.stored = ResponseStore()      # Responses API: response id -> what led to it
         self.claims: dict[Path, Claim] = {}  # the transcripts being written, held from retention
+        self.say = _stderr                 # one line for the console (the analysis' view)
+        self._told: set[int] = set()       # conversations whose transcript failed, said once
 
     def new_from(self, conv: Conversation, messages: list) -> int:
         """The first message of ``messages`` the conversation's previous request did not carry."""
@@ -182,6 +194,21 @@ class Tracker:
             return conv if common_prefix(last, messages) > _first_user(last) else None
         return None
 
+    def _written(self, conv: Conversation) -> None:
+        """Say once when ``conv``'s transcript could not be written (a full disk, a symlink
+        planted in its place): what follows of it is not recorded (named again at stop)."""
+        error = getattr(conv.writer, "error", None)
+        if error is not None and conv.number not in self._told:
+            self._told.add(conv.number)
+            self.say(f"conversation {conv.number}: {_write_failure(conv.writer)}; the rest of "
+                     "this conversation is not recorded")
+
+    def unwritten(self) -> list[str]:
+        """Each conversation whose transcript stops short, and why."""
+        return [f"conversation {c.number}: {_write_failure(c.writer)}; its transcript stops "
+                f"before its end" for c in self.conversations
+                if getattr(c.writer, "error", None) is not None]
+
     def check(self, conv: Conversation, messages: list) -> list[Finding]:
         return conv.rules.check(messages)
 
@@ -203,6 +230,7 @@ class Tracker:
             event["body"] = body
         conv.writer("request", event)
         conv.awaiting = list(messages)
+        self._written(conv)
 
     def record_response(self, conv: Conversation, messages: list, reply: dict | None, *,
                         usage: dict | None, finish: str | None, latency_ms: float,
@@ -226,6 +254,7 @@ class Tracker:
             if native is not None:
                 event["id"], event["output"] = native.get("id"), native.get("output")
             conv.writer("response", event)
+        self._written(conv)
 
     def record_blocked(self, conv: Conversation, body: dict, findings: list[Finding],
                        messages: list | None = None, *, wire: str = "chat",
@@ -236,6 +265,7 @@ class Tracker:
         conv.writer("blocked", {"turn": conv.requests + 1,
                                 "findings": [f.to_dict() for f in findings]})
         conv.rules.last_messages = list(messages)
+        self._written(conv)
 
     def _tool_events(self, conv: Conversation, messages: list) -> None:
         """The app's tool results, recorded as tool events so replay can play them."""
