@@ -58,6 +58,8 @@ def open_locked(path: Path) -> IO[str]:
     of interleaving its lines with ours."""
     import stat
 
+    from agentdbg.transcript.runs import being_written
+
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
     regular = stat.S_ISREG(os.fstat(fd).st_mode)  # not /dev/null, a pipe or a terminal
     if regular and sys.platform != "win32":
@@ -69,6 +71,11 @@ def open_locked(path: Path) -> IO[str]:
             os.close(fd)
             raise InputError(f"{path}: another agentdbg is writing this transcript right now; "
                              "choose another --save path") from None
+    # the proxy holds its transcripts by a claim, not a lock (ours is held on this file now)
+    busy = being_written(path, locks=False) if regular else None
+    if busy is not None:
+        os.close(fd)
+        raise InputError(f"{path}: {busy}; choose another --save path")
     if regular:
         os.ftruncate(fd, 0)
     return os.fdopen(fd, "w", encoding="utf-8")
