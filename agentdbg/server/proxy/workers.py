@@ -145,13 +145,13 @@ class ProcessAnalyst(_Analyst):
     queue holds without asking."""
 
     def __init__(self, make_analysis: Callable[[], Analysis], spool_dir: Path | None = None,
-                 memory_budget: int = MEMORY_BUDGET):
+                 memory_budget: int | None = None):
         import multiprocessing
 
         super().__init__()
         ctx = multiprocessing.get_context("fork")
         self.spool = Spool(spool_dir or _spool_home())
-        self.memory_budget = memory_budget
+        self.memory_budget = memory_budget if memory_budget is not None else _budget()
         # taken[0]: bytes the child took from the queue's memory, [1]: from the spool, [2]: jobs
         # done; stage[0]: RUNNING, STOPPING (full speed) or CUT (jobs left are only recorded)
         self._taken = ctx.RawArray("q", 3)
@@ -224,8 +224,10 @@ class ProcessAnalyst(_Analyst):
             self.spool.remove()
         if finished is None:
             left = self._jobs_put - self._taken[2]
-            say(f"the analysis did not finish: {left} relayed exchange(s) were never recorded "
-                "and the last conversations' transcripts lack their stop event")
+            say(f"the analysis did not finish: {left} relayed exchange(s) were never recorded, "
+                "and the transcripts still open lack their stop event" if left else
+                "the analysis did not finish writing the transcripts' stop events in time: the "
+                "transcripts still open lack theirs")
             return []
         tell_unrecorded(finished.unrecorded)
         return finished.paths
@@ -267,6 +269,12 @@ class ProcessAnalyst(_Analyst):
             if progress and time.monotonic() >= next_line:
                 next_line += PROGRESS_EVERY
                 say(f"stopping: {self._jobs_put - self._taken[2]} exchange(s) left to analyse")
+
+
+def _budget() -> int:
+    """``MEMORY_BUDGET``, or ``AGENTDBG_PROXY_QUEUE_MB`` megabytes."""
+    text = os.environ.get("AGENTDBG_PROXY_QUEUE_MB", "")
+    return int(float(text) * (1 << 20)) if text.replace(".", "", 1).isdigit() else MEMORY_BUDGET
 
 
 def _spool_home() -> Path:
