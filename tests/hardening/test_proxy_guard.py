@@ -166,8 +166,8 @@ SECRET = "0123456789abcdef-SECRET-fedcba9876543210"
 ], ids=["bearer-tab", "azure-apim", "gemini", "named"])
 def test_key_headers_are_forwarded_and_never_printed_or_recorded(upstream, tmp_path, header, value,
                                                                   flags):
-    def echo(handler, body):            # an upstream that quotes the key it rejects, and one that
-        key = handler.headers.get(header, "")     # answers with it
+    def echo(handler, body):            # an upstream that quotes the key it rejects (without its
+        key = handler.headers.get(header, "").split()[-1]   # scheme), and one that answers with it
         if b"first" in body:
             Upstream.send(handler, 401, json.dumps({"error": {
                 "message": f"Access denied due to invalid key {key}", "type": "auth"}}).encode())
