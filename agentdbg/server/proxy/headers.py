@@ -46,10 +46,16 @@ def forward_headers(headers) -> dict:
 
 def relayed_headers(headers) -> dict:
     """The upstream's response headers the app gets (request ids, rate limits …). The body goes
-    out as the upstream encoded it, so its ``content-encoding`` goes too."""
+    out as the upstream encoded it, byte for byte, so its ``content-encoding`` goes too, and its
+    ``content-length`` when it was not sent in chunks."""
     pairs = _pairs(headers)
     dropped = NOT_RELAYED | connection_named(pairs)
-    return {k: v for k, v in pairs if k not in dropped}
+    out = {k: v for k, v in pairs if k not in dropped}
+    length = [v for k, v in pairs if k == "content-length"]
+    if len(length) == 1 and length[0].strip().isdigit() and \
+            not any(k == "transfer-encoding" for k, _ in pairs):
+        out["content-length"] = length[0].strip()
+    return out
 
 
 def secrets_in(headers, names: Iterable[str] = ()) -> list[str]:
