@@ -5,11 +5,11 @@ to the analyst, which parses, assigns the conversation, checks, records the
 transcript and prints — in the order the traffic happened, so the cross-request rules
 see the loop as the app ran it.
 
-By default the analyst is a child process (``ProcessAnalyst``): its work never holds
-the relay's interpreter, so checking and printing a 1,000-message history costs the
-app nothing. With ``--block-invalid`` the relay waits for the request's verdict (that is
-the point of the flag). ``--intercept`` runs the analyst on a thread of the proxy
-process (``ThreadAnalyst``), next to the prompt that pauses each request.
+This module is the analysis itself (``Analysis``: one job at a time); ``workers`` runs it in
+a child process (by default: checking and printing a 1,000-message history costs the app
+nothing) or on a thread (``--intercept``). With ``--block-invalid`` the relay waits for the
+request's verdict (that is the point of the flag). A body the analysis never got (``Dropped``:
+the backlog was full, or the proxy stopped first) is counted and named at stop.
 """
 
 from __future__ import annotations
