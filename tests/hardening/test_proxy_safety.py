@@ -317,6 +317,8 @@ def test_a_killed_proxy_leaves_no_analyst_behind_and_loses_no_exchange(upstream,
         time.sleep(0.1)
     alive = Path(f"/proc/{analyst}").exists() and Path(f"/proc/{analyst}/stat").read_text().split()[2] != "Z"
     assert not alive, "the analyst outlived the proxy"
+    spool = proxy.log.parent / "agentdbg-home" / "spool"
+    assert list(spool.glob("proxy-*")) == []               # its backlog folder went with it
     saved = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
     assert len(saved) == 3                      # the last one may have lost its response
     for path in saved:

@@ -163,7 +163,7 @@ class ProcessAnalyst(_Analyst):
         self._synced: dict[int, Future] = {}
         self._process = ctx.Process(target=_child, name="agentdbg-analyst", daemon=True,
                                     args=(make_analysis, self._jobs, self._results, self._taken,
-                                          self._stage))
+                                          self._stage, self.spool))
         self._process.start()
         threading.Thread(target=self._read, name="agentdbg-verdicts", daemon=True).start()
 
@@ -303,7 +303,8 @@ def tell_unrecorded(lines: list[str]) -> None:
         say(f"  … and {len(lines) - UNRECORDED_SHOWN} more")
 
 
-def _child(make_analysis: Callable[[], Analysis], jobs, results, taken, stage) -> None:
+def _child(make_analysis: Callable[[], Analysis], jobs, results, taken, stage,
+           spool: Spool) -> None:
     """The analyst process: jobs in, verdicts out, until the proxy says stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # the proxy decides when we stop
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -325,6 +326,7 @@ def _child(make_analysis: Callable[[], Analysis], jobs, results, taken, stage) -
             results.cancel_join_thread()     # nobody reads the results any more
             _unyield_cpu()
             _run_job(analysis, ("close",))
+            spool.remove()                   # every body in it was read, or will never be
             break
         if job is None:
             break
