@@ -7,6 +7,7 @@ import contextlib
 import gzip
 import hashlib
 import http.client
+import io
 import json
 import os
 import re
@@ -230,3 +231,56 @@ def test_long_streams_never_keep_another_client_waiting(upstream, tmp_path):
         for conn in conns:
             conn.close()
         proxy.stop()
+
+
+def test_when_every_upstream_connection_is_busy_the_answer_is_a_clear_503(upstream, tmp_path,
+                                                                          monkeypatch):
+    """Truly exhausted (here: a proxy allowed one connection, held by a stream): the next request
+    waits POOL_WAIT at most, then gets a JSON 503 that says so."""
+    import asyncio
+
+    import httpx
+    from rich.console import Console
+
+    import agentdbg.server.proxy.app as proxy_app
+    from agentdbg.server.proxy.analyst import Analysis
+    from agentdbg.server.proxy.conversations import Tracker
+    from agentdbg.server.proxy.view import ProxyView
+    from agentdbg.server.proxy.workers import ThreadAnalyst
+
+    monkeypatch.setattr(proxy_app, "POOL_WAIT", 0.5)
+    release = threading.Event()
+
+    def reply(handler, body):
+        if json.loads(body).get("stream"):
+            release.wait(30)
+        Upstream.send(handler, 200, json.dumps(COMPLETION).encode())
+    upstream.reply = reply
+    tracker = Tracker(tmp_path / "saved", upstream.url)
+    analyst = ThreadAnalyst(Analysis(tracker, ProxyView(Console(file=io.StringIO(), width=100),
+                                                        tracker.redactor), "openai"))
+    app = proxy_app.make_app(proxy_app.ProxyOptions(upstream=upstream.url, connections=1), analyst)
+
+    async def both():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            held = asyncio.create_task(client.post("/v1/chat/completions", json={
+                "model": "m", "stream": True, "messages": [{"role": "user", "content": "held"}]}))
+            while not upstream.seen:
+                await asyncio.sleep(0.02)
+            busy = await client.post("/v1/chat/completions", json={
+                "model": "m", "messages": [{"role": "user", "content": "next"}]})
+            release.set()
+            return busy, await held
+    busy, held = asyncio.run(both())
+    assert held.status_code == 200
+    assert busy.status_code == 503 and busy.headers["content-type"] == "application/json"
+    error = busy.json()["error"]
+    assert error["code"] == "proxy_connections_busy" and error["type"] == "proxy_error"
+    assert error["message"].startswith("agentdbg proxy: all 1 connections to the upstream "
+                                       "http://127.0.0.1:")
+    assert error["message"].endswith(" are busy (waited 0.5 s); try again")
+    analyst.close(10)
+    (path,) = (tmp_path / "saved").glob("*conversation-2.jsonl")   # and the transcript says so
+    failed = json.loads(path.read_text(encoding="utf-8").splitlines()[2])
+    assert failed["type"] == "model_error" and failed["status"] == 503

@@ -202,7 +202,7 @@ class ProxyApp:
                                         headers=forward_headers(request.headers))
         resp = await self._send(req)
         if isinstance(resp, Failed):
-            self.analyst.upstream_failed(exchange, resp.message)
+            self.analyst.upstream_failed(exchange, resp.message, resp.status)
             return json_response(wire.error(resp.status, resp.message, type_="proxy_error",
                                             code=resp.code), status_code=resp.status)
         media = resp.headers.get("content-type", "application/json")
