@@ -284,3 +284,41 @@ def test_when_every_upstream_connection_is_busy_the_answer_is_a_clear_503(upstre
     (path,) = (tmp_path / "saved").glob("*conversation-2.jsonl")   # and the transcript says so
     failed = json.loads(path.read_text(encoding="utf-8").splitlines()[2])
     assert failed["type"] == "model_error" and failed["status"] == 503
+
+
+def test_the_analyst_follows_a_bounded_amount_of_conversations(tmp_path):
+    """Past what it may hold, the proxy ends the conversations the app used least recently:
+    their transcripts are complete and say why they ended, the console says so once each, and a
+    request that continues one starts a new conversation (never writes after a stop event)."""
+    from rich.console import Console
+
+    from agentdbg.server.proxy.analyst import Analysis, _run_job
+    from agentdbg.server.proxy.conversations import Tracker
+    from agentdbg.server.proxy.view import ProxyView
+
+    tracker = Tracker(tmp_path, "http://upstream.invalid/v1", followed=3 << 20)
+    out = io.StringIO()
+    analysis = Analysis(tracker, ProxyView(Console(file=out, width=100), tracker.redactor), "openai")
+    reply = COMPLETION["choices"][0]["message"]
+
+    def exchange(n: int, messages: list) -> None:
+        raw = json.dumps({"model": "m", "messages": messages}).encode()
+        _run_job(analysis, ("request", n, raw, "127.0.0.1:1", False, "chat"))
+        _run_job(analysis, ("response", n, 200, json.dumps(COMPLETION).encode(), 1.0, False))
+
+    firsts = [[{"role": "user", "content": f"conversation {n} " + "x" * (1 << 20)}] for n in range(5)]
+    for n, messages in enumerate(firsts):
+        exchange(n + 1, messages)
+    exchange(6, [*firsts[0], reply, {"role": "user", "content": "and then?"}])  # continues the 1st
+    paths = _run_job(analysis, ("close",))
+    printed = out.getvalue()
+    assert "conversation 1 ended early to bound the proxy's memory" in printed
+    assert "conversation 2 ended early" in printed and "conversation 5 ended early" not in printed
+    assert len(paths) == 6                                    # the 6th: the 1st, continued
+    for path in paths:
+        events = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+        types = [e["type"] for e in events]
+        assert types.count("stop") == 1 and types[-1] == "stop", (path, types)
+    first = [json.loads(line) for line in Path(paths[0]).read_text(encoding="utf-8").splitlines()]
+    assert first[-1]["detail"].endswith("(ended early: the proxy follows at most 3 MB of "
+                                        "conversations in memory)")

@@ -105,13 +105,19 @@ class Analysis:
             seen = judge(wire, body, self.tracker, client, self.profile)
         except Exception as exc:  # noqa: BLE001 - what is relayed is recorded, checked or not
             seen = self._unchecked(wire, body, client)
-            self._open[ex_id] = seen
+            self._follow(ex_id, seen, len(raw))
             self.view.note(f"agentdbg could not check this {wire.label} request ({_why(exc)}); "
                            f"it is recorded unchecked in conversation {seen.conv.number}")
             return Verdict(seen.conv.number, body, [], wire=wire_name)
-        self._open[ex_id] = seen
+        self._follow(ex_id, seen, len(raw))
         self.view.show_request(seen)
         return Verdict(seen.conv.number, body, seen.findings, wire=wire_name)
+
+    def _follow(self, ex_id: int, seen: Seen, size: int) -> None:
+        """``seen`` waits for its response; the tracker weighs what it follows."""
+        self._open[ex_id] = seen
+        busy = {s.conv.number for s in self._open.values() if s is not None}
+        self.tracker.weigh(seen.conv, size, busy)
 
     def _unchecked(self, wire, body: dict, client: str | None) -> Seen:
         """A request the checks could not get through (nested too deeply, say): its
