@@ -52,6 +52,7 @@ class Finished:
 
     paths: list[Path] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)
+    still_open: int = 0            # transcripts whose stop event is still to be written
 
 
 @dataclass
@@ -242,6 +243,12 @@ class Analysis:
         for ex_id in list(self._open):   # relayed, never answered: recorded, then cancelled
             self._sent(ex_id)
         return self.tracker.close()
+
+    def on_settle(self) -> Finished:
+        """What could not be recorded so far, before the stop events are written (writing
+        them may take long: each repeats its conversation's last request)."""
+        return Finished([], self.unrecorded + self.tracker.unwritten(),
+                        sum(c.writer is not None for c in self.tracker.conversations))
 
     def on_finish(self) -> Finished:
         """``close``, and what could not be recorded (said at stop)."""

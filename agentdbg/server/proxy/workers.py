@@ -197,11 +197,15 @@ class ProcessAnalyst(_Analyst):
                 if future is not None:
                     future.set_result(value)
 
-    def _sync(self, job: tuple) -> Future:
+    def _sync(self, job: tuple, settled: Future | None = None) -> Future:
+        """``job`` run after everything queued; its result. ``settled``: for ``finish``, what
+        could not be recorded, said before the stop events are written."""
         future: Future = Future()
         key = next(self._ids)
         with self._lock:
             self._synced[key] = future
+            if settled is not None:
+                self._synced[-key] = settled
         self._jobs.put(("_sync", key, job))
         return future
 
@@ -212,8 +216,9 @@ class ProcessAnalyst(_Analyst):
         """Let the analysis finish the backlog (at most ``timeout`` s, or until a second Ctrl-C),
         end every transcript, say what was not recorded; the transcripts' paths."""
         finished: Finished | None = None
+        settled: Future = Future()
         try:
-            finished = self._finish(timeout)
+            finished = self._finish(timeout, settled)
         finally:
             self._jobs.put(None)
             self._process.join(10)
@@ -224,19 +229,23 @@ class ProcessAnalyst(_Analyst):
             self.spool.remove()
         if finished is None:
             left = self._jobs_put - self._taken[2]
-            say(f"the analysis did not finish: {left} relayed exchange(s) were never recorded, "
-                "and the transcripts still open lack their stop event" if left else
-                "the analysis did not finish writing the transcripts' stop events in time: the "
-                "transcripts still open lack theirs")
+            if settled.done():
+                said = settled.result() or Finished()
+                tell_unrecorded(said.unrecorded)
+                say(f"the analysis did not finish writing the stop events of the {said.still_open} "
+                    "transcript(s) still open: the last of them lack theirs")
+            else:
+                say(f"the analysis did not finish: {left} relayed exchange(s) were never "
+                    "recorded, and the transcripts still open lack their stop event")
             return []
         tell_unrecorded(finished.unrecorded)
         return finished.paths
 
-    def _finish(self, timeout: float) -> Finished | None:
+    def _finish(self, timeout: float, settled: Future) -> Finished | None:
         start = time.monotonic()
         self._stage[0] = STOPPING
         left = self._jobs_put - self._taken[2]
-        future = self._sync(("finish",))
+        future = self._sync(("finish",), settled)
         told = left > 100 or self.in_memory() + self._queued[1] - self._taken[1] > (1 << 20)
         if told:
             say(f"stopping: analysing the {left} exchange(s) still queued (at most {timeout:g} s; "
@@ -332,6 +341,8 @@ def _child(make_analysis: Callable[[], Analysis], jobs, results, taken, stage,
             break
         if job[0] == "_sync":
             _, key, inner = job
+            if inner[0] == "finish":   # what was not recorded first: the stop events may be slow
+                results.put(("sync", -key, _run_job(analysis, ("settle",))))
             value = None if inner[0] == "note_nothing" else _run_job(analysis, inner)
             results.put(("sync", key, value))
             continue
