@@ -139,7 +139,11 @@ def running(toolset: ToolSet, **kw: Any) -> Iterator[ToolSet]:
 
 
 def bundled_tools_path() -> Path:
-    return Path(__file__).with_name("samples") / "tools.yaml"
+    """The bundled sample, the one place that names it: ``tools.yaml`` + ``sample_tools/`` at the
+    root of a source checkout, or the copy a build put inside the package with the same layout
+    (``agentdbg/_sample/``, see setup.py)."""
+    installed = Path(__file__).with_name("_sample") / "tools.yaml"
+    return installed if installed.is_file() else Path(__file__).resolve().parent.parent / "tools.yaml"
 
 
 def default_tools_path() -> Path:

@@ -28,7 +28,7 @@ def isolated_env(tmp_path, monkeypatch):
 def sample_tools():
     from agentdbg.toolspec import load_tools
 
-    return load_tools(ROOT / "agentdbg" / "samples" / "tools.yaml")
+    return load_tools(ROOT / "tools.yaml")
 
 
 @pytest.fixture

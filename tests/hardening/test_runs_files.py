@@ -244,7 +244,7 @@ def test_a_running_proxy_conversation_that_nests_a_stop_is_kept(tmp_path):
 
 # -- replay never writes over what it plays ---------------------------------------------------
 
-SAMPLE_TOOLS = str(Path(__file__).resolve().parents[2] / "agentdbg" / "samples" / "tools.yaml")
+SAMPLE_TOOLS = str(Path(__file__).resolve().parents[2] / "tools.yaml")
 
 
 @pytest.mark.parametrize("mode", [[], ["--json"], ["--step"], ["--from", "1", "--tools", SAMPLE_TOOLS]])

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("readme_examples", ROOT / "tools" / "readme_examples.py")
+_spec = importlib.util.spec_from_file_location("readme_examples", ROOT / "scripts" / "docs_examples.py")
 readme = importlib.util.module_from_spec(_spec)
 sys.modules["readme_examples"] = readme  # dataclasses look their module up
 _spec.loader.exec_module(readme)
@@ -84,7 +84,7 @@ def test_only_the_mcp_examples_are_compared_without_their_line_breaks():
 
 
 def test_the_script_checks_from_the_command_line():
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "readme_examples.py"), "--check",
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "docs_examples.py"), "--check",
                            "check-missing-assistant"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"match what the commands print", done.stdout)

@@ -172,7 +172,7 @@ def test_the_live_exporter_exports_a_session_as_it_runs():
     from agentdbg.providers.offline import OfflineModel
     from agentdbg.toolspec import load_tools
 
-    tools = load_tools(ROOT / "agentdbg" / "samples" / "tools.yaml")
+    tools = load_tools(ROOT / "tools.yaml")
     session = Session.for_question(OfflineModel(), tools, "北京和上海今天哪个更热?", RunConfig(),
                                    precheck=check_model_request)
     header = {"model": "offline", "provider": "offline", "base_url": None,
