@@ -13,7 +13,6 @@ import venv
 from pathlib import Path
 
 import pytest
-
 from support import ROOT
 
 QUESTION = "订单 ORD-2026-001 到哪里了?"
