@@ -61,4 +61,4 @@ def model_server():
     server.stop()
 
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "provision"]
