@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-
 from support import ROOT
 
 BROWSER_TESTS = """
