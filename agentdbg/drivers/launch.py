@@ -79,6 +79,24 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
 
 # -- MCP servers ------------------------------------------------------------------------------
 
+def handler_warnings(toolset) -> list[str]:
+    """What ``run`` says before it starts about python handlers whose signature cannot take
+    their schema's parameters (the lint's ``handler-signature-mismatch``): every such call would
+    fail with ``internal_error``."""
+    from agentdbg.checker.handlers import lint_handler
+
+    lines = []
+    for spec in toolset.tools:
+        if spec.handler_kind != "python":
+            continue
+        for f in lint_handler(spec):
+            if f.rule == "handler-signature-mismatch":
+                where = f"{toolset.path}:{f.line}" if f.line else str(toolset.path)
+                lines.append(f"{where}: tool {f.tool!r}: {f.message} "
+                             f"({f.rule}; 'agentdbg tools' lints the whole file)")
+    return lines
+
+
 def load_run_tools(path: Path | None, mcp: Iterable[str] = ()):
     """The tools of a run: the tools file plus the ``--mcp`` servers (started by ``drive``).
 

@@ -43,6 +43,8 @@ def outcome_meta(o: ToolOutcome) -> str:
         parts.append("fixture (stub)")
     if o.injected:
         parts.append("injected fault")
+    if o.cause and not o.ok:
+        parts.append(f"raised {o.cause}")   # the developer's view; the model saw only the error
     return " · ".join(parts)
 
 

@@ -496,6 +496,8 @@ def _tool_meta(e: dict) -> str:
         parts.append('<span class="injected">injected fault</span>')
     if e.get("note") and not e.get("injected"):
         parts.append(esc(str(e["note"])))
+    if e.get("ok") is False and isinstance(e.get("cause"), str):
+        parts.append(f'<span class="bad">raised {esc(e["cause"])}</span> (the model saw only the error)')
     return " · ".join(parts)
 
 
