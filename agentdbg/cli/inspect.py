@@ -56,3 +56,27 @@ def tools_cmd(
     from agentdbg.drivers.tools import run_tools
 
     return run_tools(path, json_out=json_out, console=make_console(), debug=debug)
+
+
+@command(epilog="Exit status: 0 written; 2 a file already exists, or the tools JSON is unreadable.")
+def init(
+    folder: Annotated[Path, typer.Argument(help="Where to write them (default: here).")] = Path("."),
+    source: Annotated[Path | None, typer.Option(
+        "--from", help="A tools JSON your app already has (an OpenAI 'tools' array, or "
+                       "{\"tools\": [...]}): its tools, each with a handler to fill in.",
+        show_default=False)] = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Start a project: a commented tools.yaml and its handler module (handlers.py); never
+    overwrites a file."""
+    from agentdbg.drivers.init import init_project
+    from agentdbg.render.safe import one_line
+
+    written = init_project(folder, source)
+    names = ", ".join(written.names)
+    print(f"wrote {one_line(written.tools)} ({len(written.names)} tool(s): {one_line(names)}) "
+          f"and {one_line(written.module)}")
+    where = "" if folder == Path(".") else f"cd {one_line(folder)} && "
+    print(f"next: {where}agentdbg tools     (lint them)\n"
+          f"      {where}agentdbg run \"QUESTION\"     (the loop, offline; --step: one phase at a time)")
+    return 0

@@ -231,6 +231,10 @@ class ToolExecutor:
                 outcome: ToolOutcome) -> tuple[Any, bool, str | None]:
         if spec.handler_kind == "mcp":
             return self._call_mcp(spec, args, outcome), False, None
+        if spec.handler_kind == "none":
+            raise _Failure("no_handler", f"the tool {spec.name!r} has no implementation here",
+                           detail=f"{spec.name!r} comes from a tools JSON without a handler; give "
+                                  "it one in a tools.yaml (agentdbg init --from FILE writes them)")
         if spec.handler_kind == "recorded":
             raise _Failure("internal_error", f"no recorded result for this call of {spec.name!r}",
                            detail="replay: the recording has no tool event for this call")

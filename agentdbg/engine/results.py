@@ -17,6 +17,7 @@ ERROR_TYPES = {
     "rate_limited": True,
     "tool_error": False,      # an MCP tool answered isError
     "cancelled": False,       # the call was cancelled (Ctrl-C, a timeout on an MCP server)
+    "no_handler": False,      # a tool from a tools JSON, which names no handler
 }
 
 
