@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from agentdbg.engine.replaying import ActionReplayed
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
 from agentdbg.messages import utf8_json
@@ -37,6 +38,10 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
     try:
         for event in (_live_steps(session) if replay is None else replay.steps()):
             if not show:
+                continue
+            if isinstance(event, ActionReplayed):  # your step-mode action, where it happened
+                console.print(view_run.render_action(event.action))
+                shown = min(shown, len(session.messages))
                 continue
             if isinstance(event, ModelReplied):
                 console.print(view_run.render_turn_title(event.turn))

@@ -21,6 +21,21 @@ ERROR_TYPES = {
 }
 
 
+def error_in(content: object) -> tuple[str, bool] | None:
+    """(type, retryable) when ``content`` is a failed result in the shape above, else None."""
+    if not isinstance(content, str) or not content.lstrip().startswith("{"):
+        return None
+    try:
+        data = json.loads(content)
+    except (ValueError, RecursionError):
+        return None
+    error = data.get("error") if isinstance(data, dict) and data.get("ok") is False else None
+    if not isinstance(error, dict):
+        return None
+    kind = error.get("type")
+    return (kind if isinstance(kind, str) else "error", error.get("retryable") is True)
+
+
 def error_content(type: str, message: str, retryable: bool | None = None) -> str:
     retry = ERROR_TYPES.get(type, False) if retryable is None else retryable
     return json.dumps({"ok": False, "error": {"type": type, "retryable": retry,

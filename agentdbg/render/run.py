@@ -48,6 +48,31 @@ def outcome_meta(o: ToolOutcome) -> str:
     return " · ".join(parts)
 
 
+def action_text(a: dict) -> str:
+    """One of your recorded step-mode actions in words (the report's cards, replay's lines)."""
+    kind = str(a.get("action"))
+    index = a.get("index")
+    text = {
+        "edit": f"you edited message [{index}]",
+        "drop": f"you dropped message [{index}]",
+        "rewind": f"you rewound to message [{index}] (cut {a.get('cut')} message(s))",
+        "retry": f"you asked the model again (retry): cut {a.get('cut')} message(s) from [{index}]",
+        "inject": (f"you injected the fault {a.get('fault')} into call {a.get('tool_call_id')}"
+                   if a.get("pending") else
+                   f"you replaced the result [{index}] with the fault {a.get('fault')}"),
+        "fail": (f"you made {'every' if a.get('sticky') else 'the next'} call of {a.get('tool')} "
+                 f"fail with {a.get('fault')}"),
+        "send": "you sent a request the checker had blocked",
+    }.get(kind, f"you did {kind}")
+    return text
+
+
+def render_action(a: dict) -> RenderableType:
+    """A recorded action, where a replay re-applies it."""
+    return Text.assemble(("✎ ", "bold magenta"), (safe(action_text(a)), "magenta"),
+                         (" (recorded; re-applied here)", "dim"))
+
+
 def render_header(model_desc: str, tools: list[str], offline: bool,
                   title: str = "agentdbg run") -> RenderableType:
     lines = [Text.assemble(("model: ", "bold"), safe(model_desc)),
