@@ -49,3 +49,68 @@ def test_replaying_a_step_session_labels_your_actions_where_they_happened(sample
                      "✎ you rewound to message [1] (cut 0 message(s)) (recorded; re-applied here)",
                      "✎ you asked the model again (retry): cut 1 message(s) from [1] (recorded; "
                      "re-applied here)"]
+
+
+def test_a_batch_denial_says_how_to_let_the_call_run(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    (tmp_path / "s.yaml").write_text(
+        "turns:\n  - tool_calls: [{name: send_email, id: m1, arguments: {to: a@b.cn, subject: hi, "
+        "body: b}}]\n  - content: done\n")
+    r = CliRunner().invoke(app, ["run", "mail a@b.cn", "--script", "s.yaml"])
+    assert ("send_email (m1) was not run: it needs approval (approval: always) and a batch run "
+            "denies it; --approve all runs such calls, --step asks you for each") in r.stdout
+    allowed = CliRunner().invoke(app, ["run", "mail a@b.cn", "--script", "s.yaml", "--approve", "all"])
+    assert "was not run" not in allowed.stdout
+
+
+SLOW_TOOLS = """
+version: 1
+tools:
+  - name: slow_lookup
+    description: Look a code up. Use when the user gives a code like AB-1.
+    parameters:
+      type: object
+      properties: {code: {type: string, pattern: "^AB-\\\\d$", description: the code}}
+      required: [code]
+    handler: {python: "slowtools:slow_lookup"}
+"""
+
+
+def test_a_tool_that_takes_a_while_shows_progress_on_a_terminal_only(tmp_path, monkeypatch):
+    import io
+
+    from agentdbg.drivers import batch
+    from agentdbg.engine.session import RunConfig, Session
+    from agentdbg.options import RunOptions
+    from agentdbg.providers.offline import OfflineModel
+    from agentdbg.render.console import PipedConsole
+    from agentdbg.toolspec import load_tools
+    from rich.console import Console
+
+    import rich.status
+
+    (tmp_path / "slowtools.py").write_text(
+        "import threading\nRELEASE = threading.Event()\n\n"
+        "def slow_lookup(code):\n    RELEASE.wait(0.5)\n    return {'code': code}\n")
+    (tmp_path / "tools.yaml").write_text(SLOW_TOOLS)
+    monkeypatch.setattr(batch, "PROGRESS_AFTER", 0.0)      # no waiting on the wall clock
+    start = rich.status.Status.start
+
+    def started(status):                                   # the spinner is up: let the tool end
+        start(status)
+        sys.modules["slowtools"].RELEASE.set()
+    monkeypatch.setattr(rich.status.Status, "start", started)
+    outputs = {}
+    for kind, console in (("terminal", Console(file=io.StringIO(), force_terminal=True, width=100)),
+                          ("piped", PipedConsole(file=io.StringIO(), width=100))):
+        monkeypatch.delitem(sys.modules, "slowtools", raising=False)
+        session = Session.for_question(OfflineModel(), load_tools(tmp_path / "tools.yaml"),
+                                       "look up AB-1", RunConfig())
+        batch.run_batch(session, console, RunOptions(model_desc="offline", model="offline",
+                                                     provider_name="offline"))
+        outputs[kind] = console.file.getvalue()
+    assert "running slow_lookup (1 call(s)) … Ctrl-C cancels" in outputs["terminal"]
+    assert "running slow_lookup" not in outputs["piped"]

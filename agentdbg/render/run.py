@@ -67,6 +67,13 @@ def action_text(a: dict) -> str:
     return text
 
 
+def render_denied(o: ToolOutcome) -> RenderableType:
+    """Why a side-effecting call was not run in a batch run, and how to let it run."""
+    return Text(f"{safe(o.name)} ({safe(o.call_id)}) was not run: it needs approval (approval: "
+                "always) and a batch run denies it; --approve all runs such calls, --step asks "
+                "you for each", style="yellow")
+
+
 def render_action(a: dict) -> RenderableType:
     """A recorded action, where a replay re-applies it."""
     return Text.assemble(("✎ ", "bold magenta"), (safe(action_text(a)), "magenta"),
