@@ -82,15 +82,15 @@ tools:
 def test_a_tool_that_takes_a_while_shows_progress_on_a_terminal_only(tmp_path, monkeypatch):
     import io
 
+    import rich.status
+    from rich.console import Console
+
     from agentdbg.drivers import batch
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.options import RunOptions
     from agentdbg.providers.offline import OfflineModel
     from agentdbg.render.console import PipedConsole
     from agentdbg.toolspec import load_tools
-    from rich.console import Console
-
-    import rich.status
 
     (tmp_path / "slowtools.py").write_text(
         "import threading\nRELEASE = threading.Event()\n\n"
