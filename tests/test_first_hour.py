@@ -114,3 +114,25 @@ def test_a_tool_that_takes_a_while_shows_progress_on_a_terminal_only(tmp_path, m
         outputs[kind] = console.file.getvalue()
     assert "running slow_lookup (1 call(s)) … Ctrl-C cancels" in outputs["terminal"]
     assert "running slow_lookup" not in outputs["piped"]
+
+
+def test_export_to_a_closed_port_says_refused_at_once(tmp_path):
+    import socket
+    import time
+
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    run = CliRunner().invoke(app, ["run", "订单 ORD-2026-001 到哪里了?", "--save", "r.jsonl"])
+    assert run.exit_code == 0
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]          # closed again when the block ends
+    start = time.monotonic()
+    r = CliRunner().invoke(app, ["export", "r.jsonl", "--otlp", f"http://127.0.0.1:{port}"])
+    took = time.monotonic() - start
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (f"agentdbg: error: http://127.0.0.1:{port}/v1/traces: connection "
+                                f"refused: nothing listens on 127.0.0.1:{port} (is the receiver running?)")
+    assert "timeout" not in r.stderr and took < 5   # was: 8 s of retries, then "timed out"
