@@ -169,6 +169,6 @@ def render_footer(session, replayed: bool = False) -> list[RenderableType]:
     elapsed = f"{session.elapsed() * 1000:.0f} ms"
     usage = Text(f"usage: {u['prompt_tokens']} prompt + {u['completion_tokens']} completion "
                  f"= {u['total_tokens']} tokens over {len(session.turns)} request(s); "
-                 f"{session.tool_calls_made} tool call(s); "
+                 f"{session.tool_calls_asked} tool call(s); "
                  f"{'replayed in ' + elapsed if replayed else elapsed}")
     return [head, stop, usage]
