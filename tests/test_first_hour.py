@@ -136,3 +136,14 @@ def test_export_to_a_closed_port_says_refused_at_once(tmp_path):
     assert r.stderr.strip() == (f"agentdbg: error: http://127.0.0.1:{port}/v1/traces: connection "
                                 f"refused: nothing listens on 127.0.0.1:{port} (is the receiver running?)")
     assert "timeout" not in r.stderr and took < 5   # was: 8 s of retries, then "timed out"
+
+
+def test_offline_token_estimates_count_the_tool_definitions(sample_tools):
+    from agentdbg.providers.base import ModelRequest, estimate_tokens, estimated_usage
+
+    messages = [{"role": "user", "content": "订单 ORD-2026-001 到哪里了?"}]
+    reply = {"role": "assistant", "content": "ok"}
+    bare = estimated_usage(ModelRequest(messages=messages), reply)["prompt_tokens"]
+    tools = sample_tools.openai_tools()
+    with_tools = estimated_usage(ModelRequest(messages=messages, tools=tools), reply)["prompt_tokens"]
+    assert with_tools - bare == estimate_tokens(json.dumps(tools, ensure_ascii=False)) > 500
