@@ -147,3 +147,41 @@ def test_offline_token_estimates_count_the_tool_definitions(sample_tools):
     tools = sample_tools.openai_tools()
     with_tools = estimated_usage(ModelRequest(messages=messages, tools=tools), reply)["prompt_tokens"]
     assert with_tools - bare == estimate_tokens(json.dumps(tools, ensure_ascii=False)) > 500
+
+
+def test_run_json_names_its_transcript_and_runs_json_lists_the_runs(tmp_path):
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    runner = CliRunner()
+    doc = json.loads(runner.invoke(app, ["run", "订单 ORD-2026-001 到哪里了?", "--json"]).stdout)
+    saved = Path(doc["transcript"])
+    assert saved.is_file() and saved.parent.name == "runs"
+    r = runner.invoke(app, ["runs", "--json"])
+    assert r.exit_code == 0
+    listing = json.loads(r.stdout)
+    (run,) = listing["runs"]
+    assert run["path"] == str(saved) and run["number"] == 1 and run["stop"] == "completed"
+    assert run["question"] == "订单 ORD-2026-001 到哪里了?" and run["turns"] == 3
+    assert listing["folder"] == str(saved.parent) and listing["more"] == 0
+    named = json.loads(runner.invoke(app, ["run", "q", "--json", "--save", "mine.jsonl"]).stdout)
+    assert named["transcript"] == "mine.jsonl"
+
+
+def test_a_full_runs_folder_is_not_news_on_every_run(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    runner = CliRunner()
+    for _ in range(2):
+        runner.invoke(app, ["run", "订单 ORD-2026-001 到哪里了?", "--keep-runs", "1"])
+    quiet = runner.invoke(app, ["run", "订单 ORD-2026-001 到哪里了?", "--keep-runs", "1"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    assert len(list((tmp_path / "agentdbg-home" / "runs").glob("*.jsonl"))) == 1   # still pruned
+    asked = runner.invoke(app, ["run", "订单 ORD-2026-001 到哪里了?", "--keep-runs", "1", "--debug"])
+    assert "removed 1 older one(s)" in asked.stderr
+    assert "keeps the newest --keep-runs (default 50)" in runner.invoke(app, ["runs"]).stdout

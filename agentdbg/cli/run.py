@@ -225,10 +225,11 @@ def replay(
 @command()
 def runs(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to list.")] = 20,
+    json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
     """List the saved runs (transcripts in the runs folder), newest first."""
     from agentdbg.drivers.runs import list_runs
 
-    list_runs(make_console(), limit)
+    list_runs(make_console(), limit, json_out=json_out)
     return 0

@@ -74,7 +74,10 @@ def _progress(console, text: str):
             status.stop()
 
 
-def run_batch(session: Session, console, options: RunOptions, replay=None) -> ExitStatus:
+def run_batch(session: Session, console, options: RunOptions, replay=None,
+              transcript=None) -> ExitStatus:
+    """Step ``session`` to its end, printing each turn (or, with --json, one document at the end
+    that names the ``transcript`` being written)."""
     show = not options.json_out
     if show:
         console.print(view_run.render_header(options.model_desc, session.toolset.names(),
@@ -121,6 +124,8 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
         from agentdbg.render.budget import last_request_budget
 
         doc["budget"] = last_request_budget(session)
+        if transcript is not None:
+            doc["transcript"] = str(transcript)
         sys.stdout.write(utf8_json(doc, indent=2) + "\n")
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):

@@ -57,7 +57,7 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
         else:
             from agentdbg.drivers.batch import run_batch
 
-            status = run_batch(session, console, options, replay=replay)
+            status = run_batch(session, console, options, replay=replay, transcript=writer.path)
     finally:
         writer.close()
         warnings = exporter.close() if exporter is not None else []
@@ -71,7 +71,7 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
               file=sys.stderr)
     elif not options.json_out:
         console.print(f"transcript: {one_line(path)}", soft_wrap=True, highlight=False, markup=False)
-    if removed:
+    if removed and options.debug:   # every run past the limit removes one: not news each time
         print(f"agentdbg: kept the newest {options.keep_runs} finished transcripts in the runs "
               f"folder (--keep-runs): removed {removed} older one(s)", file=sys.stderr)
     return status
