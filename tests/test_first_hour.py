@@ -185,3 +185,89 @@ def test_a_full_runs_folder_is_not_news_on_every_run(tmp_path):
     asked = runner.invoke(app, ["run", "订单 ORD-2026-001 到哪里了?", "--keep-runs", "1", "--debug"])
     assert "removed 1 older one(s)" in asked.stderr
     assert "keeps the newest --keep-runs (default 50)" in runner.invoke(app, ["runs"]).stdout
+
+
+def test_the_intercept_help_wraps_inside_its_columns_at_80():
+    import io
+
+    from rich.console import Console
+
+    from agentdbg.server.proxy.intercept import HELP, render_help
+
+    console = Console(file=io.StringIO(), width=80, no_color=True)
+    console.print(render_help())
+    lines = console.file.getvalue().rstrip("\n").split("\n")
+    column = lines[0].index("send the request")
+    assert all(len(line.rstrip()) <= 80 for line in lines)
+    starts = [line for line in lines if line[:column].strip()]
+    assert [line[:column].strip() for line in starts] == [usage for usage, _ in HELP]
+    assert all(line[column] != " " for line in lines)   # every wrapped line starts in its column
+
+
+def test_profile_help_is_short_and_check_profiles_lists_them():
+    from typer.testing import CliRunner
+
+    from agentdbg.checker.profiles import PROFILES
+    from agentdbg.cli import app
+
+    runner = CliRunner()
+    help_text = runner.invoke(app, ["run", "--help"], env={"COLUMNS": "80"}).stdout
+    lines = help_text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("-p, --profile"))
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("-"))
+    assert end - start <= 4, "\n".join(lines[start:end])
+    assert "check --profiles" in " ".join(" ".join(lines[start:end]).split())
+    listed = runner.invoke(app, ["check", "--profiles"], env={"COLUMNS": "80"})
+    assert listed.exit_code == 0
+    names = [ln.split()[0] for ln in listed.stdout.splitlines()[1:] if ln and not ln.startswith(" ")]
+    assert names == list(PROFILES)
+
+
+def test_servers_do_not_print_a_traceback_when_a_client_goes_away(capsys):
+    from support import QuietServer
+
+    from agentdbg.providers.offline import OfflineModel
+    from agentdbg.testing.server import ModelServer
+
+    for server in (ModelServer(OfflineModel()), QuietServer(("127.0.0.1", 0), None)):
+        try:
+            for gone in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+                try:
+                    raise gone
+                except ConnectionError:
+                    server.handle_error(None, ("127.0.0.1", 1))
+            assert capsys.readouterr().err == ""
+            try:
+                raise ValueError("a real bug")
+            except ValueError:
+                server.handle_error(None, ("127.0.0.1", 1))
+            assert "ValueError: a real bug" in capsys.readouterr().err   # real errors still show
+        finally:
+            server.server_close()
+
+
+def test_a_closed_pipe_ends_a_command_quietly(tmp_path):
+    import subprocess
+
+    done = subprocess.run(["bash", "-c", f"{sys.executable} -m agentdbg completion bash | head -1"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.startswith("_agentdbg_completion()") and done.stderr == ""
+
+
+def test_shell_completion_completes_commands_options_and_profiles():
+    import os
+    import subprocess
+
+    script = subprocess.run([sys.executable, "-m", "agentdbg", "completion", "bash"], capture_output=True,
+                            text=True, timeout=60)
+    assert script.returncode == 0 and "_AGENTDBG_COMPLETE=complete_bash" in script.stdout
+
+    def complete(line: str) -> list[str]:
+        words = line.split(" ")
+        env = {**os.environ, "COMP_WORDS": line, "COMP_CWORD": str(len(words) - 1),
+               "_AGENTDBG_COMPLETE": "complete_bash"}
+        return subprocess.run([sys.executable, "-c", "from agentdbg.cli import main; main()"],
+                              env=env, capture_output=True, text=True, timeout=60).stdout.split()
+
+    assert complete("agentdbg re") == ["replay", "report"]
+    assert complete("agentdbg check --profile deepseek-r") == ["deepseek-reasoner-legacy"]

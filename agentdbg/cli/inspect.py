@@ -18,6 +18,25 @@ class WireFormat(str, Enum):
     anthropic = "anthropic"
 
 
+def _list_profiles(value: bool) -> None:
+    """``check --profiles``: each provider profile and what it adds, then exit."""
+    if not value:
+        return
+    from rich.table import Table
+
+    from agentdbg.checker.profiles import PROFILES
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True, style="bold")
+    table.add_column()
+    for p in PROFILES.values():
+        table.add_row(p.name, p.description)
+    console = make_console()
+    console.print("provider profiles (--profile NAME; default openai):")
+    console.print(table)
+    raise typer.Exit()
+
+
 @command(epilog="Exit status: 0 no error-level finding; 1 errors found; 2 unreadable input.")
 def check(
     file: Annotated[str, typer.Argument(
@@ -33,6 +52,9 @@ def check(
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
     json_out: JsonOpt = False,
     full: FullOpt = False,
+    profiles: Annotated[bool, typer.Option(
+        "--profiles", callback=_list_profiles, is_eager=True,
+        help="List the provider profiles and what each adds, then exit.")] = False,
     debug: DebugOpt = False,
 ) -> int:
     """Check a request or a history against the protocol rules real APIs enforce (Chat
@@ -56,6 +78,28 @@ def tools_cmd(
     from agentdbg.drivers.tools import run_tools
 
     return run_tools(path, json_out=json_out, console=make_console(), debug=debug)
+
+
+class Shell(str, Enum):
+    bash = "bash"
+    zsh = "zsh"
+    fish = "fish"
+    powershell = "powershell"
+
+
+@command(epilog="e.g.  agentdbg completion bash >> ~/.bashrc   (zsh: ~/.zshrc; fish: "
+                "~/.config/fish/completions/agentdbg.fish); then open a new shell.")
+def completion(
+    shell: Annotated[Shell, typer.Argument(help="The shell to complete in.")],
+    debug: DebugOpt = False,
+) -> int:
+    """Print the shell completion script: commands, options and their values complete with Tab."""
+    from typer.completion import completion_init, get_completion_script
+
+    completion_init()
+    print(get_completion_script(prog_name="agentdbg", complete_var="_AGENTDBG_COMPLETE",
+                                shell=shell.value))
+    return 0
 
 
 @command(epilog="Exit status: 0 written; 2 a file already exists, or the tools JSON is unreadable.")
