@@ -221,8 +221,7 @@ def load_tools(path: str | os.PathLike | None = None, *, resolve: bool = True,
 
 def _parse(doc: _Doc) -> ToolSet:
     data = doc.data
-    if isinstance(data, list) or (isinstance(data, dict) and "version" not in data
-                                  and isinstance(data.get("tools"), list)):
+    if _is_definitions(data):
         return _parse_definitions(doc, data)
     if not isinstance(data, dict):
         raise doc.error((), "expected a mapping with 'version' and 'tools'")
@@ -264,6 +263,15 @@ def _parse(doc: _Doc) -> ToolSet:
         specs.append(spec)
     return ToolSet(path=doc.path, tools=specs, parallel=parallel, servers=servers,
                    max_result_chars=int(defaults["max_result_chars"]))  # type: ignore[call-overload]
+
+
+def _is_definitions(data: Any) -> bool:
+    """A tools JSON: a list of tool objects, or ``{"tools": [...]}`` with no ``version``."""
+    if isinstance(data, dict) and "version" not in data and isinstance(data.get("tools"), list):
+        data = data["tools"]
+    elif not isinstance(data, list):
+        return False
+    return bool(data) and all(isinstance(t, dict) and ("function" in t or "type" in t) for t in data)
 
 
 def _parse_definitions(doc: _Doc, data: Any) -> ToolSet:

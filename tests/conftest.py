@@ -62,3 +62,31 @@ def model_server():
 
 
 pytest_plugins = ["pytester", "provision"]
+
+#: files whose tests are slow as a whole: real servers and proxies in their own processes,
+#: pseudo-terminal sessions, property-based fuzzing, the docs examples. ``-m "not slow"``
+#: leaves them out (the fast subset); single slow tests elsewhere carry ``@pytest.mark.slow``.
+SLOW_FILES = {
+    "tests/test_proxy.py",
+    "tests/test_proxy_intercept.py",
+    "tests/test_step_pty.py",
+    "tests/test_judge_chains.py",
+    "tests/formats/test_run_api.py",
+    "tests/formats/test_proxy_formats.py",
+    "tests/formats/test_serve_formats.py",
+    "tests/hardening/test_fuzz.py",
+    "tests/hardening/test_proxy_safety.py",
+    "tests/hardening/test_interrupts.py",
+    "tests/hardening/test_endpoints.py",
+    "tests/hardening/test_runs_files.py",
+    "tests/mcp/test_mcp_lifecycle.py",
+    "tests/mcp/test_mcp_signals.py",
+    "tests/mcp/test_mcp_http.py",
+    "tests/report/test_report_browser.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.split("::")[0] in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)

@@ -42,11 +42,11 @@ def test_a_run_is_one_agent_span_with_chat_and_tool_children(made):
     a = attributes(agent)
     assert a[sc.OPERATION_NAME] == "invoke_agent" and a[sc.PROVIDER_NAME] == "agentdbg.offline"
     assert a[sc.STOP_REASON] == "completed" and a[sc.CONVERSATION_ID] == "order"
-    assert a[sc.USAGE_INPUT_TOKENS] == 278 and a[sc.USAGE_OUTPUT_TOKENS] == 152
+    assert a[sc.USAGE_INPUT_TOKENS] == 2072 and a[sc.USAGE_OUTPUT_TOKENS] == 152
     chat = sorted(names["chat offline"], key=lambda s: s.start_time_unix_nano)
     first = attributes(chat[0])
     assert first[sc.OPERATION_NAME] == "chat" and first[sc.REQUEST_MODEL] == "offline"
-    assert first[sc.USAGE_INPUT_TOKENS] == 14 and first[sc.USAGE_OUTPUT_TOKENS] == 45
+    assert first[sc.USAGE_INPUT_TOKENS] == 612 and first[sc.USAGE_OUTPUT_TOKENS] == 45
     assert first[sc.RESPONSE_FINISH_REASONS] == ["tool_calls"]
     assert attributes(chat[2])[sc.RESPONSE_FINISH_REASONS] == ["stop"]
     tool = attributes(names["execute_tool query_order"][0])
