@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -51,9 +52,15 @@ def test_run_from_the_root_uses_the_root_tools_file_and_its_handlers(tmp_path):
 def test_a_non_editable_install_carries_and_runs_the_sample(tmp_path):
     """``pip install .`` (here: the wheel pip builds from the checkout, installed into a fresh
     virtualenv that borrows this one's dependencies) runs the sample from another folder."""
+    source = tmp_path / "source"          # a copy: building writes build/ into the tree it builds
+    source.mkdir()
+    for name in ("agentdbg", "sample_tools"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("tools.yaml", "setup.py", "pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
     wheels = tmp_path / "wheels"
     build = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                            "-w", str(wheels), str(ROOT)], capture_output=True, text=True, timeout=300)
+                            "-w", str(wheels), str(source)], capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr
     env_dir = tmp_path / "fresh"
     venv.EnvBuilder(with_pip=False).create(env_dir)
