@@ -306,7 +306,7 @@ def test_save_never_writes_over_a_file_the_run_reads(tmp_path, option):
     from support import ROOT
 
     target = tmp_path / "input.yaml"
-    target.write_text((ROOT / "agentdbg/samples/tools.yaml").read_text(encoding="utf-8")
+    target.write_text((ROOT / "tools.yaml").read_text(encoding="utf-8")
                       if option == "--tools" else "- content: done\n", encoding="utf-8")
     before = target.read_bytes()
     r = invoke("run", "北京和上海今天哪个更热?", option, str(target), "--save", str(tmp_path / "." / "input.yaml"))

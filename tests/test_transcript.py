@@ -20,7 +20,7 @@ from agentdbg.errors import InputError
 from agentdbg.providers.offline import OfflineModel
 from agentdbg.transcript import load_transcript, start_transcript
 
-SAMPLE_TOOLS = ROOT / "agentdbg" / "samples" / "tools.yaml"
+SAMPLE_TOOLS = ROOT / "tools.yaml"
 runner = CliRunner()
 ORDER_Q = "订单 ORD-2026-001 到哪里了?"
 

@@ -106,7 +106,7 @@ def run(
     debug: DebugOpt = False,
 ) -> int:
     """Run the tool loop on QUESTION and show every turn's full messages array."""
-    from agentdbg.drivers.launch import drive, load_run_tools
+    from agentdbg.drivers.launch import drive, handler_warnings, load_run_tools
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.options import RunOptions
     from agentdbg.providers.factory import make_provider, precheck_for
@@ -116,6 +116,8 @@ def run(
     _step_only(step, explain, lang)
     _never_over_inputs(save, script=script, tools=tools)
     toolset = load_run_tools(tools, mcp or [])  # MCP servers start in drive()
+    for line in handler_warnings(toolset):
+        warn(line)
     info = make_provider(model, base_url, api_key, script, retries, api=api.value)
     if api is not Api.chat and (script is not None or info.offline):
         what = "a script" if script is not None else "the offline model"
@@ -223,10 +225,11 @@ def replay(
 @command()
 def runs(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to list.")] = 20,
+    json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
     """List the saved runs (transcripts in the runs folder), newest first."""
     from agentdbg.drivers.runs import list_runs
 
-    list_runs(make_console(), limit)
+    list_runs(make_console(), limit, json_out=json_out)
     return 0

@@ -8,12 +8,21 @@ from pathlib import Path
 from agentdbg.errors import InputError
 
 
-def list_runs(console, limit: int) -> None:
+def list_runs(console, limit: int, json_out: bool = False) -> None:
+    import sys
+    from dataclasses import asdict
+
+    from agentdbg.messages import utf8_json
     from agentdbg.render.runs import render_runs
     from agentdbg.transcript.runs import run_name, runs_dir, saved_runs
 
     paths = saved_runs()
     rows = [run_row(n, path, run_name(path)) for n, path in enumerate(paths[:limit], start=1)]
+    if json_out:   # one document: what the listing shows, each run with its path
+        runs = [asdict(r) | {"path": str(p)} for r, p in zip(rows, paths)]
+        sys.stdout.write(utf8_json({"folder": str(runs_dir()), "runs": runs,
+                                    "more": max(0, len(paths) - limit)}, indent=2) + "\n")
+        return
     for line in render_runs(rows, str(runs_dir()), console.width, more=max(0, len(paths) - limit)):
         console.print(line, soft_wrap=True)
 

@@ -86,6 +86,12 @@ def apply_action(session: Session, event: dict) -> None:
         session.send_once()
 
 
+@dataclass
+class ActionReplayed:
+    """A recorded user action (edit, drop, rewind, retry, inject, fail, send) just re-applied."""
+    action: dict
+
+
 class Replay:
     """A session playing a recording: recorded actions re-applied, staleness detected."""
 
@@ -93,6 +99,7 @@ class Replay:
         self.session = session
         self.model = model
         self.applied = 0           # recorded actions re-applied so far
+        self.just_applied: list[dict] = []  # the action events the last sync re-applied
         self.live = False
         #: a proxy recording: the app drove the loop, so each recorded request *is* the
         #: history (whatever form the app gave it: text tool calls, trimmed, retried, a
@@ -102,6 +109,7 @@ class Replay:
     def sync(self) -> int:
         """Apply the recorded actions and stops that come next; returns how many actions."""
         applied = 0
+        self.just_applied = []
         while not self.live:
             if self.app_driven:  # the app's tool results sit before its next request
                 self.model.next_request_messages()
@@ -115,6 +123,7 @@ class Replay:
             try:
                 if event["type"] == "action":
                     apply_action(self.session, event)
+                    self.just_applied.append(event)
                     applied += 1
                 elif event["type"] == "stop" and not self.session.done:
                     self.session.stop(StopReason(event["reason"]), event.get("detail") or "")
@@ -126,11 +135,13 @@ class Replay:
         self.applied += applied
         return applied
 
-    def steps(self) -> Iterator[Event]:
-        """Step the replay to the end of the recording, yielding each event."""
+    def steps(self) -> Iterator[Event | ActionReplayed]:
+        """Step the replay to the end of the recording, yielding each event, and each recorded
+        action where it is re-applied."""
         s, model = self.session, self.model
         while True:
             self.sync()
+            yield from (ActionReplayed(a) for a in self.just_applied)
             if s.stop_reason is not None or model.peek() is None:
                 if s.stop_reason is not None and model.peek() is not None:
                     model.diverged = model.diverged or (

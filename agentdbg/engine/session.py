@@ -56,6 +56,7 @@ class TurnStats:
     note: str | None = None
     tool_ms: float = 0.0
     message_index: int | None = None      # where the reply was appended
+    calls: int = 0                        # the tool calls the reply asked for
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -152,7 +153,14 @@ class Session(UserActions):
 
     @property
     def tool_calls_made(self) -> int:
+        """Calls agentdbg executed (or answered with a fault): what --max-tool-calls limits."""
         return len(self.outcomes)
+
+    @property
+    def tool_calls_asked(self) -> int:
+        """Every tool call the model's replies asked for, as the report and diff count them
+        (also the calls of a recorded app, which agentdbg did not run, and those a limit cut)."""
+        return sum(t.calls for t in self.turns)
 
     def elapsed(self) -> float:
         return self.clock() - self._started
@@ -275,6 +283,7 @@ class Session(UserActions):
                    finish_reason=reply.finish_reason, latency_ms=stats.latency_ms, note=reply.note)
         event = ModelReplied(stats.turn, stats.message_index, reply.message, stats)
         calls = tool_calls_of(reply.message)
+        stats.calls = len(calls)
         if calls:
             self._set_pending(calls, stats.turn)
         else:

@@ -49,6 +49,11 @@ class RecordedResult:
         return "replayed from the recording" + (" (injected then)" if self.injected else "")
 
     @property
+    def cause(self) -> str | None:
+        cause = self.event.get("cause")
+        return cause if isinstance(cause, str) else None
+
+    @property
     def duration_ms(self) -> float | None:
         """How long the call took when it was recorded (a replay takes no time of its own)."""
         return recorded_ms(self.event.get("duration_ms"))

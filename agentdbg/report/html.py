@@ -266,20 +266,10 @@ def _card(view: _View, card: Card) -> str:
 
 
 def _action(a: dict) -> str:
+    from agentdbg.render.run import action_text
+
     kind = str(a.get("action"))
-    index = a.get("index")
-    text = {
-        "edit": f"you edited message [{index}]",
-        "drop": f"you dropped message [{index}]",
-        "rewind": f"you rewound to message [{index}] (cut {a.get('cut')} message(s))",
-        "retry": f"you asked the model again (retry): cut {a.get('cut')} message(s) from [{index}]",
-        "inject": (f"you injected the fault {a.get('fault')} into call {a.get('tool_call_id')}"
-                   if a.get("pending") else
-                   f"you replaced the result [{index}] with the fault {a.get('fault')}"),
-        "fail": (f"you made {'every' if a.get('sticky') else 'the next'} call of {a.get('tool')} "
-                 f"fail with {a.get('fault')}"),
-        "send": "you sent a request the checker had blocked",
-    }.get(kind, f"you did {kind}")
+    text = action_text(a)
     detail = ""
     if kind == "edit":
         detail = (f'<div class="dim">before:</div>{_fold(_json(a.get("before")))}'
@@ -496,6 +486,8 @@ def _tool_meta(e: dict) -> str:
         parts.append('<span class="injected">injected fault</span>')
     if e.get("note") and not e.get("injected"):
         parts.append(esc(str(e["note"])))
+    if e.get("ok") is False and isinstance(e.get("cause"), str):
+        parts.append(f'<span class="bad">raised {esc(e["cause"])}</span> (the model saw only the error)')
     return " · ".join(parts)
 
 

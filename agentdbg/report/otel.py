@@ -235,6 +235,30 @@ def traces_url(url: str) -> str:
     return url if parts.path not in ("", "/") else url.rstrip("/") + TRACES_PATH
 
 
+def connect_problem(url: str, timeout: float) -> str | None:
+    """Why nothing can be sent to ``url`` (a refused connection, a name that does not resolve,
+    no answer), told at once; None when it takes a connection (or an HTTP proxy is in the way)."""
+    import socket
+    import urllib.request
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    if urllib.request.getproxies().get(parts.scheme) and not urllib.request.proxy_bypass(host):
+        return None
+    try:
+        with socket.create_connection((host, port), timeout=min(timeout, 5.0)):
+            return None
+    except ConnectionRefusedError:
+        return f"connection refused: nothing listens on {host}:{port} (is the receiver running?)"
+    except socket.gaierror:
+        return f"cannot resolve the host {host!r}"
+    except TimeoutError:
+        return f"no answer from {host}:{port} within {min(timeout, 5.0):g}s"
+    except OSError as exc:
+        return f"cannot connect to {host}:{port}: {exc.strerror or exc}"
+
+
 @contextlib.contextmanager
 def _quiet_sdk() -> Iterator[list[str]]:
     """The SDK logs delivery failures; keep them (for our one line) instead of printing them."""
@@ -267,6 +291,9 @@ def deliver(spans: list, *, otlp_url: str | None = None, json_path: Any = None,
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         url = traces_url(otlp_url)
+        problem = connect_problem(url, timeout)
+        if problem is not None:   # say so now, not after the exporter's retries
+            raise ExportError(f"{url}: {problem}")
         exporter = OTLPSpanExporter(endpoint=url, timeout=timeout)
         with _quiet_sdk() as seen:
             result = SpanExportResult.SUCCESS

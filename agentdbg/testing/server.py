@@ -92,6 +92,15 @@ class ModelServer(ThreadingHTTPServer):
         host = host.decode() if isinstance(host, bytes) else host
         return f"http://{host}:{port}/v1"
 
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away mid-answer (a timeout, a test that is done) is not an error:
+        no traceback on the test run's output. Anything else is printed as usual."""
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):   # BrokenPipe, ConnectionReset …
+            return
+        super().handle_error(request, client_address)
+
     def start(self) -> ModelServer:
         threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True,
                          name="agentdbg-server").start()

@@ -37,7 +37,7 @@ EVENTS: dict[str, Spec] = {
     "tool": {"turn": ("int?", False), "index": ("int?", False), "name": ("str?", False),
              "content": ("str?", False), "ok": ("bool?", False), "error_type": ("str?", False),
              "detail": ("str?", False), "injected": ("bool?", False), "note": ("str?", False),
-             "duration_ms": ("num?", False)},
+             "duration_ms": ("num?", False), "cause": ("str?", False)},
     "action": {"action": ("str", True), "kind": ("str?", False), "custom": ("str?", False),
                "sticky": ("bool?", False), "pending": ("bool?", False)},
     "blocked": {"turn": ("int?", False), "findings": ("objects?", False)},

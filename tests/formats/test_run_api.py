@@ -15,6 +15,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
+from agentdbg.toolspec import bundled_tools_path
 from agentdbg.transcript import load_transcript
 
 
@@ -48,8 +49,7 @@ def test_run_over_the_format_records_it_and_replays(serve, tmp_path, api):
     check = agentdbg("check", str(saved), "--json")
     assert check.returncode == 0 and json.loads(check.stdout) == {"ok": True, "findings": []}
     fork = agentdbg("replay", str(saved), "--from", "2", "--tools",
-                    str(os.path.join(os.path.dirname(__import__("agentdbg").__file__), "samples",
-                                     "tools.yaml")), "--save", str(tmp_path / "fork.jsonl"))
+                    str(bundled_tools_path()), "--save", str(tmp_path / "fork.jsonl"))
     assert fork.returncode == 0, fork.stderr
     assert load_transcript(tmp_path / "fork.jsonl").header["parent"]["path"].endswith(saved.name)
 

@@ -50,6 +50,7 @@ def test_tools_file_not_a_mapping_and_empty(tmp_path):
         one_line_error(runner.invoke(app, ["tools"]), needle)
 
 
+@pytest.mark.slow
 def test_deeply_nested_yaml_and_json(tmp_path):
     (tmp_path / "tools.yaml").write_text("version: 1\ntools: " + "[" * 50000 + "]" * 50000 + "\n")
     one_line_error(runner.invoke(app, ["tools"]), "tools.yaml")

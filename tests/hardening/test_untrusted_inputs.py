@@ -286,7 +286,7 @@ def test_a_recorded_mcp_server_named_by_a_list_is_named_in_a_live_replay(tmp_pat
     events[0]["mcp_servers"] = [{"name": [], "transport": "stdio", "command": "x", "args": []}]
     path = write_events(tmp_path / "t.jsonl", events)
     r = runner.invoke(app, ["replay", path, "--live-tools",
-                            "--tools", str(ROOT / "agentdbg" / "samples" / "tools.yaml")])
+                            "--tools", str(ROOT / "tools.yaml")])
     assert r.exit_code == 0, r.output
     assert "the recording used MCP server '[]' (--mcp 'x')" in r.stderr
 

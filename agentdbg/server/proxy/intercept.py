@@ -17,14 +17,29 @@ from rich.text import Text
 from agentdbg.render.safe import safe
 from agentdbg.server.proxy.app import Decision
 
-HELP = """forward (Enter)     send the request upstream (edited, if you edited it)
-show                the request body as JSON
-edit                edit the body in $EDITOR (inline editor without one); JSON is validated
-inject N KIND       replace tool message N's content with a fault (timeout, not_found, empty,
-                    invalid_json, internal_error, oversized, rate_limited, denied, or JSON)
-respond TEXT|JSON   answer the app yourself (text, or an assistant message as JSON); not forwarded
-block               answer the app with a 400 listing the findings, in the request's own format
-quit                stop the proxy"""
+HELP = [
+    ("forward (Enter)", "send the request upstream (edited, if you edited it)"),
+    ("show", "the request body as JSON"),
+    ("edit", "edit the body in $EDITOR (inline editor without one); JSON is validated"),
+    ("inject N KIND", "replace tool message N's content with a fault (timeout, not_found, empty, "
+                      "invalid_json, internal_error, oversized, rate_limited, denied, or JSON)"),
+    ("respond TEXT|JSON", "answer the app yourself (text, or an assistant message as JSON); "
+                          "not forwarded"),
+    ("block", "answer the app with a 400 listing the findings, in the request's own format"),
+    ("quit", "stop the proxy"),
+]
+
+
+def render_help():
+    """The commands in two columns: a description wraps inside its own column at any width."""
+    from rich.table import Table
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    for usage, text in HELP:
+        table.add_row(usage, text)
+    return table
 
 
 class Interceptor:
@@ -92,7 +107,7 @@ class Interceptor:
                     self._inject(body, arg)
                     changed = True
                 elif word == "help":
-                    self.say(HELP)
+                    self.console.print(render_help())
                 else:
                     self.say(f"*** unknown command {word!r}; 'help' lists them", "red")
             except ValueError as exc:
