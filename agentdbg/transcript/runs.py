@@ -41,7 +41,7 @@ def create_run_file(question: str, folder: Path | None = None,
                     stem: str | None = None) -> tuple[Path, IO[str]]:
     """Create a new transcript file exclusively: two runs started in the same second with
     the same question get two files (``…-2.jsonl``, ``…-3.jsonl``)."""
-    from agentdbg.transcript.writer import create_exclusive
+    from agentdbg.transcript.files import create_exclusive
 
     folder = folder or runs_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -131,7 +131,7 @@ def finished_transcript(path: Path, held: set[str] | None = None) -> bool:
     A stop event is a whole last line (ending with its newline) whose own ``type`` is
     ``stop``: a ``{"type": "stop"}`` nested in a recorded response is not one. ``held``:
     the names ``claimed`` found in the folder (read once for many files)."""
-    from agentdbg.transcript.writer import FORMAT
+    from agentdbg.transcript.events import FORMAT
 
     try:
         if path.is_symlink() or not path.is_file():
