@@ -31,8 +31,8 @@ from urllib.parse import urlsplit
 from agentdbg.errors import AgentdbgError
 from agentdbg.messages import loads_json
 from agentdbg.report import semconv as sc
-from agentdbg.transcript.events import to_json_value
 from agentdbg.report.timeline import Card, History, Run
+from agentdbg.transcript.events import to_json_value
 
 DEFAULT_TIMEOUT = 10.0
 TRACES_PATH = "/v1/traces"
