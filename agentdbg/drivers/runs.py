@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentdbg.errors import InputError
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def list_runs(console, limit: int) -> None:
+    from agentdbg.render.runs import RunRow
+
+
+def list_runs(console: Console, limit: int) -> None:
     from agentdbg.render.runs import render_runs
     from agentdbg.transcript.runs import run_name, runs_dir, saved_runs
 
@@ -18,7 +24,7 @@ def list_runs(console, limit: int) -> None:
         console.print(line, soft_wrap=True)
 
 
-def run_row(number: int, path: Path, name: str):
+def run_row(number: int, path: Path, name: str) -> RunRow:
     """What the listing shows of one transcript (read to the end: turns and stop)."""
     from agentdbg.render.runs import RunRow
     from agentdbg.transcript import read_transcript

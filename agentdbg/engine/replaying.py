@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentdbg.engine.faults import Fault
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import Event, RunConfig, Session
 from agentdbg.errors import InputError, located
 from agentdbg.messages import loads_json
-from agentdbg.providers.base import Provider
+from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.providers.replay import RecordedResult, ReplayModel
 from agentdbg.toolspec import ToolSet
 from agentdbg.transcript.compare import describe_difference
 from agentdbg.transcript.events import Action, Blocked, Header, Request, Stop, Tool
+
+if TYPE_CHECKING:
+    from agentdbg.checker.findings import Finding
 
 RECORDED_OPTIONS = ("model", "max_turns", "max_tool_calls", "repeat_limit", "timeout",
                     "approve", "tool_choice", "parallel_tool_calls", "temperature",
@@ -40,8 +45,9 @@ def config_from_header(header: Header, **overrides: object) -> RunConfig:
     return config
 
 
-def replay_session(path, *, precheck=None, strict: bool = False,
-                   **overrides) -> tuple[Session, ReplayModel]:
+def replay_session(path: str | os.PathLike[str], *,
+                   precheck: Callable[[ModelRequest], list[Finding]] | None = None, strict: bool = False,
+                   **overrides: object) -> tuple[Session, ReplayModel]:
     model = ReplayModel(path)
     model.strict = strict
     header = model.header
@@ -53,7 +59,7 @@ def replay_session(path, *, precheck=None, strict: bool = False,
     return session, model
 
 
-def check_replayable(path, *, strict: bool = False) -> None:
+def check_replayable(path: str | os.PathLike[str], *, strict: bool = False) -> None:
     """Play the whole recording once, silently, as batch ``replay`` does: recorded results
     only, nothing run, nothing written. Raises the ``InputError`` naming the line and field
     of the first event that has the wrong types or cannot be re-applied (an edit of a
@@ -214,7 +220,7 @@ class LiveTools:
     approve_side_effects: bool = False
     results: list[ToolComparison] = field(default_factory=list)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         from agentdbg.engine.executor import ToolExecutor
 
         self.executor = ToolExecutor(self.toolset)
@@ -249,8 +255,9 @@ def with_live_tools(session: Session, model: ReplayModel, live: LiveTools) -> No
 
 # -- the verdict ------------------------------------------------------------------------
 
-def replay_problems(path, session: Session, model: ReplayModel, *, profile: str = "openai",
-                    live: LiveTools | None = None, strict: bool = False) -> list[str]:
+def replay_problems(path: str | os.PathLike[str], session: Session, model: ReplayModel, *,
+                    profile: str = "openai", live: LiveTools | None = None,
+                    strict: bool = False) -> list[str]:
     """What makes a replay fail, the same for ``agentdbg replay``, ``assert_replays`` and the
     pytest plugin: it diverged, it ended differently, or a request the recording *sent*
     breaks the protocol (judged as the API judges it; blocked requests were not sent);
@@ -279,7 +286,7 @@ def replay_problems(path, session: Session, model: ReplayModel, *, profile: str 
     return problems
 
 
-def sent_request_problems(path, profile: str = "openai") -> list[str]:
+def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai") -> list[str]:
     """Error-level findings in the requests the recording sent, each reported once, judged
     in the recording's own wire format (as ``agentdbg check`` judges a transcript)."""
     from agentdbg.checker.inputs import load_check_input

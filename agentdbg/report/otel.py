@@ -22,7 +22,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -433,8 +433,9 @@ class _RunSpans:
                                                description=self.descriptions.get(name)), start, end)
             if e.get("ok") is False:
                 span.set_status(Status(StatusCode.ERROR, str(e.get("error_type") or "")))
-            if isinstance(e.get("tool_call_id"), str):
-                self.tool_span[e["tool_call_id"]] = span
+            cid = e.get("tool_call_id")
+            if isinstance(cid, str):
+                self.tool_span[cid] = span
             last = max(last, end)
         self.cursor = last
 
@@ -565,7 +566,8 @@ class LiveExporter:
     one the exporter makes its own from ``otlp_url`` / ``json_path``."""
 
     def __init__(self, header: dict, *, otlp_url: str | None = None, json_path: Any = None,
-                 content: bool = False, timeout: float | None = None, clock=time.time_ns,
+                 content: bool = False, timeout: float | None = None,
+                 clock: Callable[[], int] = time.time_ns,
                  pipeline: Pipeline | None = None, conversation_id: str | None = None):
         from opentelemetry.trace import SpanKind
 

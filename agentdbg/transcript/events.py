@@ -308,7 +308,7 @@ def decode_line(raw: bytes, *, header: bool) -> Header | AnyEvent:
     is the same either way. Raises ``EventError`` (bad types) or ``ValueError`` (bad JSON)."""
     try:
         event: Header | AnyEvent = (_HEADER_DECODER if header else _DECODER).decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         import json
 
         return convert(json.loads(raw), header=header)
@@ -317,10 +317,11 @@ def decode_line(raw: bytes, *, header: bool) -> Header | AnyEvent:
 
 def convert(value: JSON, *, header: bool) -> Header | AnyEvent:
     """A parsed line as its typed event (``EventError`` naming the field when it is not)."""
-    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+    tag = value.get("type") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or not isinstance(tag, str):
         raise EventError("each line must be a JSON object with a 'type'")
-    kind = "header" if header else value["type"]
-    cls = Header if header else KINDS.get(kind)
+    kind = "header" if header else tag
+    cls: type[Header] | type[Event] | None = Header if header else KINDS.get(kind)
     if cls is None:
         seq = value.get("seq")
         return Other(kind=kind, seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
@@ -359,17 +360,30 @@ def _said(text: str) -> str:
 # -- encoding ------------------------------------------------------------------------------------
 
 def to_json_value(event: Header | Event | Other) -> JSONObject:
-    """The event as the JSON object its line holds (``type`` first, then ``seq``)."""
+    """The event as the JSON object its line holds (``type`` first, then ``seq``). Shallow:
+    recorded payloads are passed on as they are, however deeply they nest."""
     if isinstance(event, Other):
-        return dict(event.data)
-    out: JSONObject = msgspec.to_builtins(event, enc_hook=str)
+        return {"type": event.kind, "seq": event.seq,
+                **{k: v for k, v in event.data.items() if k not in ("type", "seq")}}
+    out: JSONObject = {"type": type(event).__struct_config__.tag}
+    out.update(_fields(event))
     if isinstance(event, Request):
         out.pop("messages", None)   # rebuilt on read, never written
     return out
 
 
-def fields_of(event: Event) -> JSONObject:
-    """The event's fields with its whole ``messages`` (what a session observer is given)."""
-    out: JSONObject = msgspec.to_builtins(event, enc_hook=str)
-    out.pop("type", None)
+def _fields(struct: msgspec.Struct) -> JSONObject:
+    out: JSONObject = {}
+    for name, key in zip(struct.__struct_fields__, struct.__struct_encode_fields__):
+        value = getattr(struct, name)
+        if value is None or value is msgspec.UNSET:
+            continue
+        out[key] = _fields(value) if isinstance(value, msgspec.Struct) else value
     return out
+
+
+def fields_of(event: Event | Other) -> JSONObject:
+    """The event's fields with its whole ``messages`` (what a session observer is given)."""
+    if isinstance(event, Other):
+        return {k: v for k, v in event.data.items() if k != "type"}
+    return _fields(event)

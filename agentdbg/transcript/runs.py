@@ -148,7 +148,7 @@ def finished_transcript(path: Path, held: set[str] | None = None) -> bool:
         return False
 
 
-def _last_line(fh, size: int) -> bytes | None:
+def _last_line(fh: IO[bytes], size: int) -> bytes | None:
     """The file's last line without its newline; None when it has none yet (still being
     written) or is longer than the limit."""
     if size == 0:
@@ -187,7 +187,7 @@ def _is_stop(line: bytes | None) -> bool:
     return isinstance(event, dict) and event.get("type") == "stop"
 
 
-def _locked(fh) -> bool:
+def _locked(fh: IO[bytes]) -> bool:
     if sys.platform == "win32":  # pragma: no cover
         return False
     import fcntl

@@ -19,14 +19,15 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, Protocol
 
 import msgspec
 
 from agentdbg import __version__
 from agentdbg.messages import utf8_json
+from agentdbg.toolspec import ToolSet
 from agentdbg.transcript.events import (
     FORMAT,
     JSON,
@@ -39,6 +40,7 @@ from agentdbg.transcript.events import (
     Message,
     ModelError,
     Options,
+    Other,
     Parent,
     Request,
     Response,
@@ -49,8 +51,14 @@ from agentdbg.transcript.events import (
 from agentdbg.transcript.files import create_exclusive, open_locked
 from agentdbg.transcript.redact import Redactor
 
-if TYPE_CHECKING:
-    from agentdbg.engine.session import Session
+
+class Observed(Protocol):
+    """What ``start_transcript`` needs of a session (``engine.Session``, a layer above)."""
+    toolset: ToolSet
+    config: object
+    messages: list[Message]
+    provider: object
+    observers: list[Callable[[str, dict], None]]
 
 __all__ = ["FORMAT", "VERSION", "TranscriptWriter", "create_exclusive", "open_locked",
            "question_preview", "start_transcript", "tools_hash"]
@@ -96,7 +104,7 @@ class TranscriptWriter:
         if not keep_open:
             self._close_fh()
 
-    def write(self, event: Event) -> None:
+    def write(self, event: Event | Other) -> None:
         """Append ``event``. A request's or a stop event's ``messages`` (the whole array) are
         written as what the previous request did not hold (``prefix`` + ``append``)."""
         if isinstance(event, Request) and event.messages is not None:
@@ -119,7 +127,7 @@ class TranscriptWriter:
             prefix += 1
         return prefix, list(messages[prefix:])
 
-    def __call__(self, kind: str, data: Mapping[str, object]) -> None:
+    def __call__(self, kind: str, data: Mapping[str, JSON]) -> None:
         """A session observer: the engine's event ``kind`` with its fields."""
         self.write(session_event(kind, data))
 
@@ -161,10 +169,13 @@ _SESSION_EVENTS: dict[str, type[Event]] = {
     "tool": Tool, "action": Action, "stop": Stop}
 
 
-def session_event(kind: str, data: Mapping[str, object]) -> Event:
+def session_event(kind: str, data: Mapping[str, JSON]) -> Event | Other:
     """The typed event for what a ``Session`` emits (``_emit(kind, **fields)``): the engine's
-    fields are the event's (a request's and a stop's ``messages`` are the whole array)."""
+    fields are the event's (a request's and a stop's ``messages`` are the whole array). A kind
+    the transcript does not define is written as it is (``Other``)."""
     fields = dict(data)
+    if kind not in _SESSION_EVENTS:
+        return Other(kind=kind, data=fields)
     messages = fields.pop("messages", None) if kind in ("request", "stop") else None
     try:
         event = msgspec.convert({"type": kind, **fields, **({"prefix": 0, "append": []} if kind == "request"
@@ -172,11 +183,11 @@ def session_event(kind: str, data: Mapping[str, object]) -> Event:
     except (KeyError, msgspec.ValidationError) as exc:  # the engine's own fields: a bug here
         raise ValueError(f"the session emitted a {kind} event the transcript cannot hold: {exc}") from None
     if isinstance(event, (Request, Stop)) and isinstance(messages, list):
-        event.messages = messages      # the session's own list: split by identity, not copied
+        event.messages = messages  # type: ignore[assignment]  # the session's own list, not copied
     return event
 
 
-def start_transcript(session: Session, path: Path | None, *, model: str, provider: str,
+def start_transcript(session: Observed, path: Path | None, *, model: str, provider: str,
                      base_url: str | None, question: str | None, redact: Iterable[str] = (),
                      secrets: Iterable[str] = (), parent: dict[str, JSON] | None = None
                      ) -> TranscriptWriter:
@@ -191,7 +202,7 @@ def start_transcript(session: Session, path: Path | None, *, model: str, provide
     header = Header(
         model=model, provider=provider, base_url=safe_url(base_url), question=question,
         tools=tools, tools_hash=tools_hash(tools), tools_file=str(session.toolset.path),
-        options=msgspec.convert(dict(session.config.__dict__), Options),
+        options=msgspec.convert(dict(vars(session.config)), Options),
         initial_messages=list(session.messages),
         parent=msgspec.convert(parent, Parent) if parent is not None else None,
         api=getattr(session.provider, "wire", "chat"),  # the wire format the run spoke

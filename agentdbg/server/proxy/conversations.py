@@ -22,8 +22,10 @@ import itertools
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from agentdbg.checker import Finding
 from agentdbg.checker.rules.conversation import ConversationRules
@@ -108,6 +110,15 @@ def _readable(usage: object, finish: object) -> tuple[dict, str | None, list[str
     return usage, finish, unread
 
 
+class Export(Protocol):
+    """``proxy --otlp``: given each conversation's writer and header, what to write through
+    instead (the writer and an exporter beside it); ``close`` returns its warnings."""
+
+    def __call__(self, writer: TranscriptWriter, header: Header) -> Any: ...
+
+    def close(self) -> list[str]: ...
+
+
 @dataclass
 class Conversation:
     number: int
@@ -130,7 +141,7 @@ class Conversation:
 class Tracker:
     """All conversations seen by one proxy. Used from one thread (the proxy's analyst)."""
 
-    def __init__(self, save_dir: Path | None, upstream: str, export=None):
+    def __init__(self, save_dir: Path | None, upstream: str, export: Export | None = None):
         self.save_dir = save_dir
         self.upstream = upstream
         # proxy --otlp: export(writer, header) is used in the writer's place, fed the same
@@ -172,7 +183,8 @@ class Tracker:
         best.client = client
         return best
 
-    def _best(self, messages: list, client: str | None, fits) -> Conversation | None:
+    def _best(self, messages: list, client: str | None,
+              fits: Callable[[Conversation, list], bool]) -> Conversation | None:
         """The conversation ``fits`` says this request continues: the same client's first,
         else the most recent one."""
         found = [c for c in reversed(self.conversations) if c.last_messages and fits(c, messages)]
