@@ -13,6 +13,8 @@ are numbers). Version 2 stores each message once (``reader`` reads version 1 too
   (version 1 counted from none, repeating them in its ``append``);
 * a request's ``params`` leave out ``tools`` when they are the header's (restored on read);
 * the stop event keeps its final messages as ``prefix`` + ``append`` of the last request;
+* a request's native ``body`` (the proxy's Responses / Anthropic requests) keeps of each of
+  its arrays only what the previous request's body did not hold (``body_prefix``);
 * the header's ``question`` is a preview of at most ``QUESTION_PREVIEW`` characters.
 """
 
@@ -121,12 +123,17 @@ class Request(_Event, kw_only=True, tag="request"):
     append: list[Message]
     findings: list[FindingRecord] | None = None  # the proxy's checks of it
     body: JSONObject | None = None         # the proxy: a Responses / Anthropic body as sent
+    #: version 2: the body's arrays (its items, its tools) hold what the previous request's
+    #: body did not: ``{name: how many of that array's first items come from it}``
+    body_prefix: dict[str, int] | None = None
     #: the whole messages array, rebuilt by the reader (never written)
     messages: list[Message] | None = None
 
     def problem(self) -> str | None:
         if self.prefix < 0:
             return "field 'prefix' must be an integer >= 0"
+        if any(n < 0 for n in (self.body_prefix or {}).values()):
+            return "field 'body_prefix' must count items (integers >= 0)"
         return _messages_problem("append", self.append)
 
     @property

@@ -22,6 +22,7 @@ from agentdbg.transcript.events import (
     AnyEvent,
     EventError,
     Header,
+    JSONObject,
     Message,
     Request,
     Stop,
@@ -117,6 +118,7 @@ def _parse(p: Path, n: int, raw: bytes) -> object:
 def _events(p: Path, header: Header, version: int, lines: Iterator[bytes],
             warnings: list[str] | None) -> Numbered:
     current: list[Message] = [] if version == 1 else list(header.initial_messages or [])
+    body: JSONObject | None = None   # the last request's native body, whole
     tools = header.tools
     for n, raw in enumerate(lines, start=2):
         event = _event(p, n, raw, warnings)
@@ -127,6 +129,9 @@ def _events(p: Path, header: Header, version: int, lines: Iterator[bytes],
             event.messages = current
             if version >= 2 and tools and (event.params is None or "tools" not in event.params):
                 event.params = {**(event.params or {}), "tools": tools}
+            if event.body is not None and event.body_prefix:
+                event.body = _whole_body(p, n, event.body, event.body_prefix, body)
+            body = event.body
         elif isinstance(event, Stop) and event.messages is None and event.append is not None:
             event.messages = _rebuilt(p, n, "stop", current, event.prefix or 0, event.append)
         yield n, event
@@ -138,6 +143,19 @@ def _rebuilt(p: Path, n: int, kind: str, current: list[Message], prefix: int,
         raise InputError(located(p, n, None, f"{kind} event: field 'prefix' is {prefix}, but the "
                                              f"request before it held {len(current)} message(s)"))
     return current[:prefix] + append
+
+
+def _whole_body(p: Path, n: int, stored: JSONObject, cuts: dict[str, int],
+                before: JSONObject | None) -> JSONObject:
+    """A request's native body with each array's first items from the previous body."""
+    whole = dict(stored)
+    for key, count in cuts.items():
+        previous, rest = (before or {}).get(key), stored.get(key)
+        if not isinstance(previous, list) or count > len(previous) or not isinstance(rest, list):
+            raise InputError(located(p, n, None, f"request event: field 'body_prefix.{key}' is "
+                                                 f"{count}, but the body before it has no such items"))
+        whole[key] = previous[:count] + rest
+    return whole
 
 
 def _event(p: Path, n: int, raw: bytes, warnings: list[str] | None) -> AnyEvent | None:

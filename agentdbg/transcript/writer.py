@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -37,6 +37,7 @@ from agentdbg.transcript.events import (
     Blocked,
     Event,
     Header,
+    JSONObject,
     Message,
     ModelError,
     Options,
@@ -99,6 +100,7 @@ class TranscriptWriter:
         header.question = question_preview(header.question)
         self.header = header
         self._last: list[Message] = list(header.initial_messages or [])
+        self._last_body: JSONObject | None = None
         self._tools = header.tools
         self._line(to_json_value(header))
         if not keep_open:
@@ -112,6 +114,10 @@ class TranscriptWriter:
             self._last = list(event.messages)
             if event.params is not None and self._tools and event.params.get("tools") == self._tools:
                 event.params = {k: v for k, v in event.params.items() if k != "tools"}
+            body = event.body
+            if body is not None:
+                event.body, event.body_prefix = _body_delta(body, self._last_body)
+            self._last_body = body
         elif isinstance(event, Stop) and event.messages is not None:
             event.prefix, event.append = self._split(event.messages)
             event.messages = None
@@ -120,11 +126,7 @@ class TranscriptWriter:
         self._line(to_json_value(event))
 
     def _split(self, messages: list[Message]) -> tuple[int, list[Message]]:
-        prefix = 0
-        for a, b in zip(self._last, messages):
-            if a is not b and a != b:  # the engine keeps objects; a proxy re-parses them
-                break
-            prefix += 1
+        prefix = _common(self._last, messages)
         return prefix, list(messages[prefix:])
 
     def __call__(self, kind: str, data: Mapping[str, JSON]) -> None:
@@ -162,6 +164,31 @@ class TranscriptWriter:
 
     def close(self) -> None:
         self._close_fh()
+
+
+def _common(before: Sequence[JSON], now: Sequence[JSON]) -> int:
+    """How many first items ``now`` shares with ``before``."""
+    n = 0
+    for a, b in zip(before, now):
+        if a is not b and a != b:  # the engine keeps objects; a proxy re-parses them
+            break
+        n += 1
+    return n
+
+
+def _body_delta(body: JSONObject,
+                before: JSONObject | None) -> tuple[JSONObject, dict[str, int] | None]:
+    """``body`` with each array cut to what the same array of ``before`` did not hold."""
+    if before is None:
+        return body, None
+    stored, cuts = dict(body), {}
+    for key, value in body.items():
+        previous = before.get(key)
+        if isinstance(value, list) and isinstance(previous, list):
+            n = _common(previous, value)
+            if n:
+                stored[key], cuts[key] = value[n:], n
+    return stored, cuts or None
 
 
 _SESSION_EVENTS: dict[str, type[Event]] = {
