@@ -98,6 +98,7 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
     items: list[CheckItem] = []
     prior: list = []
     last: list = []            # the last request's messages
+    checked = 0                # ... how many of them are checked (each message once)
     stopped: list | None = None   # the last stop event's (the final state when there is one)
     for _, event in events:
         if isinstance(event, Stop) and event.messages is not None:
@@ -107,8 +108,10 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
         if not isinstance(event, Request):
             continue
         turn = len(items) + 1
-        current = _messages(f"{name}: request {turn}", list(event.messages or []))
-        last = current
+        current = list(event.messages or [])
+        checked = min(checked, event.prefix)
+        _messages(f"{name}: request {turn}", current[checked:], offset=checked)
+        last, checked = current, len(current)
         params: dict = event.params or {}
         sent = params.get("tools", tools)
         request = CheckRequest(messages=current, tools=sent if isinstance(sent, list) and sent
@@ -218,10 +221,10 @@ def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
     return CheckItem(CheckRequest(messages=[]), line, fmt, doc)
 
 
-def _messages(where: str, messages: Any) -> list:
+def _messages(where: str, messages: Any, offset: int = 0) -> list:
     if not isinstance(messages, list):
         raise InputError(f"{where}: 'messages' must be an array, got {type(messages).__name__}")
-    for i, m in enumerate(messages):
+    for i, m in enumerate(messages, start=offset):
         if not isinstance(m, dict):
             raise InputError(f"{where}: messages[{i}] is not an object ({type(m).__name__})")
         role = m.get("role")

@@ -336,7 +336,8 @@ def convert(value: JSON, *, header: bool) -> Header | AnyEvent:
     try:
         event: Header | AnyEvent = msgspec.convert(value, cls)
     except msgspec.ValidationError as exc:
-        raise EventError(f"{kind} event: {_said(str(exc))}") from None
+        said = _said(str(exc), value)
+        raise EventError(f"{kind} event{' ' if said.startswith('without') else ': '}{said}") from None
     return _checked(event)
 
 
@@ -349,9 +350,13 @@ def _checked(event: Header | AnyEvent) -> Header | AnyEvent:
     return event
 
 
-def _said(text: str) -> str:
-    """msgspec's words, as this project says them: ``field 'usage.prompt_tokens': expected
-    `int | float | null`, got `str```."""
+_WORDS = {"int": "an integer", "float": "a number", "str": "a string", "bool": "true or false",
+          "object": "an object", "array": "an array", "null": "null"}
+
+
+def _said(text: str, value: JSON) -> str:
+    """msgspec's words as this project says them: ``field 'options.max_turns' must be an
+    integer, got "x"``; ``without its field 'prefix'``."""
     import re
 
     missing = re.match(r"Object missing required field `(.+)`(?: - at `\$\.?(.*)`)?$", text)
@@ -359,9 +364,42 @@ def _said(text: str) -> str:
         where = f"{missing.group(2)}.{missing.group(1)}" if missing.group(2) else missing.group(1)
         return f"without its field '{where}'"
     at = re.match(r"(.*) - at `\$\.?(.*)`$", text)
-    if at:
-        return f"field '{at.group(2)}': {at.group(1)[:1].lower()}{at.group(1)[1:]}"
-    return text
+    if not at:
+        return text
+    said, where = at.group(1), at.group(2)
+    expected = re.match(r"Expected `(.+)`, got `.+`$", said)
+    if expected:
+        kinds = [_WORDS.get(k.strip(), k.strip()) for k in expected.group(1).split("|")]
+        if "an integer" in kinds and "a number" in kinds:
+            kinds.remove("an integer")
+        words = " or ".join(kinds)
+        return f"field '{where}' must be {words}, got {_shown(_at(value, where))}"
+    return f"field '{where}': {said[:1].lower()}{said[1:]}"
+
+
+def _at(value: JSON, where: str) -> JSON:
+    """The value at ``where`` (``usage.prompt_tokens``, ``append[0].role``) in ``value``."""
+    import re
+
+    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", where):
+        if index and isinstance(value, list) and int(index) < len(value):
+            value = value[int(index)]
+        elif name and isinstance(value, dict):
+            value = value.get(name)
+        else:
+            return None
+    return value
+
+
+def _shown(value: JSON) -> str:
+    import json
+
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 # -- encoding ------------------------------------------------------------------------------------

@@ -168,6 +168,8 @@ class TranscriptWriter:
 
 def _common(before: Sequence[JSON], now: Sequence[JSON]) -> int:
     """How many first items ``now`` shares with ``before``."""
+    if len(now) >= len(before) and now[:len(before)] == before:   # appended to: the usual case,
+        return len(before)                                        # compared in C (identity first)
     n = 0
     for a, b in zip(before, now):
         if a is not b and a != b:  # the engine keeps objects; a proxy re-parses them
