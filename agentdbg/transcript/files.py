@@ -1,7 +1,8 @@
 """Transcript files: created exclusively (two runs never share one) or opened under a lock.
 
 Every file is held with a lock while it is written, so retention (``transcript.runs``) never
-removes it; here, below both the writer and the runs folder, so neither imports the other.
+removes it; here, below both the writer and the runs folder, so neither imports the other (a
+``--save`` path is opened in ``runs``, which knows who else is writing one).
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ import os
 import sys
 from pathlib import Path
 from typing import IO
-
-from agentdbg.errors import InputError
 
 
 def create_exclusive(path: Path) -> IO[str]:
@@ -32,24 +31,32 @@ def create_exclusive(path: Path) -> IO[str]:
     return os.fdopen(fd, "w", encoding="utf-8")
 
 
-def open_locked(path: Path) -> IO[str]:
-    """``path`` for writing, held with an exclusive lock for as long as it is open.
+class Replaced(OSError):
+    """The transcript's file is no longer the one this writer created."""
 
-    A second agentdbg writing the same path at the same time gets a clear error instead
-    of interleaving its lines with ours."""
+
+def append_to(path: Path, data: bytes) -> None:
+    """Append ``data`` to the file this writer created at ``path`` (the proxy opens it for each
+    event): never through a symlink planted in its place, never to a FIFO, a device or a file
+    with other names (a hard link), never re-created once removed."""
     import stat
 
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-    regular = stat.S_ISREG(os.fstat(fd).st_mode)  # not /dev/null, a pipe or a terminal
-    if regular and sys.platform != "win32":
-        import fcntl
-
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise InputError(f"{path}: another agentdbg is writing this transcript right now; "
-                             "choose another --save path") from None
-    if regular:
-        os.ftruncate(fd, 0)
-    return os.fdopen(fd, "w", encoding="utf-8")
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | \
+        getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise Replaced(exc.errno, "it was replaced by a symlink; agentdbg does not write "
+                                      "through one") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise Replaced(0, "it was replaced by something else than the file agentdbg created "
+                              "(a hard link, a device or a pipe); agentdbg does not write to it")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)

@@ -49,7 +49,7 @@ from agentdbg.transcript.events import (
     Tool,
     to_json_value,
 )
-from agentdbg.transcript.files import create_exclusive, open_locked
+from agentdbg.transcript.files import append_to, create_exclusive
 from agentdbg.transcript.redact import Redactor
 
 
@@ -61,7 +61,7 @@ class Observed(Protocol):
     provider: object
     observers: list[Callable[[str, dict], None]]
 
-__all__ = ["FORMAT", "VERSION", "TranscriptWriter", "create_exclusive", "open_locked",
+__all__ = ["FORMAT", "VERSION", "TranscriptWriter", "create_exclusive",
            "question_preview", "start_transcript", "tools_hash"]
 
 
@@ -140,8 +140,7 @@ class TranscriptWriter:
         try:
             if self.fh is None:
                 if not self.keep_open:
-                    with open(self.path, "a", encoding="utf-8") as fh:
-                        fh.write(line)
+                    append_to(self.path, line.encode("utf-8"))
                 return
             self.fh.write(line)
             self.fh.flush()
@@ -224,7 +223,7 @@ def start_transcript(session: Observed, path: Path | None, *, model: str, provid
 
     ``path`` None: a new file in the runs folder, named after the question."""
     from agentdbg.transcript.redact import safe_url, url_secrets
-    from agentdbg.transcript.runs import create_run_file
+    from agentdbg.transcript.runs import create_run_file, open_locked
 
     tools: list[JSON] = list(session.toolset.openai_tools())
     servers = getattr(session.toolset, "mcp", None)
