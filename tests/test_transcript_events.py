@@ -153,3 +153,19 @@ def test_a_recorded_finding_keeps_its_path_and_line():
 
 def test_the_package_ships_its_types():
     assert importlib.resources.files("agentdbg").joinpath("py.typed").is_file()
+
+
+def test_a_session_event_of_odd_types_is_written_as_it_came_never_a_crash(tmp_path):
+    """A provider's odd value (a finish_reason that is a number) never stops the run mid-way; the
+    line is written as it came, and reading it back names the line and the field."""
+    from agentdbg.errors import InputError
+    from agentdbg.transcript import TranscriptWriter
+    from agentdbg.transcript.events import Header
+
+    writer = TranscriptWriter(tmp_path / "t.jsonl", Header(initial_messages=[{"role": "user"}]))
+    writer("request", {"turn": 1, "messages": [{"role": "user"}], "params": {}})
+    writer("response", {"turn": 1, "message": {"role": "assistant", "content": "a"}, "finish_reason": 5})
+    writer.close()
+    with pytest.raises(InputError, match="t.jsonl:3: response event: field 'finish_reason' must be "
+                                         "a string or null, got 5"):
+        load_transcript(tmp_path / "t.jsonl")

@@ -21,7 +21,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 import msgspec
 
@@ -205,11 +205,17 @@ def session_event(kind: str, data: Mapping[str, JSON]) -> Event | Other:
     if kind not in _SESSION_EVENTS:
         return Other(kind=kind, data=fields)
     messages = fields.pop("messages", None) if kind in ("request", "stop") else None
+    if kind == "request":
+        fields.update(prefix=0, append=[])
+    cls = _SESSION_EVENTS[kind]
     try:
-        event = msgspec.convert({"type": kind, **fields, **({"prefix": 0, "append": []} if kind == "request"
-                                                          else {})}, _SESSION_EVENTS[kind])
-    except (KeyError, msgspec.ValidationError) as exc:  # the engine's own fields: a bug here
-        raise ValueError(f"the session emitted a {kind} event the transcript cannot hold: {exc}") from None
+        event = msgspec.convert({"type": kind, **fields}, cls)
+    except msgspec.ValidationError:
+        # a value of another type than the event's (a provider's odd finish_reason …): written
+        # as it came, never a crash mid-run; reading it back names the line and the field
+        names = dict(zip(cls.__struct_encode_fields__, cls.__struct_fields__))
+        given: dict[str, Any] = {names[k]: v for k, v in fields.items() if k in names}
+        event = cls(**given)
     if isinstance(event, (Request, Stop)) and isinstance(messages, list):
         event.messages = messages  # type: ignore[assignment]  # the session's own list, not copied
     return event
