@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -455,7 +455,7 @@ def _parse_handler(doc: _Doc, keys: tuple, who: str, raw: Any) -> tuple[str, Any
     return kind, value
 
 
-def resolve_python_handler(spec: ToolSpec):
+def resolve_python_handler(spec: ToolSpec) -> Callable[..., Any]:
     """Import ``package.module:function`` named in the tools file.
 
     The tools file's folder is put on ``sys.path`` so modules next to it import.

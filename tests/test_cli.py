@@ -45,11 +45,11 @@ def test_save_writes_the_transcript(tmp_path):
     r = invoke("run", "订单 ORD-2026-001 到哪里了?", "--save", str(out))
     assert r.exit_code == 0 and f"transcript: {out}" in r.stdout
     t = load_transcript(out)
-    assert t.header["format"] == "agentdbg-transcript" and t.header["version"] == 1
-    assert t.header["tools"][0]["function"]["name"] == "query_order"
-    assert [e["type"] for e in t.events] == ["request", "response", "tool", "request", "response",
+    assert t.header.format == "agentdbg-transcript" and t.header.version == 2
+    assert t.header.tools[0]["function"]["name"] == "query_order"
+    assert [e.event_type for e in t.events] == ["request", "response", "tool", "request", "response",
                                              "tool", "request", "response", "stop"]
-    assert t.stop["reason"] == "completed" and "杭州转运中心已发出" in t.final_messages()[-1]["content"]
+    assert t.stop.reason == "completed" and "杭州转运中心已发出" in t.final_messages()[-1]["content"]
 
 
 def test_runs_are_kept_in_the_data_dir_and_listed(tmp_path):

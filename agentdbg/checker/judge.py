@@ -203,11 +203,12 @@ def _with_tools(item: CheckItem, definitions: list | None) -> Any:
 
 
 
-def judge_native_request(fmt: str, event: dict, messages: list, tools: list | None, params: dict,
+def judge_native_request(fmt: str, body: Any, messages: list, tools: list | None, params: dict,
                          profile: str, prior: list | None = None) -> tuple[list, Any]:
     """A recorded ``responses`` / ``anthropic`` request judged as its API judges it (as
     ``check`` judges a transcript), each finding moved onto the chat message of ``messages``
-    (the request's chat form) that holds the native item it concerns.
+    (the request's chat form) that holds the native item it concerns. ``body``: the native
+    body as the proxy recorded it (None: rebuilt from the chat form).
 
     Returns the findings and the native body (a Responses body's items are ``prior`` for the
     requests after it)."""
@@ -219,7 +220,7 @@ def judge_native_request(fmt: str, event: dict, messages: list, tools: list | No
     request = CheckRequest(messages=messages, tools=tools if tools else MISSING,
                            tool_choice=params.get("tool_choice", MISSING),
                            parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
-    native = native_of(fmt, event, request, params)
+    native = native_of(fmt, body, request, params)
     if fmt == "responses":
         found = check_responses(native, profile, prior=prior or None)
         form = responses.to_chat(native)

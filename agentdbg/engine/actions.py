@@ -55,7 +55,7 @@ class UserActions:
             return fault
         return None
 
-    def _act(self, action: str, **data) -> None:
+    def _act(self, action: str, **data: object) -> None:
         entry = {"action": action, "at_ms": round(self.elapsed() * 1000, 3), **data}
         self.actions.append(entry)
         self._emit("action", **entry)

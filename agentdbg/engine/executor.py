@@ -214,7 +214,7 @@ class ToolExecutor:
             raise _Failure("invalid_arguments", "; ".join(problems))
         return args
 
-    def _validator(self, spec: ToolSpec):
+    def _validator(self, spec: ToolSpec) -> Any:
         """The arguments' validator (never retrieves, patterns on RE2); None when the schema
         is not valid (the tools loader reports it), so nothing can be checked."""
         if spec.name not in self._validators:
@@ -291,7 +291,7 @@ def _run_python(spec: ToolSpec, func: Callable, args: dict) -> tuple[Any, bool, 
     box: dict[str, Any] = {}
     abandoned = threading.Event()
 
-    def target():
+    def target() -> None:
         try:
             if inspect.iscoroutinefunction(func):
                 box["value"] = asyncio.run(func(**args))

@@ -132,7 +132,8 @@ class Session(UserActions):
 
     @classmethod
     def for_question(cls, provider: Provider, toolset: ToolSet, question: str,
-                     config: RunConfig | None = None, system: str | None = None, **kw) -> Session:
+                     config: RunConfig | None = None, system: str | None = None,
+                     **kw: Any) -> Session:
         messages = [{"role": "system", "content": system}] if system else []
         messages.append({"role": "user", "content": question})
         return cls(provider, toolset, config, messages, **kw)
@@ -180,7 +181,7 @@ class Session(UserActions):
                             temperature=c.temperature, model=c.model, timeout=remaining,
                             side_effect_tools=frozenset(t.name for t in self.toolset.tools if t.side_effects))
 
-    def _emit(self, event_type: str, /, **data) -> None:
+    def _emit(self, event_type: str, /, **data: Any) -> None:
         for observe in self.observers:
             observe(event_type, data)
 

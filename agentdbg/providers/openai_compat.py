@@ -82,7 +82,7 @@ class OpenAICompatible:
         return ProviderError(f"{where}: {type(exc).__name__}: {_api_message(exc)}")
 
 
-def _nodelay_client(timeout: float):
+def _nodelay_client(timeout: float) -> Any:
     """The client's own HTTP client, with TCP_NODELAY.
 
     Without it the request's headers and body leave in two segments and each request to

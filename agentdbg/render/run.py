@@ -12,6 +12,7 @@ from rich.text import Text
 from agentdbg.engine.executor import ToolOutcome
 from agentdbg.engine.phases import StopReason
 from agentdbg.render.safe import safe
+from agentdbg.transcript.events import Action
 
 STOP_STYLE = {"completed": "bold green"}
 
@@ -48,20 +49,20 @@ def outcome_meta(o: ToolOutcome) -> str:
     return " · ".join(parts)
 
 
-def action_text(a: dict) -> str:
+def action_text(a: Action) -> str:
     """One of your recorded step-mode actions in words (the report's cards, replay's lines)."""
-    kind = str(a.get("action"))
-    index = a.get("index")
+    kind = a.action
+    index = a.index
     text = {
         "edit": f"you edited message [{index}]",
         "drop": f"you dropped message [{index}]",
-        "rewind": f"you rewound to message [{index}] (cut {a.get('cut')} message(s))",
-        "retry": f"you asked the model again (retry): cut {a.get('cut')} message(s) from [{index}]",
-        "inject": (f"you injected the fault {a.get('fault')} into call {a.get('tool_call_id')}"
-                   if a.get("pending") else
-                   f"you replaced the result [{index}] with the fault {a.get('fault')}"),
-        "fail": (f"you made {'every' if a.get('sticky') else 'the next'} call of {a.get('tool')} "
-                 f"fail with {a.get('fault')}"),
+        "rewind": f"you rewound to message [{index}] (cut {a.cut} message(s))",
+        "retry": f"you asked the model again (retry): cut {a.cut} message(s) from [{index}]",
+        "inject": (f"you injected the fault {a.fault} into call {a.tool_call_id}"
+                   if a.pending else
+                   f"you replaced the result [{index}] with the fault {a.fault}"),
+        "fail": (f"you made {'every' if a.sticky else 'the next'} call of {a.tool} "
+                 f"fail with {a.fault}"),
         "send": "you sent a request the checker had blocked",
     }.get(kind, f"you did {kind}")
     return text
@@ -74,7 +75,7 @@ def render_denied(o: ToolOutcome) -> RenderableType:
                 "you for each", style="yellow")
 
 
-def render_action(a: dict) -> RenderableType:
+def render_action(a: Action) -> RenderableType:
     """A recorded action, where a replay re-applies it."""
     return Text.assemble(("✎ ", "bold magenta"), (safe(action_text(a)), "magenta"),
                          (" (recorded; re-applied here)", "dim"))

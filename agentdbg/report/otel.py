@@ -22,7 +22,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -32,6 +32,7 @@ from agentdbg.errors import AgentdbgError
 from agentdbg.messages import loads_json
 from agentdbg.report import semconv as sc
 from agentdbg.report.timeline import Card, History, Run
+from agentdbg.transcript.events import to_json_value
 
 DEFAULT_TIMEOUT = 10.0
 TRACES_PATH = "/v1/traces"
@@ -364,12 +365,14 @@ class _RunSpans:
         self.at_index: dict[int, Any] = {}          # message index -> span that produced it
         self.starts: dict[int, int] = {}            # id(span) -> its start time
         self.tool_span: dict[str, Any] = {}         # tool_call_id -> its execute_tool span
-        self.descriptions = tool_descriptions(run.header)
+        #: the header's recorded fields, as the attribute builders (also live ones) read them
+        self.header: dict = to_json_value(run.header)
+        self.descriptions = tool_descriptions(self.header)
 
     def build(self) -> None:
         from opentelemetry.trace import SpanKind
 
-        header = self.run.header
+        header = self.header
         self.agent = self.tracer.start_span(
             sc.OP_INVOKE_AGENT, kind=SpanKind.INTERNAL, start_time=self.base,
             attributes={sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.PROVIDER_NAME: provider_name(header),
@@ -398,7 +401,7 @@ class _RunSpans:
 
     def _card(self, h: History, card: Card) -> None:
         if card.kind == "action":
-            a = card.action or {}
+            a: dict = to_json_value(card.action) if card.action is not None else {}
             at = a.get("at_ms")
             when = self.base + int(at * 1e6) if isinstance(at, (int, float)) else self.cursor
             self.cursor = max(self.cursor, when)
@@ -422,7 +425,7 @@ class _RunSpans:
         n = card.request.get("messages") if card.request else None
         reply = h.messages[card.reply] if card.reply is not None else None
         model = str((card.request.get("params") or {}).get("model") or self.run.model)
-        attrs = chat_attributes(self.run.header, model=model, usage=r.get("usage"),
+        attrs = chat_attributes(self.header, model=model, usage=r.get("usage"),
                                 finish_reason=r.get("finish_reason"),
                                 request_messages=h.messages[:n] if isinstance(n, int) else None,
                                 reply=reply, content=self.content, turn=card.turn,
@@ -442,7 +445,8 @@ class _RunSpans:
     def _tools(self, card: Card) -> None:
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
-        events = sorted(card.tools.values(), key=lambda e: (e.get("started_ms") or 0, e.get("index") or 0))
+        events = sorted((to_json_value(e) for e in card.tools.values()),
+                        key=lambda e: (e.get("started_ms") or 0, e.get("index") or 0))
         last = self.cursor
         for e in events:
             started = e.get("started_ms")
@@ -456,8 +460,9 @@ class _RunSpans:
                                                description=self.descriptions.get(name)), start, end)
             if e.get("ok") is False:
                 span.set_status(Status(StatusCode.ERROR, str(e.get("error_type") or "")))
-            if isinstance(e.get("tool_call_id"), str):
-                self.tool_span[e["tool_call_id"]] = span
+            cid = e.get("tool_call_id")
+            if isinstance(cid, str):
+                self.tool_span[cid] = span
             last = max(last, end)
         self.cursor = last
 
@@ -488,7 +493,7 @@ class _RunSpans:
 
 
 def _created_ns(run: Run) -> int:
-    created = run.header.get("created")
+    created = run.header.created
     if isinstance(created, str):
         for fmt in ("%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f%z"):
             try:
@@ -588,7 +593,8 @@ class LiveExporter:
     one the exporter makes its own from ``otlp_url`` / ``json_path``."""
 
     def __init__(self, header: dict, *, otlp_url: str | None = None, json_path: Any = None,
-                 content: bool = False, timeout: float | None = None, clock=time.time_ns,
+                 content: bool = False, timeout: float | None = None,
+                 clock: Callable[[], int] = time.time_ns,
                  pipeline: Pipeline | None = None, conversation_id: str | None = None):
         from opentelemetry.trace import SpanKind
 

@@ -96,7 +96,7 @@ class _Absent:
 ABSENT = _Absent()
 
 
-def _shown(d: dict, key: str):
+def _shown(d: dict, key: str) -> Any:
     return d.get(key, ABSENT)
 
 
@@ -116,6 +116,6 @@ def first_difference_from(a: list, b: list, start: int, path: str = "messages", 
 def describe_difference(diff: tuple[str, Any, Any]) -> str:
     path, recorded, now = diff
 
-    def show(value) -> str:
+    def show(value: Any) -> str:
         return "(absent)" if value is ABSENT else json.dumps(value, ensure_ascii=False)[:200]
     return f"first difference at {path}: recorded {show(recorded)}, now {show(now)}"

@@ -41,7 +41,7 @@ def create_run_file(question: str, folder: Path | None = None,
                     stem: str | None = None) -> tuple[Path, IO[str]]:
     """Create a new transcript file exclusively: two runs started in the same second with
     the same question get two files (``…-2.jsonl``, ``…-3.jsonl``)."""
-    from agentdbg.transcript.writer import create_exclusive
+    from agentdbg.transcript.files import create_exclusive
 
     folder = folder or runs_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -149,13 +149,43 @@ def being_written(path: Path, *, locks: bool = True) -> str | None:
     return None
 
 
+def open_locked(path: Path) -> IO[str]:
+    """``path`` for writing, held with an exclusive lock for as long as it is open.
+
+    A second agentdbg writing the same path at the same time gets a clear error instead
+    of interleaving its lines with ours."""
+    import stat
+
+    from agentdbg.errors import InputError
+
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    regular = stat.S_ISREG(os.fstat(fd).st_mode)  # not /dev/null, a pipe or a terminal
+    if regular and sys.platform != "win32":
+        import fcntl
+
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise InputError(f"{path}: another agentdbg is writing this transcript right now; "
+                             "choose another --save path") from None
+    # the proxy holds its transcripts by a claim, not a lock (ours is held on this file now)
+    busy = being_written(path, locks=False) if regular else None
+    if busy is not None:
+        os.close(fd)
+        raise InputError(f"{path}: {busy}; choose another --save path")
+    if regular:
+        os.ftruncate(fd, 0)
+    return os.fdopen(fd, "w", encoding="utf-8")
+
+
 def finished_transcript(path: Path, held: set[str] | None = None) -> bool:
     """One of ours, whose last line is a stop event, and no process writing it.
 
     A stop event is a whole last line (ending with its newline) whose own ``type`` is
     ``stop``: a ``{"type": "stop"}`` nested in a recorded response is not one. ``held``:
     the names ``claimed`` found in the folder (read once for many files)."""
-    from agentdbg.transcript.writer import FORMAT
+    from agentdbg.transcript.events import FORMAT
 
     try:
         if path.is_symlink() or not path.is_file():
@@ -172,7 +202,7 @@ def finished_transcript(path: Path, held: set[str] | None = None) -> bool:
         return False
 
 
-def _last_line(fh, size: int) -> bytes | None:
+def _last_line(fh: IO[bytes], size: int) -> bytes | None:
     """The file's last line without its newline; None when it has none yet (still being
     written) or is longer than the limit."""
     if size == 0:
@@ -211,7 +241,7 @@ def _is_stop(line: bytes | None) -> bool:
     return isinstance(event, dict) and event.get("type") == "stop"
 
 
-def _locked(fh) -> bool:
+def _locked(fh: IO[bytes]) -> bool:
     if sys.platform == "win32":  # pragma: no cover
         return False
     import fcntl

@@ -40,7 +40,7 @@ def test_run_over_the_format_records_it_and_replays(serve, tmp_path, api):
     run = json.loads(r.stdout)
     assert "杭州转运中心已发出" in run["answer"]
     t = load_transcript(saved)
-    assert t.header["api"] == api and t.header["provider"] in ("openai-responses", "anthropic")
+    assert t.header.api == api and t.header.provider in ("openai-responses", "anthropic")
     # each assistant message keeps the native items it came from, for the next request
     assert all("wire" in m for m in t.final_messages() if m["role"] == "assistant")
     replay = agentdbg("replay", str(saved), "--json")
@@ -51,7 +51,7 @@ def test_run_over_the_format_records_it_and_replays(serve, tmp_path, api):
     fork = agentdbg("replay", str(saved), "--from", "2", "--tools",
                     str(bundled_tools_path()), "--save", str(tmp_path / "fork.jsonl"))
     assert fork.returncode == 0, fork.stderr
-    assert load_transcript(tmp_path / "fork.jsonl").header["parent"]["path"].endswith(saved.name)
+    assert load_transcript(tmp_path / "fork.jsonl").header.parent.path.endswith(saved.name)
 
 
 def test_the_pre_send_check_judges_the_native_body(serve, tmp_path):

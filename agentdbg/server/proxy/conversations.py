@@ -22,8 +22,10 @@ import itertools
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from agentdbg.checker import Finding
 from agentdbg.checker.rules.conversation import ConversationRules
@@ -32,6 +34,7 @@ from agentdbg.server.served import ResponseStore, Stored
 from agentdbg.textsafe import one_line
 from agentdbg.transcript import Redactor, TranscriptWriter, tools_hash
 from agentdbg.transcript.compare import common_prefix
+from agentdbg.transcript.events import Blocked, Header, ModelError, Options, Request, Response, Stop, Tool
 from agentdbg.transcript.runs import Claim
 
 
@@ -83,13 +86,17 @@ def _stderr(text: str) -> None:
     print(f"agentdbg proxy: {one_line(text)}", file=sys.stderr, flush=True)
 
 
-def _write_failure(writer) -> str:
+def _write_failure(writer: Any) -> str:
     error = writer.error
     why = error.strerror or str(error) or type(error).__name__
     return f"its transcript {writer.path} could not be written ({why})"
 
 
 USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _readable(usage: object, finish: object) -> tuple[dict, str | None, list[str]]:
@@ -111,6 +118,15 @@ def _readable(usage: object, finish: object) -> tuple[dict, str | None, list[str
                       "not recorded")
         finish = None
     return usage, finish, unread
+
+
+class Export(Protocol):
+    """``proxy --otlp``: given each conversation's writer and header, what to write through
+    instead (the writer and an exporter beside it); ``close`` returns its warnings."""
+
+    def __call__(self, writer: TranscriptWriter, header: Header) -> Any: ...
+
+    def close(self) -> list[str]: ...
 
 
 @dataclass
@@ -144,7 +160,7 @@ class Tracker:
     the conversations the app used least recently are ended (their transcripts get their stop
     event, said on the console) and forgotten: a request continuing one starts a new one."""
 
-    def __init__(self, save_dir: Path | None, upstream: str, export=None,
+    def __init__(self, save_dir: Path | None, upstream: str, export: Export | None = None,
                  followed: int = FOLLOWED):
         self.save_dir = save_dir
         self.upstream = upstream
@@ -192,7 +208,8 @@ class Tracker:
         best.client = client
         return best
 
-    def _best(self, messages: list, client: str | None, fits) -> Conversation | None:
+    def _best(self, messages: list, client: str | None,
+              fits: Callable[[Conversation, list], bool]) -> Conversation | None:
         """The conversation ``fits`` says this request continues: the same client's first,
         else the most recent one."""
         found = [c for c in reversed(self.conversations) if c.last_messages and fits(c, messages)]
@@ -263,11 +280,9 @@ class Tracker:
             self._tool_events(conv, messages)
         params = {k: v for k, v in body.items()
                   if k not in ("messages", "tools", "input", "instructions", "system")}
-        event = {"turn": conv.requests + 1, "messages": messages, "params": params,
-                 "findings": [f.to_dict() for f in findings]}
-        if wire != "chat":
-            event["body"] = body
-        conv.writer("request", event)
+        conv.writer.write(Request(turn=conv.requests + 1, params=params, prefix=0, append=[],
+                                  messages=messages, findings=[f.to_dict() for f in findings],
+                                  body=body if wire != "chat" else None))
         conv.awaiting = list(messages)
         self._written(conv)
 
@@ -283,16 +298,15 @@ class Tracker:
         if conv.writer is None:
             return
         if reply is None:
-            conv.writer("model_error", {"turn": conv.requests, "message": error, "status": status,
-                                        "latency_ms": latency_ms})
+            conv.writer.write(ModelError(turn=conv.requests, message=error, status=status,
+                                         latency_ms=latency_ms))
         else:
             usage, finish, unread = _readable(usage, finish)
-            event = {"turn": conv.requests, "message": reply, "usage": usage,
-                     "finish_reason": finish, "latency_ms": latency_ms,
-                     "note": "; ".join([*(stream_shape or []), *unread]) or None}
-            if native is not None:
-                event["id"], event["output"] = native.get("id"), native.get("output")
-            conv.writer("response", event)
+            conv.writer.write(Response(
+                turn=conv.requests, message=reply, usage=usage, finish_reason=finish,
+                latency_ms=latency_ms, note="; ".join([*(stream_shape or []), *unread]) or None,
+                id=native.get("id") if native is not None else None,
+                output=native.get("output") if native is not None else None))
         self._written(conv)
 
     def record_blocked(self, conv: Conversation, body: dict, findings: list[Finding],
@@ -301,8 +315,7 @@ class Tracker:
         messages = messages if messages is not None else body.get("messages") or []
         if conv.writer is None:
             conv.writer = self._open(conv, body, messages, wire, tools)
-        conv.writer("blocked", {"turn": conv.requests + 1,
-                                "findings": [f.to_dict() for f in findings]})
+        conv.writer.write(Blocked(turn=conv.requests + 1, findings=[f.to_dict() for f in findings]))
         conv.rules.last_messages = list(messages)
         self._written(conv)
 
@@ -318,12 +331,11 @@ class Tracker:
                 fn: dict = c["function"] if isinstance(c.get("function"), dict) else {}
                 content = m.get("content") if isinstance(m.get("content"), str) else json.dumps(
                     m.get("content"), ensure_ascii=False)
-                conv.writer("tool", {"turn": conv.requests, "index": index,  # type: ignore[misc]
-                                     "tool_call_id": m["tool_call_id"], "name": call_name(c),
-                                     "arguments": fn.get("arguments"),
-                                     "content": content, "ok": not is_error_result(content),
-                                     "error_type": None, "detail": None, "duration_ms": None,
-                                     "injected": False, "stubbed": False, "note": "run by the app"})
+                assert conv.writer is not None
+                conv.writer.write(Tool(turn=conv.requests, index=index, tool_call_id=m["tool_call_id"],
+                                       name=call_name(c), arguments=fn.get("arguments"),
+                                       content=content, ok=not is_error_result(content),
+                                       injected=False, stubbed=False, note="run by the app"))
 
     def _open(self, conv: Conversation, body: dict, messages: list, wire: str = "chat",
               chat_tools: list | None = None) -> TranscriptWriter:
@@ -343,18 +355,23 @@ class Tracker:
         tools = raw_tools if isinstance(raw_tools, list) else []
         question = next((m.get("content") for m in messages
                          if isinstance(m, dict) and m.get("role") == "user"), None)
-        options = {"model": body.get("model"), "max_turns": 100_000, "max_tool_calls": 1_000_000,
-                   "repeat_limit": 100_000, "send_anyway": True}
-        for key in ("tool_choice", "parallel_tool_calls", "temperature"):
-            if key in body and wire == "chat":
-                options[key] = body[key]
-        header = {"model": body.get("model"), "provider": "proxy", "base_url": safe_url(self.upstream),
-                  "question": question if isinstance(question, str) else None, "tools": tools,
-                  "tools_hash": tools_hash(tools), "tools_file": None, "options": options,
-                  "initial_messages": list(messages), "parent": None,
-                  "conversation": conv.number, "api": wire}
+        model = body.get("model") if isinstance(body.get("model"), str) else None
+        options = Options(model=model, max_turns=100_000, max_tool_calls=1_000_000,
+                          repeat_limit=100_000, send_anyway=True)
+        if wire == "chat":   # what the header's types hold (the body is data: any JSON)
+            if "tool_choice" in body:
+                options.tool_choice = body["tool_choice"]
+            if isinstance(body.get("parallel_tool_calls"), bool):
+                options.parallel_tool_calls = body["parallel_tool_calls"]
+            if _number(body.get("temperature")):
+                options.temperature = body["temperature"]
+        # the first request's messages are kept here, once: that request refers to them
+        header = Header(model=model, provider="proxy", base_url=safe_url(self.upstream),
+                        question=question if isinstance(question, str) else None, tools=tools,
+                        tools_hash=tools_hash(tools), options=options,
+                        initial_messages=list(messages), conversation=conv.number, api=wire)
         writer = TranscriptWriter(path, header, self.redactor, fh=fh, keep_open=False)
-        return self.export(writer, header) if self.export is not None else writer
+        return self.export(writer, writer.header) if self.export is not None else writer
 
     def close(self) -> list[Path]:
         """Write each conversation's stop event: what was sent, and how the app left it."""
@@ -388,7 +405,6 @@ class Tracker:
                                                "stop-on-first-tool)")
             else:
                 reason, detail = "completed", "the model answered without tool calls"
-            conv.writer("stop", {"reason": reason, "detail": detail + why, "messages": messages,
-                                 "usage": {}, "ended_on_call": conv.ended_on_call and
-                                 conv.awaiting is None})
+            conv.writer.write(Stop(reason=reason, detail=detail + why, messages=messages, usage={},
+                                   ended_on_call=conv.ended_on_call and conv.awaiting is None))
             conv.writer.close()
