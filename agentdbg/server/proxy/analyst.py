@@ -32,7 +32,7 @@ from agentdbg.checker import has_errors
 from agentdbg.server.proxy.conversations import Tracker
 from agentdbg.server.proxy.reading import Replied, Seen, judge, read_reply, rejudge
 from agentdbg.server.served import chain_items, history_of
-from agentdbg.server.wires import WIRES
+from agentdbg.wire import codec as codecs
 from agentdbg.wire.common import strip_wire
 
 
@@ -74,7 +74,7 @@ class Analysis:
 
     def on_request(self, ex_id: int, raw: bytes, client: str | None,
                    want_verdict: bool = False, wire_name: str = "chat") -> Verdict:
-        wire = WIRES[wire_name]
+        wire = codecs.get(wire_name)
         deep = False
         try:
             body = json.loads(raw)
@@ -106,7 +106,7 @@ class Analysis:
         conversation and chat form as far as they can be had, no findings."""
         messages: list = []
         with contextlib.suppress(Exception):
-            messages = body["messages"] if wire.name == "chat" else \
+            messages = body["messages"] if wire.chat_native else \
                 strip_wire(wire.chat_form(body).messages)
         conv = None
         with contextlib.suppress(Exception):
@@ -156,9 +156,9 @@ class Analysis:
             seen.conv, seen.messages, reply, usage=got.reply.usage if got.reply else None,
             finish=got.reply.finish_reason if got.reply else None, latency_ms=latency_ms,
             error=got.error, status=status, stream_shape=got.shape if stream else None,
-            native=got.native if seen.wire.name == "responses" and isinstance(got.native, dict)
+            native=got.native if seen.wire.stores and isinstance(got.native, dict)
             else None)
-        if reply is not None and seen.wire.name == "responses" and isinstance(got.native, dict) \
+        if reply is not None and seen.wire.stores and isinstance(got.native, dict) \
                 and isinstance(got.native.get("id"), str):
             seen.conv.outputs.extend(seen.wire.output(got.native))
             self.tracker.remember(got.native["id"], seen.conv,

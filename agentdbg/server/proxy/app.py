@@ -21,8 +21,9 @@ from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 from agentdbg.messages import utf8_json
 from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response, read_body
 from agentdbg.server.proxy.analyst import Exchange, Verdict
-from agentdbg.server.wires import WIRES, Wire
 from agentdbg.transcript.redact import safe_url
+from agentdbg.wire import codec as codecs
+from agentdbg.wire.codec import Codec
 
 HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
               "trailer", "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding"}
@@ -69,8 +70,9 @@ def error_body(message: str, type_: str = "invalid_request_error", code: str | N
     return {"error": {"message": message, "type": type_, "param": None, "code": code, **extra}}
 
 
-def blocked_response(findings, wire: Wire = WIRES["chat"]) -> dict:
+def blocked_response(findings, wire: Codec | None = None) -> dict:
     """The 400 ``--block-invalid`` answers, in the format's own error shape."""
+    wire = wire or codecs.get("chat")
     errors = [f for f in findings if f.severity == "error"]
     summary = "; ".join(f"{f.rule} at {f.path or f'messages[{f.index}]'}" if f.index is not None
                         else f.rule for f in errors)
@@ -117,22 +119,23 @@ class ProxyApp:
 
         methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
         routes = []
-        for wire in WIRES.values():
+        for wire in codecs.every():
             handler = self._handler(wire)
-            routes += [Route("/v1" + wire.path, handler, methods=["POST"]),
-                       Route(wire.path, handler, methods=["POST"])]
+            for path in wire.paths:
+                routes += [Route("/v1" + path, handler, methods=["POST"]),
+                           Route(path, handler, methods=["POST"])]
         app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)],
                         exception_handlers=json_errors(_proxy_error, "proxy"))
         app.state.proxy = self
         return Contained(app, _proxy_error, "proxy", self.analyst.note)
 
     # -- the checked endpoints: chat completions, responses, messages --------------------
-    def _handler(self, wire: Wire):
+    def _handler(self, wire: Codec):
         async def handle(request):
             return await self.exchange(request, wire)
         return handle
 
-    async def exchange(self, request, wire: Wire):
+    async def exchange(self, request, wire: Codec):
         raw = await self._body(request)
         if raw is None:
             return json_response(wire.error(413, f"request body larger than {self.options.max_body} "
@@ -186,11 +189,11 @@ class ProxyApp:
         query = self._query(request)
         return self.upstream + path + (f"?{query}" if query else "")
 
-    async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Wire):
+    async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Codec):
         import httpx
         from starlette.responses import Response, StreamingResponse
 
-        url = self._url(request, wire.path)
+        url = self._url(request, wire.upstream_path(request.url.path))
         start = time.perf_counter()
         req = self.client.build_request("POST", url, content=sent,
                                         headers=forward_headers(request.headers))
@@ -231,7 +234,7 @@ class ProxyApp:
                 self.analyst.response(exchange, resp.status_code, bytes(copy), _ms(start),
                                       stream=True)
 
-    def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Wire):
+    def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Codec):
         from starlette.responses import StreamingResponse
 
         self.analyst.scripted(exchange, body, reply)
