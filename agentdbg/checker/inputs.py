@@ -14,6 +14,7 @@ from typing import Any
 
 from agentdbg.checker.request import MISSING, CheckRequest
 from agentdbg.errors import InputError, located
+from agentdbg.wire import codec as codecs
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -94,7 +95,8 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
     for warning in recording.warnings:
         print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
     header = recording.header
-    fmt = str(header["api"]) if header.get("api") in ("responses", "anthropic") else "chat"
+    fmt = header["api"] if codecs.known(header.get("api")) else codecs.DEFAULT
+    chat_native = codecs.get(fmt).chat_native
     tools = header.get("tools") if isinstance(header.get("tools"), list) else []
     final = _messages(name, recording.final_messages())
     items: list[CheckItem] = []
@@ -114,7 +116,7 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
                                tool_choice=params.get("tool_choice", MISSING),
                                parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
         extra: dict = header["api_params"] if isinstance(header.get("api_params"), dict) else {}
-        native = native_of(fmt, event, request, {**extra, **params}) if fmt != "chat" else None
+        native = None if chat_native else native_of(fmt, event, request, {**extra, **params})
         items.append(CheckItem(request, None, fmt, native, turn, final, list(prior)))
         inputs = native.get("input") if isinstance(native, dict) else None
         if isinstance(inputs, list):
@@ -139,9 +141,7 @@ def native_of(fmt: str, event: dict, request: CheckRequest, params: dict) -> Any
     rebuilt from the chat form (each message keeps its native original, so it is exact)."""
     if isinstance(event.get("body"), dict):
         return event["body"]
-    from agentdbg.wire import anthropic, responses
-
-    convert = responses.from_chat if fmt == "responses" else anthropic.from_chat
+    convert = codecs.get(fmt).encode_request
     tools = request.tools if isinstance(request.tools, list) else None
     choice = request.tool_choice if request.tool_choice is not MISSING else None
     parallel = request.parallel_tool_calls if isinstance(request.parallel_tool_calls, bool) else None
@@ -182,7 +182,7 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
 
     where = f"{name}:{line}" if line else name
     fmt = fmt or detect_format(doc) or "chat"
-    if fmt != "chat":
+    if not codecs.get(fmt).chat_native:
         return _native(where, doc, line, fmt)
     if isinstance(doc, list):
         return CheckItem(CheckRequest(messages=_messages(where, doc)), line)
@@ -200,11 +200,12 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
 
 def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
     """A Responses or Anthropic document: judged as given; its chat form is kept for notes."""
-    key = "input" if fmt == "responses" else "messages"
+    codec = codecs.get(fmt)
+    key = codec.key
     if isinstance(doc, dict) and doc.get("format") == "agentdbg-run":
         raise InputError(f"{where}: an agentdbg saved run is in Chat Completions form; "
                          "check it without --format")
-    if isinstance(doc, dict) and key not in doc and not (fmt == "responses" and
+    if isinstance(doc, dict) and key not in doc and not (codec.stores and
                                                          "previous_response_id" in doc):
         raise InputError(f"{where}: expected a {fmt} request body with {key!r}, or a bare "
                          f"{key!r} array")
@@ -212,7 +213,7 @@ def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
         raise InputError(f"{where}: expected a {fmt} request body or a bare {key!r} array, "
                          f"got {type(doc).__name__}")
     value = doc.get(key) if isinstance(doc, dict) else doc
-    if not isinstance(value, list) and not (fmt == "responses" and isinstance(value, (str, type(None)))):
+    if not isinstance(value, list) and not (codec.text_input and isinstance(value, (str, type(None)))):
         raise InputError(f"{where}: {key!r} must be an array, got {type(value).__name__}")
     for i, x in enumerate(value if isinstance(value, list) else []):
         if not isinstance(x, dict):

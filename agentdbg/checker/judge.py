@@ -13,6 +13,12 @@ from typing import Any
 from agentdbg.checker.api import check
 from agentdbg.checker.inputs import CheckItem
 from agentdbg.checker.request import MISSING
+from agentdbg.wire import codec as codecs
+
+
+def _chat_native(item: CheckItem) -> bool:
+    """The item is judged on its chat form (Chat Completions is its own chat form)."""
+    return codecs.get(item.format).chat_native
 
 
 @dataclass
@@ -37,7 +43,7 @@ def judge_all(items: list[CheckItem], definitions: list | None, profile: str) ->
     has it by bisection. A 1,000-turn transcript costs a few full checks, not 1,000; the
     result is the same as checking every request (tests/test_judge_chains.py)."""
     for item in items:
-        if item.format == "chat" and definitions is not None and item.request.tools is MISSING:
+        if _chat_native(item) and definitions is not None and item.request.tools is MISSING:
             item.request.tools = definitions
     full: dict[int, Judged] = {}
 
@@ -70,7 +76,7 @@ def judge_all(items: list[CheckItem], definitions: list | None, profile: str) ->
         if k in full:
             result = full[k]
         else:   # extended cleanly by the next request: its findings were traced from there
-            result = Judged(item, [], skipped_tools=item.format == "chat"
+            result = Judged(item, [], skipped_tools=_chat_native(item)
                             and item.request.tools is MISSING and _open_calls_chat(item))
         result.findings = sorted(shown.get(k, []), key=lambda f: -1 if f.index is None else f.index)
         for f in result.findings:
@@ -109,7 +115,7 @@ def _chains(items: list[CheckItem]) -> list[list[int]]:
 
 
 def _extends(prev: CheckItem, item: CheckItem) -> bool:
-    if prev.turn is None or item.turn is None or prev.format != "chat" or item.format != "chat":
+    if prev.turn is None or item.turn is None or not (_chat_native(prev) and _chat_native(item)):
         return False
     a, b = prev.request, item.request
     if not (isinstance(a.messages, list) and isinstance(b.messages, list)) \
@@ -160,16 +166,13 @@ def _clean_ends(messages: list) -> set[int]:
 
 
 def _judge(item: CheckItem, definitions: list | None, profile: str, prior: list | None) -> Judged:
-    if item.format == "chat":
+    if _chat_native(item):
         return Judged(item, check(item.request, profile),
                       skipped_tools=item.request.tools is MISSING and _open_calls_chat(item))
-    from agentdbg.checker.formats import analyze_anthropic, analyze_responses
+    from agentdbg.checker.formats import analyze
 
     doc = _with_tools(item, definitions)
-    if item.format == "responses":
-        findings, pairing = analyze_responses(doc, profile, prior=prior or None)
-    else:
-        findings, pairing = analyze_anthropic(doc, profile)
+    findings, pairing = analyze(item.format, doc, profile, prior=prior or None)
     declared = isinstance(doc, dict) and isinstance(doc.get("tools"), list)
     open_calls = any(pairing.answer_of.get(loc) is None for loc in pairing.calls)
     return Judged(item, findings, pairing, list(pairing.notes),
@@ -190,12 +193,11 @@ def _open_calls_chat(item: CheckItem) -> bool:
 def _with_tools(item: CheckItem, definitions: list | None) -> Any:
     """The native document, with ``--tools`` definitions when it sends none."""
     doc = item.native
-    key = "input" if item.format == "responses" else "messages"
+    codec = codecs.get(item.format)
+    key = codec.key
     if definitions is None or (isinstance(doc, dict) and "tools" in doc):
         return doc
-    from agentdbg.wire import anthropic, responses
-
-    convert = responses.tool_from_chat if item.format == "responses" else anthropic.tool_from_chat
+    convert = codec.tool_from_chat
     body = dict(doc) if isinstance(doc, dict) else {key: doc}
     body["tools"] = [convert(t) for t in definitions]
     return body
@@ -211,21 +213,16 @@ def judge_native_request(fmt: str, event: dict, messages: list, tools: list | No
 
     Returns the findings and the native body (a Responses body's items are ``prior`` for the
     requests after it)."""
-    from agentdbg.checker.formats import check_anthropic, check_responses
+    from agentdbg.checker.formats import analyze
     from agentdbg.checker.inputs import native_of
     from agentdbg.checker.request import CheckRequest
-    from agentdbg.wire import anthropic, responses
 
     request = CheckRequest(messages=messages, tools=tools if tools else MISSING,
                            tool_choice=params.get("tool_choice", MISSING),
                            parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
     native = native_of(fmt, event, request, params)
-    if fmt == "responses":
-        found = check_responses(native, profile, prior=prior or None)
-        form = responses.to_chat(native)
-    else:
-        found = check_anthropic(native, profile)
-        form = anthropic.to_chat(native)
+    found = analyze(fmt, native, profile, prior=prior or None)[0]
+    form = codecs.get(fmt).chat_form(native)
     import bisect
 
     offset = len(messages) - len(form.messages)   # messages a stored chain carried before

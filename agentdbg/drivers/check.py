@@ -83,13 +83,15 @@ def _show(console, results: list[Judged], profile: str, full: bool, notes: list[
 
 
 def _view(r: Judged, full: bool):
-    if r.item.format == "chat":
+    from agentdbg.wire import codec
+
+    if codec.get(r.item.format).chat_native:
         from agentdbg.render.view import render_messages
 
         return render_messages(r.item.request.messages, findings=r.findings, full=full)
     from agentdbg.render.wire_view import render_wire
 
-    key = "input" if r.item.format == "responses" else "messages"
+    key = codec.get(r.item.format).key
     body = r.item.native if isinstance(r.item.native, dict) else {key: r.item.native}
     return render_wire(r.item.format, body, r.pairing, findings=r.findings, full=full,
                        notes=r.notes)
@@ -97,7 +99,9 @@ def _view(r: Judged, full: bool):
 
 def _final_view(r: Judged, full: bool):
     """A clean transcript: how it ended (its last reply's calls, if any, shown as pending)."""
-    if r.item.format != "chat":
+    from agentdbg.wire import codec
+
+    if not codec.get(r.item.format).chat_native:
         return _view(r, full)
     from agentdbg.messages import tool_calls_of
     from agentdbg.render.view import render_messages

@@ -59,7 +59,10 @@ def provider_name(header: dict) -> str:
     if host in sc.PROVIDERS_BY_HOST:
         return sc.PROVIDERS_BY_HOST[host]
     # another host: the API it was spoken to (a Messages API endpoint speaks Anthropic's)
-    return "anthropic" if header.get("api") == "anthropic" else sc.OPENAI_COMPATIBLE
+    from agentdbg.wire import codec
+
+    api = header.get("api")
+    return (codec.get(api).provider if codec.known(api) else None) or sc.OPENAI_COMPATIBLE
 
 
 def server_attributes(header: dict) -> dict:

@@ -24,6 +24,7 @@ from typing import Any
 
 from agentdbg.messages import loads_json
 from agentdbg.report import adapter
+from agentdbg.wire import codec
 
 SEVERITY_ORDER = {"warning": 1, "error": 2}
 
@@ -246,7 +247,8 @@ class RunBuilder:
         api = header.get("api")
         #: a Responses / Anthropic run is judged request by request in its own format (as
         #: ``check`` judges it); a Chat Completions run on each history's last state
-        self.native: str | None = str(api) if api in ("responses", "anthropic") else None
+        self.native: str | None = str(api) if codec.known(api) and not codec.get(api).chat_native \
+            else None
         self.native_prior: list = []
         self.native_keys: set = set()
 

@@ -33,7 +33,7 @@ from agentdbg.server.served import (
 from agentdbg.textsafe import one_line
 from agentdbg.wire import codec as codecs
 from agentdbg.wire.codec import Codec
-from agentdbg.wire.common import strip_wire
+from agentdbg.wire.common import OUTPUT_END, strip_wire
 
 
 async def _events(chunks):
@@ -80,7 +80,8 @@ class ServeApp:
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.lock = threading.Lock()
         self.stored = ResponseStore()
-        self.reasoned: OrderedDict[str, dict] = OrderedDict()  # fc id -> the reasoning item before it
+        # fc id -> the reasoning item before it in serve's own output (None: it had none)
+        self.reasoned: OrderedDict[str, dict | None] = OrderedDict()
 
     def handle(self, wire: Codec, raw: bytes) -> Answer:
         try:   # NaN and Infinity are Python's, not JSON: the real APIs refuse them
@@ -148,7 +149,7 @@ class ServeApp:
         if wire.stores and body.get("store") is not False:
             self.stored.put(native["id"], Stored(history_of(messages, sources, message),
                                                  chain_items(body, chain, wire.output(native))))
-            self._remember_reasoning(wire.output(native))
+        self._remember_reasoning(wire.output(native))
         if body.get("stream") is True:
             return Answer(200, chunks=list(wire.stream(native, body)))
         return Answer(200, native)
@@ -160,8 +161,8 @@ class ServeApp:
         for item in output:
             if item.get("type") == "reasoning":
                 last = item
-            elif item.get("type") == "function_call" and isinstance(item.get("id"), str) and last:
-                self.reasoned[item["id"]] = last
+            elif item.get("type") == "function_call" and isinstance(item.get("id"), str):
+                self.reasoned[item["id"]] = last    # None: this output had no reasoning item
         while len(self.reasoned) > 10_000:
             self.reasoned.popitem(last=False)
 
@@ -170,9 +171,9 @@ class ServeApp:
         prior: list = []
         for item in items if isinstance(items, list) else []:
             item_id = item.get("id") if isinstance(item, dict) else None
-            rs = self.reasoned.get(item_id) if isinstance(item_id, str) else None
-            if rs is not None:
-                prior += [rs, item]
+            if isinstance(item_id, str) and item_id in self.reasoned:
+                rs = self.reasoned[item_id]
+                prior += [rs if rs is not None else {"type": OUTPUT_END}, item]
         return prior or None
 
     def _chain(self, wire: Codec, body: dict) -> tuple[Stored | None, str | None]:

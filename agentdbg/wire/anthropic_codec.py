@@ -113,6 +113,7 @@ class AnthropicCodec(Codec):
     paths = ("/messages",)
     stream_end = (b"message_stop",)
     secret_headers = ("x-api-key",)
+    provider = "anthropic"
 
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):

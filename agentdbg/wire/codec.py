@@ -25,7 +25,7 @@ import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from agentdbg.wire.common import ChatForm, ChatReply
 
@@ -39,6 +39,7 @@ MODULES: dict[str, tuple[str, str]] = {
     "anthropic": ("agentdbg.wire.anthropic_codec", "AnthropicCodec"),
 }
 NAMES = tuple(MODULES)
+DEFAULT = "chat"     # agentdbg's own chat form, and what a transcript without "api" spoke
 PROBLEM = tuple[str, "str | None"]
 OPENAI_BAD_JSON = ("We could not parse the JSON body of your request. (HINT: This likely means you "
                    "aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, "
@@ -78,6 +79,9 @@ class Codec(ABC):
     unit: str = "message"               # what one entry of ``key`` is called
     stores: bool = False                # a response can be continued by its id (Responses API)
     chat_native: bool = False           # the body is its own chat form (Chat Completions)
+    text_input: bool = False            # ``key`` may be a plain string (one user message)
+    provider: str | None = None         # OpenTelemetry's gen_ai.provider.name for an endpoint
+                                        # of this format on an unknown host (None: "openai")
     secret_headers: tuple[str, ...] = ()  # request headers that carry a key (besides Authorization)
     secret_params: tuple[str, ...] = ()   # query parameters that carry a key
 
@@ -183,7 +187,7 @@ def get(name: str) -> Codec:
     return codec
 
 
-def known(name: Any) -> bool:
+def known(name: object) -> TypeGuard[str]:
     return isinstance(name, str) and name in MODULES
 
 

@@ -107,6 +107,7 @@ class ResponsesCodec(Codec):
     key = "input"
     unit = "item"
     stores = True
+    text_input = True
 
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):

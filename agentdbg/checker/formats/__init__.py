@@ -48,7 +48,15 @@ def _anthropic(body: Any, profile: str, *, prior: list | None = None,
 
 
 #: each format's rules, keyed by its codec's name (the codecs never call the checker)
+def _chat_findings(body: Any, profile: str, *, in_progress: bool = False) -> list[Finding]:
+    from agentdbg.checker import check
+
+    return check(body, profile, in_progress=in_progress)
+
+
 ANALYZERS: dict[str, Analyzer] = {"chat": _chat, "responses": _responses, "anthropic": _anthropic}
+#: formats whose findings come cheaper without the pairing the view draws
+FINDERS: dict[str, Callable[..., list[Finding]]] = {"chat": _chat_findings}
 
 
 #: each format's pairing of a bare list of its entries (the view draws a response with it)
@@ -59,6 +67,15 @@ def register(codec: str, analyzer: Analyzer, pairer: Callable[[list], Any] | Non
     ANALYZERS[codec] = analyzer
     if pairer is not None:
         PAIRERS[codec] = pairer
+
+
+def findings(codec: str, body: Any, profile: str = "openai", *, prior: list | None = None,
+             in_progress: bool = False) -> list[Finding]:
+    """The findings alone (Chat Completions: without computing the view's pairing)."""
+    finder = FINDERS.get(codec)
+    if finder is not None:
+        return finder(body, profile, in_progress=in_progress)
+    return analyze(codec, body, profile, prior=prior, in_progress=in_progress)[0]
 
 
 def pair(codec: str, entries: list) -> Any:
@@ -98,6 +115,7 @@ __all__ = [
     "check_anthropic",
     "check_document",
     "check_responses",
+    "findings",
     "register",
     "resolve_profile",
 ]

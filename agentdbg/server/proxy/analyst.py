@@ -33,7 +33,7 @@ from agentdbg.server.proxy.conversations import Tracker
 from agentdbg.server.proxy.reading import Replied, Seen, judge, read_reply, rejudge
 from agentdbg.server.served import chain_items, history_of
 from agentdbg.wire import codec as codecs
-from agentdbg.wire.common import strip_wire
+from agentdbg.wire.common import OUTPUT_END, strip_wire
 
 
 @dataclass
@@ -160,7 +160,7 @@ class Analysis:
             else None)
         if reply is not None and seen.wire.stores and isinstance(got.native, dict) \
                 and isinstance(got.native.get("id"), str):
-            seen.conv.outputs.extend(seen.wire.output(got.native))
+            seen.conv.outputs.extend([{"type": OUTPUT_END}, *seen.wire.output(got.native)])
             self.tracker.remember(got.native["id"], seen.conv,
                                   history_of(seen.messages, seen.sources, reply),
                                   chain_items(seen.body, seen.chain, seen.wire.output(got.native)))

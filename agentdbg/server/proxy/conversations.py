@@ -33,6 +33,7 @@ from agentdbg.textsafe import one_line
 from agentdbg.transcript import Redactor, TranscriptWriter, tools_hash
 from agentdbg.transcript.compare import common_prefix
 from agentdbg.transcript.runs import Claim
+from agentdbg.wire import codec as codecs
 
 
 def _first_user(messages: list) -> int:
@@ -199,7 +200,7 @@ class Tracker:
                   if k not in ("messages", "tools", "input", "instructions", "system")}
         event = {"turn": conv.requests + 1, "messages": messages, "params": params,
                  "findings": [f.to_dict() for f in findings]}
-        if wire != "chat":
+        if not codecs.get(wire).chat_native:
             event["body"] = body
         conv.writer("request", event)
         conv.awaiting = list(messages)
@@ -277,7 +278,7 @@ class Tracker:
         options = {"model": body.get("model"), "max_turns": 100_000, "max_tool_calls": 1_000_000,
                    "repeat_limit": 100_000, "send_anyway": True}
         for key in ("tool_choice", "parallel_tool_calls", "temperature"):
-            if key in body and wire == "chat":
+            if key in body and codecs.get(wire).chat_native:
                 options[key] = body[key]
         header = {"model": body.get("model"), "provider": "proxy", "base_url": safe_url(self.upstream),
                   "question": question if isinstance(question, str) else None, "tools": tools,

@@ -1,0 +1,50 @@
+"""Issue 22's format-specific wrong verdicts, each written where a user met it."""
+
+from fmt_stack import QUESTION, Served, responses_loop
+
+from agentdbg.checker.formats import check_responses
+
+
+def fc(call_id, item_id, name="get_weather", args='{"city": "北京"}'):
+    return {"type": "function_call", "id": item_id, "call_id": call_id, "name": name,
+            "arguments": args, "status": "completed"}
+
+
+def out(call_id, output="{}"):
+    return {"type": "function_call_output", "call_id": call_id, "output": output}
+
+
+CODEX = {"reasoning": {"effort": "medium"}, "include": ["reasoning.encrypted_content"]}
+
+
+def test_codex_sending_back_an_output_that_had_no_reasoning_item_is_clean():
+    """Codex CLI asks every request to reason; when the model's output had no reasoning item
+    (the proxy saw it), sending that output back unchanged is what the API wants."""
+    user = {"role": "user", "content": QUESTION}
+    seen = [fc("call_1", "fc_1")]                        # the model's whole output, no reasoning
+    body = {**CODEX, "input": [user, *seen, out("call_1")]}
+    assert check_responses(body, prior=seen) == []
+    # two turns, the second output without reasoning after a first one with it
+    first = [{"type": "reasoning", "id": "rs_0", "summary": []}, fc("call_0", "fc_0")]
+    seen = [*first, {"type": "agentdbg.output_end"}, fc("call_1", "fc_1")]
+    body = {**CODEX, "input": [user, *first, out("call_0"), fc("call_1", "fc_1"), out("call_1")]}
+    assert check_responses(body, prior=seen) == []
+    # and a reasoning item the output did have is still missed when dropped
+    body = {**CODEX, "input": [user, fc("call_0", "fc_0"), out("call_0")]}
+    assert [f.rule for f in check_responses(body, prior=first)] == ["reasoning-item-missing"]
+
+
+def test_serve_does_not_reject_its_own_output_sent_back_without_a_reasoning_item():
+    """include=['reasoning.encrypted_content'] (as Codex sends it) with store unset and no
+    reasoning asked for: serve's own output has no reasoning item, and the loop that sends it
+    back whole gets its answer (it was answered 400 reasoning-item-missing)."""
+    served = Served()
+    try:
+        import openai
+
+        client = openai.OpenAI(base_url=served.url, api_key="sk-test", max_retries=0)
+        text, items = responses_loop(client, include=["reasoning.encrypted_content"])
+        assert "杭州转运中心" in text
+        assert not any(getattr(i, "type", None) == "reasoning" for i in items)
+    finally:
+        served.stop()
