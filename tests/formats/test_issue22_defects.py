@@ -48,3 +48,37 @@ def test_serve_does_not_reject_its_own_output_sent_back_without_a_reasoning_item
         assert not any(getattr(i, "type", None) == "reasoning" for i in items)
     finally:
         served.stop()
+
+
+def test_answered_calls_are_not_judged_against_todays_tools_in_any_format():
+    """After an @openai/agents handoff the tools change: the answered transfer_to_… call is
+    history in every format (as in Chat Completions), an unanswered one still is judged."""
+    from agentdbg.checker import check
+    from agentdbg.checker.formats import check_anthropic
+
+    tools = [{"type": "function", "name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]
+    user = {"role": "user", "content": QUESTION}
+    handoff = fc("call_h", "fc_h", "transfer_to_weather_agent", "{}")
+    wrong = fc("call_w", "fc_w", "get_weather", '{"town": 1}')
+    body = {"tools": tools, "input": [user, handoff, out("call_h"), wrong, out("call_w")]}
+    assert check_responses(body) == []
+    body["input"] = [user, handoff, out("call_h"), fc("call_x", "fc_x", "transfer_to_x", "{}")]
+    assert [f.rule for f in check_responses(body)] == ["unknown-tool", "missing-tool-response"]
+
+    a_tools = [{"name": "get_weather", "input_schema": tools[0]["parameters"]}]
+    use = {"type": "tool_use", "id": "toolu_h", "name": "transfer_to_weather_agent", "input": {}}
+    bad = {"type": "tool_use", "id": "toolu_w", "name": "get_weather", "input": {"town": 1}}
+    messages = [user, {"role": "assistant", "content": [use]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_h",
+                                              "content": "ok"}]},
+                {"role": "assistant", "content": [bad]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_w",
+                                              "content": "ok"}]}]
+    assert check_anthropic({"tools": a_tools, "messages": messages}) == []
+    chat = [user, {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_h", "type": "function", "function": {"name": "transfer_to_weather_agent",
+                                                          "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "call_h", "content": "ok"}]
+    assert check({"messages": chat, "tools": [{"type": "function", "function": {
+        "name": "get_weather", "parameters": tools[0]["parameters"]}}]}) == []

@@ -70,7 +70,10 @@ def analyze_responses(body: dict | list, profile: str = "openai", *, prior: list
     duplicated = check_item_ids(ctx, items, prior if continued else None)
     idless = [sum(cid is None for cid in pairing.calls.values())]   # precedence 1 of PROTOCOL.md
     for i, item in enumerate(items):
-        _item(ctx, i, item, schemas, body, idless)
+        # a call already answered is history: whether its tool and arguments fit today's tools
+        # is not judged (after a handoff the tools change legitimately), as in Chat Completions
+        answered = pairing.answer_of.get((i,)) is not None
+        _item(ctx, i, item, None if answered else schemas, body, idless)
     _pairing(ctx, items, pairing, in_progress, duplicated)
     check_reasoning(ctx, items, body, prior)
     if ctx.profile.name in ADJACENT_PROFILES:

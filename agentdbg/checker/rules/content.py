@@ -37,7 +37,7 @@ def check_content(ctx: Ctx) -> Iterator[Finding]:
                        f"deepseek-reasoner does not support successive user or assistant messages "
                        f"(messages[{i - 1}] and messages[{i}] in your input). You should "
                        "interleave the user/assistant messages in the message sequence.")
-        if reasoning_on and _calls(m) and not m.get("reasoning_content"):
+        if reasoning_on and _calls(m) and _reasoning_missing(ctx, m.get("reasoning_content")):
             yield _reasoning(ctx, i)
         if id_format_on:
             yield from _id_format(ctx, i, m)
@@ -79,6 +79,11 @@ def _content_fix(role: Any) -> str:
     if role in ("user", "system", "developer"):
         return f"a {role} message's content must be a string or an array of content parts"
     return "content must be a string or an array of content parts"
+
+
+def _reasoning_missing(ctx: Ctx, value: object) -> bool:
+    """PROTOCOL.md rule 8: DeepSeek accepts ``""`` as present; Moonshot rejects it (``" "`` passes)."""
+    return not isinstance(value, str) if ctx.profile.empty_reasoning_present else not value
 
 
 def _reasoning(ctx: Ctx, i: int) -> Finding:
