@@ -476,9 +476,24 @@ def _reply_meta(card: Card) -> str:
     est = " (estimated)" if usage.get("estimated") else ""
     latency = r.get("latency_ms")
     ms = f"{latency:.1f} ms" if isinstance(latency, (int, float)) else "? ms"
-    tokens = (f"{usage.get('prompt_tokens', '?')} prompt + {usage.get('completion_tokens', '?')} "
-              f"completion = {usage.get('total_tokens', '?')} tokens{est}") if usage else "no usage reported"
+    tokens = (f"{usage.get('prompt_tokens', '?')} prompt{_cache(usage)} + "
+              f"{usage.get('completion_tokens', '?')} completion = {usage.get('total_tokens', '?')} "
+              f"tokens{est}") if usage else "no usage reported"
     return f"turn {card.turn} · {tokens} · {ms} · finish_reason={r.get('finish_reason')}"
+
+
+def _cache(usage: dict) -> str:
+    """The prompt's cache counts as the API reported them (Anthropic: written, read; OpenAI:
+    cached), when any."""
+    parts = [f"{usage[k]} {word}" for k, word in (("cache_creation_input_tokens", "written to "
+                                                   "the cache"), ("cache_read_input_tokens",
+                                                                  "read from the cache"),
+                                                  ("cached_tokens", "cached"))
+             if isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) and usage[k]]
+    uncached = usage.get("input_tokens")
+    if parts and isinstance(uncached, int) and not isinstance(uncached, bool):
+        parts.insert(0, f"{uncached} uncached")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _tool_meta(e: dict) -> str:

@@ -47,8 +47,8 @@ def usage_of(usage: Any) -> Usage:
         "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
     total = None if uncached is None and created is None and read is None else \
         (uncached or 0) + (created or 0) + (read or 0)
-    return Usage(input=total, output=count(u.get("output_tokens")), cached=read,
-                 cache_creation=created, cache_read=read, uncached=uncached)
+    return Usage(input=total, output=count(u.get("output_tokens")), cache_creation=created,
+                 cache_read=read, uncached=uncached)
 
 
 def message_parts(messages: list) -> list[Part]:

@@ -13,7 +13,6 @@ from agentdbg.wire.common import (
     as_dict,
     base62_id,
     canonical,
-    chat_usage,
     digest,
     strip_wire,
     usage_counts,
@@ -26,11 +25,11 @@ def chat_reply(message: dict) -> ChatReply:
     _message(form, 0, {"role": "assistant", "content": message.get("content") or []})
     reply = form.messages[0]
     reply[WIRE]["seen"] = canonical(strip_wire(reply))
-    usage = as_dict(message.get("usage"))
+    from agentdbg.wire.anthropic_codec import usage_of
+
     finish = {"tool_use": "tool_calls", "max_tokens": "length", "refusal": "content_filter",
               "model_context_window_exceeded": "length"}.get(str(message.get("stop_reason")), "stop")
-    return ChatReply(reply, chat_usage(usage.get("input_tokens"), usage.get("output_tokens")),
-                     finish)
+    return ChatReply(reply, usage_of(message.get("usage")).counts(), finish)
 
 
 # -- the message object -------------------------------------------------------------------

@@ -10,7 +10,6 @@ from agentdbg.wire.common import (
     ChatForm,
     ChatReply,
     as_dict,
-    chat_usage,
     digest,
     hex_id,
     usage_counts,
@@ -26,10 +25,10 @@ def chat_reply(response: dict) -> ChatReply:
     _seal(form.messages)
     message = next((m for m in form.messages if m.get("role") == "assistant"),
                    {"role": "assistant", "content": None})
+    from agentdbg.wire.responses_codec import usage_of
+
     usage = response.get("usage") if isinstance(response, dict) else None
-    usage = usage if isinstance(usage, dict) else {}
-    return ChatReply(message, chat_usage(usage.get("input_tokens"), usage.get("output_tokens")),
-                     _finish(response, message))
+    return ChatReply(message, usage_of(usage).counts(), _finish(response, message))
 
 
 def _finish(response: dict, message: dict) -> str:

@@ -82,3 +82,56 @@ def test_answered_calls_are_not_judged_against_todays_tools_in_any_format():
             {"role": "tool", "tool_call_id": "call_h", "content": "ok"}]
     assert check({"messages": chat, "tools": [{"type": "function", "function": {
         "name": "get_weather", "parameters": tools[0]["parameters"]}}]}) == []
+
+
+CACHED_MESSAGE = {"id": "msg_01", "type": "message", "role": "assistant", "model": "claude",
+                  "content": [{"type": "text", "text": "北京更热。"}], "stop_reason": "end_turn",
+                  "stop_sequence": None,
+                  "usage": {"input_tokens": 3, "cache_creation_input_tokens": 250,
+                            "cache_read_input_tokens": 4116, "output_tokens": 12}}
+
+
+def test_anthropic_prompt_caching_counts_are_recorded_replayed_reported_and_exported(tmp_path):
+    """3 + 250 + 4,116 input tokens are 4,369 prompt tokens, with the cache counts kept beside."""
+    import json
+
+    import anthropic
+    from hardening.proxy_helpers import Proxy, Upstream
+
+    from agentdbg.report.html import render_report
+    from agentdbg.report.otel import export_transcript
+    from agentdbg.transcript import load_transcript
+
+    upstream = Upstream()
+    upstream.reply = lambda handler, body: Upstream.send(handler, 200,
+                                                         json.dumps(CACHED_MESSAGE).encode())
+    proxy = Proxy(upstream.url, tmp_path)
+    try:
+        client = anthropic.Anthropic(base_url=proxy.url.removesuffix("/v1"), api_key="sk-ant-x",
+                                     max_retries=0)
+        client.messages.create(model="claude", max_tokens=100, messages=[{"role": "user",
+                                                                          "content": QUESTION}])
+    finally:
+        proxy.stop()
+        upstream.stop()
+    path = next((tmp_path / "saved").glob("*.jsonl"))
+    response = next(e for e in load_transcript(path).events if e["type"] == "response")
+    assert response["usage"] == {"prompt_tokens": 4369, "completion_tokens": 12,
+                                 "total_tokens": 4381, "cache_creation_input_tokens": 250,
+                                 "cache_read_input_tokens": 4116, "input_tokens": 3}
+    html = render_report(path)
+    assert "4369 prompt (3 uncached, 250 written to the cache, 4116 read from the cache)" in html
+    export_transcript(path, json_path=tmp_path / "spans.json")
+    spans = (tmp_path / "spans.json").read_text(encoding="utf-8")
+    chat = next(s for s in (json.loads(line) for line in spans.splitlines())
+                for s in _spans(s) if s["name"].startswith("chat"))
+    attributes = {a["key"]: a["value"] for a in chat["attributes"]}
+    assert attributes["gen_ai.usage.input_tokens"] == {"intValue": "4369"}
+    assert attributes["gen_ai.usage.cache_read.input_tokens"] == {"intValue": "4116"}
+    assert attributes["gen_ai.usage.cache_creation.input_tokens"] == {"intValue": "250"}
+
+
+def _spans(doc):
+    for resource in doc.get("resourceSpans", []):
+        for scope in resource.get("scopeSpans", []):
+            yield from scope.get("spans", [])
