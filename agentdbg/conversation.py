@@ -149,6 +149,58 @@ class ToolDef:
     def qualified(self) -> str:
         return f"{self.namespace}.{self.name}" if self.namespace else self.name
 
+    def to_dict(self) -> JsonObject:
+        """What a transcript records of it (``tool_definitions`` in a header)."""
+        out: JsonObject = {"name": self.qualified, "kind": self.kind}
+        if self.namespace:
+            out["namespace"] = self.namespace
+        if self.description is not None:
+            out["description"] = self.description
+        if self.schema is not None:
+            out["parameters"] = self.schema
+        return out
+
+
+def definitions_text(definitions: list[JsonObject], full: bool = False) -> list[str]:
+    """Tool definitions as lines a person reads: names (``web_search (hosted)``) on one line,
+    or with ``full`` one line per tool with its description and parameters."""
+    import json
+
+    def name(d: JsonObject) -> str:
+        kind = d.get("kind")
+        return f"{d.get('name')}" + (f" ({kind})" if kind not in ("function", None) else "")
+    if not full:
+        return [", ".join(name(d) for d in definitions)] if definitions else []
+    out = []
+    for d in definitions:
+        line = name(d)
+        if isinstance(d.get("description"), str) and d["description"]:
+            line += f": {d['description']}"
+        if d.get("parameters") is not None:
+            line += f"  parameters {json.dumps(d['parameters'], ensure_ascii=False, default=str)}"
+        out.append(line)
+    return out
+
+
+def definitions_of(header_tools: object, recorded: object) -> list[JsonObject]:
+    """A transcript's tool definitions: the header's ``tool_definitions`` when recorded, else
+    the Chat Completions ``tools`` it holds (function and custom tools)."""
+    if isinstance(recorded, list):
+        return [d for d in recorded if isinstance(d, dict) and isinstance(d.get("name"), str)]
+    out: list[JsonObject] = []
+    for t in header_tools if isinstance(header_tools, list) else []:
+        fn = (t.get("custom") if t.get("type") == "custom" else t.get("function")) \
+            if isinstance(t, dict) else None
+        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+            d: JsonObject = {"name": fn["name"], "kind": "custom" if t.get("type") == "custom"
+                             else "function"}
+            if isinstance(fn.get("description"), str):
+                d["description"] = fn["description"]
+            if fn.get("parameters") is not None:
+                d["parameters"] = fn["parameters"]
+            out.append(d)
+    return out
+
 
 @dataclass(frozen=True)
 class Usage:

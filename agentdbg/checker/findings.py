@@ -158,6 +158,11 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        "that is not the final assistant message", scope="anthropic"),
     _r("tool-names-not-unique", ERROR, "two tools with one name", scope="anthropic"),
     _r("max-tokens-missing", ERROR, "a request body without max_tokens", scope="anthropic"),
+    # the Gemini API (plus the shared ids above)
+    _r("call-turn-misplaced", ERROR, "a model turn with function calls that opens contents or "
+       "follows another model turn", scope="gemini"),
+    _r("thought-signature-missing", ERROR, "Gemini 3: the first functionCall of a step of the "
+       "current turn sent back without its thoughtSignature", scope="gemini"),
 ]}
 
 

@@ -69,6 +69,8 @@ def _show(console, results: list[Judged], profile: str, full: bool, notes: list[
         elif transcript:
             console.print(Rule(f"request {r.item.turn}: {summary(r.findings)}", align="left",
                                style="dim"))
+        if full:   # the request's tools, with their definitions
+            console.print(_tools(r))
         console.print(_view(r, full))
         shown += 1
     if transcript and not shown:
@@ -80,6 +82,16 @@ def _show(console, results: list[Judged], profile: str, full: bool, notes: list[
     mark = "✗" if has_errors(every) else "!" if every else "✓"
     judged = f"{len(results)} recorded request(s), " if transcript else ""
     console.print(Text(f"{mark} {summary(every)} ({judged}profile {profile})", style=style))
+
+
+def _tools(r: Judged):
+    from agentdbg.render.view import render_tools
+    from agentdbg.wire import codec
+
+    tools = r.item.request.tools if isinstance(r.item.request.tools, list) else None
+    body = r.item.native if r.item.native is not None else {"tools": tools}
+    body = body if isinstance(body, dict) else {}
+    return render_tools([d.to_dict() for d in codec.get(r.item.format).tools(body)], full=True)
 
 
 def _view(r: Judged, full: bool):

@@ -110,7 +110,7 @@ def _head(run: Run) -> str:
     h = run.header
     rows = [("model", h.get("model")), ("provider", h.get("provider")),
             ("base URL", h.get("base_url")), ("question", h.get("question")),
-            ("tools", ", ".join(_tool_names(run.tools)) or "(none)"),
+            ("tools", _tool_names(run) or "(none)"),
             ("created", h.get("created")), ("transcript", run.path.name),
             ("agentdbg", h.get("agentdbg_version"))]
     parent = h.get("parent")
@@ -127,16 +127,26 @@ def _head(run: Run) -> str:
                                           for k, v in shown.items())))
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc('' if v is None else str(v))}</dd>" for k, v in rows)
     warnings = "".join(f'<p class="bad">warning: {esc(w)}</p>' for w in run.warnings)
-    return f'<header><h1>agentdbg report</h1><dl class="head">{items}</dl>{warnings}</header>'
+    return (f'<header><h1>agentdbg report</h1><dl class="head">{items}</dl>{_definitions(run)}'
+            f"{warnings}</header>")
 
 
-def _tool_names(tools: list) -> list[str]:
-    names = []
-    for t in tools:
-        fn = t.get("function") if isinstance(t, dict) else None
-        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-            names.append(fn["name"])
-    return names
+def _tool_names(run: Run) -> str:
+    from agentdbg.conversation import definitions_text
+
+    return "".join(definitions_text(run.definitions))
+
+
+def _definitions(run: Run) -> str:
+    """The tool definitions the requests offered, one per line (folded: they can be long)."""
+    from agentdbg.conversation import definitions_text
+
+    lines = definitions_text(run.definitions, full=True)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    return (f'<details class="tools"><summary>{len(lines)} tool definition(s)</summary>'
+            f"<ul>{items}</ul></details>")
 
 
 def _summary(run: Run) -> str:

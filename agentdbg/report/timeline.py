@@ -145,6 +145,14 @@ class Run:
         return tools if isinstance(tools, list) else []
 
     @property
+    def definitions(self) -> list[dict]:
+        """Every tool the run's requests offered: hosted and namespaced ones too when the
+        transcript recorded them, else the chat tools."""
+        from agentdbg.conversation import definitions_of
+
+        return definitions_of(self.header.get("tools"), self.header.get("tool_definitions"))
+
+    @property
     def model(self) -> str:
         return str(self.header.get("model") or "?")
 

@@ -83,14 +83,14 @@ class ServeApp:
         # fc id -> the reasoning item before it in serve's own output (None: it had none)
         self.reasoned: OrderedDict[str, dict | None] = OrderedDict()
 
-    def handle(self, wire: Codec, raw: bytes) -> Answer:
+    def handle(self, wire: Codec, raw: bytes, path: str = "") -> Answer:
         try:   # NaN and Infinity are Python's, not JSON: the real APIs refuse them
             body = json.loads(raw, parse_constant=_not_json)
         except (ValueError, RecursionError):
             return Answer(400, wire.bad_json())
         try:
             with self.lock:
-                answer = self._handle(wire, body)
+                answer = self._handle(wire, body, path)
             if answer.status >= 400:  # the app sees the body; serve's terminal says it too
                 self.log(f"agentdbg serve: answered a {wire.name} request with "
                          f"{answer.status}: {one_line(error_message(answer.body))}")
@@ -103,7 +103,7 @@ class ServeApp:
             return Answer(500, wire.error(500, f"agentdbg serve failed on this request "
                                                f"({type(exc).__name__})", type_="server_error"))
 
-    def _handle(self, wire: Codec, body: Any) -> Answer:
+    def _handle(self, wire: Codec, body: Any, path: str = "") -> Answer:
         problem = wire.shape_error(body) or wire.definition_error(body)
         if problem is not None:
             return Answer(400, wire.error(400, problem[0], param=problem[1]))
@@ -117,7 +117,8 @@ class ServeApp:
             prior = chain.items if chain else self._reasoning_prior(body)
             from agentdbg.checker.formats import analyze
 
-            findings, _ = analyze(wire.name, body, self.profile, prior=prior)
+            findings, _ = analyze(wire.name, body, self.profile, prior=prior,
+                                  model=wire.model_of(path, body))
             rejected = wire.rejection(findings)
             if rejected is not None:
                 return Answer(*rejected)
@@ -125,7 +126,7 @@ class ServeApp:
         request = ModelRequest(messages=strip_wire(messages), tools=strip_wire(form.tools),
                                tool_choice=form.tool_choice,
                                parallel_tool_calls=form.parallel_tool_calls,
-                               model=str(body.get("model") or self.model_name))
+                               model=str(wire.model_of(path, body) or self.model_name))
         try:
             reply = self.provider.complete(request)
         except ReplayDiverged as exc:  # 400, not 409: clients retry a 409
@@ -150,7 +151,7 @@ class ServeApp:
             self.stored.put(native["id"], Stored(history_of(messages, sources, message),
                                                  chain_items(body, chain, wire.output(native))))
         self._remember_reasoning(wire.output(native))
-        if body.get("stream") is True:
+        if wire.streams(path, body):
             return Answer(200, chunks=list(wire.stream(native, body)))
         return Answer(200, native)
 
@@ -211,7 +212,7 @@ def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
                            f"larger than {max_body} bytes")
                 return json_response(wire.error(413, f"request body larger than {max_body} bytes",
                                                 code="request_too_large"), status_code=413)
-            result = served.handle(wire, raw)
+            result = served.handle(wire, raw, request.url.path)
             if result.chunks is not None:
                 return StreamingResponse(_events(result.chunks), media_type="text/event-stream")
             return json_response(result.body, status_code=result.status)
@@ -219,9 +220,7 @@ def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
 
     routes = [Route("/v1/models", models, methods=["GET"])]
     for wire in codecs.every():
-        for path in wire.paths:
-            routes += [Route("/v1" + path, endpoint(wire), methods=["POST"]),
-                       Route(path, endpoint(wire), methods=["POST"])]
+        routes += [Route(path, endpoint(wire), methods=["POST"]) for path in wire.routes()]
     chat = codecs.get("chat")
 
     def error_of(status: int, message: str) -> dict:   # serve's own errors: the OpenAI shape

@@ -161,6 +161,9 @@ class AnthropicCodec(Codec):
 
         return to_chat(body)
 
+    def tools(self, body: Any) -> list[ToolDef]:
+        return tool_defs(body.get("tools") if isinstance(body, dict) else None)
+
     def parse_request(self, body: Any) -> Request:
         body = body if isinstance(body, dict) else {"messages": body}
         parts: list[Part] = []

@@ -162,6 +162,9 @@ class ChatCodec(Codec):
                         locs=[(i,) for i in range(len(messages))],
                         params={k: v for k, v in body.items() if k not in CHAT_KEYS})
 
+    def tools(self, body: Any) -> list[ToolDef]:
+        return tool_defs(body.get("tools") if isinstance(body, dict) else None)
+
     def parse_request(self, body: Any) -> Request:
         body = body if isinstance(body, dict) else {"messages": body}
         messages = body.get("messages")

@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 from agentdbg.wire.common import ChatForm, ChatReply
 
 if TYPE_CHECKING:
-    from agentdbg.conversation import Request
+    from agentdbg.conversation import Request, ToolDef
 
 #: every codec: name -> (module, class); imported on first use
 MODULES: dict[str, tuple[str, str]] = {
     "chat": ("agentdbg.wire.chat", "ChatCodec"),
     "responses": ("agentdbg.wire.responses_codec", "ResponsesCodec"),
     "anthropic": ("agentdbg.wire.anthropic_codec", "AnthropicCodec"),
+    "gemini": ("agentdbg.wire.gemini_codec", "GeminiCodec"),
 }
 NAMES = tuple(MODULES)
 DEFAULT = "chat"     # agentdbg's own chat form, and what a transcript without "api" spoke
@@ -98,6 +99,10 @@ class Codec(ABC):
     def parse_request(self, body: Any) -> Request:
         """The request as the format-neutral conversation model."""
 
+    def tools(self, body: Any) -> list[ToolDef]:
+        """The tools the request offers (function, namespaced and hosted)."""
+        return self.parse_request(body).tools
+
     def items(self, body: Any) -> list:
         """The entries of the conversation key as sent (a bare string input is one user item)."""
         value = body.get(self.key) if isinstance(body, dict) else body
@@ -118,10 +123,18 @@ class Codec(ABC):
         """The id of a stored response this request continues (``previous_response_id``)."""
         return None
 
-    def upstream_path(self, path: str) -> str:
-        """Where a request to ``path`` (one of ``paths``, with or without ``/v1``) goes on the
-        upstream, whose base URL ends with its version (``https://api.openai.com/v1``)."""
-        return path[len("/v1"):] if path.startswith("/v1/") else path
+    def routes(self) -> list[str]:
+        """The paths serve and the proxy answer: each of ``paths`` with and without ``/v1``."""
+        return [route for path in self.paths for route in ("/v1" + path, path)]
+
+    def upstream_url(self, upstream: str, path: str) -> str:
+        """Where a request to ``path`` (one of ``routes()``) goes on ``upstream``, a base URL
+        that ends with its version (``https://api.openai.com/v1``)."""
+        return upstream + (path[len("/v1"):] if path.startswith("/v1/") else path)
+
+    def streams(self, path: str, body: Any) -> bool:
+        """Does the request ask for server-sent events?"""
+        return isinstance(body, dict) and body.get("stream") is True
 
     def model_of(self, path: str, body: Any) -> str | None:
         """Which model the request is for (from the body, or the path for formats that say it there)."""

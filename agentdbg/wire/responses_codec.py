@@ -141,6 +141,9 @@ class ResponsesCodec(Codec):
 
         return to_chat(body)
 
+    def tools(self, body: Any) -> list[ToolDef]:
+        return tool_defs(body.get("tools") if isinstance(body, dict) else None)
+
     def parse_request(self, body: Any) -> Request:
         body = body if isinstance(body, dict) else {"input": body}
         parts: list[Part] = []

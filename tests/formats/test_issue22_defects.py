@@ -135,3 +135,80 @@ def _spans(doc):
     for resource in doc.get("resourceSpans", []):
         for scope in resource.get("scopeSpans", []):
             yield from scope.get("spans", [])
+
+
+def test_claudes_thinking_is_kept_in_the_transcript_and_shown_in_the_report(tmp_path):
+    import anthropic
+    from fmt_stack import ANTHROPIC_TOOLS
+    from hardening.proxy_helpers import Proxy
+
+    from agentdbg.report.html import render_report
+    from agentdbg.transcript import load_transcript
+
+    served = Served()
+    proxy = Proxy(served.url, tmp_path)
+    try:
+        client = anthropic.Anthropic(base_url=proxy.url.removesuffix("/v1"), api_key="sk-ant-x",
+                                     max_retries=0)
+        message = client.messages.create(
+            model="claude-sonnet-4-6", max_tokens=2048, tools=ANTHROPIC_TOOLS,
+            thinking={"type": "enabled", "budget_tokens": 1024},
+            messages=[{"role": "user", "content": QUESTION}])
+    finally:
+        proxy.stop()
+        served.stop()
+    thought = message.content[0].thinking
+    assert message.content[0].type == "thinking" and thought
+    path = next((tmp_path / "saved").glob("*.jsonl"))
+    response = next(e for e in load_transcript(path).events if e["type"] == "response")
+    assert response["message"]["reasoning_content"] == thought
+    import html
+
+    assert html.escape(thought[:40]) in render_report(path)
+
+
+CODEX_TOOLS = [
+    {"type": "function", "name": "exec_command", "description": "Run a shell command.",
+     "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}, "required": ["cmd"]}},
+    {"type": "namespace", "name": "multi_agent_v1", "description": "Sub-agents.", "tools": [
+        {"type": "function", "name": "spawn_agent", "description": "Start a sub-agent.",
+         "parameters": {"type": "object", "properties": {"task": {"type": "string"}}}}]},
+    {"type": "web_search"},
+]
+
+
+def test_codex_namespaced_and_hosted_tools_are_recorded_reported_and_counted(tmp_path):
+    """Codex's tools: a function, a namespace (multi_agent_v1) and a hosted tool (web_search)."""
+    import json
+
+    import openai
+    from hardening.proxy_helpers import Proxy
+
+    from agentdbg.render.budget import Counter
+    from agentdbg.report.budget import budget_of
+    from agentdbg.report.html import render_report
+    from agentdbg.transcript import load_transcript
+
+    served = Served()
+    proxy = Proxy(served.url, tmp_path)
+    try:
+        client = openai.OpenAI(base_url=proxy.url, api_key="sk-x", max_retries=0)
+        client.responses.create(model="gpt-5-codex", tools=CODEX_TOOLS, input=QUESTION)
+    finally:
+        printed = proxy.stop()
+        served.stop()
+    assert "tools: exec_command, multi_agent_v1.spawn_agent, web_search (hosted)" in printed
+    path = next((tmp_path / "saved").glob("*.jsonl"))
+    header = load_transcript(path).header
+    assert [d["name"] for d in header["tool_definitions"]] == [
+        "exec_command", "multi_agent_v1.spawn_agent", "web_search"]
+    assert "exec_command, multi_agent_v1.spawn_agent, web_search (hosted)" in render_report(path)
+    counted = next(p for p in budget_of(path).parts if p.kind == "tools").tokens
+    chat_tools_only = Counter("gpt-5-codex").count(json.dumps(header["tools"], ensure_ascii=False))
+    assert counted > chat_tools_only        # the namespace and web_search are sent too
+
+
+def test_a_call_to_a_namespaced_tool_is_not_an_unknown_tool():
+    body = {"tools": CODEX_TOOLS, "input": [{"role": "user", "content": QUESTION},
+                                            fc("call_s", "fc_s", "spawn_agent", '{"task": "x"}')]}
+    assert [f.rule for f in check_responses(body)] == ["missing-tool-response"]

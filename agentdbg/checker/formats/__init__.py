@@ -28,7 +28,7 @@ Analyzer = Callable[..., "tuple[list[Finding], Any]"]
 
 
 def _chat(body: Any, profile: str, *, prior: list | None = None,
-          in_progress: bool = False) -> tuple[list[Finding], Any]:
+          in_progress: bool = False, model: str | None = None) -> tuple[list[Finding], Any]:
     from agentdbg.checker import check
     from agentdbg.checker.pairing import analyze as pair
 
@@ -38,13 +38,20 @@ def _chat(body: Any, profile: str, *, prior: list | None = None,
 
 
 def _responses(body: Any, profile: str, *, prior: list | None = None,
-               in_progress: bool = False) -> tuple[list[Finding], Any]:
+               in_progress: bool = False, model: str | None = None) -> tuple[list[Finding], Any]:
     return analyze_responses(body, profile, prior=prior, in_progress=in_progress)
 
 
 def _anthropic(body: Any, profile: str, *, prior: list | None = None,
-               in_progress: bool = False) -> tuple[list[Finding], Any]:
+               in_progress: bool = False, model: str | None = None) -> tuple[list[Finding], Any]:
     return analyze_anthropic(body, profile, in_progress=in_progress)
+
+
+def _gemini(body: Any, profile: str, *, prior: list | None = None,
+            in_progress: bool = False, model: str | None = None) -> tuple[list[Finding], Any]:
+    from agentdbg.checker.formats.gemini import analyze_gemini
+
+    return analyze_gemini(body, profile, in_progress=in_progress, model=model)
 
 
 #: each format's rules, keyed by its codec's name (the codecs never call the checker)
@@ -54,7 +61,8 @@ def _chat_findings(body: Any, profile: str, *, in_progress: bool = False) -> lis
     return check(body, profile, in_progress=in_progress)
 
 
-ANALYZERS: dict[str, Analyzer] = {"chat": _chat, "responses": _responses, "anthropic": _anthropic}
+ANALYZERS: dict[str, Analyzer] = {"chat": _chat, "responses": _responses, "anthropic": _anthropic,
+                                  "gemini": _gemini}
 #: formats whose findings come cheaper without the pairing the view draws
 FINDERS: dict[str, Callable[..., list[Finding]]] = {"chat": _chat_findings}
 
@@ -80,18 +88,20 @@ def findings(codec: str, body: Any, profile: str = "openai", *, prior: list | No
 
 def pair(codec: str, entries: list) -> Any:
     """Which result answers which call in ``entries`` (the format's own pairing)."""
-    from agentdbg.wire.pairing import pair_anthropic, pair_responses
+    from agentdbg.wire.pairing import pair_anthropic, pair_gemini, pair_responses
 
     PAIRERS.setdefault("responses", pair_responses)
     PAIRERS.setdefault("anthropic", pair_anthropic)
+    PAIRERS.setdefault("gemini", pair_gemini)
     return PAIRERS[codec](entries)
 
 
 def analyze(codec: str, body: Any, profile: str = "openai", *, prior: list | None = None,
-            in_progress: bool = False) -> tuple[list[Finding], Any]:
+            in_progress: bool = False, model: str | None = None) -> tuple[list[Finding], Any]:
     """The findings of ``body`` as the API of ``codec`` judges it, and the pairing they were
-    judged on (the view draws the same pairing)."""
-    return ANALYZERS[codec](body, profile, prior=prior, in_progress=in_progress)
+    judged on (the view draws the same pairing). ``model``: the model the request is for, when
+    the URL says it (Gemini's rules differ by model)."""
+    return ANALYZERS[codec](body, profile, prior=prior, in_progress=in_progress, model=model)
 
 
 def check_document(doc: Any, fmt: str | None = None, profile: str = "openai") -> list[Finding]:

@@ -329,7 +329,9 @@ def _schemas(body: dict) -> dict | None:
         return None
     out: dict[str, Any] = {}
     for t in tools:
-        if isinstance(t, dict) and t.get("type") == "function" and isinstance(t.get("name"), str):
+        if isinstance(t, dict) and isinstance(t.get("tools"), list):    # a namespace (Codex)
+            out.update({k: v for k, v in (_schemas({"tools": t["tools"]}) or {}).items()})
+        elif isinstance(t, dict) and t.get("type") == "function" and isinstance(t.get("name"), str):
             out[t["name"]] = t.get("parameters")
         elif isinstance(t, dict) and isinstance(t.get("function"), dict):
             out[str(t["function"].get("name"))] = t["function"].get("parameters")

@@ -121,9 +121,7 @@ class ProxyApp:
         routes = []
         for wire in codecs.every():
             handler = self._handler(wire)
-            for path in wire.paths:
-                routes += [Route("/v1" + path, handler, methods=["POST"]),
-                           Route(path, handler, methods=["POST"])]
+            routes += [Route(path, handler, methods=["POST"]) for path in wire.routes()]
         app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)],
                         exception_handlers=json_errors(_proxy_error, "proxy"))
         app.state.proxy = self
@@ -168,9 +166,14 @@ class ProxyApp:
         return await read_body(request, self.options.max_body)
 
     def _remember_keys(self, request) -> None:
-        for name in KEY_HEADERS:
+        every = codecs.every()
+        for name in (*KEY_HEADERS, *(h for c in every for h in c.secret_headers)):
             value = request.headers.get(name, "")
             token = value.split(" ", 1)[1] if " " in value else value
+            if token:
+                self.analyst.add_secret(token)
+        for name in (p for c in every for p in c.secret_params):      # Gemini's ?key=
+            token = request.query_params.get(name, "")
             if token:
                 self.analyst.add_secret(token)
 
@@ -185,15 +188,12 @@ class ProxyApp:
                 if piece and unquote_plus(piece.partition("=")[0]) not in names]
         return "&".join([*kept, own])
 
-    def _url(self, request, path: str) -> str:
-        query = self._query(request)
-        return self.upstream + path + (f"?{query}" if query else "")
-
     async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Codec):
         import httpx
         from starlette.responses import Response, StreamingResponse
 
-        url = self._url(request, wire.upstream_path(request.url.path))
+        query = self._query(request)
+        url = wire.upstream_url(self.upstream, request.url.path) + (f"?{query}" if query else "")
         start = time.perf_counter()
         req = self.client.build_request("POST", url, content=sent,
                                         headers=forward_headers(request.headers))

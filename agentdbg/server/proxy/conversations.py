@@ -284,7 +284,10 @@ class Tracker:
                   "question": question if isinstance(question, str) else None, "tools": tools,
                   "tools_hash": tools_hash(tools), "tools_file": None, "options": options,
                   "initial_messages": list(messages), "parent": None,
-                  "conversation": conv.number, "api": wire}
+                  "conversation": conv.number, "api": wire,
+                  # every tool the request offered, hosted and namespaced ones too (shown and
+                  # counted by the report; "tools" keeps the chat form the engine can run)
+                  "tool_definitions": [d.to_dict() for d in codecs.get(wire).tools(body)]}
         writer = TranscriptWriter(path, header, self.redactor, fh=fh, keep_open=False)
         return self.export(writer, header) if self.export is not None else writer
 

@@ -14,7 +14,7 @@ from rich.text import Text
 from agentdbg.checker import summary
 from agentdbg.render.run import empty_answer_finding, no_text
 from agentdbg.render.safe import safe
-from agentdbg.render.view import render_finding, render_messages
+from agentdbg.render.view import render_finding, render_messages, render_tools
 
 
 class ProxyView:
@@ -36,6 +36,9 @@ class ProxyView:
                                 f"{n} {what}{'s' if n != 1 else ''}{fmt}{stream}", align="left",
                                 style="dim"))
         shown_from = 0 if self.full else seen.new_from
+        if self.full or seen.new_from == 0:   # a conversation's first request shows its tools
+            definitions = [d.to_dict() for d in seen.wire.tools(body)]
+            self.console.print(render_tools(self.redact(definitions), self.full))
         if seen.wire.chat_native:
             self.console.print(render_messages(self.redact(body["messages"]), findings=findings,
                                                new_from=seen.new_from, full=self.full,
