@@ -277,7 +277,8 @@ def pair_gemini(contents: list) -> WirePairing:
     calls: list[Loc] = []                 # the call parts of the content before, in order
     for i, content in enumerate(contents):
         content = content if isinstance(content, dict) else {}
-        parts = content.get("parts") if isinstance(content.get("parts"), list) else []
+        raw = content.get("parts")
+        parts: list = raw if isinstance(raw, list) else []
         if content.get("role") == "model":
             calls = []
             for j, part in enumerate(parts):
