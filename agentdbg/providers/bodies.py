@@ -44,6 +44,18 @@ def anthropic_body(request: ModelRequest, model: str | None = None) -> dict:
                      request.parallel_tool_calls if request.tools else None, params=params)
 
 
+def gemini_body(request: ModelRequest, model: str | None = None) -> dict:
+    """The generateContent body (the model travels in the URL)."""
+    from agentdbg.wire.gemini import from_chat
+
+    params: dict[str, Any] = {}
+    if request.temperature is not None:
+        params["generationConfig"] = {"temperature": request.temperature}
+    return from_chat(request.messages, request.tools, request.tool_choice if request.tools else None,
+                     params=params)
+
+
 #: keyed by codec name
 BODIES: dict[str, Callable[[ModelRequest, str | None], dict]] = {
-    "chat": chat_body, "responses": responses_body, "anthropic": anthropic_body}
+    "chat": chat_body, "responses": responses_body, "anthropic": anthropic_body,
+    "gemini": gemini_body}

@@ -15,6 +15,7 @@ CLIENTS: dict[str, tuple[str, str]] = {
     "chat": ("agentdbg.providers.openai_compat", "OpenAICompatible"),
     "responses": ("agentdbg.providers.responses_api", "ResponsesAPI"),
     "anthropic": ("agentdbg.providers.anthropic_api", "AnthropicAPI"),
+    "gemini": ("agentdbg.providers.gemini_api", "GeminiAPI"),
 }
 APIS = tuple(CLIENTS)
 
