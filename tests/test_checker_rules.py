@@ -262,8 +262,8 @@ def test_accepted_profiles_add_no_rules(name):
 
 def test_unknown_profile_is_a_clear_error():
     from agentdbg.errors import AgentdbgError
-    with pytest.raises(AgentdbgError, match="unknown profile 'gemini'; choose one of: openai"):
-        check([U], "gemini")
+    with pytest.raises(AgentdbgError, match="unknown profile 'bedrock'; choose one of: openai"):
+        check([U], "bedrock")     # ("gemini" is a profile now: Gemini behind Chat Completions)
 
 
 def test_tool_params_without_tools_variants():

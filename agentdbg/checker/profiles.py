@@ -20,6 +20,8 @@ class Profile:
     errors: frozenset = field(default_factory=frozenset)  # warnings by default, errors here
     api: str = "OpenAI"                 # whose error texts this profile's server answers with
     empty_reasoning_present: bool = False  # reasoning_content "" counts as sent back (DeepSeek)
+    signed_calls: bool = False          # Gemini 3 behind Chat Completions: thought signatures
+                                        # ride on tool calls and must come back
 
 
 #: OpenAI accepts a history whose arguments are broken JSON or not an object; servers that
@@ -58,6 +60,9 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
             errors=BROKEN_ARGUMENTS, api="vLLM"),
     Profile("deepseek", "DeepSeek, non-thinking: on the Responses API a call and its output "
             "must be adjacent"),
+    Profile("gemini", "Gemini 3 behind its OpenAI-compatible endpoint: the first tool call of "
+            "each step of the current turn brings back extra_content.google.thought_signature",
+            api="Gemini", signed_calls=True),
 ]}
 
 

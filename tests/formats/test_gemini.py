@@ -220,3 +220,21 @@ def test_serve_answers_a_forgotten_response_with_geminis_400():
     assert r.json() == {"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": (
         "Please ensure that the number of function response parts is equal to the number of "
         "function call parts of the function call turn.")}}
+
+
+def test_the_gemini_profile_wants_the_signature_back_on_chat_tool_calls():
+    """Gemini's OpenAI-compatible endpoint: the signature rides on the tool call."""
+    call = {"id": "call_0", "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "北京"}'}}
+    signed = {**call, "extra_content": {"google": {"thought_signature": "c2ln"}}}
+    history = [{"role": "user", "content": QUESTION},
+               {"role": "assistant", "content": None, "tool_calls": [call]},
+               {"role": "tool", "tool_call_id": "call_0", "content": "24"}]
+    found = check(history, "gemini")
+    assert [(f.rule, f.index) for f in found] == [("thought-signature-missing", 1)]
+    assert "function call `default_api:get_weather` , position 1." in found[0].api_error
+    assert found[0].api_source is None                      # Gemini's own words
+    history[1]["tool_calls"] = [signed]
+    assert check(history, "gemini") == []
+    history[1]["tool_calls"] = [call]
+    assert check(history, "openai") == []                   # only under the profile
