@@ -212,3 +212,36 @@ def test_a_call_to_a_namespaced_tool_is_not_an_unknown_tool():
     body = {"tools": CODEX_TOOLS, "input": [{"role": "user", "content": QUESTION},
                                             fc("call_s", "fc_s", "spawn_agent", '{"task": "x"}')]}
     assert [f.rule for f in check_responses(body)] == ["missing-tool-response"]
+
+
+def test_an_upstream_400_is_recorded_as_the_model_error_it_is_and_replays(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    import openai
+    from hardening.proxy_helpers import Proxy, Upstream
+
+    from agentdbg.transcript import load_transcript
+
+    error = {"error": {"message": "Invalid 'messages[1].tool_calls[0].function.name': empty string.",
+                       "type": "invalid_request_error", "param": None, "code": None}}
+    upstream = Upstream()
+    upstream.reply = lambda handler, body: Upstream.send(handler, 400, json.dumps(error).encode())
+    proxy = Proxy(upstream.url, tmp_path)
+    try:
+        client = openai.OpenAI(base_url=proxy.url, api_key="sk-x", max_retries=0)
+        try:
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": QUESTION}])
+        except openai.BadRequestError:
+            pass
+    finally:
+        proxy.stop()
+        upstream.stop()
+    path = next((tmp_path / "saved").glob("*.jsonl"))
+    stop = next(e for e in load_transcript(path).events if e["type"] == "stop")
+    assert stop["reason"] == "model_error" and "HTTP 400" in stop["detail"]
+    replay = subprocess.run([sys.executable, "-m", "agentdbg", "replay", str(path), "--json"],
+                            capture_output=True, text=True)
+    doc = json.loads(replay.stdout)
+    assert doc["stop_reason"] == "model_error" and not doc.get("diverged"), replay.stdout[-500:]

@@ -113,6 +113,7 @@ class Conversation:
     ended_on_call: bool = False
     outputs: list = field(default_factory=list)   # Responses API: output items seen so far
     awaiting: list | None = None   # the messages of a request relayed and not yet answered
+    failed: str | None = None      # the model's error answer to the last request (HTTP 4xx/5xx)
 
     @property
     def requests(self) -> int:
@@ -214,6 +215,8 @@ class Tracker:
         conv.rules.saw_response(messages, reply)
         conv.ended_on_call = bool(reply and tool_calls_of(reply))
         conv.awaiting = None
+        conv.failed = None if reply is not None else \
+            f"the model answered HTTP {status}: {error}" if status is not None else error
         if conv.writer is None:
             return
         if reply is None:
@@ -304,6 +307,8 @@ class Tracker:
                 reason, detail = "cancelled", (f"the proxy stopped before request "
                                                f"{rules.requests + 1} was answered")
                 messages = conv.awaiting
+            elif conv.failed is not None:   # the upstream's error answer ended it (a 400, say)
+                reason, detail = "model_error", conv.failed
             elif rules.last_response is None:
                 reason, detail = "cancelled", "the proxy stopped before the model answered"
             elif conv.ended_on_call:
