@@ -244,4 +244,6 @@ def test_an_upstream_400_is_recorded_as_the_model_error_it_is_and_replays(tmp_pa
     replay = subprocess.run([sys.executable, "-m", "agentdbg", "replay", str(path), "--json"],
                             capture_output=True, text=True)
     doc = json.loads(replay.stdout)
-    assert doc["stop_reason"] == "model_error" and not doc.get("diverged"), replay.stdout[-500:]
+    assert doc["stop_reason"] == "model_error"
+    assert "replay stop reason" not in replay.stderr, replay.stderr    # no false divergence
+    assert replay.returncode == 7                                      # ExitStatus.MODEL_ERROR
