@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentdbg.checker.findings import Finding
 from agentdbg.checker.request import MISSING, CheckRequest
 from agentdbg.errors import InputError, located
 from agentdbg.wire import codec as codecs
@@ -41,6 +42,7 @@ class CheckItem:
     turn: int | None = None    # a transcript: which recorded request this is
     final: list | None = None  # a transcript: its final messages (the last request + the reply)
     prior: list | None = None  # a Responses transcript: every native item sent or answered before
+    recorded: list | None = None  # a request the proxy blocked: the findings it was blocked for
 
 
 def read_text(path: str) -> tuple[str, str]:
@@ -102,12 +104,20 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
     items: list[CheckItem] = []
     current: list = []
     prior: list = []
+    n_sent = 0
     for event in recording.events:
         if event.get("type") == "response" and isinstance(event.get("output"), list):
             prior.extend(x for x in event["output"] if isinstance(x, dict))
+        if event.get("type") == "blocked":   # never sent: judged when it was blocked
+            found: list = event["findings"] if isinstance(event.get("findings"), list) else []
+            items.append(CheckItem(CheckRequest(messages=current), None, fmt, None, n_sent + 1,
+                                   final, list(prior), recorded=[
+                                       Finding.from_dict(d) for d in found if isinstance(d, dict)]))
+            continue
         if event.get("type") != "request":
             continue
-        turn = len(items) + 1
+        n_sent += 1
+        turn = n_sent
         current = _recorded(name, event, current, turn)
         params: dict = event["params"] if isinstance(event.get("params"), dict) else {}
         sent = params.get("tools", tools)

@@ -42,6 +42,20 @@ def judge_all(items: list[CheckItem], definitions: list | None, profile: str) ->
     a request ends otherwise; a finding seen there is traced back to the first request that
     has it by bisection. A 1,000-turn transcript costs a few full checks, not 1,000; the
     result is the same as checking every request (tests/test_judge_chains.py)."""
+    blocked = {k: item for k, item in enumerate(items) if item.recorded is not None}
+    if blocked:   # requests the proxy blocked: their recorded findings, the rest judged around
+        rest = judge_all([x for x in items if x.recorded is None], definitions, profile)
+        others = iter(rest)
+        results: list[Judged] = []
+        said = {_key(f) for r in rest for f in r.findings}
+        for k, item in enumerate(items):
+            if k not in blocked:
+                results.append(next(others))
+                continue
+            new = [f for f in item.recorded or [] if _key(f) not in said]   # each defect once
+            said.update(_key(f) for f in new)
+            results.append(Judged(item, new))
+        return results
     for item in items:
         if _chat_native(item) and definitions is not None and item.request.tools is MISSING:
             item.request.tools = definitions

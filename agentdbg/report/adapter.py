@@ -71,14 +71,7 @@ def finding_from_dict(d: dict) -> Any:
     """A recorded finding (``Finding.to_dict()`` in a transcript) back as a Finding."""
     from agentdbg.checker import Finding
 
-    index, api_error, call_id = d.get("index"), d.get("api_error"), d.get("tool_call_id")
-    source = d.get("api_source")
-    return Finding(rule=str(d.get("rule")), severity=str(d.get("severity") or "error"),
-                   index=index if isinstance(index, int) and not isinstance(index, bool) else None,
-                   message=str(d.get("message") or ""),
-                   api_error=api_error if isinstance(api_error, str) else None,
-                   tool_call_id=call_id if isinstance(call_id, str) else None,
-                   api_source=source if isinstance(source, str) else None)
+    return Finding.from_dict(d)
 
 
 def is_checker_rule(rule: str) -> bool:

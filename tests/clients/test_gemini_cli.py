@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from hardening.proxy_helpers import Proxy, Serve  # noqa: E402
+from hardening.proxy_helpers import Proxy, Serve
 
 PACKAGE, VERSION = "@google/gemini-cli", "0.61.0"
 KEY = "AIza-gemini-cli-test-0123456789"

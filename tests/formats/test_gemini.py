@@ -238,3 +238,16 @@ def test_the_gemini_profile_wants_the_signature_back_on_chat_tool_calls():
     assert check(history, "gemini") == []
     history[1]["tool_calls"] = [call]
     assert check(history, "openai") == []                   # only under the profile
+
+
+def test_the_rules_by_format_table_is_made_from_the_registry():
+    from pathlib import Path
+
+    from agentdbg.checker.findings import RULES
+    from agentdbg.checker.formats.table import columns, rules_table
+
+    for marks in columns().values():
+        assert set(marks) <= set(RULES)            # every rule a format reports is registered
+    notes = (Path(__file__).resolve().parents[2] / "docs" / "notes" / "codec.md").read_text("utf-8")
+    assert rules_table() in notes                  # the notes hold the table as generated
+    assert "| `call-turn-misplaced` | — | — | — | E |" in rules_table()

@@ -215,6 +215,7 @@ def test_a_call_to_a_namespaced_tool_is_not_an_unknown_tool():
 
 
 def test_an_upstream_400_is_recorded_as_the_model_error_it_is_and_replays(tmp_path):
+    import contextlib
     import json
     import subprocess
     import sys
@@ -231,10 +232,8 @@ def test_an_upstream_400_is_recorded_as_the_model_error_it_is_and_replays(tmp_pa
     proxy = Proxy(upstream.url, tmp_path)
     try:
         client = openai.OpenAI(base_url=proxy.url, api_key="sk-x", max_retries=0)
-        try:
+        with contextlib.suppress(openai.BadRequestError):
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": QUESTION}])
-        except openai.BadRequestError:
-            pass
     finally:
         proxy.stop()
         upstream.stop()
@@ -247,3 +246,54 @@ def test_an_upstream_400_is_recorded_as_the_model_error_it_is_and_replays(tmp_pa
     assert doc["stop_reason"] == "model_error"
     assert "replay stop reason" not in replay.stderr, replay.stderr    # no false divergence
     assert replay.returncode == 7                                      # ExitStatus.MODEL_ERROR
+
+
+def test_block_invalid_recording_is_judged_stopped_and_replayed_honestly(tmp_path):
+    """An app that keeps sending a broken request gets --block-invalid's 400 each time and gives
+    up: no false response-not-appended, check reports the blocked requests' findings (once),
+    the stop is not 'completed', replay works."""
+    import json
+    import subprocess
+    import sys
+
+    import openai
+    from hardening.proxy_helpers import Proxy
+
+    served = Served()
+    proxy = Proxy(served.url, tmp_path, "--block-invalid")
+    from fmt_stack import RESPONSES_TOOLS
+
+    tools = [{"type": "function", "function": {k: t[k] for k in ("name", "description", "parameters")}}
+             for t in RESPONSES_TOOLS]
+    try:
+        client = openai.OpenAI(base_url=proxy.url, api_key="sk-x", max_retries=0)
+        messages = [{"role": "user", "content": QUESTION}]
+        reply = client.chat.completions.create(model="m", messages=messages, tools=tools)
+        call = reply.choices[0].message.tool_calls[0]
+        messages.append(reply.choices[0].message.model_dump(exclude_none=True))
+        blocked = 0
+        for _ in range(2):       # the app forgets the result, and is blocked each time
+            try:
+                client.chat.completions.create(model="m", messages=[*messages, {
+                    "role": "user", "content": "继续"}], tools=tools)
+            except openai.BadRequestError:
+                blocked += 1
+        assert call.id
+    finally:
+        printed = proxy.stop()
+        served.stop()
+    assert blocked == 2
+    assert "response-not-appended" not in printed, printed[-2000:]
+    path = next((tmp_path / "saved").glob("*.jsonl"))
+    check = subprocess.run([sys.executable, "-m", "agentdbg", "check", str(path), "--json"],
+                           capture_output=True, text=True)
+    rules = [f["rule"] for f in json.loads(check.stdout)["findings"]]
+    assert rules == ["missing-tool-response"] and check.returncode == 1, check.stdout
+    from agentdbg.transcript import load_transcript
+
+    stop = next(e for e in load_transcript(path).events if e["type"] == "stop")
+    assert stop["reason"] == "invalid_request" and "blocked" in stop["detail"], stop
+    replay = subprocess.run([sys.executable, "-m", "agentdbg", "replay", str(path), "--json"],
+                            capture_output=True, text=True)
+    assert replay.returncode in (0, 8), replay.stderr[-1000:]
+    assert "diverged" not in replay.stderr and "error" not in replay.stderr, replay.stderr[-1000:]

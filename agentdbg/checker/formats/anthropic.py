@@ -29,6 +29,20 @@ ANTHROPIC_RULES = {**SHARED_RULES, **registry(
     "tool-result-not-first", "tool-use-id-format", "tool-use-input-not-object",
     "thinking-block-missing", "empty-text-block", "tool-names-not-unique", "max-tokens-missing")}
 
+#: what this format's checker reports, and how: E error, W warning, P under the profiles named
+REPORTS = {
+    **dict.fromkeys(("missing-tool-response", "orphan-tool-message", "tool-call-id-mismatch",
+                     "tool-message-missing-id", "tool-call-missing-id", "tool-call-malformed",
+                     "invalid-tool-name", "content-wrong-type", "bad-tool-choice",
+                     "duplicate-tool-call-id", "interleaved-message", "empty-messages",
+                     "tool-definition-nested", "tool-result-not-first", "tool-use-id-format",
+                     "tool-use-input-not-object", "empty-text-block", "tool-names-not-unique",
+                     "max-tokens-missing"), "E"),
+    **dict.fromkeys(("duplicate-tool-response", "unknown-tool", "arguments-schema-mismatch"), "W"),
+    "results-out-of-order": "P `positional`",
+    "thinking-block-missing": "P `anthropic-vertex`",
+}
+
 MISSING_TEXT = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
                 "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block "
                 "in the next message.")

@@ -25,6 +25,14 @@ from agentdbg.wire.pairing import WirePairing, pair_gemini
 
 GEMINI_RULES = registry("call-turn-misplaced", "thought-signature-missing")
 
+#: what this format's checker reports, and how: E error, W warning, P a condition
+REPORTS = {
+    **dict.fromkeys(("missing-tool-response", "orphan-tool-message", "tool-message-missing-id",
+                     "invalid-tool-name", "call-turn-misplaced"), "E"),
+    **dict.fromkeys(("unknown-tool", "arguments-schema-mismatch"), "W"),
+    "thought-signature-missing": "E on Gemini 3 models (chat: P `gemini`)",
+}
+
 COUNT_TEXT = ("Please ensure that the number of function response parts is equal to the number of "
               "function call parts of the function call turn.")
 CALL_TURN_TEXT = ("Please ensure that function call turn comes immediately after a user turn or "

@@ -41,6 +41,21 @@ RESPONSES_RULES = {**SHARED_RULES, **registry(
     "reasoning-item-missing", "reasoning-without-following-item", "duplicate-item-id",
     "item-id-prefix", "item-not-persisted", "reasoning-item-malformed")}
 
+#: what this format's checker reports, and how: E error, W warning, P under the profiles named
+REPORTS = {
+    **dict.fromkeys(("missing-tool-response", "orphan-tool-message", "tool-call-id-mismatch",
+                     "tool-message-missing-id", "tool-call-missing-id", "tool-call-malformed",
+                     "invalid-tool-name", "content-wrong-type", "bad-tool-choice",
+                     "arguments-not-string", "strict-schema-invalid", "tool-definition-nested",
+                     "reasoning-without-following-item", "duplicate-item-id", "item-id-prefix",
+                     "item-not-persisted", "reasoning-item-malformed"), "E"),
+    **dict.fromkeys(("duplicate-tool-response", "duplicate-tool-call-id", "unknown-tool",
+                     "arguments-schema-mismatch"), "W"),
+    **dict.fromkeys(("arguments-invalid-json", "arguments-not-object"), "W (E under `vllm`, `qwen`)"),
+    "interleaved-message": "P `deepseek`, `deepseek-thinking`",
+    "reasoning-item-missing": "E (W with `store: false`)",
+}
+
 KIND_WORD = {"function_call": "function", "custom_tool_call": "custom tool",
              "computer_call": "computer", "local_shell_call": "local shell",
              "shell_call": "shell", "apply_patch_call": "apply patch"}

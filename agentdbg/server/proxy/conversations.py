@@ -114,6 +114,7 @@ class Conversation:
     outputs: list = field(default_factory=list)   # Responses API: output items seen so far
     awaiting: list | None = None   # the messages of a request relayed and not yet answered
     failed: str | None = None      # the model's error answer to the last request (HTTP 4xx/5xx)
+    blocked: list | None = None    # the app's last request, when --block-invalid answered it
 
     @property
     def requests(self) -> int:
@@ -205,6 +206,7 @@ class Tracker:
             event["body"] = body
         conv.writer("request", event)
         conv.awaiting = list(messages)
+        conv.blocked = None
 
     def record_response(self, conv: Conversation, messages: list, reply: dict | None, *,
                         usage: dict | None, finish: str | None, latency_ms: float,
@@ -239,7 +241,8 @@ class Tracker:
             conv.writer = self._open(conv, body, messages, wire, tools)
         conv.writer("blocked", {"turn": conv.requests + 1,
                                 "findings": [f.to_dict() for f in findings]})
-        conv.rules.last_messages = list(messages)
+        # never sent: the app's next request is judged against the last one the model saw
+        conv.blocked = messages
 
     def _tool_events(self, conv: Conversation, messages: list) -> None:
         """The app's tool results, recorded as tool events so replay can play them."""
@@ -307,6 +310,9 @@ class Tracker:
                 reason, detail = "cancelled", (f"the proxy stopped before request "
                                                f"{rules.requests + 1} was answered")
                 messages = conv.awaiting
+            elif conv.blocked is not None:  # the app went no further than a blocked request
+                reason, detail = "invalid_request", ("the app's last request was blocked "
+                                                     "(--block-invalid): it broke a protocol rule")
             elif conv.failed is not None:   # the upstream's error answer ended it (a 400, say)
                 reason, detail = "model_error", conv.failed
             elif rules.last_response is None:
