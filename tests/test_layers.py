@@ -87,3 +87,59 @@ def test_the_engine_and_the_checker_import_no_front_end():
             "'agentdbg.render', 'agentdbg.drivers', 'agentdbg.server'))]\nprint(bad)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "[]"
+
+
+def _every_import(path: Path, name: str) -> set[str]:
+    """What ``name`` imports anywhere in it, inside functions too."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return found
+
+
+def test_no_import_cycles_even_through_lazy_imports():
+    """A module imported inside a function still depends on what it imports: no two modules
+    import each other, at any depth (the transcript package's runs/writer pair is being
+    untangled on its own branch)."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {n: {m for m in _every_import(p, n) if m in modules and m != n and not
+                 (p.name == "__init__.py" and m.startswith(n + "."))}
+             for n, p in modules.items()}
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    cycles = []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert [c for c in cycles if not all(m.startswith("agentdbg.transcript.") for m in c)] == []

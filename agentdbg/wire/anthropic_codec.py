@@ -26,29 +26,16 @@ from agentdbg.conversation import (
     ToolCall,
     ToolDef,
     ToolResult,
-    Usage,
     UserText,
     Where,
     as_str,
-    count,
     text_of,
 )
 from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem
-from agentdbg.wire.common import ChatForm, ChatReply, as_dict
+from agentdbg.wire.common import ChatForm, ChatReply
 
 CHAT_KEYS = ("messages", "system", "tools", "tool_choice")
 SERVER_CALLS = ("server_tool_use", "mcp_tool_use")
-
-
-def usage_of(usage: Any) -> Usage:
-    """Anthropic's counts: uncached, cache-creation and cache-read input tokens are apart."""
-    u = as_dict(usage)
-    uncached, created, read = (count(u.get(k)) for k in (
-        "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
-    total = None if uncached is None and created is None and read is None else \
-        (uncached or 0) + (created or 0) + (read or 0)
-    return Usage(input=total, output=count(u.get("output_tokens")), cache_creation=created,
-                 cache_read=read, uncached=uncached)
 
 
 def message_parts(messages: list) -> list[Part]:

@@ -27,25 +27,16 @@ from agentdbg.conversation import (
     ToolCall,
     ToolDef,
     ToolResult,
-    Usage,
     UserText,
     Where,
     as_str,
-    count,
     text_of,
 )
 from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem, type_word
-from agentdbg.wire.common import ChatForm, ChatReply, as_dict
+from agentdbg.wire.common import ChatForm, ChatReply
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL
 
 CHAT_KEYS = ("input", "instructions", "tools", "tool_choice", "parallel_tool_calls")
-
-
-def usage_of(usage: Any) -> Usage:
-    u = as_dict(usage)
-    return Usage(input=count(u.get("input_tokens")), output=count(u.get("output_tokens")),
-                 cached=count(as_dict(u.get("input_tokens_details")).get("cached_tokens")),
-                 reasoning=count(as_dict(u.get("output_tokens_details")).get("reasoning_tokens")))
 
 
 def item_parts(items: list) -> list[Part]:

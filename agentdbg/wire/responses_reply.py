@@ -5,6 +5,9 @@ error bodies with the real status codes.
 
 from __future__ import annotations
 
+from typing import Any
+
+from agentdbg.conversation import Usage, count
 from agentdbg.wire.common import (
     WIRE,
     ChatForm,
@@ -17,6 +20,13 @@ from agentdbg.wire.common import (
 from agentdbg.wire.responses import _seal, _Walker, assistant_items
 
 
+def usage_of(usage: Any) -> Usage:
+    u = as_dict(usage)
+    return Usage(input=count(u.get("input_tokens")), output=count(u.get("output_tokens")),
+                 cached=count(as_dict(u.get("input_tokens_details")).get("cached_tokens")),
+                 reasoning=count(as_dict(u.get("output_tokens_details")).get("reasoning_tokens")))
+
+
 def chat_reply(response: dict) -> ChatReply:
     """The chat assistant message (+ usage, finish reason) of a ``response`` object."""
     form = ChatForm()
@@ -25,8 +35,6 @@ def chat_reply(response: dict) -> ChatReply:
     _seal(form.messages)
     message = next((m for m in form.messages if m.get("role") == "assistant"),
                    {"role": "assistant", "content": None})
-    from agentdbg.wire.responses_codec import usage_of
-
     usage = response.get("usage") if isinstance(response, dict) else None
     return ChatReply(message, usage_of(usage).counts(), _finish(response, message))
 
