@@ -68,7 +68,11 @@ def judge_all(items: list[CheckItem], definitions: list | None, profile: str) ->
 
     shown: dict[int, list] = {}
     reported: set[tuple] = set()
-    for chain in _chains(items):
+    from agentdbg.checker.profiles import get_profile
+
+    # a rule on the current turn only (Gemini's signatures) is not kept by appending: judge all
+    chains = [[k] for k in range(len(items))] if get_profile(profile).signed_calls else _chains(items)
+    for chain in chains:
         if items[chain[0]].turn is None:            # not a transcript: every item on its own
             shown[chain[0]] = judged(chain[0]).findings
             continue
@@ -147,10 +151,13 @@ def _clean_ends(messages: list) -> set[int]:
     cleanly: on a user message or a tool result, with no call open at ``n`` answered after
     it. Appending to such a prefix cannot move or repair a finding in it; a result arriving
     late can (it turns a missing response into an interleaved message), so a prefix a late
-    result reaches past is judged in full. One pass over the chain's longest request."""
+    result reaches past is judged in full; so is one ending inside a tool block that leaves a
+    call of it unanswered (a mismatched result appended to the block explains the missing one
+    away, PROTOCOL.md precedence 2). One pass over the chain's longest request."""
     candidates: list[int] = []
     cover = [0] * (len(messages) + 2)     # > 0: a call open at this length is answered later
     open_at: dict = {}                    # call id -> where its earliest still-open call is
+    block: set = set()                    # the last tool block's calls it has not answered yet
     for i, m in enumerate(messages):
         if type(m) is not dict:
             break                         # nothing from here on is judged clean
@@ -161,14 +168,19 @@ def _clean_ends(messages: list) -> set[int]:
                 break
             for c in calls:
                 open_at.setdefault(c["id"], i)
+            block = {c["id"] for c in calls}
         elif role == "tool":
             tid = m.get("tool_call_id")   # any JSON value: only a string can answer a call
+            if isinstance(tid, str):
+                block.discard(tid)
             c = open_at.pop(tid, None) if isinstance(tid, str) else None
             if c is not None:             # open at lengths c+1 .. i, answered at i
                 cover[c + 1] += 1
                 cover[i + 1] -= 1
-        if role in ("user", "tool"):
+        if role == "user" or (role == "tool" and not block):
             candidates.append(i + 1)
+        if role != "tool" and not (role == "assistant" and calls is not None):
+            block = set()
     clean, depth, n = set(), 0, 0
     for end in candidates:
         while n < end:
