@@ -1,8 +1,9 @@
 """The Chat Completions codec (``POST /v1/chat/completions``): agentdbg's own chat form.
 
-A Chat Completions body is its own chat form; its conversation model has one part per text,
-call and result (``messages[3]``, ``messages[3].tool_calls[1]``), and the message ``name`` is
-the agent that wrote it. Streaming is in ``wire.chat_stream``.
+A Chat Completions body is its own chat form; its conversation model (``wire.chat_model``,
+loaded when asked for: ``check`` on a chat history never needs it) has one part per text,
+call and result, and the message ``name`` is the agent that wrote it. Streaming is in
+``wire.chat_stream``.
 """
 
 from __future__ import annotations
@@ -10,29 +11,15 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentdbg.conversation import (
-    AssistantText,
-    Instructions,
-    Other,
-    Part,
-    Reasoning,
-    Request,
-    ToolCall,
-    ToolDef,
-    ToolResult,
-    Usage,
-    UserText,
-    Where,
-    as_str,
-    count,
-    text_of,
-)
 from agentdbg.messages import canonical_json
 from agentdbg.wire.chat_stream import StreamAccumulator, encode_stream
 from agentdbg.wire.codec import Codec, json_schema_error, schema_problem, type_word
-from agentdbg.wire.common import ChatForm, ChatReply, as_dict
+from agentdbg.wire.common import ChatForm, ChatReply
+
+if TYPE_CHECKING:
+    from agentdbg.conversation import Request, ToolDef
 
 __all__ = ["ChatCodec", "StreamAccumulator", "completion_json", "encode_stream"]
 
@@ -50,75 +37,6 @@ def completion_json(message: dict, body: dict, usage: dict | None = None,
                          "finish_reason": finish or ("tool_calls" if message.get("tool_calls")
                                                      else "stop")}],
             "usage": {k: v for k, v in (usage or {}).items() if k != "estimated"}}
-
-
-def usage_of(usage: Any) -> Usage:
-    """The usage model of a Chat Completions ``usage`` object."""
-    u = as_dict(usage)
-    prompt, completion = as_dict(u.get("prompt_tokens_details")), as_dict(u.get("completion_tokens_details"))
-    return Usage(input=count(u.get("prompt_tokens")), output=count(u.get("completion_tokens")),
-                 cached=count(prompt.get("cached_tokens")),
-                 cache_creation=count(u.get("cache_creation_input_tokens")),
-                 cache_read=count(u.get("cache_read_input_tokens")),
-                 reasoning=count(completion.get("reasoning_tokens")))
-
-
-def message_parts(messages: list, base: str = "messages") -> list[Part]:
-    """The parts of chat messages, each at ``messages[i]`` (a call at ``.tool_calls[j]``)."""
-    parts: list[Part] = []
-    for i, m in enumerate(messages):
-        if not isinstance(m, dict):
-            continue
-        at, agent = Where((i,), f"{base}[{i}]"), as_str(m.get("name"))
-        role, content = m.get("role"), m.get("content")
-        if role in ("system", "developer"):
-            parts.append(Instructions(at, m, agent, text_of(content)))
-        elif role == "user":
-            parts.append(UserText(at, m, agent, text_of(content)))
-        elif role == "assistant":
-            parts.extend(_assistant(i, m, at, agent))
-        elif role in ("tool", "function"):
-            parts.append(ToolResult(at, m, agent, as_str(m.get("tool_call_id")),
-                                    as_str(m.get("name")) if role == "function" else None,
-                                    content))
-        else:
-            parts.append(Other(at, m, agent, str(role)))
-    return parts
-
-
-def _assistant(i: int, m: dict, at: Where, agent: str | None) -> list[Part]:
-    out: list[Part] = []
-    if isinstance(m.get("reasoning_content"), str):
-        out.append(Reasoning(at, m, agent, m["reasoning_content"]))
-    text = text_of(m.get("content"))
-    if text:
-        out.append(AssistantText(at, m, agent, text))
-    calls = m.get("tool_calls")
-    for j, call in enumerate(calls if isinstance(calls, list) else []):
-        call = call if isinstance(call, dict) else {}
-        fn = as_dict(call.get("function") if call.get("type") != "custom" else call.get("custom"))
-        extra = as_dict(as_dict(call.get("extra_content")).get("google"))
-        out.append(ToolCall(Where((i, j), f"{at.path}.tool_calls[{j}]"), call, agent,
-                            as_str(call.get("id")), as_str(fn.get("name")),
-                            fn.get("arguments", fn.get("input")),
-                            "custom" if call.get("type") == "custom" else "function",
-                            as_str(extra.get("thought_signature"))))
-    return out
-
-
-def tool_defs(tools: Any) -> list[ToolDef]:
-    """The tools of a Chat Completions request (function, custom, anything else as hosted)."""
-    out: list[ToolDef] = []
-    for k, t in enumerate(tools if isinstance(tools, list) else []):
-        if not isinstance(t, dict):
-            continue
-        kind = t.get("type")
-        fn = as_dict(t.get("custom") if kind == "custom" else t.get("function"))
-        name = as_str(fn.get("name")) or as_str(t.get("name")) or str(kind)
-        out.append(ToolDef(name, "custom" if kind == "custom" else "function" if fn else "hosted",
-                           None, as_str(fn.get("description")), fn.get("parameters"),
-                           f"tools[{k}]", t))
-    return out
 
 
 class ChatCodec(Codec):
@@ -163,9 +81,14 @@ class ChatCodec(Codec):
                         params={k: v for k, v in body.items() if k not in CHAT_KEYS})
 
     def tools(self, body: Any) -> list[ToolDef]:
+        from agentdbg.wire.chat_model import tool_defs
+
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
     def parse_request(self, body: Any) -> Request:
+        from agentdbg.conversation import Request
+        from agentdbg.wire.chat_model import as_str, message_parts, tool_defs
+
         body = body if isinstance(body, dict) else {"messages": body}
         messages = body.get("messages")
         return Request(self.name, message_parts(messages if isinstance(messages, list) else []),
