@@ -163,6 +163,7 @@ class GeminiAccumulator:
         self.events = 0
         self.notes: list[str] = []
         self.parts: list[dict] = []
+        self._texts: dict[int, list[str]] = {}   # part -> its text pieces, joined once at the end
         self.last: dict = {}
         self.finish: str | None = None
 
@@ -193,14 +194,22 @@ class GeminiAccumulator:
                 continue
             prev = self.parts[-1] if self.parts else None
             if prev is not None and _continues(prev, part):
-                prev["text"] = prev["text"] + part["text"]   # pieces of one text: few per stream
+                self._texts.setdefault(len(self.parts) - 1, [prev["text"]]).append(part["text"])
                 if field(part, "thoughtSignature"):
                     prev["thoughtSignature"] = field(part, "thoughtSignature")
             else:
+                self._join()
                 self.parts.append(dict(part))
+
+    def _join(self) -> None:
+        """The text pieces of a part as one string (linear: no ``s += piece`` per event)."""
+        for k, pieces_ in self._texts.items():
+            self.parts[k]["text"] = "".join(pieces_)
+        self._texts.clear()
 
     @property
     def native(self) -> dict:
+        self._join()
         candidate = {"content": {"role": "model", "parts": self.parts}, "index": 0}
         if self.finish is not None:
             candidate["finishReason"] = self.finish
