@@ -107,9 +107,9 @@ def _all_imports(path: Path, name: str, modules: dict) -> set[str]:
     return {m for m in found if m in modules and m != name}
 
 
-# the circles still there, each with who takes it away (issue 22's list: checker/handlers ↔
-# lint ↔ lint_mcp goes with the codec work; transcript/runs ↔ writer is gone)
-KNOWN_CIRCLES = [{"agentdbg.checker.handlers", "agentdbg.checker.lint", "agentdbg.checker.lint_mcp"}]
+# the circles still there, each with who takes it away (none left: issue 22 untangled
+# checker/handlers ↔ lint ↔ lint_mcp and transcript/runs ↔ writer)
+KNOWN_CIRCLES: list[set[str]] = []
 
 
 def test_no_import_circles_even_through_imports_inside_functions():

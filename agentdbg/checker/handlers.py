@@ -146,7 +146,7 @@ def _shown(path: str, base_dir: Path) -> str:
 
 def lint_handler(spec: ToolSpec) -> Iterator[Any]:
     """The findings for ``python: "module:function"`` (nothing when the source cannot tell)."""
-    from agentdbg.checker.lint import finding
+    from agentdbg.checker.lint_finding import finding
 
     module_name, func_name = spec.handler.split(":")
     found = find_module(module_name, spec.base_dir)

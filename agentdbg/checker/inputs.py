@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentdbg.checker.findings import Finding
 from agentdbg.checker.request import MISSING, CheckRequest
 from agentdbg.errors import InputError, located
+from agentdbg.wire import codec as codecs
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -40,6 +42,7 @@ class CheckItem:
     turn: int | None = None    # a transcript: which recorded request this is
     final: list | None = None  # a transcript: its final messages (the last request + the reply)
     prior: list | None = None  # a Responses transcript: every native item sent or answered before
+    recorded: list | None = None  # a request the proxy blocked: the findings it was blocked for
 
 
 def read_text(path: str) -> tuple[str, str]:
@@ -88,26 +91,35 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
 
     from agentdbg.textsafe import one_line
     from agentdbg.transcript import read_transcript
-    from agentdbg.transcript.events import Request, Response, Stop
+    from agentdbg.transcript.events import Blocked, Request, Response, Stop
 
     lines = io.BytesIO(text.encode("utf-8"))  # lines end at b"\n" only: U+2028 is not one
     warnings: list[str] = []
     header, events = read_transcript(name, warnings, lines)
-    fmt = header.api if header.api in ("responses", "anthropic") else "chat"
+    fmt = header.api if codecs.known(header.api) else codecs.DEFAULT
+    chat_native = codecs.get(fmt).chat_native
     tools = header.tool_list
     items: list[CheckItem] = []
     prior: list = []
     last: list = []            # the last request's messages
     checked = 0                # ... how many of them are checked (each message once)
     stopped: list | None = None   # the last stop event's (the final state when there is one)
+    n_sent = 0
     for _, event in events:
         if isinstance(event, Stop) and event.messages is not None:
             stopped = event.messages
         if isinstance(event, Response) and isinstance(event.output, list):
             prior.extend(x for x in event.output if isinstance(x, dict))
+        if isinstance(event, Blocked):   # never sent: judged when it was blocked
+            found = event.findings or []
+            items.append(CheckItem(CheckRequest(messages=last), None, fmt, None, n_sent + 1,
+                                   None, list(prior), recorded=[
+                                       Finding.from_dict(d) for d in found if isinstance(d, dict)]))
+            continue
         if not isinstance(event, Request):
             continue
-        turn = len(items) + 1
+        n_sent += 1
+        turn = n_sent
         current = list(event.messages or [])
         checked = min(checked, event.prefix)
         _messages(f"{name}: request {turn}", current[checked:], offset=checked)
@@ -119,7 +131,7 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
                                tool_choice=params.get("tool_choice", MISSING),
                                parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
         extra: dict = header.api_params or {}
-        native = native_of(fmt, event.body, request, {**extra, **params}) if fmt != "chat" else None
+        native = None if chat_native else native_of(fmt, event.body, request, {**extra, **params})
         items.append(CheckItem(request, None, fmt, native, turn, None, list(prior)))
         inputs = native.get("input") if isinstance(native, dict) else None
         if isinstance(inputs, list):
@@ -130,8 +142,8 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
     for item in items:
         item.final = final
     if not items:   # nothing was sent (e.g. the first request was blocked): the final state
-        items.append(CheckItem(CheckRequest(messages=final, tools=tools or MISSING), None, "chat",
-                               None, None, final))
+        items.append(CheckItem(CheckRequest(messages=final, tools=tools or MISSING), None,
+                               codecs.DEFAULT, None, None, final))
     return items
 
 
@@ -140,9 +152,7 @@ def native_of(fmt: str, body: Any, request: CheckRequest, params: dict) -> Any:
     rebuilt from the chat form (each message keeps its native original, so it is exact)."""
     if isinstance(body, dict):
         return body
-    from agentdbg.wire import anthropic, responses
-
-    convert = responses.from_chat if fmt == "responses" else anthropic.from_chat
+    convert = codecs.get(fmt).encode_request
     tools = request.tools if isinstance(request.tools, list) else None
     choice = request.tool_choice if request.tool_choice is not MISSING else None
     parallel = request.parallel_tool_calls if isinstance(request.parallel_tool_calls, bool) else None
@@ -183,7 +193,7 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
 
     where = f"{name}:{line}" if line else name
     fmt = fmt or detect_format(doc) or "chat"
-    if fmt != "chat":
+    if not codecs.get(fmt).chat_native:
         return _native(where, doc, line, fmt)
     if isinstance(doc, list):
         return CheckItem(CheckRequest(messages=_messages(where, doc)), line)
@@ -201,11 +211,12 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
 
 def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
     """A Responses or Anthropic document: judged as given; its chat form is kept for notes."""
-    key = "input" if fmt == "responses" else "messages"
+    codec = codecs.get(fmt)
+    key = codec.key
     if isinstance(doc, dict) and doc.get("format") == "agentdbg-run":
         raise InputError(f"{where}: an agentdbg saved run is in Chat Completions form; "
                          "check it without --format")
-    if isinstance(doc, dict) and key not in doc and not (fmt == "responses" and
+    if isinstance(doc, dict) and key not in doc and not (codec.stores and
                                                          "previous_response_id" in doc):
         raise InputError(f"{where}: expected a {fmt} request body with {key!r}, or a bare "
                          f"{key!r} array")
@@ -213,7 +224,7 @@ def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
         raise InputError(f"{where}: expected a {fmt} request body or a bare {key!r} array, "
                          f"got {type(doc).__name__}")
     value = doc.get(key) if isinstance(doc, dict) else doc
-    if not isinstance(value, list) and not (fmt == "responses" and isinstance(value, (str, type(None)))):
+    if not isinstance(value, list) and not (codec.text_input and isinstance(value, (str, type(None)))):
         raise InputError(f"{where}: {key!r} must be an array, got {type(value).__name__}")
     for i, x in enumerate(value if isinstance(value, list) else []):
         if not isinstance(x, dict):

@@ -16,6 +16,7 @@ class WireFormat(str, Enum):
     chat = "chat"
     responses = "responses"
     anthropic = "anthropic"
+    gemini = "gemini"
 
 
 def _list_profiles(value: bool) -> None:
@@ -40,8 +41,9 @@ def _list_profiles(value: bool) -> None:
 @command(epilog="Exit status: 0 no error-level finding; 1 errors found; 2 unreadable input.")
 def check(
     file: Annotated[str, typer.Argument(
-        help="Messages array, request body (Chat Completions, Responses or Anthropic Messages), "
-             "bare Responses 'input' array, saved run, transcript, or JSONL of these; '-' for stdin.")],
+        help="Messages array, request body (Chat Completions, Responses, Anthropic Messages or "
+             "Gemini generateContent), bare Responses 'input' or Gemini 'contents' array, saved "
+             "run, transcript, or JSONL of these; '-' for stdin.")],
     tools: Annotated[Path | None, typer.Option(
         "--tools", "-t", envvar="AGENTDBG_TOOLS", show_default=False,
         help="tools.yaml whose definitions are checked against when the input sends no tools "

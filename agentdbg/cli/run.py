@@ -46,6 +46,7 @@ class Api(str, Enum):
     chat = "chat"
     responses = "responses"
     anthropic = "anthropic"
+    gemini = "gemini"
 
 
 def _step_only(step: bool, explain: bool, lang: Lang) -> None:
@@ -84,7 +85,8 @@ def run(
         "--retries", min=0, help="Retries of a failed model request (429/5xx/connection).")] = 0,
     api: Annotated[Api, typer.Option(
         "--api", help="Wire format of the endpoint: chat (Chat Completions), responses (the "
-        "Responses API, openai client) or anthropic (Messages API, anthropic client).")] = Api.chat,
+        "Responses API, openai client), anthropic (Messages API, anthropic client) or gemini "
+        "(generateContent, google-genai client).")] = Api.chat,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
     send_anyway: Annotated[bool, typer.Option(
         "--send-anyway", help="Send a request even when the checker finds errors in it.")] = False,

@@ -306,7 +306,8 @@ def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai")
     out = []
     for judged in judge_all(load_check_input(str(path)), None, profile):
         for f in judged.findings:
-            if f.severity == "error" and judged.item.turn is not None:
+            if f.severity == "error" and judged.item.turn is not None \
+                    and judged.item.recorded is None:     # a blocked request was never sent
                 where = f.path or f"message {f.index}"
                 out.append(f"request {judged.item.turn}: {f.rule} at {where}: {f.message}")
     return out

@@ -190,9 +190,11 @@ class ReplayModel:
     def _seen(self, messages: list[Message]) -> list[Message]:
         """Messages as compared: a Responses/Anthropic recording's chat form carries each
         message's native original under "wire", which says nothing about what changed."""
-        if self.wire == "chat":
-            return messages
+        from agentdbg.wire import codec
         from agentdbg.wire.common import strip_wire
+
+        if not codec.known(self.wire) or codec.get(self.wire).chat_native:
+            return messages
 
         return strip_wire(messages)
 

@@ -73,18 +73,7 @@ def finding_from_dict(d: dict) -> Any:
     field it wrote, where it is of its type (a hand-made file's odd values are left out)."""
     from agentdbg.checker import Finding
 
-    def text(key: str) -> str | None:
-        value = d.get(key)
-        return value if isinstance(value, str) else None
-
-    def number(key: str) -> int | None:
-        value = d.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    return Finding(rule=str(d.get("rule")), severity=str(d.get("severity") or "error"),
-                   index=number("index"), message=str(d.get("message") or ""),
-                   api_error=text("api_error"), tool_call_id=text("tool_call_id"),
-                   line=number("line"), path=text("path"), api_source=text("api_source"))
+    return Finding.from_dict(d)
 
 
 def is_checker_rule(rule: str) -> bool:

@@ -111,7 +111,7 @@ def _head(run: Run) -> str:
     h = run.header
     rows: list[tuple[str, object]] = [
         ("model", h.model), ("provider", h.provider), ("base URL", h.base_url),
-        ("question", h.question), ("tools", ", ".join(_tool_names(run.tools)) or "(none)"),
+        ("question", h.question), ("tools", _tool_names(run) or "(none)"),
         ("created", h.created), ("transcript", run.path.name), ("agentdbg", h.agentdbg_version)]
     if h.parent is not None:
         rows.append(("fork of", f"{h.parent.path} at message {h.parent.from_index}"))
@@ -126,16 +126,26 @@ def _head(run: Run) -> str:
                                           for k, v in shown.items())))
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc('' if v is None else str(v))}</dd>" for k, v in rows)
     warnings = "".join(f'<p class="bad">warning: {esc(w)}</p>' for w in run.warnings)
-    return f'<header><h1>agentdbg report</h1><dl class="head">{items}</dl>{warnings}</header>'
+    return (f'<header><h1>agentdbg report</h1><dl class="head">{items}</dl>{_definitions(run)}'
+            f"{warnings}</header>")
 
 
-def _tool_names(tools: list) -> list[str]:
-    names = []
-    for t in tools:
-        fn = t.get("function") if isinstance(t, dict) else None
-        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-            names.append(fn["name"])
-    return names
+def _tool_names(run: Run) -> str:
+    from agentdbg.conversation import definitions_text
+
+    return "".join(definitions_text(run.definitions))
+
+
+def _definitions(run: Run) -> str:
+    """The tool definitions the requests offered, one per line (folded: they can be long)."""
+    from agentdbg.conversation import definitions_text
+
+    lines = definitions_text(run.definitions, full=True)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    return (f'<details class="tools"><summary>{len(lines)} tool definition(s)</summary>'
+            f"<ul>{items}</ul></details>")
 
 
 def _summary(run: Run) -> str:
@@ -465,9 +475,24 @@ def _reply_meta(card: Card) -> str:
     est = " (estimated)" if usage.get("estimated") else ""
     latency = r.get("latency_ms")
     ms = f"{latency:.1f} ms" if isinstance(latency, (int, float)) else "? ms"
-    tokens = (f"{usage.get('prompt_tokens', '?')} prompt + {usage.get('completion_tokens', '?')} "
-              f"completion = {usage.get('total_tokens', '?')} tokens{est}") if usage else "no usage reported"
+    tokens = (f"{usage.get('prompt_tokens', '?')} prompt{_cache(usage)} + "
+              f"{usage.get('completion_tokens', '?')} completion = {usage.get('total_tokens', '?')} "
+              f"tokens{est}") if usage else "no usage reported"
     return f"turn {card.turn} · {tokens} · {ms} · finish_reason={r.get('finish_reason')}"
+
+
+def _cache(usage: dict) -> str:
+    """The prompt's cache counts as the API reported them (Anthropic: written, read; OpenAI:
+    cached), when any."""
+    parts = [f"{usage[k]} {word}" for k, word in (("cache_creation_input_tokens", "written to "
+                                                   "the cache"), ("cache_read_input_tokens",
+                                                                  "read from the cache"),
+                                                  ("cached_tokens", "cached"))
+             if isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) and usage[k]]
+    uncached = usage.get("input_tokens")
+    if parts and isinstance(uncached, int) and not isinstance(uncached, bool):
+        parts.insert(0, f"{uncached} uncached")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _tool_meta(e: Tool) -> str:

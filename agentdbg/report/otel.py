@@ -60,7 +60,10 @@ def provider_name(header: dict) -> str:
     if host in sc.PROVIDERS_BY_HOST:
         return sc.PROVIDERS_BY_HOST[host]
     # another host: the API it was spoken to (a Messages API endpoint speaks Anthropic's)
-    return "anthropic" if header.get("api") == "anthropic" else sc.OPENAI_COMPATIBLE
+    from agentdbg.wire import codec
+
+    api = header.get("api")
+    return (codec.get(api).provider if codec.known(api) else None) or sc.OPENAI_COMPATIBLE
 
 
 def server_attributes(header: dict) -> dict:
@@ -140,6 +143,11 @@ def usage_attributes(usage: dict | None) -> dict:
         out[sc.USAGE_INPUT_TOKENS] = usage["prompt_tokens"]
     if isinstance(usage.get("completion_tokens"), int):
         out[sc.USAGE_OUTPUT_TOKENS] = usage["completion_tokens"]
+    for key, attribute in ((sc.CACHE_READ_KEY, sc.USAGE_CACHE_READ_TOKENS),
+                           (sc.CACHE_CREATION_KEY, sc.USAGE_CACHE_CREATION_TOKENS)):
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[attribute] = value    # included in gen_ai.usage.input_tokens, as the spec says
     if usage.get("estimated"):
         out["agentdbg.usage.estimated"] = True
     return out

@@ -36,6 +36,7 @@ from agentdbg.transcript.events import (
     Tool,
 )
 from agentdbg.transcript.reader import Transcript
+from agentdbg.wire import codec
 
 SEVERITY_ORDER = {"warning": 1, "error": 2}
 
@@ -155,6 +156,14 @@ class Run:
         return self.header.tool_list
 
     @property
+    def definitions(self) -> list[dict]:
+        """Every tool the run's requests offered: hosted and namespaced ones too when the
+        transcript recorded them, else the chat tools."""
+        from agentdbg.conversation import definitions_of
+
+        return definitions_of(self.header.tools, self.header.tool_definitions)
+
+    @property
     def model(self) -> str:
         return self.header.model or "?"
 
@@ -257,7 +266,8 @@ class RunBuilder:
         api = header.api
         #: a Responses / Anthropic run is judged request by request in its own format (as
         #: ``check`` judges it); a Chat Completions run on each history's last state
-        self.native: str | None = api if api in ("responses", "anthropic") else None
+        self.native: str | None = api if codec.known(api) and not codec.get(api).chat_native \
+            else None
         self.native_prior: list = []
         self.native_keys: set = set()
 

@@ -92,6 +92,8 @@ class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type",
     base_url: str | None = None
     question: str | None = None            # a preview (version 1: the whole question)
     tools: list[JSON] | None = None
+    #: the proxy: every tool the requests offered in their own form (hosted, namespaced too)
+    tool_definitions: list[JSON] | None = None
     tools_hash: str | None = None
     tools_file: str | None = None
     options: Options | None = None

@@ -31,7 +31,7 @@ def agentdbg(*args, cwd=None):
                           cwd=cwd, env={**os.environ, "COLUMNS": "120", "NO_COLOR": "1"})
 
 
-@pytest.mark.parametrize("api", ["responses", "anthropic"])
+@pytest.mark.parametrize("api", ["responses", "anthropic", "gemini"])
 def test_run_over_the_format_records_it_and_replays(serve, tmp_path, api):
     saved = tmp_path / f"{api}.jsonl"
     r = agentdbg("run", QUESTION, "--api", api, "--model", "m", "--base-url", serve.url,
@@ -40,7 +40,8 @@ def test_run_over_the_format_records_it_and_replays(serve, tmp_path, api):
     run = json.loads(r.stdout)
     assert "杭州转运中心已发出" in run["answer"]
     t = load_transcript(saved)
-    assert t.header.api == api and t.header.provider in ("openai-responses", "anthropic")
+    assert t.header.api == api and t.header.provider in ("openai-responses", "anthropic",
+                                                         "gemini")
     # each assistant message keeps the native items it came from, for the next request
     assert all("wire" in m for m in t.final_messages() if m["role"] == "assistant")
     replay = agentdbg("replay", str(saved), "--json")

@@ -27,8 +27,8 @@ from agentdbg.server.proxy.copies import Cut, decoded, size_text
 from agentdbg.server.proxy.reading import Replied, Seen, judge, read_reply, rejudge
 from agentdbg.server.proxy.spool import Dropped
 from agentdbg.server.served import chain_items, history_of
-from agentdbg.server.wires import WIRES
-from agentdbg.wire.common import strip_wire
+from agentdbg.wire import codec as codecs
+from agentdbg.wire.common import OUTPUT_END, strip_wire
 
 
 @dataclass
@@ -80,7 +80,7 @@ class Analysis:
 
     def on_request(self, ex_id: int, raw: bytes | Dropped, client: str | None,
                    want_verdict: bool = False, wire_name: str = "chat") -> Verdict:
-        wire = WIRES[wire_name]
+        wire = codecs.get(wire_name)
         if isinstance(raw, Dropped):   # relayed, never seen here: named at stop
             self._open[ex_id] = None
             self.unrecorded.append(f"the proxy's request #{ex_id} ({wire.label}, "
@@ -125,7 +125,7 @@ class Analysis:
         conversation and chat form as far as they can be had, no findings."""
         messages: list = []
         with contextlib.suppress(Exception):
-            messages = body["messages"] if wire.name == "chat" else \
+            messages = body["messages"] if wire.chat_native else \
                 strip_wire(wire.chat_form(body).messages)
         conv = None
         with contextlib.suppress(Exception):
@@ -192,11 +192,11 @@ class Analysis:
             seen.conv, seen.messages, reply, usage=got.reply.usage if got.reply else None,
             finish=got.reply.finish_reason if got.reply else None, latency_ms=latency_ms,
             error=got.error, status=status, stream_shape=[*notes, *(got.shape if stream else [])],
-            native=got.native if seen.wire.name == "responses" and isinstance(got.native, dict)
+            native=got.native if seen.wire.stores and isinstance(got.native, dict)
             else None)
-        if reply is not None and seen.wire.name == "responses" and isinstance(got.native, dict) \
+        if reply is not None and seen.wire.stores and isinstance(got.native, dict) \
                 and isinstance(got.native.get("id"), str):
-            seen.conv.outputs.extend(seen.wire.output(got.native))
+            seen.conv.outputs.extend([{"type": OUTPUT_END}, *seen.wire.output(got.native)])
             self.tracker.remember(got.native["id"], seen.conv,
                                   history_of(seen.messages, seen.sources, reply),
                                   chain_items(seen.body, seen.chain, seen.wire.output(got.native)))

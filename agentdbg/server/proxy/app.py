@@ -24,8 +24,9 @@ from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response,
 from agentdbg.server.proxy.analyst import Exchange, Verdict
 from agentdbg.server.proxy.copies import Budget, Copy
 from agentdbg.server.proxy.headers import forward_headers, relayed_headers, secrets_in
-from agentdbg.server.wires import WIRES, Wire
 from agentdbg.transcript.redact import safe_url
+from agentdbg.wire import codec as codecs
+from agentdbg.wire.codec import Codec
 
 #: a request's headers and body leave in one segment: no ~40 ms delayed-ACK stall per request
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
@@ -72,8 +73,9 @@ def error_body(message: str, type_: str = "invalid_request_error", code: str | N
     return {"error": {"message": message, "type": type_, "param": None, "code": code, **extra}}
 
 
-def blocked_response(findings, wire: Wire = WIRES["chat"]) -> dict:
+def blocked_response(findings, wire: Codec | None = None) -> dict:
     """The 400 ``--block-invalid`` answers, in the format's own error shape."""
+    wire = wire or codecs.get("chat")
     errors = [f for f in findings if f.severity == "error"]
     summary = "; ".join(f"{f.rule} at {f.path or f'messages[{f.index}]'}" if f.index is not None
                         else f.rule for f in errors)
@@ -124,10 +126,9 @@ class ProxyApp:
 
         methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
         routes = []
-        for wire in WIRES.values():
+        for wire in codecs.every():
             handler = self._handler(wire)
-            routes += [Route("/v1" + wire.path, handler, methods=["POST"]),
-                       Route(wire.path, handler, methods=["POST"])]
+            routes += [Route(path, handler, methods=["POST"]) for path in wire.routes()]
         app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)],
                         exception_handlers=json_errors(_proxy_error, "proxy"))
         app.state.proxy = self
@@ -137,12 +138,12 @@ class ProxyApp:
         return Contained(guarded, _proxy_error, "proxy", self.analyst.note)
 
     # -- the checked endpoints: chat completions, responses, messages --------------------
-    def _handler(self, wire: Wire):
+    def _handler(self, wire: Codec):
         async def handle(request):
             return await self.exchange(request, wire)
         return handle
 
-    async def exchange(self, request, wire: Wire):
+    async def exchange(self, request, wire: Codec):
         raw = await self._body(request)
         if raw is None:
             return json_response(wire.error(413, f"request body larger than {self.options.max_body} "
@@ -175,8 +176,14 @@ class ProxyApp:
         return await read_body(request, self.options.max_body)
 
     def _remember_keys(self, request) -> None:
-        for secret in secrets_in(request.headers, self.options.secret_headers):
+        every = codecs.every()
+        names = (*self.options.secret_headers, *(h for c in every for h in c.secret_headers))
+        for secret in secrets_in(request.headers, names):
             self.analyst.add_secret(secret)
+        for name in (p for c in every for p in c.secret_params):      # Gemini's ?key=
+            token = request.query_params.get(name, "")
+            if token:
+                self.analyst.add_secret(token)
 
     def _query(self, request) -> str:
         """The upstream's query and the request's, as one: a parameter the request sets itself
@@ -189,14 +196,11 @@ class ProxyApp:
                 if piece and unquote_plus(piece.partition("=")[0]) not in names]
         return "&".join([*kept, own])
 
-    def _url(self, request, path: str) -> str:
-        query = self._query(request)
-        return self.upstream + path + (f"?{query}" if query else "")
-
-    async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Wire):
+    async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Codec):
         from starlette.responses import StreamingResponse
 
-        url = self._url(request, wire.path)
+        query = self._query(request)
+        url = wire.upstream_url(self.upstream, request.url.path) + (f"?{query}" if query else "")
         start = time.perf_counter()
         req = self.client.build_request("POST", url, content=sent,
                                         headers=forward_headers(request.headers))
@@ -261,7 +265,7 @@ class ProxyApp:
                               received=copy.received, cut_by=copy.cut_by,
                               encoding=resp.headers.get("content-encoding"))
 
-    def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Wire):
+    def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Codec):
         from starlette.responses import StreamingResponse
 
         self.analyst.scripted(exchange, body, reply)

@@ -36,6 +36,7 @@ from agentdbg.transcript import Redactor, TranscriptWriter, tools_hash
 from agentdbg.transcript.compare import common_prefix
 from agentdbg.transcript.events import Blocked, Header, ModelError, Options, Request, Response, Stop, Tool
 from agentdbg.transcript.runs import Claim
+from agentdbg.wire import codec as codecs
 
 
 def _first_user(messages: list) -> int:
@@ -140,6 +141,8 @@ class Conversation:
     awaiting: list | None = None   # the messages of a request relayed and not yet answered
     weight: int = 0                # bytes of its latest request: what following it costs
     used: int = 0                  # when the proxy last saw it (a count of requests)
+    failed: str | None = None      # the model's error answer to the last request (HTTP 4xx/5xx)
+    blocked: list | None = None    # the app's last request, when --block-invalid answered it
 
     @property
     def requests(self) -> int:
@@ -282,8 +285,9 @@ class Tracker:
                   if k not in ("messages", "tools", "input", "instructions", "system")}
         conv.writer.write(Request(turn=conv.requests + 1, params=params, prefix=0, append=[],
                                   messages=messages, findings=[f.to_dict() for f in findings],
-                                  body=body if wire != "chat" else None))
+                                  body=None if codecs.get(wire).chat_native else body))
         conv.awaiting = list(messages)
+        conv.blocked = None
         self._written(conv)
 
     def record_response(self, conv: Conversation, messages: list, reply: dict | None, *,
@@ -295,6 +299,8 @@ class Tracker:
         conv.rules.saw_response(messages, reply)
         conv.ended_on_call = bool(reply and tool_calls_of(reply))
         conv.awaiting = None
+        conv.failed = None if reply is not None else \
+            f"the model answered HTTP {status}: {error}" if status is not None else error
         if conv.writer is None:
             return
         if reply is None:
@@ -316,7 +322,8 @@ class Tracker:
         if conv.writer is None:
             conv.writer = self._open(conv, body, messages, wire, tools)
         conv.writer.write(Blocked(turn=conv.requests + 1, findings=[f.to_dict() for f in findings]))
-        conv.rules.last_messages = list(messages)
+        # never sent: the app's next request is judged against the last one the model saw
+        conv.blocked = messages
         self._written(conv)
 
     def _tool_events(self, conv: Conversation, messages: list) -> None:
@@ -358,7 +365,7 @@ class Tracker:
         model = body.get("model") if isinstance(body.get("model"), str) else None
         options = Options(model=model, max_turns=100_000, max_tool_calls=1_000_000,
                           repeat_limit=100_000, send_anyway=True)
-        if wire == "chat":   # what the header's types hold (the body is data: any JSON)
+        if codecs.get(wire).chat_native:   # what the header's types hold (the body is data)
             if "tool_choice" in body:
                 options.tool_choice = body["tool_choice"]
             if isinstance(body.get("parallel_tool_calls"), bool):
@@ -369,7 +376,10 @@ class Tracker:
         header = Header(model=model, provider="proxy", base_url=safe_url(self.upstream),
                         question=question if isinstance(question, str) else None, tools=tools,
                         tools_hash=tools_hash(tools), options=options,
-                        initial_messages=list(messages), conversation=conv.number, api=wire)
+                        initial_messages=list(messages), conversation=conv.number, api=wire,
+                        # every tool the request offered, hosted and namespaced ones too (shown
+                        # and counted by the report; "tools" keeps the chat form the engine runs)
+                        tool_definitions=[d.to_dict() for d in codecs.get(wire).tools(body)])
         writer = TranscriptWriter(path, header, self.redactor, fh=fh, keep_open=False)
         return self.export(writer, writer.header) if self.export is not None else writer
 
@@ -397,6 +407,11 @@ class Tracker:
                 reason, detail = "cancelled", (f"the proxy stopped before request "
                                                f"{rules.requests + 1} was answered")
                 messages = conv.awaiting
+            elif conv.blocked is not None:  # the app went no further than a blocked request
+                reason, detail = "invalid_request", ("the app's last request was blocked "
+                                                     "(--block-invalid): it broke a protocol rule")
+            elif conv.failed is not None:   # the upstream's error answer ended it (a 400, say)
+                reason, detail = "model_error", conv.failed
             elif rules.last_response is None:
                 reason, detail = "cancelled", "the proxy stopped before the model answered"
             elif conv.ended_on_call:

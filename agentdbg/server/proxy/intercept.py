@@ -16,6 +16,7 @@ from rich.text import Text
 
 from agentdbg.render.safe import safe
 from agentdbg.server.proxy.app import Decision
+from agentdbg.wire import codec as codecs
 
 HELP = [
     ("forward (Enter)", "send the request upstream (edited, if you edited it)"),
@@ -101,7 +102,7 @@ class Interceptor:
                 elif word == "edit":
                     body, changed = self._edit(body, wire) or (body, changed)
                 elif word == "inject":
-                    if wire != "chat":
+                    if not codecs.get(wire).chat_native:
                         raise ValueError("inject works on Chat Completions bodies; use 'edit' to "
                                          "change a tool result here")
                     self._inject(body, arg)
@@ -115,15 +116,15 @@ class Interceptor:
 
     def _edit(self, body: dict, wire_name: str = "chat"):
         from agentdbg.checker import summary
+        from agentdbg.checker.formats import analyze
         from agentdbg.repl.editor import edit_json
-        from agentdbg.server.wires import WIRES
 
-        wire = WIRES[wire_name]
+        wire = codecs.get(wire_name)
         new = edit_json(body, self._io, "body")
         problem = wire.shape_error(new)
         if problem is not None:
             raise ValueError(f"not a {wire.label} request body ({problem[0]}); unchanged")
-        self.say(f"body edited; the checker now says: {summary(wire.analyze(new, 'openai')[0])}")
+        self.say(f"body edited; the checker now says: {summary(analyze(wire.name, new, 'openai')[0])}")
         return new, True
 
     def _inject(self, body: dict, arg: str) -> None:
