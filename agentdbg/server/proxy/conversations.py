@@ -125,9 +125,14 @@ class Conversation:
 class Tracker:
     """All conversations seen by one proxy. Used from one thread (the proxy's analyst)."""
 
-    def __init__(self, save_dir: Path | None, upstream: str, export=None):
+    def __init__(self, save_dir: Path | None, upstream: str | dict[str, str], export=None,
+                 label: str | None = None):
+        """``upstream``: one URL, or one per wire format (``proxy -- CMD`` relays each format
+        to its own endpoint); ``label``: the run's name, which starts each transcript's file
+        name (``LABEL-conversation-N.jsonl``) so a run's conversations are found together."""
         self.save_dir = save_dir
         self.upstream = upstream
+        self.label = label
         # proxy --otlp: export(writer, header) is used in the writer's place, fed the same
         # events; export.close() returns warnings
         self.export = export
@@ -262,7 +267,7 @@ class Tracker:
         from agentdbg.transcript.runs import create_run_file, runs_dir
 
         folder = Path(self.save_dir or runs_dir())
-        stem = f"proxy-{time.strftime('%Y%m%d-%H%M%S')}-conversation-{conv.number}"
+        stem = f"{self.label or 'proxy-' + time.strftime('%Y%m%d-%H%M%S')}-conversation-{conv.number}"
         path, fh = create_run_file("", folder, stem)
         if folder not in self.claims:
             self.claims[folder] = Claim(folder)
@@ -279,7 +284,8 @@ class Tracker:
         for key in ("tool_choice", "parallel_tool_calls", "temperature"):
             if key in body and wire == "chat":
                 options[key] = body[key]
-        header = {"model": body.get("model"), "provider": "proxy", "base_url": safe_url(self.upstream),
+        upstream = self.upstream if isinstance(self.upstream, str) else self.upstream.get(wire, "")
+        header = {"model": body.get("model"), "provider": "proxy", "base_url": safe_url(upstream),
                   "question": question if isinstance(question, str) else None, "tools": tools,
                   "tools_hash": tools_hash(tools), "tools_file": None, "options": options,
                   "initial_messages": list(messages), "parent": None,
