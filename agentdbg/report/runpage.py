@@ -190,8 +190,9 @@ def run_summary_html(summary: RunSummary, anchors: dict[Path, str]) -> str:
     rules = "".join(f'<tr><td class="{"bad" if sev == "error" else "pending"}">{esc(sev)}</td>'
                     f"<td>{esc(rule)}</td><td class=\"num\">{n}</td></tr>"
                     for sev, rule, n in summary.by_rule())
-    table = (f'<table class="rules"><tr><th>severity</th><th>rule</th><th class="num">'
-             f"conversations × messages</th></tr>{rules}</table>" if rules else
+    table = (f'<table class="rules"><tr><th>severity</th><th>rule</th><th class="num" title='
+             f'"one per message it is on, in each conversation">found</th></tr>{rules}</table>'
+             if rules else
              '<p class="ok">no findings</p>')
     return (f'<section id="run-summary"><p><span>{len(convs)} conversation(s)</span> '
             f"<span>{summary.requests} request(s)</span> <span>{errors} error(s), "

@@ -86,6 +86,9 @@ class ClaudeCode(App):
             plan.env.setdefault("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
 
 
+CODEX_PROVIDER = "agentdbg"
+
+
 class Codex(App):
     name = "codex"
     commands = ("codex",)
@@ -111,11 +114,20 @@ class Codex(App):
         if provider.built_in and provider.id != "openai":
             return
         url = json.dumps(family("openai").proxy_url(root))
-        key = "openai_base_url" if provider.id == "openai" else \
-            f"model_providers.{configs.toml_key(provider.id)}.base_url"
-        plan.argv[1:1] = ["-c", f"{key}={url}"]
-        if offline and provider.env_key and not plan.env.get(provider.env_key):
-            plan.env[provider.env_key] = PLACEHOLDER_KEY
+        if provider.id != "openai":
+            key = f"model_providers.{configs.toml_key(provider.id)}.base_url"
+            plan.argv[1:1] = ["-c", f"{key}={url}"]
+            if offline and provider.env_key and not plan.env.get(provider.env_key):
+                plan.env[provider.env_key] = PLACEHOLDER_KEY
+            return
+        # the built-in provider would try a WebSocket first, which the proxy does not relay:
+        # the same endpoint as a provider of agentdbg's own, over HTTP, with the same key
+        auth = 'env_key = "OPENAI_API_KEY"' if plan.env.get("OPENAI_API_KEY") else \
+            "requires_openai_auth = true"
+        plan.argv[1:1] = ["-c", f"model_provider={json.dumps(CODEX_PROVIDER)}", "-c",
+                          f"model_providers.{CODEX_PROVIDER}={{name = \"OpenAI (through agentdbg)\", "
+                          f'base_url = {url}, wire_api = "responses", supports_websockets = false, '
+                          f"{auth}}}"]
 
 
 class GeminiCli(App):

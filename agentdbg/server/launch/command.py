@@ -170,7 +170,7 @@ def _log_start(plan: Plan, client: App, targets: dict[str, str], opts: LaunchOpt
     from agentdbg.textsafe import one_line
     from agentdbg.transcript.redact import safe_url
 
-    print(f"agentdbg proxy: running {one_line(' '.join(opts.argv))} as a {client.name} client",
+    print(f"agentdbg proxy: running {one_line(' '.join(opts.argv))} (client: {client.name})",
           flush=True)
     for name, url in targets.items():
         src = plan.found.get(name, ("", None))[1]
