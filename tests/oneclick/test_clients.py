@@ -6,10 +6,10 @@ relay yet."""
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from agentdbg.server.launch.clients import Plan, client_for
 from agentdbg.server.launch.formats import FAMILIES, PLACEHOLDER_KEY, relayed
