@@ -118,6 +118,13 @@ def test_claude_code_s_settings_say_where_it_goes_and_stay_as_they_are(tmp_path)
     assert {p: p.read_bytes() for p in tmp_path.rglob("*.json")} == before
 
 
+def test_a_client_run_through_another_command_gets_its_flags_last(tmp_path):
+    plan = planned(["npx", "@anthropic-ai/claude-code", "-p", "hi"], _claude_home(tmp_path),
+                   forced="claude", cwd=tmp_path / "work")
+    assert plan.argv[:4] == ["npx", "@anthropic-ai/claude-code", "-p", "hi"]
+    assert plan.argv[4] == "--settings" and "ANTHROPIC_BASE_URL" in plan.argv[5]
+
+
 def test_claude_code_offline_sends_nothing_else_anywhere(tmp_path):
     plan = planned(["claude"], _claude_home(tmp_path), offline=True, cwd=tmp_path / "work")
     assert plan.env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] == "1"

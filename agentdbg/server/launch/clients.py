@@ -49,6 +49,14 @@ class App:
         for fam in families:
             plan.found[fam.name] = fam.upstream_from(plan.env)
 
+    def add_flags(self, plan: Plan, flags: list[str]) -> None:
+        """The client's own flags: right after its name, or last when the command runs it
+        through something else (``npx @anthropic-ai/claude-code …``, ``--client claude``)."""
+        if Path(plan.argv[0]).name in self.commands:
+            plan.argv[1:1] = flags
+        else:
+            plan.argv.extend(flags)
+
     def point(self, plan: Plan, families: tuple[Family, ...], root: str, offline: bool) -> None:
         """Set the variables (and flags) that send the command's requests to ``root``."""
         for fam in families:
@@ -81,7 +89,7 @@ class ClaudeCode(App):
         anthropic = family("anthropic")
         if anthropic in families:
             settings = {"env": {"ANTHROPIC_BASE_URL": anthropic.proxy_url(root)}}
-            plan.argv[1:1] = ["--settings", json.dumps(settings)]
+            self.add_flags(plan, ["--settings", json.dumps(settings)])
         if offline:   # no update checks, telemetry or error reports: nothing leaves the machine
             plan.env.setdefault("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
 
@@ -116,7 +124,7 @@ class Codex(App):
         url = json.dumps(family("openai").proxy_url(root))
         if provider.id != "openai":
             key = f"model_providers.{configs.toml_key(provider.id)}.base_url"
-            plan.argv[1:1] = ["-c", f"{key}={url}"]
+            self.add_flags(plan, ["-c", f"{key}={url}"])
             if offline and provider.env_key and not plan.env.get(provider.env_key):
                 plan.env[provider.env_key] = PLACEHOLDER_KEY
             return
@@ -124,10 +132,10 @@ class Codex(App):
         # the same endpoint as a provider of agentdbg's own, over HTTP, with the same key
         auth = 'env_key = "OPENAI_API_KEY"' if plan.env.get("OPENAI_API_KEY") else \
             "requires_openai_auth = true"
-        plan.argv[1:1] = ["-c", f"model_provider={json.dumps(CODEX_PROVIDER)}", "-c",
-                          f"model_providers.{CODEX_PROVIDER}={{name = \"OpenAI (through agentdbg)\", "
-                          f'base_url = {url}, wire_api = "responses", supports_websockets = false, '
-                          f"{auth}}}"]
+        self.add_flags(plan, [
+            "-c", f"model_provider={json.dumps(CODEX_PROVIDER)}",
+            "-c", f'model_providers.{CODEX_PROVIDER}={{name = "OpenAI (through agentdbg)", '
+                  f'base_url = {url}, wire_api = "responses", supports_websockets = false, {auth}}}'])
 
 
 class GeminiCli(App):

@@ -48,7 +48,26 @@
     return map;
   };
 
-  let busy = Promise.resolve();
+  // only the newest state matters: while one is being applied, later ones replace each other
+  let latest = null;
+  let applying = false;
+  const schedule = async (state) => {
+    latest = state;
+    if (applying) return;
+    applying = true;
+    try {
+      while (latest) {
+        const next = latest;
+        latest = null;
+        await apply(next);
+      }
+    } catch (err) {
+      status("○ could not update", "bad");
+    } finally {
+      applying = false;
+    }
+  };
+
   const apply = async (state) => {
     const have = sections();
     const convs = document.getElementById("convs");
@@ -93,10 +112,7 @@
     const source = new EventSource(`${base}events?key=${enc(runKey)}`);
     source.onopen = () => status("● live", "ok");
     source.onerror = () => status("○ reconnecting… (the proxy may have stopped)", "pending");
-    source.onmessage = (ev) => {
-      const state = JSON.parse(ev.data);
-      busy = busy.then(() => apply(state)).catch(() => status("○ could not update", "bad"));
-    };
+    source.onmessage = (ev) => schedule(JSON.parse(ev.data));
   };
 
   // -- moving around: j/k between cards, o to open folds ------------------------------------
