@@ -191,6 +191,45 @@ def test_nothing_without_the_token(browser, live):
     assert refused.value.code == 403
 
 
+WAITING_APP = """
+import json, os, sys, urllib.request
+body = {"model": "demo", "messages": [{"role": "user", "content": sys.argv[1]}]}
+req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+    data=json.dumps(body).encode(), headers={"content-type": "application/json",
+    "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})
+urllib.request.urlopen(req, timeout=60).read()
+print("asked", flush=True)
+sys.stdin.readline()                      # until the test has looked at the page
+print("done", flush=True)
+"""
+
+
+def test_the_live_view_of_a_command_says_its_url_once_and_ends_with_it(browser, tmp_path):
+    mark = f"cmd-{uuid.uuid4().hex[:8]}"
+    proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "proxy", "--offline", "--live",
+                             "--save", str(tmp_path), "--", sys.executable, "-c", WAITING_APP, mark],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=clean_env())
+    try:
+        said = proc.stderr.readline().decode()
+        url = re.fullmatch(r"agentdbg: live view: (http://127\.0\.0\.1:\d+/[\w-]{20,}/)\n", said)
+        assert url, said
+        assert proc.stdout.readline() == b"asked\n"
+        page = open_live(browser, url.group(1))
+        shown(page, mark)
+        page.close()
+        out, err = proc.communicate(b"\n", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and out == b"done\n"
+    assert url.group(1) not in err.decode()                   # said once
+    [log] = tmp_path.glob("*.log")
+    assert url.group(1).rsplit("/", 2)[1] not in log.read_text()   # the token is not logged
+    with pytest.raises(urllib.error.URLError):                # the view ended with the command
+        urllib.request.urlopen(url.group(1), timeout=5)
+
+
 def test_ui_browses_the_runs_opens_one_and_diffs_two(browser, tmp_path):
     for flags in ([], ["--forget-assistant"]):
         agentdbg("proxy", "--offline", "--save", str(tmp_path), "--", sys.executable,
