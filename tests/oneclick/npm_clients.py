@@ -1,6 +1,7 @@
-"""The coding agents the tests run, installed from npm at pinned versions and cached.
+"""The npm packages the tests run (the coding agents, the SDKs for Node), installed at pinned
+versions and cached.
 
-Each package goes into ``$AGENTDBG_NPM_CLIENTS/<name>-<version>`` (default
+Each set goes into ``$AGENTDBG_NPM_CLIENTS/<package>@<version>…`` (default
 ``~/.cache/agentdbg/npm-clients``) with ``npm install --prefix``, once: a file lock makes
 concurrent sessions wait for each other, a marker says the install finished. What is being
 prepared is said on the terminal (an install takes a while the first time).
@@ -20,8 +21,10 @@ import time
 from pathlib import Path
 
 PINNED = {
-    "claude": ("@anthropic-ai/claude-code", "2.1.332"),   # Claude Code
-    "codex": ("@openai/codex", "0.171.0"),                # Codex CLI
+    "claude": [("@anthropic-ai/claude-code", "2.1.332")],   # Claude Code
+    "codex": [("@openai/codex", "0.171.0")],                # Codex CLI
+    # the SDKs for Node, as an app would use them (both ask for Node 22; they run on 20)
+    "node-sdks": [("openai", "7.59.0"), ("@anthropic-ai/sdk", "1.15.0")],
 }
 READY = ".agentdbg-ready"
 
@@ -35,31 +38,30 @@ def say(text: str) -> None:
     print(f"[npm clients] {text}", file=sys.__stderr__, flush=True)
 
 
-def ensure(command: str) -> Path:
-    """The folder holding ``node_modules/.bin/<command>``, installed when missing."""
-    package, version = PINNED[command]
+def ensure(name: str) -> Path:
+    """The ``node_modules`` folder holding ``PINNED[name]``, installed when missing."""
+    specs = [f"{package}@{version}" for package, version in PINNED[name]]
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
-    folder = root / f"{package.replace('/', '+')}-{version}"
-    with open(root / f"{command}.lock", "w") as lock:
+    folder = root / "-".join(s.replace("/", "+") for s in specs)
+    with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (folder / READY).is_file():
-            return folder / "node_modules" / ".bin"
+            return folder / "node_modules"
         if shutil.which("npm") is None:
-            raise RuntimeError("npm is missing: the coding-agent tests install their clients with it")
-        say(f"installing {package}@{version} into {folder} (once; later runs reuse it)")
+            raise RuntimeError("npm is missing: these tests install their clients with it")
+        say(f"installing {' '.join(specs)} into {folder} (once; later runs reuse it)")
         shutil.rmtree(folder, ignore_errors=True)
         start = time.perf_counter()
         proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(folder),
-                               f"{package}@{version}"], capture_output=True, text=True, timeout=1200)
+                               *specs], capture_output=True, text=True, timeout=1200)
         if proc.returncode != 0:
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
-            raise RuntimeError(f"npm install {package}@{version} failed:\n{tail}")
+            raise RuntimeError(f"npm install {' '.join(specs)} failed:\n{tail}")
         seconds = round(time.perf_counter() - start, 1)
-        (folder / READY).write_text(json.dumps({"package": package, "version": version,
-                                                "seconds": seconds}))
-        say(f"{package}@{version} installed in {seconds} s")
-        return folder / "node_modules" / ".bin"
+        (folder / READY).write_text(json.dumps({"packages": specs, "seconds": seconds}))
+        say(f"{' '.join(specs)} installed in {seconds} s")
+        return folder / "node_modules"
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ def files(home: Path) -> dict[Path, bytes]:
 
 
 def run_client(tmp_path: Path, command: str, script_file: Path, argv: list[str], home: Path):
-    bin_dir = npm_clients.ensure(command)
+    bin_dir = npm_clients.ensure(command) / ".bin"
     work = tmp_path / "work"
     work.mkdir()
     env = clean_env(HOME=str(home), PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
@@ -95,5 +95,5 @@ def test_codex_completes_a_tool_turn_through_the_proxy(tmp_path):
 @pytest.fixture(autouse=True, scope="module")
 def _installed():
     """Install (or find) both clients before the first test, so its time is not a test's."""
-    for name in npm_clients.PINNED:
+    for name in ("claude", "codex"):
         npm_clients.ensure(name)

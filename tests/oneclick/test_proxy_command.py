@@ -94,6 +94,11 @@ def test_the_upstream_comes_from_the_command_s_environment_and_upstream_override
     [log] = summary_paths(err)["log"]
     assert f"openai: relayed to {serve.url} (from OPENAI_BASE_URL)" in log.read_text()
     assert "sk-own-key-for-this-test" not in log.read_text() + transcript.read_text()
+    # a key the command was given on its command line is not logged either
+    run = agentdbg("proxy", "--save", str(tmp_path / "c"), "--", sys.executable, "-c", "pass",
+                   "--key", "sk-own-key-for-this-test", env=env)
+    [log] = summary_paths(run.stderr.decode())["log"]
+    assert "--key [REDACTED]" in log.read_text()
     # --upstream wins over a dead endpoint in the environment
     dead = clean_env(OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="x")
     run = agentdbg("proxy", "--upstream", serve.url, "--save", str(tmp_path / "b"), "--",

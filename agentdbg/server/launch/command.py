@@ -170,13 +170,22 @@ def _log_start(plan: Plan, client: App, targets: dict[str, str], opts: LaunchOpt
     from agentdbg.textsafe import one_line
     from agentdbg.transcript.redact import safe_url
 
-    print(f"agentdbg proxy: running {one_line(' '.join(opts.argv))} (client: {client.name})",
-          flush=True)
+    print(f"agentdbg proxy: running {one_line(_shown(opts.argv, plan.env))} "
+          f"(client: {client.name})", flush=True)
     for name, url in targets.items():
         src = plan.found.get(name, ("", None))[1]
         print(f"  {name}: relayed to {safe_url(url)}"
               + (f" (from {one_line(src)})" if src and not (opts.offline or opts.script or
                                                             opts.upstream) else ""), flush=True)
+
+
+def _shown(argv: list[str], env: dict[str, str]) -> str:
+    """The command line for the log: keys in the environment, and what looks like one, hidden."""
+    from agentdbg.transcript.redact import Redactor
+
+    secret = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+    redact = Redactor(secrets=[v for k, v in env.items() if any(w in k.upper() for w in secret)])
+    return redact.text(" ".join(argv))
 
 
 def _start(opts: LaunchOptions, running: Running, serve, targets: dict[str, str], label: str,
