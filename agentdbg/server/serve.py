@@ -21,6 +21,7 @@ from typing import Any
 from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
 from agentdbg.providers.replay import ReplayDiverged
+from agentdbg.server.guard import LocalOnly
 from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response, read_body
 from agentdbg.server.served import (
     ResponseStore,
@@ -197,7 +198,8 @@ def _not_json(constant: str) -> None:
 
 
 def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
-             lenient: bool = False, log=None, max_body: int = MAX_BODY):
+             lenient: bool = False, log=None, max_body: int = MAX_BODY,
+             allow_origins: tuple[str, ...] = (), allow_hosts: tuple[str, ...] = ()):
     """The starlette app of ``agentdbg serve``. Every answer is JSON that encodes (a lone
     surrogate goes out as its ``\\u`` escape), a body over ``max_body`` bytes gets a 413 in the
     format's own error shape, and a failure of serve's own code is a JSON 500 and one line."""
@@ -236,7 +238,12 @@ def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
                           else "invalid_request_error")
     app = Starlette(routes=routes, exception_handlers=json_errors(error_of, "serve"))
     app.state.serve = served
-    return Contained(app, error_of, "serve", lambda text: served.log(one_line(text)))
+
+    def say(text: str) -> None:
+        served.log(one_line(text))
+    guarded = LocalOnly(app, body_of=error_of, say=say, what="serve",
+                        allow_origins=allow_origins, allow_hosts=allow_hosts)
+    return Contained(guarded, error_of, "serve", say)
 
 
 def serve_provider(offline: bool, replay_file, script):
@@ -260,7 +267,8 @@ def serve_provider(offline: bool, replay_file, script):
 
 
 def run_serve(*, offline: bool, replay_file, script, host: str, port: int,
-              profile: str = "openai", lenient: bool = False) -> None:
+              profile: str = "openai", lenient: bool = False, allow_origins: tuple[str, ...] = (),
+              allow_hosts: tuple[str, ...] = ()) -> None:
     from agentdbg.checker.profiles import get_profile
     from agentdbg.server.net import bind, run_app, url_of
 
@@ -277,5 +285,6 @@ def run_serve(*, offline: bool, replay_file, script, host: str, port: int,
         print(f"  POST /v1/chat/completions, /v1/responses, /v1/messages; requests {judged}",
               flush=True)
 
-    run_app(make_app(provider, profile=profile, lenient=lenient), sock, on_ready=ready)
+    run_app(make_app(provider, profile=profile, lenient=lenient, allow_origins=allow_origins,
+                     allow_hosts=allow_hosts), sock, on_ready=ready)
     sys.stdout.flush()

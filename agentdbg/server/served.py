@@ -124,3 +124,8 @@ class ResponseStore:
         self._kept.move_to_end(response_id)
         while len(self._kept) > self.limit:
             self._kept.popitem(last=False)
+
+    def forget(self, owner: Any) -> None:
+        """Drop the responses of ``owner`` (a conversation the proxy no longer follows)."""
+        for key in [k for k, v in self._kept.items() if v.owner is owner]:
+            del self._kept[key]

@@ -112,17 +112,41 @@ class Claim:
 def claimed(folder: Path) -> set[str]:
     """The names of the transcripts in ``folder`` a live process holds with a ``Claim``; a
     claim no process holds any more (its writer was killed) is removed."""
-    names: set[str] = set()
+    return set(_claims(folder))
+
+
+def _claims(folder: Path) -> dict[str, str]:
+    """``claimed``, each name with the claim file's name (which carries the writer's pid)."""
+    names: dict[str, str] = {}
     for path in folder.glob(f"{CLAIM_PREFIX}*.lock") if folder.is_dir() else []:
         with contextlib.suppress(OSError):
             if path.is_symlink() or not path.is_file():
                 continue
             with open(path, "rb") as fh:
                 if _locked(fh):
-                    names.update(os.fsdecode(n) for n in fh.read().split(b"\n") if n)
+                    names.update((os.fsdecode(n), path.name) for n in fh.read().split(b"\n") if n)
                     continue
             os.unlink(path)
     return names
+
+
+def being_written(path: Path, *, locks: bool = True) -> str | None:
+    """Why another process is writing the transcript at ``path`` (by any name: a symlink to it
+    counts), or None: a proxy's ``Claim`` lists it, or (``locks``) a writer holds its lock."""
+    real = Path(os.path.realpath(path))
+    holder = _claims(real.parent).get(real.name)
+    if holder is not None:
+        pid = holder[len(CLAIM_PREFIX):].split("-", 1)[0]
+        return f"an agentdbg proxy (pid {pid}) is writing this conversation's transcript right now"
+    if not locks:
+        return None
+    try:
+        with open(real, "rb") as fh:
+            if os.path.isfile(real) and _locked(fh):
+                return "another agentdbg is writing this transcript right now"
+    except OSError:
+        return None
+    return None
 
 
 def finished_transcript(path: Path, held: set[str] | None = None) -> bool:

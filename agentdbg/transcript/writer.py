@@ -58,6 +58,8 @@ def open_locked(path: Path) -> IO[str]:
     of interleaving its lines with ours."""
     import stat
 
+    from agentdbg.transcript.runs import being_written
+
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
     regular = stat.S_ISREG(os.fstat(fd).st_mode)  # not /dev/null, a pipe or a terminal
     if regular and sys.platform != "win32":
@@ -69,9 +71,45 @@ def open_locked(path: Path) -> IO[str]:
             os.close(fd)
             raise InputError(f"{path}: another agentdbg is writing this transcript right now; "
                              "choose another --save path") from None
+    # the proxy holds its transcripts by a claim, not a lock (ours is held on this file now)
+    busy = being_written(path, locks=False) if regular else None
+    if busy is not None:
+        os.close(fd)
+        raise InputError(f"{path}: {busy}; choose another --save path")
     if regular:
         os.ftruncate(fd, 0)
     return os.fdopen(fd, "w", encoding="utf-8")
+
+
+class Replaced(OSError):
+    """The transcript's file is no longer the one this writer created."""
+
+
+def append_to(path: Path, data: bytes) -> None:
+    """Append ``data`` to the file this writer created at ``path`` (the proxy opens it for each
+    event): never through a symlink planted in its place, never to a FIFO, a device or a file
+    with other names (a hard link), never re-created once removed."""
+    import stat
+
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | \
+        getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise Replaced(exc.errno, "it was replaced by a symlink; agentdbg does not write "
+                                      "through one") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise Replaced(0, "it was replaced by something else than the file agentdbg created "
+                              "(a hard link, a device or a pipe); agentdbg does not write to it")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 class TranscriptWriter:
@@ -121,8 +159,7 @@ class TranscriptWriter:
         try:
             if self.fh is None:
                 if not self.keep_open and event.get("type") != "header":
-                    with open(self.path, "a", encoding="utf-8") as fh:
-                        fh.write(line)
+                    append_to(self.path, line.encode("utf-8"))
                 return
             self.fh.write(line)
             self.fh.flush()

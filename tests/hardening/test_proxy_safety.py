@@ -317,6 +317,8 @@ def test_a_killed_proxy_leaves_no_analyst_behind_and_loses_no_exchange(upstream,
         time.sleep(0.1)
     alive = Path(f"/proc/{analyst}").exists() and Path(f"/proc/{analyst}/stat").read_text().split()[2] != "Z"
     assert not alive, "the analyst outlived the proxy"
+    spool = proxy.log.parent / "agentdbg-home" / "spool"
+    assert list(spool.glob("proxy-*")) == []               # its backlog folder went with it
     saved = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
     assert len(saved) == 3                      # the last one may have lost its response
     for path in saved:
@@ -408,7 +410,7 @@ def test_a_failure_of_the_proxy_itself_is_a_json_500_and_one_line():
 
     async def call():
         transport = httpx.ASGITransport(app=proxy.starlette())
-        async with httpx.AsyncClient(transport=transport, base_url="http://proxy") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             return await client.post("/v1/chat/completions", json=chat())
     resp = asyncio.run(call())
     assert resp.status_code == 500 and resp.headers["content-type"] == "application/json"

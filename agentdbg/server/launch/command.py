@@ -46,6 +46,10 @@ class LaunchOptions:
     export: Any = None
     host: str = "127.0.0.1"
     port: int = 0
+    secret_headers: tuple[str, ...] = ()
+    allow_origins: tuple[str, ...] = ()
+    allow_hosts: tuple[str, ...] = ()
+    drain: float = 60.0
 
 
 @dataclass
@@ -135,7 +139,7 @@ def run_command(opts: LaunchOptions) -> int:
         ended = child.run(plan.argv, plan.env, redirect.stdout, redirect.stderr)
         print(f"agentdbg: {opts.argv[0]} {ended.how} after {ended.seconds:.1f} s", flush=True)
     finally:
-        paths = _stop(running)
+        paths = _stop(running, opts.drain)
         left = child.end_leftovers(set())
         redirect.restore()
         os.close(log_fd)
@@ -191,8 +195,9 @@ def _shown(argv: list[str], env: dict[str, str]) -> str:
 def _start(opts: LaunchOptions, running: Running, serve, targets: dict[str, str], label: str,
            folder: Path, families: tuple[Family, ...], redirect: child.Redirect) -> str:
     """Start the live view, the analyst, serve and the proxy; returns the proxy's root URL."""
-    from agentdbg.server.net import bind
+    from agentdbg.server.net import bind, raise_file_limit
 
+    raise_file_limit()    # each request in flight holds two descriptors
     if opts.live:   # forked first: no thread runs yet
         from agentdbg.server.live.serving import LiveOptions, start_live
 
@@ -214,9 +219,10 @@ def _start(opts: LaunchOptions, running: Running, serve, targets: dict[str, str]
 def _analyst(opts: LaunchOptions, targets: dict[str, str], label: str, folder: Path,
              families: tuple[Family, ...]):
     from agentdbg.render.console import make_console
-    from agentdbg.server.proxy.analyst import Analysis, ProcessAnalyst
+    from agentdbg.server.proxy.analyst import Analysis
     from agentdbg.server.proxy.conversations import Tracker
     from agentdbg.server.proxy.view import ProxyView
+    from agentdbg.server.proxy.workers import ProcessAnalyst
     from agentdbg.transcript.redact import url_secrets
 
     by_wire = {w: targets[f.name] for f in families for w in f.wires}
@@ -242,17 +248,19 @@ def _proxy_apps(opts: LaunchOptions, analyst, targets: dict[str, str]) -> dict[s
     for name, url in targets.items():   # one app (one connection pool) per upstream
         if url not in made:
             made[url] = make_app(ProxyOptions(upstream=url, profile=opts.profile,
-                                              block_invalid=opts.block_invalid, full=opts.full),
-                                 analyst)
+                                              block_invalid=opts.block_invalid, full=opts.full,
+                                              secret_headers=opts.secret_headers,
+                                              allow_origins=opts.allow_origins,
+                                              allow_hosts=opts.allow_hosts), analyst)
         apps[name] = made[url]
     return apps
 
 
-def _stop(running: Running) -> list[Path]:
+def _stop(running: Running, drain: float) -> list[Path]:
     """Stop the proxy and serve, let the analyst finish (every stop event), stop the live view."""
     for background in reversed(running.threads):
         background.stop()
-    paths: list[Path] = running.analyst.close() if running.analyst is not None else []
+    paths: list[Path] = running.analyst.close(drain) if running.analyst is not None else []
     if running.live is not None:
         time.sleep(0.3)   # its last scan shows the stop events to a page still open
         running.live.stop()

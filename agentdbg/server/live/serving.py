@@ -42,7 +42,7 @@ def _server(app, sock: socket.socket):
     return Server(config)
 
 
-def make_app(options: LiveOptions, token: str, port: int):
+def make_app(options: LiveOptions, token: str):
     from agentdbg.server.live.app import make_live_app
     from agentdbg.server.live.guard import guarded
     from agentdbg.server.live.view import LiveView
@@ -50,7 +50,7 @@ def make_app(options: LiveOptions, token: str, port: int):
 
     view = LiveView(Folder(options.folder, options.label), base=f"/{token}/",
                     current=options.label, profile=options.profile)
-    return guarded(make_live_app(view), token, port)
+    return guarded(make_live_app(view), token)
 
 
 def url_of(sock: socket.socket, token: str) -> str:
@@ -94,7 +94,7 @@ def start_live(options: LiveOptions, host: str = "127.0.0.1") -> LiveProcess:
 def _child(options: LiveOptions, sock: socket.socket, token: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = os.getppid()
-    server = _server(make_app(options, token, sock.getsockname()[1]), sock)
+    server = _server(make_app(options, token), sock)
 
     def stop(*_: object) -> None:
         server.should_exit = True
@@ -114,7 +114,7 @@ def serve_here(options: LiveOptions, host: str, port: int, on_ready) -> None:
 
     sock = bind(host, port)
     token = secrets.token_urlsafe(18)
-    server = _server(make_app(options, token, sock.getsockname()[1]), sock)
+    server = _server(make_app(options, token), sock)
 
     def stop(*_: object) -> None:
         server.should_exit = True

@@ -16,14 +16,17 @@ def run_label() -> str:
 
 def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
               block_invalid: bool, intercept: bool, profile: str, full: bool, console,
-              export=None, offline: bool = False, script: Path | None = None,
+              export=None, secret_headers: tuple[str, ...] = (),
+              allow_origins: tuple[str, ...] = (), allow_hosts: tuple[str, ...] = (),
+              drain: float = 60.0, offline: bool = False, script: Path | None = None,
               live: bool = False) -> None:
     from agentdbg.checker.profiles import get_profile
-    from agentdbg.server.net import bind, run_app, url_of
-    from agentdbg.server.proxy.analyst import Analysis, ProcessAnalyst, ThreadAnalyst
+    from agentdbg.server.net import bind, raise_file_limit, run_app, url_of
+    from agentdbg.server.proxy.analyst import Analysis
     from agentdbg.server.proxy.app import ProxyOptions, make_app
     from agentdbg.server.proxy.conversations import Tracker
     from agentdbg.server.proxy.view import ProxyView
+    from agentdbg.server.proxy.workers import ProcessAnalyst, ThreadAnalyst
     from agentdbg.transcript.redact import safe_url, url_secrets
     from agentdbg.transcript.runs import runs_dir
 
@@ -56,7 +59,10 @@ def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
     # --intercept pauses each request next to its prompt; otherwise the analysis runs in
     # its own process and never competes with the relay
     analyst = ThreadAnalyst(analysis()) if intercept else ProcessAnalyst(analysis)
-    options = ProxyOptions(upstream=upstream, profile=profile, block_invalid=block_invalid, full=full)
+    raise_file_limit()    # each request in flight holds two descriptors (see connection_cap)
+    options = ProxyOptions(upstream=upstream, profile=profile, block_invalid=block_invalid, full=full,
+                           secret_headers=secret_headers, allow_origins=allow_origins,
+                           allow_hosts=allow_hosts)
     background = None
     if serve is not None:
         from agentdbg.server.launch.command import Background
@@ -88,7 +94,7 @@ def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
         else:
             run_app(make_app(options, analyst), sock, on_ready=ready)
     finally:
-        for path in analyst.close():
+        for path in analyst.close(drain):
             print(f"transcript: {path}", flush=True)
         if background is not None:
             background.stop()

@@ -79,6 +79,16 @@ def _fresh_start(messages: list) -> bool:
     return not any(isinstance(m, dict) and m.get("role") in ("assistant", "tool") for m in messages)
 
 
+def _stderr(text: str) -> None:
+    print(f"agentdbg proxy: {one_line(text)}", file=sys.stderr, flush=True)
+
+
+def _write_failure(writer) -> str:
+    error = writer.error
+    why = error.strerror or str(error) or type(error).__name__
+    return f"its transcript {writer.path} could not be written ({why})"
+
+
 USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
@@ -112,6 +122,8 @@ class Conversation:
     ended_on_call: bool = False
     outputs: list = field(default_factory=list)   # Responses API: output items seen so far
     awaiting: list | None = None   # the messages of a request relayed and not yet answered
+    weight: int = 0                # bytes of its latest request: what following it costs
+    used: int = 0                  # when the proxy last saw it (a count of requests)
 
     @property
     def requests(self) -> int:
@@ -122,11 +134,18 @@ class Conversation:
         return self.rules.last_messages
 
 
+FOLLOWED = 256 << 20   # bytes of requests whose conversations the proxy follows in memory
+
+
 class Tracker:
-    """All conversations seen by one proxy. Used from one thread (the proxy's analyst)."""
+    """All conversations seen by one proxy. Used from one thread (the proxy's analyst).
+
+    Following a conversation means holding its latest request; past ``followed`` bytes of them,
+    the conversations the app used least recently are ended (their transcripts get their stop
+    event, said on the console) and forgotten: a request continuing one starts a new one."""
 
     def __init__(self, save_dir: Path | None, upstream: str | dict[str, str], export=None,
-                 label: str | None = None):
+                 followed: int = FOLLOWED, label: str | None = None):
         """``upstream``: one URL, or one per wire format (``proxy -- CMD`` relays each format
         to its own endpoint); ``label``: the run's name, which starts each transcript's file
         name (``LABEL-conversation-N.jsonl``) so a run's conversations are found together."""
@@ -141,6 +160,11 @@ class Tracker:
         self._numbers = itertools.count(1)
         self.stored = ResponseStore()      # Responses API: response id -> what led to it
         self.claims: dict[Path, Claim] = {}  # the transcripts being written, held from retention
+        self.say = _stderr                 # one line for the console (the analysis' view)
+        self._told: set[int] = set()       # conversations whose transcript failed, said once
+        self.followed = followed
+        self._clock = itertools.count(1)
+        self._ended: list[Conversation] = []   # ended early to bound memory; closed at stop
 
     def new_from(self, conv: Conversation, messages: list) -> int:
         """The first message of ``messages`` the conversation's previous request did not carry."""
@@ -187,6 +211,47 @@ class Tracker:
             return conv if common_prefix(last, messages) > _first_user(last) else None
         return None
 
+    def _written(self, conv: Conversation) -> None:
+        """Say once when ``conv``'s transcript could not be written (a full disk, a symlink
+        planted in its place): what follows of it is not recorded (named again at stop)."""
+        error = getattr(conv.writer, "error", None)
+        if error is not None and conv.number not in self._told:
+            self._told.add(conv.number)
+            self.say(f"conversation {conv.number}: {_write_failure(conv.writer)}; the rest of "
+                     "this conversation is not recorded")
+
+    def unwritten(self) -> list[str]:
+        """Each conversation whose transcript stops short, and why."""
+        return [f"conversation {c.number}: {_write_failure(c.writer)}; its transcript stops "
+                f"before its end" for c in [*self._ended, *self.conversations]
+                if getattr(c.writer, "error", None) is not None]
+
+    def weigh(self, conv: Conversation, size: int, busy: set[int] | None = None) -> None:
+        """``conv`` was just used by a request of ``size`` bytes; end the conversations used
+        least recently while all of them weigh more than ``followed`` (never one with a request
+        in flight: ``awaiting``, or numbered in ``busy``)."""
+        conv.weight, conv.used = size, next(self._clock)
+        total = sum(c.weight for c in self.conversations)
+        while total > self.followed:
+            idle = [c for c in self.conversations if c is not conv and c.awaiting is None
+                    and c.number not in (busy or ())]
+            if not idle:
+                return
+            oldest = min(idle, key=lambda c: c.used)
+            total -= oldest.weight
+            self._set_aside(oldest)
+
+    def _set_aside(self, conv: Conversation) -> None:
+        self.conversations.remove(conv)
+        self.stored.forget(conv)
+        if conv.writer is not None:
+            self._end(conv, " (ended early: the proxy follows at most "
+                            f"{self.followed >> 20} MB of conversations in memory)")
+            self._ended.append(conv)
+        self.say(f"conversation {conv.number} ended early to bound the proxy's memory (its "
+                 "transcript is complete up to here); a request that continues it starts a new "
+                 "conversation")
+
     def check(self, conv: Conversation, messages: list) -> list[Finding]:
         return conv.rules.check(messages)
 
@@ -208,6 +273,7 @@ class Tracker:
             event["body"] = body
         conv.writer("request", event)
         conv.awaiting = list(messages)
+        self._written(conv)
 
     def record_response(self, conv: Conversation, messages: list, reply: dict | None, *,
                         usage: dict | None, finish: str | None, latency_ms: float,
@@ -231,6 +297,7 @@ class Tracker:
             if native is not None:
                 event["id"], event["output"] = native.get("id"), native.get("output")
             conv.writer("response", event)
+        self._written(conv)
 
     def record_blocked(self, conv: Conversation, body: dict, findings: list[Finding],
                        messages: list | None = None, *, wire: str = "chat",
@@ -241,6 +308,7 @@ class Tracker:
         conv.writer("blocked", {"turn": conv.requests + 1,
                                 "findings": [f.to_dict() for f in findings]})
         conv.rules.last_messages = list(messages)
+        self._written(conv)
 
     def _tool_events(self, conv: Conversation, messages: list) -> None:
         """The app's tool results, recorded as tool events so replay can play them."""
@@ -295,10 +363,21 @@ class Tracker:
 
     def close(self) -> list[Path]:
         """Write each conversation's stop event: what was sent, and how the app left it."""
-        paths = []
+        paths = [conv.writer.path for conv in self._ended]   # type: ignore[union-attr]
         for conv in self.conversations:
             if conv.writer is None:
                 continue
+            self._end(conv)
+            paths.append(conv.writer.path)
+        for claim in self.claims.values():  # every stop event is written: all finished now
+            claim.close()
+        for warning in self.export.close() if self.export is not None else []:
+            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
+        return paths
+
+    def _end(self, conv: Conversation, why: str = "") -> None:
+        """Write ``conv``'s stop event and let go of its transcript."""
+        if conv.writer is not None:
             rules = conv.rules
             messages = rules.last_messages + [rules.last_response] if rules.last_response \
                 else rules.last_messages
@@ -314,13 +393,7 @@ class Tracker:
                                                "stop-on-first-tool)")
             else:
                 reason, detail = "completed", "the model answered without tool calls"
-            conv.writer("stop", {"reason": reason, "detail": detail, "messages": messages,
+            conv.writer("stop", {"reason": reason, "detail": detail + why, "messages": messages,
                                  "usage": {}, "ended_on_call": conv.ended_on_call and
                                  conv.awaiting is None})
             conv.writer.close()
-            paths.append(conv.writer.path)
-        for claim in self.claims.values():  # every stop event is written: all finished now
-            claim.close()
-        for warning in self.export.close() if self.export is not None else []:
-            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
-        return paths
