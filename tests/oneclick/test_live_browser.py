@@ -134,7 +134,9 @@ def test_a_finding_is_drawn_on_its_message(browser, live):
     section = page.locator("article.conv", has_text=mark)
     finding = section.locator(".finding.error").first
     assert "orphan-tool-message" in finding.inner_text()
-    assert "orphan-tool-message" in page.locator("#run-summary").inner_text()
+    # the run's summary follows its sections (fetched after them)
+    page.wait_for_function("() => document.getElementById('run-summary').innerText"
+                           ".includes('orphan-tool-message')", timeout=5000)
     page.close()
 
 
