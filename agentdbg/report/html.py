@@ -14,6 +14,7 @@ import base64
 import hashlib
 import html
 import json
+from collections.abc import Callable
 from typing import Any
 
 from agentdbg.messages import NestedTooDeeply, loads_json, shown_json
@@ -66,23 +67,24 @@ def render_report(source: Any, *, diff_with: Any = None, profile: str = "openai"
     from agentdbg.report.timeline import read_run
 
     run = read_run(source, profile=profile)
-    parts = [_head(run), _summary(run)]
+    parts = [head_html(run), summary_html(run)]
     if budget:
         parts.append(_budget(run))
     parts.append('<h2 id="timeline">Timeline</h2>')
     for number, history in enumerate(run.histories):
         parts.append(_history(run, number, history))
-    parts.append(_stop(run))
+    parts.append(stop_html(run))
     if diff_with is not None:
         from agentdbg.report.diff import diff_runs
 
         parts.append(diff_html(diff_runs(run, read_run(diff_with, profile=profile))))
-    parts.append(_foot())
+    parts.append(foot_html())
     return page(_title(run), "".join(parts))
 
 
-def page(title: str, body: str) -> str:
-    style_hash = base64.b64encode(hashlib.sha256(CSS.encode("utf-8")).digest()).decode("ascii")
+def page(title: str, body: str, css: str = CSS) -> str:
+    """The page around ``body``: its own CSS allowed by hash, nothing else (no scripts)."""
+    style_hash = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
     csp = (f"default-src 'none'; style-src 'sha256-{style_hash}'; script-src 'none'; "
            "img-src 'none'; font-src 'none'; connect-src 'none'; frame-src 'none'; "
            "object-src 'none'; media-src 'none'; base-uri 'none'; form-action 'none'")
@@ -90,7 +92,7 @@ def page(title: str, body: str) -> str:
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n"
             "<meta name=\"referrer\" content=\"no-referrer\">\n"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-            f"<title>{title}</title>\n<style>{CSS}</style></head>\n"
+            f"<title>{title}</title>\n<style>{css}</style></head>\n"
             f"<body><main>{body}</main></body></html>\n")
 
 
@@ -107,7 +109,12 @@ def _title(run: Run) -> str:
 
 # -- header and summary --------------------------------------------------------------------
 
-def _head(run: Run) -> str:
+def head_html(run: Run) -> str:
+    return f'<header><h1>agentdbg report</h1>{head_rows(run)}</header>'
+
+
+def head_rows(run: Run) -> str:
+    """The transcript's header as a list of fields (and the warnings reading it gave)."""
     h = run.header
     rows: list[tuple[str, object]] = [
         ("model", h.model), ("provider", h.provider), ("base URL", h.base_url),
@@ -126,8 +133,7 @@ def _head(run: Run) -> str:
                                           for k, v in shown.items())))
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc('' if v is None else str(v))}</dd>" for k, v in rows)
     warnings = "".join(f'<p class="bad">warning: {esc(w)}</p>' for w in run.warnings)
-    return (f'<header><h1>agentdbg report</h1><dl class="head">{items}</dl>{_definitions(run)}'
-            f"{warnings}</header>")
+    return f'<dl class="head">{items}</dl>{_definitions(run)}{warnings}'
 
 
 def _tool_names(run: Run) -> str:
@@ -148,15 +154,15 @@ def _definitions(run: Run) -> str:
             f"<ul>{items}</ul></details>")
 
 
-def _summary(run: Run) -> str:
+def summary_html(run: Run, heading: str = "<h2>Summary</h2>") -> str:
     u = run.usage()
     calls = run.calls()
-    findings = _distinct(run.findings())
+    findings = distinct_findings(run.findings())
     errors = sum(f.severity == "error" for f in findings)
     reason = run.stop_reason or "(no stop event: the run was cut)"
     cls = "ok" if reason == "completed" else "bad"
     est = " (estimated)" if u["estimated"] else ""
-    out = [f'<section class="summary"><h2>Summary</h2><p><span class="{cls}">stop: {esc(reason)}</span>'
+    out = [f'<section class="summary">{heading}<p><span class="{cls}">stop: {esc(reason)}</span>'
            f"<span>{len(run.turns)} turn(s)</span><span>{len(calls)} tool call(s)</span>"
            f"<span>{u['prompt_tokens']} prompt + {u['completion_tokens']} completion = "
            f"{u['total_tokens']} tokens{est}</span>"
@@ -173,7 +179,7 @@ def _summary(run: Run) -> str:
     return "".join(out)
 
 
-def _distinct(findings: list) -> list:
+def distinct_findings(findings: list) -> list:
     """One line per rule and message index (a defect seen in several requests counts once)."""
     seen: set = set()
     out = []
@@ -215,19 +221,34 @@ def budget_html(b: Any) -> str:
 # -- the timeline ----------------------------------------------------------------------------
 
 class _View:
-    """What rendering one history needs: its messages, pairing, findings and marks."""
+    """What rendering one history needs: its messages, pairing, findings and marks.
 
-    def __init__(self, run: Run, number: int, history: History):
+    ``ns`` prefixes every element id (several conversations on one page); ``extra(card)``
+    is HTML a page adds to a turn card (the run page: what changed since the last request)."""
+
+    def __init__(self, run: Run, number: int, history: History, ns: str = "",
+                 extra: Callable[[Card], str] | None = None):
         self.run, self.number, self.h = run, number, history
+        self.ns, self.extra = ns, extra
         self.findings = history.findings_at()
         self.pending = len(history.messages) - 1 if history.pending_last else None
 
+    def msg_id(self, i: int) -> str:
+        return f"{self.ns}h{self.number}-m{i}"
 
-def _history(run: Run, number: int, h: History) -> str:
-    view = _View(run, number, h)
+
+def history_html(run: Run, number: int, h: History, *, ns: str = "",
+                 extra: Callable[[Card], str] | None = None) -> str:
+    """One history of the timeline (see ``_View`` for ``ns`` and ``extra``)."""
+    return _history(run, number, h, ns, extra)
+
+
+def _history(run: Run, number: int, h: History, ns: str = "",
+             extra: Callable[[Card], str] | None = None) -> str:
+    view = _View(run, number, h, ns, extra)
     out = []
     if number:
-        out.append(f'<div class="rewrite" id="history-{number}">history changed: messages '
+        out.append(f'<div class="rewrite" id="{ns}history-{number}">history changed: messages '
                    f"0..{h.start - 1} as before; from [{h.start}] on they differ from what was "
                    "shown above</div>")
         earlier = sorted(i for i in view.findings if isinstance(i, int) and i < h.start)
@@ -257,13 +278,15 @@ def _card(view: _View, card: Card) -> str:
         return (f'<div class="card blocked"><h3>request {card.turn or ""} blocked by the pre-send '
                 f"check (not sent)</h3>{items}</div>")
     title = f"turn {card.turn}" if card.kind == "turn" else "final messages"
-    anchor = f' id="turn-{card.turn}"' if card.kind == "turn" and view.number == 0 else ""
+    anchor = f' id="{view.ns}turn-{card.turn}"' if card.kind == "turn" and view.number == 0 else ""
     out = [f'<section class="card {card.kind}"{anchor}><h3>{esc(title)}</h3>']
     if card.request:
         params = {k: v for k, v in (card.request.get("params") or {}).items()
                   if k not in ("model", "tools") and v is not None}
         extra = " · " + esc(json.dumps(params, ensure_ascii=False)) if params else ""
         out.append(f'<div class="dim">request: {card.request.get("messages")} message(s){extra}</div>')
+    if view.extra is not None and card.kind == "turn":
+        out.append(view.extra(card))
     out.extend(_message(view, i, new=True, card=card) for i in card.indices)
     out.extend(_finding(f, where=True) for f in card.findings if f.index is None)
     if card.error:
@@ -292,7 +315,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
-def _stop(run: Run) -> str:
+def stop_html(run: Run, ns: str = "") -> str:
     stop = run.stop
     if stop is None:
         return ('<div class="card stop bad"><h3>■ no stop event</h3><p>The transcript ends '
@@ -300,13 +323,13 @@ def _stop(run: Run) -> str:
     reason = stop.reason
     cls = "stop" if reason == "completed" else "stop bad"
     u = run.usage()
-    return (f'<div class="card {cls}" id="stop"><h3>■ stopped: {esc(reason)} — '
+    return (f'<div class="card {cls}" id="{ns}stop"><h3>■ stopped: {esc(reason)} — '
             f"{esc(stop.detail or '')}</h3><p>usage: {u['prompt_tokens']} prompt + "
             f"{u['completion_tokens']} completion = {u['total_tokens']} tokens over "
             f"{len(run.turns)} request(s); {len(run.calls())} tool call(s)</p></div>")
 
 
-def _foot() -> str:
+def foot_html() -> str:
     from agentdbg import __version__
 
     return (f'<footer class="dim"><p>Made by agentdbg {esc(__version__)} from the transcript: '
@@ -326,7 +349,7 @@ def _message(view: _View, i: int, *, new: bool, card: Card | None = None) -> str
     body = _body(view, i, message, card)
     mark = '<span class="new">+</span>' if new else "<span></span>"
     cls = f"role-{role_text}" if role_text.isidentifier() else "role-other"
-    return (f'<div class="msg {cls}" id="h{view.number}-m{i}">{mark}<span class="idx">[{i}]</span>'
+    return (f'<div class="msg {cls}" id="{view.msg_id(i)}">{mark}<span class="idx">[{i}]</span>'
             f'<span class="role">{esc(role_text)}</span><div class="body">{body}</div></div>')
 
 
@@ -370,6 +393,10 @@ def _content(message: dict) -> str:
             f"(content is a {esc(type(content).__name__)})</div>")
 
 
+def fold(text: str, limit: int = adapter.FOLD_AT) -> str:
+    return _fold(text, limit)
+
+
 def _fold(text: str, limit: int = adapter.FOLD_AT) -> str:
     """Long text folded: a preview, and the whole of it one click away."""
     if len(text) <= limit:
@@ -410,7 +437,7 @@ def _calls(view: _View, i: int, message: dict) -> str:
         if view.pending == i and answer is None and cid is not None:
             status = '<span class="pending">… not executed</span>'
         elif "green" in style and answer is not None:
-            status = f'<a class="ok" href="#h{view.number}-m{answer}">{esc(text.strip())}</a>'
+            status = f'<a class="ok" href="#{view.msg_id(answer)}">{esc(text.strip())}</a>'
         else:
             status = f'<span class="{"pending" if "yellow" in style else "bad"}">{esc(text.strip())}</span>'
         out.append(f'<div class="call">→ {_label(label)} <code>{cid_text}</code>  '
@@ -445,7 +472,7 @@ def _tool_head(view: _View, i: int, message: dict) -> str:
     label = pairing.label(tid) if asst is not None else None
     tid_text = esc(tid) if isinstance(tid, str) and tid else "(no tool_call_id)"
     shown = f"  <b>{esc(name)}</b>" if isinstance(name, str) else ""
-    mark = (f'<a class="ok" href="#h{view.number}-m{asst}">{esc(text)}</a>' if "green" in style
+    mark = (f'<a class="ok" href="#{view.msg_id(asst)}">{esc(text)}</a>' if "green" in style
             else f'<span class="bad">{esc(text)}</span>')
     return f'<div class="call">← {_label(label)} <code>{tid_text}</code>{shown}   {mark}</div>'
 

@@ -413,7 +413,7 @@ class RunBuilder:
         if final is None:
             return
         n = len(self.msgs)
-        if self.history is not None and len(final) >= n and final[:n] == self.msgs:
+        if self.history is not None and len(final) >= n and self._common_from(0, final) >= n:
             i = n
             while i < len(final) and _is_tool(final[i]) and self.card is not None \
                     and self.card.kind == "turn":
@@ -432,10 +432,13 @@ class RunBuilder:
 
     # -- helpers ---------------------------------------------------------------------------
     def _common_from(self, known: int, new: list) -> int:
-        """The first index where ``new`` departs from the current history (``known`` agree)."""
+        """The first index where ``new`` departs from the current history (``known`` agree),
+        compared as the API reads them: an app that sends the model's reply back without its
+        ``"content": null`` (or re-serialises its arguments) did not change its history."""
         i = known
         limit = min(len(self.msgs), len(new))
-        while i < limit and self.msgs[i] == new[i]:
+        while i < limit and (self.msgs[i] == new[i] or
+                             adapter.first_difference(self.msgs[i], new[i]) is None):
             i += 1
         return i
 

@@ -163,10 +163,14 @@ class Tracker:
     the conversations the app used least recently are ended (their transcripts get their stop
     event, said on the console) and forgotten: a request continuing one starts a new one."""
 
-    def __init__(self, save_dir: Path | None, upstream: str, export: Export | None = None,
-                 followed: int = FOLLOWED):
+    def __init__(self, save_dir: Path | None, upstream: str | dict[str, str],
+                 export: Export | None = None, followed: int = FOLLOWED, label: str | None = None):
+        """``upstream``: one URL, or one per wire format (``proxy -- CMD`` relays each format
+        to its own endpoint); ``label``: the run's name, which starts each transcript's file
+        name (``LABEL-conversation-N.jsonl``) so a run's conversations are found together."""
         self.save_dir = save_dir
         self.upstream = upstream
+        self.label = label
         # proxy --otlp: export(writer, header) is used in the writer's place, fed the same
         # events; export.close() returns warnings
         self.export = export
@@ -350,7 +354,7 @@ class Tracker:
         from agentdbg.transcript.runs import create_run_file, runs_dir
 
         folder = Path(self.save_dir or runs_dir())
-        stem = f"proxy-{time.strftime('%Y%m%d-%H%M%S')}-conversation-{conv.number}"
+        stem = f"{self.label or 'proxy-' + time.strftime('%Y%m%d-%H%M%S')}-conversation-{conv.number}"
         path, fh = create_run_file("", folder, stem)
         if folder not in self.claims:
             self.claims[folder] = Claim(folder)
@@ -372,8 +376,9 @@ class Tracker:
                 options.parallel_tool_calls = body["parallel_tool_calls"]
             if _number(body.get("temperature")):
                 options.temperature = body["temperature"]
+        upstream = self.upstream if isinstance(self.upstream, str) else self.upstream.get(wire, "")
         # the first request's messages are kept here, once: that request refers to them
-        header = Header(model=model, provider="proxy", base_url=safe_url(self.upstream),
+        header = Header(model=model, provider="proxy", base_url=safe_url(upstream),
                         question=question if isinstance(question, str) else None, tools=tools,
                         tools_hash=tools_hash(tools), options=options,
                         initial_messages=list(messages), conversation=conv.number, api=wire,
