@@ -23,7 +23,9 @@ class ExitStatus(IntEnum):
     MODEL_ERROR = 7
     INVALID_REQUEST = 8
     INTERNAL = 70         # a bug in agentdbg (traceback with --debug)
+    COMMAND_NOT_FOUND = 127  # proxy -- CMD: no such command (what a shell answers)
     CANCELLED = 130
+    BROKEN_PIPE = 141     # the output's reader went away (`| head`), as a shell reports SIGPIPE
 
 
 class AgentdbgError(Exception):

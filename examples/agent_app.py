@@ -8,8 +8,12 @@ Each of the seed articles' loop bugs can be switched on, to watch `agentdbg prox
     --no-limit          no max-turns cap (with a loop bug, it never stops)
     --stream            stream the response and assemble the tool calls by index
 
-Run it against any OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY; the
-client insists on a key, which ``agentdbg serve`` accepts whatever it is):
+Through agentdbg, with no key and no network (the offline model answers):
+
+    agentdbg proxy --offline -- python examples/agent_app.py "订单 ORD-2026-001 到哪里了?"
+
+or against any OpenAI-compatible endpoint (OPENAI_BASE_URL, OPENAI_API_KEY; the client
+insists on a key, which ``agentdbg serve`` accepts whatever it is):
 
     export OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=${OPENAI_API_KEY:-unused}
     python examples/agent_app.py "订单 ORD-2026-001 到哪里了?" --forget-assistant

@@ -12,7 +12,7 @@ from support import ROOT
 from agentdbg import i18n
 from agentdbg.render.wrap import Paragraph, break_offsets, wrap_plain
 
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 
 def test_every_text_the_code_marks_is_in_every_catalog():

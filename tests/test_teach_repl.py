@@ -383,6 +383,7 @@ def current_umask() -> int:
 
 def test_a_lessons_recording_replays_to_the_same_end_through_its_rewind(tmp_path):
     from agentdbg.transcript import load_transcript
+    from agentdbg.transcript.events import Action
 
     path = tmp_path / "lesson.yaml"
     path.write_text(LESSON, encoding="utf-8")
@@ -390,7 +391,7 @@ def test_a_lessons_recording_replays_to_the_same_end_through_its_rewind(tmp_path
     r = CliRunner().invoke(app, ["run", "--lesson", str(path), "--save", str(rec)], input="\n\n\n\nquit\n")
     assert r.exit_code == 7, r.output            # the lesson ends on the API's 400: model_error
     recorded = load_transcript(rec)
-    assert [e["action"] for e in recorded.events if e["type"] == "action"] == [
+    assert [e.action for e in recorded.events if isinstance(e, Action)] == [
         "fail", "rewind", "drop", "send"]
     session, out = step_replay(rec, "c", "c")
     assert session.stop_reason is StopReason.MODEL_ERROR

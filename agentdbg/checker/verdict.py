@@ -2,57 +2,25 @@
 
 One code path for every model agentdbg answers with itself: ``serve`` (a request an app sent)
 and the offline model of ``run`` (the session's request, sent past the pre-send check with
-``send`` or ``--send-anyway``). The format's checker judges the body under the profile; the
-first error the API enforces becomes the API's own status and error body.
+``send`` or ``--send-anyway``). The checker's rules of the request's format judge the body
+under the profile; the format's codec words the first error the API enforces as the API's own
+status and error body.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentdbg.wire.codec import Codec
 
 
-def analyze(api: str, body: dict, profile: str, *, prior: list | None = None,
-            in_progress: bool = False) -> tuple[list, Any]:
-    """The findings of ``api``'s checker on ``body`` and the pairing they were judged on."""
-    if api == "responses":
-        from agentdbg.checker.formats import analyze_responses
+def verdict(codec: Codec, body: Any, profile: str, *, prior: list | None = None,
+            model: str | None = None) -> tuple[int, dict] | None:
+    """(status, error body) the real API of ``codec``'s format answers ``body`` with under
+    ``profile``, or None when it accepts it (``prior``: the stored items a Responses request
+    continues; ``model``: the model the request is for, when its rules differ by model)."""
+    from agentdbg.checker.formats import analyze
 
-        return analyze_responses(body, profile, prior=prior, in_progress=in_progress)
-    if api == "anthropic":
-        from agentdbg.checker.formats import analyze_anthropic
-
-        return analyze_anthropic(body, profile, in_progress=in_progress)
-    from agentdbg.checker.api import check
-    from agentdbg.checker.pairing import analyze as pairing
-
-    return (check(body, profile, in_progress=in_progress),
-            pairing(body.get("messages") or [], in_progress=in_progress))
-
-
-def rejection(api: str, findings: list) -> tuple[int, dict] | None:
-    """The API's answer to the first error among ``findings`` it enforces (None: it accepts)."""
-    if api == "responses":
-        from agentdbg.wire.responses_reply import rejection as responses
-
-        return responses(findings)
-    if api == "anthropic":
-        from agentdbg.wire.anthropic_reply import rejection as anthropic
-
-        return anthropic(findings)
-    from agentdbg.wire.chat import rejection as chat
-
-    return chat(findings)
-
-
-def verdict(api: str, body: dict, profile: str, *, prior: list | None = None) -> tuple[int, dict] | None:
-    """(status, error body) the real API answers ``body`` with, or None when it accepts it."""
-    return rejection(api, analyze(api, body, profile, prior=prior)[0])
-
-
-def error_text(body: Any) -> str:
-    """The message of an error body in any of the three formats."""
-    import json
-
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    return message if isinstance(message, str) else json.dumps(body, ensure_ascii=False)[:200]
+    findings, _ = analyze(codec.name, body, profile, prior=prior, model=model)
+    return codec.rejection(findings)

@@ -3,49 +3,44 @@
 The planner itself reads any history. A real API does not: a request whose history breaks
 a rule it enforces (a tool message with no call before it, after ``drop 1``) gets a 400 and
 the API's error body. ``JudgedModel`` judges each request in the run's wire format under the
-profile, by the same code path as ``serve`` (``checker.verdict``), and answers a broken one
-with that status and body, so ``send`` in step mode shows the real failure with no server.
+profile, by the same code path as ``serve`` (``checker.verdict`` with the format's codec), and
+answers a broken one with that status and body, so ``send`` in step mode shows the real failure
+with no server.
 """
 
 from __future__ import annotations
 
 from agentdbg.checker.profiles import get_profile
-from agentdbg.checker.verdict import error_text, verdict
+from agentdbg.checker.verdict import verdict
 from agentdbg.errors import ProviderError
 from agentdbg.i18n import Msg
 from agentdbg.providers.base import ModelReply, ModelRequest, Provider
-
-API_NAMES = {"chat": "Chat Completions", "responses": "Responses", "anthropic": "Messages"}
+from agentdbg.providers.bodies import BODIES
+from agentdbg.wire import codec as codecs
 
 
 class JudgedModel:
-    def __init__(self, inner: Provider, api: str = "chat", profile: str = "openai"):
+    def __init__(self, inner: Provider, api: str = codecs.DEFAULT, profile: str = "openai"):
         self.inner = inner
-        self.api = api
+        self.codec = codecs.get(api if codecs.known(api) else codecs.DEFAULT)
         self.profile = profile
         self.name = inner.name
 
     def complete(self, request: ModelRequest) -> ModelReply:
-        rejected = verdict(self.api, native_body(request, self.api), self.profile)
+        body = BODIES[self.codec.name](request, None)   # as it goes out in the run's format
+        rejected = verdict(self.codec, body, self.profile, model=request.model)
         if rejected is not None:
-            status, body = rejected
-            said = {"status": status, "api": f"{get_profile(self.profile).api} "
-                                             f"{API_NAMES.get(self.api, self.api)} API",
-                    "profile": self.profile, "error": error_text(body)}
+            status, error = rejected
+            said = {"status": status, "api": api_name(get_profile(self.profile).api, self.codec.label),
+                    "profile": self.profile, "error": codecs.error_text(error)}
             shown = Msg("HTTP {status} (the offline model answers as the {api} would, --profile "
                         "{profile}): {error}", said)
-            raise ProviderError(str(shown), status=status, body=body, shown=shown)
+            raise ProviderError(str(shown), status=status, body=error, shown=shown)
         return self.inner.complete(request)
 
 
-def native_body(request: ModelRequest, api: str) -> dict:
-    """The request as it goes out in ``api``'s wire format (what the pre-send check judges)."""
-    if api == "responses":
-        from agentdbg.providers.responses_api import request_body
-
-        return request_body(request)
-    if api == "anthropic":
-        from agentdbg.providers.anthropic_api import request_body as anthropic_body
-
-        return anthropic_body(request)
-    return request.body()
+def api_name(vendor: str, label: str) -> str:
+    """Whose API answers: ``OpenAI`` + ``Chat Completions`` is "OpenAI Chat Completions API";
+    ``Anthropic`` + ``Anthropic Messages`` is "Anthropic Messages API"."""
+    name = label if label.startswith(vendor) else f"{vendor} {label}"
+    return name if name.endswith(" API") else f"{name} API"

@@ -14,6 +14,7 @@ from agentdbg.engine.phases import StopReason
 from agentdbg.i18n import N_, _, tr
 from agentdbg.render.safe import safe
 from agentdbg.render.wrap import cjk
+from agentdbg.transcript.events import Action
 
 STOP_STYLE = {"completed": "bold green"}
 
@@ -51,7 +52,52 @@ def outcome_meta(o: ToolOutcome) -> str:
         parts.append(_("fixture (stub)"))
     if o.injected:
         parts.append(_("injected fault"))
+    if o.cause and not o.ok:   # the developer's view; the model saw only the error
+        parts.append(_("raised {cause}").format(cause=o.cause))
     return " · ".join(parts)
+
+
+def action_text(a: Action) -> str:
+    """One of your recorded step-mode actions in words (the report's cards, replay's lines)."""
+    kind, index, cut = a.action, a.index, a.cut
+    if kind == "edit":
+        return _("you edited message [{index}]").format(index=index)
+    if kind == "drop":
+        return _("you dropped message [{index}]").format(index=index)
+    if kind == "rewind":
+        return _("you rewound to message [{index}] (cut {cut} message(s))").format(index=index, cut=cut)
+    if kind == "back":
+        return _("you went back to message [{index}], re-running nothing (cut {cut} message(s))"
+                 ).format(index=index, cut=cut)
+    if kind == "retry":
+        return _("you asked the model again (retry): cut {cut} message(s) from [{index}]").format(
+            index=index, cut=cut)
+    if kind == "inject" and a.pending:
+        return _("you injected the fault {fault} into call {call}").format(fault=a.fault,
+                                                                          call=a.tool_call_id)
+    if kind == "inject":
+        return _("you replaced the result [{index}] with the fault {fault}").format(index=index,
+                                                                                   fault=a.fault)
+    if kind == "fail":
+        text = (_("you made every call of {tool} fail with {fault}") if a.sticky else
+                _("you made the next call of {tool} fail with {fault}"))
+        return text.format(tool=a.tool, fault=a.fault)
+    if kind == "send":
+        return _("you sent a request the checker had blocked")
+    return _("you did {action}").format(action=kind)
+
+
+def render_denied(o: ToolOutcome) -> RenderableType:
+    """Why a side-effecting call was not run in a batch run, and how to let it run."""
+    return cjk(_("{tool} ({call}) was not run: it needs approval (approval: always) and a batch "
+                 "run denies it; --approve all runs such calls, --step asks you for each").format(
+        tool=safe(o.name), call=safe(o.call_id)), style="yellow")
+
+
+def render_action(a: Action) -> RenderableType:
+    """A recorded action, where a replay re-applies it."""
+    return Text.assemble(("✎ ", "bold magenta"), (safe(action_text(a)), "magenta"),
+                         (_(" (recorded; re-applied here)"), "dim"))
 
 
 def render_header(model_desc, tools: list[str], offline: bool,
@@ -150,7 +196,7 @@ def render_footer(session, replayed: bool = False) -> list[RenderableType]:
     usage = Text(_("usage: {prompt} prompt + {completion} completion = {total} tokens over {n} "
                    "request(s); {calls} tool call(s); {elapsed}").format(
         prompt=u["prompt_tokens"], completion=u["completion_tokens"], total=u["total_tokens"],
-        n=len(session.turns), calls=session.tool_calls_made,
+        n=len(session.turns), calls=session.tool_calls_asked,
         elapsed=_("replayed in {ms}").format(ms=elapsed) if replayed else elapsed))
     return [head, stop, usage]
 

@@ -92,9 +92,18 @@ def cmd_messages(dbg, arg):
 def cmd_show(dbg, arg):
     """show N
     show message N as JSON
-    Message N exactly as it will be sent, pretty-printed."""
+    Message N exactly as it will be sent, pretty-printed. For a tool result whose handler
+    raised, also the exception the model did not see (type, message, file:line)."""
     index = index_arg(dbg, one_arg(arg, "show N"))
     dbg.print_json(dbg.session.messages[index], title=_("message {index}").format(index=index))
+    outcome = dbg.session.outcome_at.get(index)
+    if outcome is not None and not outcome.ok and outcome.cause:
+        debug = bool(getattr(dbg.options, "debug", False))
+        said = _("the handler raised {cause} — the model saw only the {error} error above").format(
+            cause=outcome.cause, error=outcome.error_type)
+        dbg.say(said if outcome.detail and debug else said + _("; --debug prints the traceback"))
+        if outcome.detail and debug:
+            dbg.say(outcome.detail)
 
 
 @command("focus", args=("call",))

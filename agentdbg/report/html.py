@@ -14,11 +14,13 @@ import base64
 import hashlib
 import html
 import json
+from collections.abc import Callable
 from typing import Any
 
 from agentdbg.messages import NestedTooDeeply, loads_json, shown_json
 from agentdbg.report import adapter
 from agentdbg.report.timeline import Card, History, Run, as_dict
+from agentdbg.transcript.events import Action, Tool
 
 LABEL_CLASSES = 8
 CSS = """
@@ -65,23 +67,24 @@ def render_report(source: Any, *, diff_with: Any = None, profile: str = "openai"
     from agentdbg.report.timeline import read_run
 
     run = read_run(source, profile=profile)
-    parts = [_head(run), _summary(run)]
+    parts = [head_html(run), summary_html(run)]
     if budget:
         parts.append(_budget(run))
     parts.append('<h2 id="timeline">Timeline</h2>')
     for number, history in enumerate(run.histories):
         parts.append(_history(run, number, history))
-    parts.append(_stop(run))
+    parts.append(stop_html(run))
     if diff_with is not None:
         from agentdbg.report.diff import diff_runs
 
         parts.append(diff_html(diff_runs(run, read_run(diff_with, profile=profile))))
-    parts.append(_foot())
+    parts.append(foot_html())
     return page(_title(run), "".join(parts))
 
 
-def page(title: str, body: str) -> str:
-    style_hash = base64.b64encode(hashlib.sha256(CSS.encode("utf-8")).digest()).decode("ascii")
+def page(title: str, body: str, css: str = CSS) -> str:
+    """The page around ``body``: its own CSS allowed by hash, nothing else (no scripts)."""
+    style_hash = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
     csp = (f"default-src 'none'; style-src 'sha256-{style_hash}'; script-src 'none'; "
            "img-src 'none'; font-src 'none'; connect-src 'none'; frame-src 'none'; "
            "object-src 'none'; media-src 'none'; base-uri 'none'; form-action 'none'")
@@ -89,7 +92,7 @@ def page(title: str, body: str) -> str:
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n"
             "<meta name=\"referrer\" content=\"no-referrer\">\n"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-            f"<title>{title}</title>\n<style>{CSS}</style></head>\n"
+            f"<title>{title}</title>\n<style>{css}</style></head>\n"
             f"<body><main>{body}</main></body></html>\n")
 
 
@@ -100,25 +103,28 @@ def esc(value: Any) -> str:
 
 
 def _title(run: Run) -> str:
-    question = run.header.get("question")
+    question = run.header.question
     return "agentdbg report" + (f" — {esc(str(question)[:80])}" if question else "")
 
 
 # -- header and summary --------------------------------------------------------------------
 
-def _head(run: Run) -> str:
+def head_html(run: Run) -> str:
+    return f'<header><h1>agentdbg report</h1>{head_rows(run)}</header>'
+
+
+def head_rows(run: Run) -> str:
+    """The transcript's header as a list of fields (and the warnings reading it gave)."""
     h = run.header
-    rows = [("model", h.get("model")), ("provider", h.get("provider")),
-            ("base URL", h.get("base_url")), ("question", h.get("question")),
-            ("tools", ", ".join(_tool_names(run.tools)) or "(none)"),
-            ("created", h.get("created")), ("transcript", run.path.name),
-            ("agentdbg", h.get("agentdbg_version"))]
-    parent = h.get("parent")
-    if isinstance(parent, dict):
-        rows.append(("fork of", f"{parent.get('path')} at message {parent.get('from_index')}"))
-    if h.get("conversation") is not None:
-        rows.append(("proxy conversation", h.get("conversation")))
-    options: dict = as_dict(h.get("options"))
+    rows: list[tuple[str, object]] = [
+        ("model", h.model), ("provider", h.provider), ("base URL", h.base_url),
+        ("question", h.question), ("tools", _tool_names(run) or "(none)"),
+        ("created", h.created), ("transcript", run.path.name), ("agentdbg", h.agentdbg_version)]
+    if h.parent is not None:
+        rows.append(("fork of", f"{h.parent.path} at message {h.parent.from_index}"))
+    if h.conversation is not None:
+        rows.append(("proxy conversation", h.conversation))
+    options: dict = h.options.given() if h.options is not None else {}
     shown = {k: options[k] for k in ("max_turns", "max_tool_calls", "repeat_limit", "timeout",
                                      "tool_choice", "parallel_tool_calls", "temperature")
              if options.get(k) is not None}
@@ -127,27 +133,36 @@ def _head(run: Run) -> str:
                                           for k, v in shown.items())))
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc('' if v is None else str(v))}</dd>" for k, v in rows)
     warnings = "".join(f'<p class="bad">warning: {esc(w)}</p>' for w in run.warnings)
-    return f'<header><h1>agentdbg report</h1><dl class="head">{items}</dl>{warnings}</header>'
+    return f'<dl class="head">{items}</dl>{_definitions(run)}{warnings}'
 
 
-def _tool_names(tools: list) -> list[str]:
-    names = []
-    for t in tools:
-        fn = t.get("function") if isinstance(t, dict) else None
-        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-            names.append(fn["name"])
-    return names
+def _tool_names(run: Run) -> str:
+    from agentdbg.conversation import definitions_text
+
+    return "".join(definitions_text(run.definitions))
 
 
-def _summary(run: Run) -> str:
+def _definitions(run: Run) -> str:
+    """The tool definitions the requests offered, one per line (folded: they can be long)."""
+    from agentdbg.conversation import definitions_text
+
+    lines = definitions_text(run.definitions, full=True)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    return (f'<details class="tools"><summary>{len(lines)} tool definition(s)</summary>'
+            f"<ul>{items}</ul></details>")
+
+
+def summary_html(run: Run, heading: str = "<h2>Summary</h2>") -> str:
     u = run.usage()
     calls = run.calls()
-    findings = _distinct(run.findings())
+    findings = distinct_findings(run.findings())
     errors = sum(f.severity == "error" for f in findings)
     reason = run.stop_reason or "(no stop event: the run was cut)"
     cls = "ok" if reason == "completed" else "bad"
     est = " (estimated)" if u["estimated"] else ""
-    out = [f'<section class="summary"><h2>Summary</h2><p><span class="{cls}">stop: {esc(reason)}</span>'
+    out = [f'<section class="summary">{heading}<p><span class="{cls}">stop: {esc(reason)}</span>'
            f"<span>{len(run.turns)} turn(s)</span><span>{len(calls)} tool call(s)</span>"
            f"<span>{u['prompt_tokens']} prompt + {u['completion_tokens']} completion = "
            f"{u['total_tokens']} tokens{est}</span>"
@@ -164,7 +179,7 @@ def _summary(run: Run) -> str:
     return "".join(out)
 
 
-def _distinct(findings: list) -> list:
+def distinct_findings(findings: list) -> list:
     """One line per rule and message index (a defect seen in several requests counts once)."""
     seen: set = set()
     out = []
@@ -206,19 +221,34 @@ def budget_html(b: Any) -> str:
 # -- the timeline ----------------------------------------------------------------------------
 
 class _View:
-    """What rendering one history needs: its messages, pairing, findings and marks."""
+    """What rendering one history needs: its messages, pairing, findings and marks.
 
-    def __init__(self, run: Run, number: int, history: History):
+    ``ns`` prefixes every element id (several conversations on one page); ``extra(card)``
+    is HTML a page adds to a turn card (the run page: what changed since the last request)."""
+
+    def __init__(self, run: Run, number: int, history: History, ns: str = "",
+                 extra: Callable[[Card], str] | None = None):
         self.run, self.number, self.h = run, number, history
+        self.ns, self.extra = ns, extra
         self.findings = history.findings_at()
         self.pending = len(history.messages) - 1 if history.pending_last else None
 
+    def msg_id(self, i: int) -> str:
+        return f"{self.ns}h{self.number}-m{i}"
 
-def _history(run: Run, number: int, h: History) -> str:
-    view = _View(run, number, h)
+
+def history_html(run: Run, number: int, h: History, *, ns: str = "",
+                 extra: Callable[[Card], str] | None = None) -> str:
+    """One history of the timeline (see ``_View`` for ``ns`` and ``extra``)."""
+    return _history(run, number, h, ns, extra)
+
+
+def _history(run: Run, number: int, h: History, ns: str = "",
+             extra: Callable[[Card], str] | None = None) -> str:
+    view = _View(run, number, h, ns, extra)
     out = []
     if number:
-        out.append(f'<div class="rewrite" id="history-{number}">history changed: messages '
+        out.append(f'<div class="rewrite" id="{ns}history-{number}">history changed: messages '
                    f"0..{h.start - 1} as before; from [{h.start}] on they differ from what was "
                    "shown above</div>")
         earlier = sorted(i for i in view.findings if isinstance(i, int) and i < h.start)
@@ -242,19 +272,21 @@ def _history(run: Run, number: int, h: History) -> str:
 
 def _card(view: _View, card: Card) -> str:
     if card.kind == "action":
-        return _action(card.action or {})
+        return _action(card.action) if card.action is not None else ""
     if card.kind == "blocked":
         items = "".join(_finding(f, where=True) for f in card.findings)
         return (f'<div class="card blocked"><h3>request {card.turn or ""} blocked by the pre-send '
                 f"check (not sent)</h3>{items}</div>")
     title = f"turn {card.turn}" if card.kind == "turn" else "final messages"
-    anchor = f' id="turn-{card.turn}"' if card.kind == "turn" and view.number == 0 else ""
+    anchor = f' id="{view.ns}turn-{card.turn}"' if card.kind == "turn" and view.number == 0 else ""
     out = [f'<section class="card {card.kind}"{anchor}><h3>{esc(title)}</h3>']
     if card.request:
         params = {k: v for k, v in (card.request.get("params") or {}).items()
                   if k not in ("model", "tools") and v is not None}
         extra = " · " + esc(json.dumps(params, ensure_ascii=False)) if params else ""
         out.append(f'<div class="dim">request: {card.request.get("messages")} message(s){extra}</div>')
+    if view.extra is not None and card.kind == "turn":
+        out.append(view.extra(card))
     out.extend(_message(view, i, new=True, card=card) for i in card.indices)
     out.extend(_finding(f, where=True) for f in card.findings if f.index is None)
     if card.error:
@@ -265,28 +297,17 @@ def _card(view: _View, card: Card) -> str:
     return "".join(out)
 
 
-def _action(a: dict) -> str:
-    kind = str(a.get("action"))
-    index = a.get("index")
-    text = {
-        "edit": f"you edited message [{index}]",
-        "drop": f"you dropped message [{index}]",
-        "rewind": f"you rewound to message [{index}] (cut {a.get('cut')} message(s))",
-        "back": f"you went back to message [{index}], re-running nothing (cut {a.get('cut')} message(s))",
-        "retry": f"you asked the model again (retry): cut {a.get('cut')} message(s) from [{index}]",
-        "inject": (f"you injected the fault {a.get('fault')} into call {a.get('tool_call_id')}"
-                   if a.get("pending") else
-                   f"you replaced the result [{index}] with the fault {a.get('fault')}"),
-        "fail": (f"you made {'every' if a.get('sticky') else 'the next'} call of {a.get('tool')} "
-                 f"fail with {a.get('fault')}"),
-        "send": "you sent a request the checker had blocked",
-    }.get(kind, f"you did {kind}")
+def _action(a: Action) -> str:
+    from agentdbg.render.run import action_text
+
+    kind = a.action
+    text = action_text(a)
     detail = ""
     if kind == "edit":
-        detail = (f'<div class="dim">before:</div>{_fold(_json(a.get("before")))}'
-                  f'<div class="dim">after:</div>{_fold(_json(a.get("after")))}')
+        detail = (f'<div class="dim">before:</div>{_fold(_json(a.before))}'
+                  f'<div class="dim">after:</div>{_fold(_json(a.after))}')
     elif kind == "drop":
-        detail = f'<div class="dim">removed:</div>{_fold(_json(a.get("message")))}'
+        detail = f'<div class="dim">removed:</div>{_fold(_json(a.message))}'
     return f'<div class="card action"><h3>✎ {esc(text)}</h3>{detail}</div>'
 
 
@@ -294,21 +315,21 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, default=str)
 
 
-def _stop(run: Run) -> str:
+def stop_html(run: Run, ns: str = "") -> str:
     stop = run.stop
     if stop is None:
         return ('<div class="card stop bad"><h3>■ no stop event</h3><p>The transcript ends '
                 "without one: the run was interrupted, or is still running.</p></div>")
-    reason = str(stop.get("reason"))
+    reason = stop.reason
     cls = "stop" if reason == "completed" else "stop bad"
     u = run.usage()
-    return (f'<div class="card {cls}" id="stop"><h3>■ stopped: {esc(reason)} — '
-            f"{esc(stop.get('detail') or '')}</h3><p>usage: {u['prompt_tokens']} prompt + "
+    return (f'<div class="card {cls}" id="{ns}stop"><h3>■ stopped: {esc(reason)} — '
+            f"{esc(stop.detail or '')}</h3><p>usage: {u['prompt_tokens']} prompt + "
             f"{u['completion_tokens']} completion = {u['total_tokens']} tokens over "
             f"{len(run.turns)} request(s); {len(run.calls())} tool call(s)</p></div>")
 
 
-def _foot() -> str:
+def foot_html() -> str:
     from agentdbg import __version__
 
     return (f'<footer class="dim"><p>Made by agentdbg {esc(__version__)} from the transcript: '
@@ -328,7 +349,7 @@ def _message(view: _View, i: int, *, new: bool, card: Card | None = None) -> str
     body = _body(view, i, message, card)
     mark = '<span class="new">+</span>' if new else "<span></span>"
     cls = f"role-{role_text}" if role_text.isidentifier() else "role-other"
-    return (f'<div class="msg {cls}" id="h{view.number}-m{i}">{mark}<span class="idx">[{i}]</span>'
+    return (f'<div class="msg {cls}" id="{view.msg_id(i)}">{mark}<span class="idx">[{i}]</span>'
             f'<span class="role">{esc(role_text)}</span><div class="body">{body}</div></div>')
 
 
@@ -372,6 +393,10 @@ def _content(message: dict) -> str:
             f"(content is a {esc(type(content).__name__)})</div>")
 
 
+def fold(text: str, limit: int = adapter.FOLD_AT) -> str:
+    return _fold(text, limit)
+
+
 def _fold(text: str, limit: int = adapter.FOLD_AT) -> str:
     """Long text folded: a preview, and the whole of it one click away."""
     if len(text) <= limit:
@@ -412,7 +437,7 @@ def _calls(view: _View, i: int, message: dict) -> str:
         if view.pending == i and answer is None and cid is not None:
             status = '<span class="pending">… not executed</span>'
         elif "green" in style and answer is not None:
-            status = f'<a class="ok" href="#h{view.number}-m{answer}">{esc(text.strip())}</a>'
+            status = f'<a class="ok" href="#{view.msg_id(answer)}">{esc(text.strip())}</a>'
         else:
             status = f'<span class="{"pending" if "yellow" in style else "bad"}">{esc(text.strip())}</span>'
         out.append(f'<div class="call">→ {_label(label)} <code>{cid_text}</code>  '
@@ -447,7 +472,7 @@ def _tool_head(view: _View, i: int, message: dict) -> str:
     label = pairing.label(tid) if asst is not None else None
     tid_text = esc(tid) if isinstance(tid, str) and tid else "(no tool_call_id)"
     shown = f"  <b>{esc(name)}</b>" if isinstance(name, str) else ""
-    mark = (f'<a class="ok" href="#h{view.number}-m{asst}">{esc(text)}</a>' if "green" in style
+    mark = (f'<a class="ok" href="#{view.msg_id(asst)}">{esc(text)}</a>' if "green" in style
             else f'<span class="bad">{esc(text)}</span>')
     return f'<div class="call">← {_label(label)} <code>{tid_text}</code>{shown}   {mark}</div>'
 
@@ -477,26 +502,43 @@ def _reply_meta(card: Card) -> str:
     est = " (estimated)" if usage.get("estimated") else ""
     latency = r.get("latency_ms")
     ms = f"{latency:.1f} ms" if isinstance(latency, (int, float)) else "? ms"
-    tokens = (f"{usage.get('prompt_tokens', '?')} prompt + {usage.get('completion_tokens', '?')} "
-              f"completion = {usage.get('total_tokens', '?')} tokens{est}") if usage else "no usage reported"
+    tokens = (f"{usage.get('prompt_tokens', '?')} prompt{_cache(usage)} + "
+              f"{usage.get('completion_tokens', '?')} completion = {usage.get('total_tokens', '?')} "
+              f"tokens{est}") if usage else "no usage reported"
     return f"turn {card.turn} · {tokens} · {ms} · finish_reason={r.get('finish_reason')}"
 
 
-def _tool_meta(e: dict) -> str:
+def _cache(usage: dict) -> str:
+    """The prompt's cache counts as the API reported them (Anthropic: written, read; OpenAI:
+    cached), when any."""
+    parts = [f"{usage[k]} {word}" for k, word in (("cache_creation_input_tokens", "written to "
+                                                   "the cache"), ("cache_read_input_tokens",
+                                                                  "read from the cache"),
+                                                  ("cached_tokens", "cached"))
+             if isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) and usage[k]]
+    uncached = usage.get("input_tokens")
+    if parts and isinstance(uncached, int) and not isinstance(uncached, bool):
+        parts.insert(0, f"{uncached} uncached")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _tool_meta(e: Tool) -> str:
     parts = []
-    if isinstance(e.get("duration_ms"), (int, float)):
-        parts.append(esc(f"{e['duration_ms']:.1f} ms"))
-    if e.get("ok") is False:
-        retry = " (retryable)" if e.get("retryable") else ""
-        parts.append(f'<span class="bad">error: {esc(str(e.get("error_type")))}{esc(retry)}</span>')
-    if e.get("truncated_chars"):
-        parts.append(esc(f"cut {e['truncated_chars']} characters"))
-    if e.get("stubbed"):
+    if e.duration_ms is not None:
+        parts.append(esc(f"{e.duration_ms:.1f} ms"))
+    if e.ok is False:
+        retry = " (retryable)" if e.retryable else ""
+        parts.append(f'<span class="bad">error: {esc(str(e.error_type))}{esc(retry)}</span>')
+    if e.truncated_chars:
+        parts.append(esc(f"cut {e.truncated_chars} characters"))
+    if e.stubbed:
         parts.append("fixture (stub)")
-    if e.get("injected"):
+    if e.injected:
         parts.append('<span class="injected">injected fault</span>')
-    if e.get("note") and not e.get("injected"):
-        parts.append(esc(str(e["note"])))
+    if e.note and not e.injected:
+        parts.append(esc(e.note))
+    if e.ok is False and e.cause:
+        parts.append(f'<span class="bad">raised {esc(e.cause)}</span> (the model saw only the error)')
     return " · ".join(parts)
 
 

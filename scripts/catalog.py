@@ -1,8 +1,8 @@
 """Keep the message catalogs in step with the code (Babel, the standard gettext tooling).
 
-    python tools/catalog.py            # extract, then update every agentdbg/locale/*.po
-    python tools/catalog.py --check    # exit 1 when a catalog lacks a text the code prints
-    python tools/catalog.py --new fr   # start agentdbg/locale/fr.po (a third language)
+    python scripts/catalog.py            # extract, then update every agentdbg/locale/*.po
+    python scripts/catalog.py --check    # exit 1 when a catalog lacks a text the code prints
+    python scripts/catalog.py --new fr   # start agentdbg/locale/fr.po (a third language)
 
 The texts are what the code marks: ``_("…")``, ``N_("…")``, ``Msg("…")``, ``pgettext(ctx, "…")``,
 plus the help of every step-mode command (its docstring's usage, summary and details).

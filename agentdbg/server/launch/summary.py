@@ -1,0 +1,63 @@
+"""What ``proxy -- CMD`` says when the command has ended: the run in a few lines (on stderr,
+so the command's own output stays exactly its own), and the report of the run on disk."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from agentdbg.report.runpage import RunSummary, render_run_report, summarize
+from agentdbg.textsafe import one_line
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def summary_lines(how: str, summary: RunSummary, report: Path | None, log: Path,
+                  notes: list[str], leftovers: int) -> list[str]:
+    convs = summary.conversations
+    lines = [f"agentdbg proxy: {how}"]
+    if not convs:
+        lines.append("  no request reached the proxy: is the command's model client one that "
+                     "reads the variables agentdbg sets? (--client NAME forces a kind; see the log)")
+    else:
+        lines.append(f"  {_plural(summary.requests, 'request')} in "
+                     f"{_plural(len(convs), 'conversation')}")
+        rules = summary.by_rule()
+        errors = sum(n for sev, _, n in rules if sev == "error")
+        warnings = sum(n for sev, _, n in rules if sev != "error")
+        lines.append("  findings: none" if not rules else
+                     f"  findings: {_plural(errors, 'error')}, {_plural(warnings, 'warning')}")
+        lines.extend(f"    {'✗' if sev == 'error' else '!'} {rule} ×{n}" for sev, rule, n in rules)
+        for c in convs:
+            marks = (f"✗ {c.errors} " if c.errors else "") + (f"! {c.warnings}" if c.warnings else "")
+            lines.append(f"  {c.title}: {_plural(c.requests, 'request')} "
+                         f"{marks.strip() or '✓'}  {one_line(str(c.path))}")
+    if report is not None:
+        lines.append(f"  report: {one_line(str(report))}")
+    lines.append(f"  log: {one_line(str(log))}")
+    if leftovers:
+        lines.append(f"  ended {_plural(leftovers, 'process')} the command left running")
+    lines.extend(f"  note: {one_line(n)}" for n in notes)
+    return lines
+
+
+def report_and_summary(name: str, ended, paths: list[Path], folder: Path, label: str, log: Path,
+                       notes: list[str], leftovers: int, profile: str) -> None:
+    """Write the run's report (when a request was recorded) and print the summary."""
+    report = None
+    summary = RunSummary([])
+    try:
+        if paths:
+            summary = summarize(paths, profile)
+            report = folder / f"{label}-report.html"
+            report.write_text(render_run_report(paths, label, profile=profile), encoding="utf-8")
+    except OSError as exc:
+        notes = [*notes, f"the report could not be written: {exc}"]
+        report = None
+    how = f"{one_line(name)} {ended.how} after {ended.seconds:.1f} s"
+    for line in summary_lines(how, summary, report, log, notes, leftovers):
+        print(line, file=sys.stderr)
+    sys.stderr.flush()
+
