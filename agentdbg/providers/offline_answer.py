@@ -11,6 +11,7 @@ why, the actions it left alone. A greeting, or a question no tool fits, is answe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from agentdbg.i18n import N_, Msg, in_language, tr
@@ -18,6 +19,9 @@ from agentdbg.providers.offline_history import Conversation, Result, fingerprint
 from agentdbg.providers.offline_plan import Plan
 from agentdbg.providers.offline_report import describe, subject_of
 from agentdbg.providers.offline_text import language_of
+
+#: a sentence of the answer in the question's language: ``tell(template, **values)``
+Tell = Callable[..., str]
 
 _GREETING = re.compile(r"^\s*(?:(?:please\s+)?say\s+(?:hi|hello)|hi|hello|hey|hiya|howdy|greetings|"
                        r"good\s+(?:morning|afternoon|evening)|thanks|thank\s+you|你好|您好|嗨|哈喽|"
@@ -80,7 +84,7 @@ def answer(conv: Conversation, plan: Plan, no_tools: bool, tools: list[str] | No
     return "\n".join(_sentence(line) for line in lines)
 
 
-def _hello(tools: list[str] | None, tell) -> str:
+def _hello(tools: list[str] | None, tell: Tell) -> str:
     if not tools:
         return tell("Hello! I am agentdbg's offline model; there are no tools here, so I can only "
                    "say hello.")
@@ -106,7 +110,7 @@ def _latest_failures(results: list[Result]) -> list[Result]:
     return out
 
 
-def _comparisons(good: list[Result], tell) -> list[str]:
+def _comparisons(good: list[Result], tell: Tell) -> list[str]:
     """For two or more results of one tool sharing a numeric field: which is highest, lowest."""
     lines = []
     by_tool: dict[str, list[Result]] = {}

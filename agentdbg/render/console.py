@@ -89,7 +89,7 @@ class _Contrast(dict):
         self[style] = plain
         return plain
 
-    def get(self, style: Any, default: Any = None) -> Any:   # type: ignore[override]
+    def get(self, style: Any, default: Any = None) -> Any:
         return self[style]
 
 
