@@ -21,7 +21,7 @@ from agentdbg.engine.phases import Phase
 from agentdbg.engine.replaying import ActionReplayed
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
-from agentdbg.i18n import N_, Msg
+from agentdbg.i18n import N_, Msg, _
 from agentdbg.messages import call_name, utf8_json
 from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
@@ -44,8 +44,9 @@ def _live_steps(session: Session, console=None):
 def _waiting_for(session: Session) -> str:
     if session.phase is Phase.TOOLS:
         names = ", ".join(dict.fromkeys(str(call_name(c)) for c in session.pending))
-        return f"running {names} ({len(session.pending)} call(s)) … Ctrl-C cancels"
-    return f"waiting for the model (turn {len(session.turns) + 1}) … Ctrl-C cancels"
+        return _("running {names} ({n} call(s)) … Ctrl-C cancels").format(
+            names=names, n=len(session.pending))
+    return _("waiting for the model (turn {turn}) … Ctrl-C cancels").format(turn=len(session.turns) + 1)
 
 
 @contextmanager

@@ -229,9 +229,9 @@ def render_tools(definitions: list[dict], full: bool = False) -> Text:
     from agentdbg.conversation import definitions_text
 
     lines = definitions_text(definitions, full)
-    out = Text("tools: ", style="dim")
+    out = Text(_("tools: "), style="dim")
     if not lines:
-        return out + Text("(none sent)", style="dim")
+        return out + Text(_("(none sent)"), style="dim")
     if full:
         out.append("\n")
         return out + Text(safe("\n".join(f"  {line}" for line in lines)))
