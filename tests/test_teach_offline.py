@@ -47,6 +47,26 @@ def test_the_400_follows_the_profile_and_the_api(sample_tools):
     assert body["type"] == "error" and "tool_use_id" in body["error"]["message"]   # Anthropic's words
 
 
+def test_the_400_in_each_format_is_its_apis_and_names_that_api(sample_tools):
+    """The judgement goes through the codec of the run's format (Gemini too); the stop line
+    names whose API answered: an OpenAI format the profile's server, a vendor's own format
+    its vendor."""
+    said = {"chat": ("messages with role 'tool' must be a response", "the OpenAI Chat Completions API"),
+            "responses": ("No tool call found for function call output", "the OpenAI Responses API"),
+            "anthropic": ("unexpected `tool_use_id` found in `tool_result`", "the Anthropic Messages API"),
+            "gemini": ("function response turn comes immediately after a function call turn",
+                       "the Gemini API")}
+    for api, (words, name) in said.items():
+        s = step_session(sample_tools, api=api, profile="openai")
+        s.step(), s.step()
+        s.drop(1)
+        s.send_once()
+        s.step()
+        assert s.stop_reason is StopReason.MODEL_ERROR and s.model_failure.status == 400, api
+        assert words in s.stop_detail, (api, s.stop_detail)
+        assert f"answers as {name} would, --profile openai" in s.stop_detail, (api, s.stop_detail)
+
+
 def test_narration_of_a_400_explains_it_never_blames_a_limit(sample_tools):
     from agentdbg import i18n
     from agentdbg.repl.explain import narrate

@@ -31,7 +31,7 @@ class JudgedModel:
         rejected = verdict(self.codec, body, self.profile, model=request.model)
         if rejected is not None:
             status, error = rejected
-            said = {"status": status, "api": api_name(get_profile(self.profile).api, self.codec.label),
+            said = {"status": status, "api": api_name(get_profile(self.profile).api, self.codec),
                     "profile": self.profile, "error": codecs.error_text(error)}
             shown = Msg("HTTP {status} (the offline model answers as the {api} would, --profile "
                         "{profile}): {error}", said)
@@ -39,8 +39,9 @@ class JudgedModel:
         return self.inner.complete(request)
 
 
-def api_name(vendor: str, label: str) -> str:
-    """Whose API answers: ``OpenAI`` + ``Chat Completions`` is "OpenAI Chat Completions API";
-    ``Anthropic`` + ``Anthropic Messages`` is "Anthropic Messages API"."""
-    name = label if label.startswith(vendor) else f"{vendor} {label}"
+def api_name(vendor: str, codec: codecs.Codec) -> str:
+    """Whose API answers: a format of its own vendor's says so itself ("Anthropic Messages
+    API", "Gemini API"); an OpenAI format is spoken by the profile's server ("OpenAI Chat
+    Completions API", "DeepSeek Chat Completions API")."""
+    name = codec.label if codec.provider is not None else f"{vendor} {codec.label}"
     return name if name.endswith(" API") else f"{name} API"
