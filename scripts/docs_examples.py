@@ -47,6 +47,7 @@ def pages() -> list[Path]:
     return [README, *sorted(p for p in DOCS.rglob("*.md") if "notes" not in p.relative_to(DOCS).parts)]
 WIDTH = 90              # COLUMNS for piped examples; step mode is a pty at 80
 ORDER_Q = "订单 ORD-2026-001 到哪里了?"
+HOTTER_Q = "北京和上海今天哪个更热?"
 MARKER = re.compile(r"^<!-- (example|recipe): ([\w-]+) -->$")
 
 
@@ -268,6 +269,19 @@ def ex_step_lesson(runner: Runner) -> str:
                       retry, "  ...", stop])
 
 
+def ex_offline_400(runner: Runner) -> str:
+    """The API's own 400 from the offline model: the assistant message dropped, its result
+    left an orphan, the request blocked, then sent anyway."""
+    out = runner.session(["agentdbg", "run", "--step", ORDER_Q], ["", "", "drop 1", "", "send", "quit"])
+    return "\n".join([f'$ agentdbg run --step "{ORDER_Q}"', "  ...",
+                      between(out, "(agentdbg) drop 1", "(agentdbg) quit")])
+
+
+def ex_offline_answer(runner: Runner) -> str:
+    out = runner.output(f'agentdbg run "{HOTTER_Q}"')
+    return f'$ agentdbg run "{HOTTER_Q}"\n  ...\n' + between(out, "╭─ answer", "stop: ")
+
+
 def ex_check(path: str) -> Callable[[Runner], str]:
     def example(runner: Runner) -> str:
         return f"$ agentdbg check {path}\n" + runner.output(f"agentdbg check {path}")
@@ -292,7 +306,7 @@ def commands(runner: Runner, *lines: str) -> str:
 
 
 def ex_runs(runner: Runner) -> str:
-    for question in (ORDER_Q, "北京和上海今天哪个更热?"):
+    for question in (ORDER_Q, HOTTER_Q):
         runner.output(f'agentdbg run "{question}"')
     return commands(runner, "agentdbg runs")
 
@@ -391,6 +405,8 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "help": ex_help,
     "run-turn": ex_run_turn,
     "step-lesson": ex_step_lesson,
+    "offline-400": ex_offline_400,
+    "offline-answer": ex_offline_answer,
     "check-missing-assistant": ex_check("examples/missing_assistant.json"),
     "check-parallel-missing": ex_check("examples/parallel_missing.json"),
     "check-forgot-chat": ex_check("examples/forgot_chat.json"),
