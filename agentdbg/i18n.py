@@ -118,6 +118,21 @@ class Msg:
         book = _current if lang is None else in_language(lang)
         return book.gettext(self.template).format(**{k: tr(v, lang) for k, v in self.values.items()})
 
+    @classmethod
+    def parse(cls, template: str, text: str) -> Msg | None:
+        """The ``Msg`` whose English is ``text`` (None when ``text`` is not ``template`` filled
+        in): a recording keeps English, and a replay shows it in the chosen language. The
+        values come back as text; the last placeholder takes the rest of ``text``."""
+        parts = re.split(r"\{(\w+)\}", template)
+        names = parts[1::2]
+        if len(set(names)) != len(names) or "{{" in template or "}}" in template:
+            return None
+        pattern = "".join(re.escape(p) if i % 2 == 0 else
+                          f"(?P<{p}>.*{'' if i == len(parts) - 2 else '?'})"
+                          for i, p in enumerate(parts))
+        m = re.fullmatch(pattern, text, re.DOTALL)
+        return cls(template, m.groupdict()) if m else None
+
 
 @dataclass(frozen=True)
 class Join:

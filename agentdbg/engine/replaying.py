@@ -302,7 +302,9 @@ def replay_problems(path: str | os.PathLike[str], session: Session, model: Repla
 
 def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai") -> list[str]:
     """Error-level findings in the requests the recording sent, each reported once, judged
-    in the recording's own wire format (as ``agentdbg check`` judges a transcript)."""
+    in the recording's own wire format (as ``agentdbg check`` judges a transcript). A request
+    the checker blocked and the user then sent with ``send`` (a lesson showing the API's 400)
+    was broken on purpose: replaying it reproduces the recording, so it is no problem."""
     from agentdbg.checker.inputs import load_check_input
     from agentdbg.checker.judge import judge_all
 
@@ -310,7 +312,8 @@ def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai")
     for judged in judge_all(load_check_input(str(path)), None, profile):
         for f in judged.findings:
             if f.severity == "error" and judged.item.turn is not None \
-                    and judged.item.recorded is None:     # a blocked request was never sent
+                    and judged.item.recorded is None \
+                    and not judged.item.sent_anyway:      # a blocked request was never sent
                 where = f.path or f"message {f.index}"
                 out.append(f"request {judged.item.turn}: {f.rule} at {where}: {f.message}")
     return out

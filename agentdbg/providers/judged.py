@@ -13,10 +13,14 @@ from __future__ import annotations
 from agentdbg.checker.profiles import get_profile
 from agentdbg.checker.verdict import verdict
 from agentdbg.errors import ProviderError
-from agentdbg.i18n import Msg
+from agentdbg.i18n import N_, Msg
 from agentdbg.providers.base import ModelReply, ModelRequest, Provider
 from agentdbg.providers.bodies import BODIES
 from agentdbg.wire import codec as codecs
+
+# how a rejection reads (a replay finds it again in the recorded English: ``Msg.parse``)
+REJECTED = N_("HTTP {status} (the offline model answers as the {api} would, --profile {profile}): "
+              "{error}")
 
 
 class JudgedModel:
@@ -33,8 +37,7 @@ class JudgedModel:
             status, error = rejected
             said = {"status": status, "api": api_name(get_profile(self.profile).api, self.codec),
                     "profile": self.profile, "error": codecs.error_text(error)}
-            shown = Msg("HTTP {status} (the offline model answers as the {api} would, --profile "
-                        "{profile}): {error}", said)
+            shown = Msg(REJECTED, said)
             raise ProviderError(str(shown), status=status, body=error, shown=shown)
         return self.inner.complete(request)
 
