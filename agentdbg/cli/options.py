@@ -62,7 +62,8 @@ ExplainOpt = Annotated[bool, typer.Option(
     "--explain", help="Step mode: narrate each phase in protocol terms.")]
 LangOpt = Annotated[Lang, typer.Option(  # type: ignore[valid-type]
     "--lang", envvar="AGENTDBG_LANG",
-    help="The language of what step mode and the run view print, narration included.")]
+    help="The language of what agentdbg prints: step mode, the run view, narration, the "
+         "checker's findings (the API's own error texts stay verbatim).")]
 PresentOpt = Annotated[bool, typer.Option(
     "--present", help="The presenter view for a room: high contrast, no dim or italic text, the "
     "header on one line, only what is new (one line for the rest).")]

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from agentdbg.engine.executor import ToolOutcome
 from agentdbg.engine.phases import StopReason
-from agentdbg.i18n import N_, _, tr
+from agentdbg.i18n import N_, Msg, _, tr
 from agentdbg.render.safe import safe
 from agentdbg.render.wrap import cjk
 from agentdbg.transcript.events import Action
@@ -156,9 +156,10 @@ def empty_answer_finding(index: int, message: dict) -> Any:
 
     content = message.get("content")
     shown = "null" if content is None else json.dumps(content, ensure_ascii=False)[:40]
-    return make("empty-final-answer", index,
-                f"the model ended the run with an empty answer (content {shown}): the user "
-                "gets nothing; check max_tokens, content filters and the last tool results")
+    return make("empty-final-answer", index, Msg(
+                "the model ended the run with an empty answer (content {shown}): the user gets "
+                "nothing; check max_tokens, content filters and the last tool results",
+                {"shown": shown}))
 
 
 def answer_findings(session) -> list:

@@ -22,7 +22,7 @@ from agentdbg.checker.pairing import CallState, Pairing, ResultState, analyze
 from agentdbg.i18n import N_, _
 from agentdbg.messages import NestedTooDeeply, json_kind, loads_json, shown_json
 from agentdbg.render.safe import safe
-from agentdbg.render.wrap import CJKText, cell_fold
+from agentdbg.render.wrap import CJKText, cell_fold, cjk
 
 ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",
               "assistant": "cyan", "tool": "yellow", "function": "yellow"}
@@ -169,28 +169,39 @@ def _tool_head(index: int, message: dict, pairing: Pairing, messages: list) -> T
     return head
 
 
+def severity_word(severity: str) -> str:
+    """"error" or "warning", in the chosen language."""
+    return {"error": _("error"), "warning": _("warning")}.get(severity, severity)
+
+
+def finding_text(f: Any) -> str:
+    """What a finding says is wrong, in the chosen language (as recorded when it was read back)."""
+    text = getattr(f, "text", None)
+    return text() if callable(text) else str(getattr(f, "message", ""))
+
+
 def render_finding(f: Any) -> Text:
     sev = getattr(f, "severity", "error")
     style = "bold red" if sev == "error" else "bold yellow"
     mark = "✗" if sev == "error" else "!"
     out = Text()
-    out.append(f"{mark} {sev} {f.rule}", style=style)
-    out.append(f": {safe(f.message)}")
+    out.append(f"{mark} {severity_word(sev)} {f.rule}", style=style)
+    out.append(_(": ") + safe(finding_text(f)))
     if getattr(f, "api_error", None):
         source = getattr(f, "api_source", None)
         out.append("\n    " + _("{api} says: ").format(api=safe(source) if source else "API"),
                    style="dim")
         out.append(safe(f.api_error), style="italic")
-    return out
+    return cjk(out)     # Chinese folds between characters, as the rest of the view
 
 
 def finding_line(f: Any) -> Text:
     """A finding on one line (cut with "…" where the column ends), for a message the reader
     has seen with its finding already."""
     sev = getattr(f, "severity", "error")
-    out = Text(f"{'✗' if sev == 'error' else '!'} {sev} {f.rule}",
+    out = Text(f"{'✗' if sev == 'error' else '!'} {severity_word(sev)} {f.rule}",
                style="bold red" if sev == "error" else "bold yellow")
-    out.append(f": {safe(f.message)}", style="dim")
+    out.append(_(": ") + safe(finding_text(f)), style="dim")
     out.no_wrap, out.overflow = True, "ellipsis"
     return out
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentdbg.checker.findings import Finding, make
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import call_fingerprint, call_name, tool_calls_of
 from agentdbg.transcript.compare import common_prefix
 
@@ -44,11 +45,13 @@ class ConversationRules:
         out: list[Finding] = []
         p = common_prefix(prev, messages)
         if p < len(prev):
-            out.append(make("history-rewritten", p,
-                            f"message {p} differs from what this conversation's previous request "
-                            f"sent ({'removed' if p >= len(messages) else 'changed'}); rewriting "
-                            "history between calls can cut a call from its result and breaks "
-                            "prompt caching"))
+            text = (N_("message {p} differs from what this conversation's previous request sent "
+                       "(removed); rewriting history between calls can cut a call from its result "
+                       "and breaks prompt caching") if p >= len(messages) else
+                    N_("message {p} differs from what this conversation's previous request sent "
+                       "(changed); rewriting history between calls can cut a call from its result "
+                       "and breaks prompt caching"))
+            out.append(make("history-rewritten", p, Msg(text, {"p": p})))
         if answer is None or p < len(prev) or len(messages) <= len(prev):
             return out  # no reply to follow, history rewritten, or a plain retry
         calls = tool_calls_of(answer)
@@ -58,15 +61,15 @@ class ConversationRules:
         reply = messages[n] if isinstance(messages[n], dict) else {}
         first = calls[0].get("id") if isinstance(calls[0], dict) else None
         if reply.get("role") not in ("assistant", "tool"):
-            out.append(make("response-not-appended", n,
-                            "the model answered with tool calls and this request goes on without "
-                            "that reply; append the assistant message (with its tool_calls) and "
-                            "then one result per call", None, first))
+            out.append(make("response-not-appended", n, Msg(
+                "the model answered with tool calls and this request goes on without that reply; "
+                "append the assistant message (with its tool_calls) and then one result per call"),
+                None, first))
         elif reply.get("role") == "assistant" and not tool_calls_of(reply) and n + 1 == len(messages):
-            out.append(make("results-not-sent", n + 1,
-                            f"the model asked for {len(calls)} call(s) and this request keeps its "
-                            "reply without them and carries no results; keep the tool_calls and "
-                            "append one tool message per call", None, first))
+            out.append(make("results-not-sent", n + 1, Msg(
+                "the model asked for {k} call(s) and this request keeps its reply without them and "
+                "carries no results; keep the tool_calls and append one tool message per call",
+                {"k": len(calls)}), None, first))
         # ids are data of any JSON type: only a string id pairs a result with its call
         results = {m.get("tool_call_id") for m in messages[n:] if isinstance(m, dict)
                    and m.get("role") == "tool" and isinstance(m.get("tool_call_id"), str)}
@@ -90,8 +93,8 @@ class ConversationRules:
             count = self.repeats[1] + 1 if fp == self.repeats[0] else 1
             self.repeats = (fp, count)
             if count >= REPEAT_LIMIT:
-                out.append(make("repeated-call", index,
-                                f"{call_name(c)} with the same arguments was asked for and "
-                                f"executed {count} times in a row; stop the loop (max turns, a "
-                                "repeat guard) or change what the tool returns", None, c.get("id")))
+                out.append(make("repeated-call", index, Msg(
+                    "{name} with the same arguments was asked for and executed {count} times in a "
+                    "row; stop the loop (max turns, a repeat guard) or change what the tool "
+                    "returns", {"name": call_name(c), "count": count}), None, c.get("id")))
         return out
