@@ -40,6 +40,20 @@ class Catalog:
         found = self.entries.get((context, text))
         return found[0] if found and found[0] else text
 
+    @functools.cached_property
+    def _templates(self) -> list[tuple[str, str]]:
+        found = []
+        for (context, msgid), strs in self.entries.items():
+            literal = re.sub(r"\{\w+\}", "", msgid)
+            if context is None and strs and strs[0] and "{" in msgid and len(literal) >= 16:
+                found.append((msgid.split("{", 1)[0], msgid))
+        return sorted(found, key=lambda t: -len(re.sub(r"\{\w+\}", "", t[1])))
+
+    def templates(self) -> list[tuple[str, str]]:
+        """(the text before its first placeholder, template) of each translated template with
+        placeholders and enough words of its own to be recognised, the most specific first."""
+        return self._templates
+
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         found = self.entries.get((None, singular))
         if found and len(found) > 1:
@@ -153,6 +167,23 @@ def tr(value: Any, lang: str | None = None) -> str:
     """A ``Msg`` (or ``Join``) translated into ``lang``, else the chosen language; anything else
     as text."""
     return value.tr(lang) if isinstance(value, (Msg, Join)) else str(value)
+
+
+def recorded(text: str) -> str:
+    """A text recorded in English (a transcript's stop detail, a model error) in the chosen
+    language when the catalog has the template it was made from (its values as recorded: an
+    API's own words stay verbatim); else as recorded."""
+    if _current is _ENGLISH or not text:
+        return text
+    exact = _current.gettext(text)
+    if exact != text:
+        return exact
+    for first, template in _current.templates():
+        if text.startswith(first):
+            found = Msg.parse(template, text)
+            if found is not None:
+                return found.tr()
+    return text
 
 
 def in_language(lang: str) -> Catalog:

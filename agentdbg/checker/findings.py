@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdbg.i18n import Msg, tr
+from agentdbg.i18n import Msg, recorded, tr
 
 ERROR, WARNING = "error", "warning"
 
@@ -28,8 +28,9 @@ class Finding:
                                     # ``message`` stays English: JSON output and transcripts
 
     def text(self) -> str:
-        """What is wrong, in the chosen language (a recorded finding: as recorded)."""
-        return tr(self.shown) if self.shown is not None else self.message
+        """What is wrong, in the chosen language (a recorded finding read back into the template
+        it was made from, else as recorded)."""
+        return tr(self.shown) if self.shown is not None else recorded(self.message)
 
     @classmethod
     def from_dict(cls, d: dict) -> Finding:

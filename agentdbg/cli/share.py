@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from agentdbg.cli.app import command, make_console
-from agentdbg.cli.options import DebugOpt, Profile, ProfileOpt
+from agentdbg.cli.options import DebugOpt, Lang, LangOpt, Profile, ProfileOpt
 
 RUN_HELP = "A transcript, or a run 'agentdbg runs' lists: its #, its name, or last."
 
@@ -37,6 +37,7 @@ def report(
         "--diff", help="Also show how this run differs from another (a path, #, name or last).",
         show_default=False)] = None,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Write one self-contained HTML page of a run to attach to a bug report: the timeline
@@ -46,7 +47,7 @@ def report(
 
     other = _resolve(diff_with) if diff_with is not None else None
     return run_report(_resolve(transcript), output, make_console(), diff_with=other,
-                      profile=profile.value)
+                      profile=profile.value, lang=lang.value)
 
 
 @command(epilog="Exit status: 0 the runs match; 1 they differ; 2 an unreadable transcript.")

@@ -19,11 +19,17 @@ EXPORT_FORMATS = ("otlp-json",)
 
 
 def run_report(path: str | os.PathLike, output: str | os.PathLike | None, console: Any, *,
-               diff_with: str | os.PathLike | None = None, profile: str = "openai") -> ExitStatus:
-    """``agentdbg report TRANSCRIPT [-o FILE.html] [--diff OTHER]``: write the HTML page."""
+               diff_with: str | os.PathLike | None = None, profile: str = "openai",
+               lang: str | None = None) -> ExitStatus:
+    """``agentdbg report TRANSCRIPT [-o FILE.html] [--diff OTHER]``: write the HTML page (its
+    own words in ``lang``; what was recorded stays as recorded)."""
+    from agentdbg import i18n
+    from agentdbg.i18n import _
+    from agentdbg.render.run import stop_label
     from agentdbg.report.html import render_report
     from agentdbg.report.timeline import read_run
 
+    i18n.use(lang)
     _exists(path)
     if diff_with is not None:
         _exists(diff_with)
@@ -32,8 +38,11 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + ".html")
     write_text(target, page, mode=shared_mode(path))
     findings = run.findings()
-    console.print(f"report: {target} ({len(run.turns)} turn(s), {len(run.calls())} tool call(s), "
-                  f"{len(findings)} finding(s), stop {run.stop_reason or 'none'})",
+    said = _("report: {path} ({turns} turn(s), {calls} tool call(s), {findings} finding(s), "
+                  "stop {reason})")
+    console.print(said.format(path=target, turns=len(run.turns), calls=len(run.calls()),
+                              findings=len(findings),
+                              reason=stop_label(run.stop_reason) if run.stop_reason else "none"),
                   markup=False, highlight=False, soft_wrap=True)
     return ExitStatus.OK
 
