@@ -47,6 +47,30 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     return ExitStatus.OK
 
 
+def run_handout(path: str | os.PathLike, output: str | os.PathLike | None, console: Any, *,
+                lesson: str | os.PathLike | None = None, lang: str | None = None) -> ExitStatus:
+    """``agentdbg report TRANSCRIPT --handout [--lesson FILE]``: a page per phase, with the
+    lesson's exercises (default ./NAME-handout.html)."""
+    from agentdbg import i18n
+    from agentdbg.i18n import _
+    from agentdbg.report.handout import render_handout
+
+    i18n.use(lang)
+    _exists(path)
+    exercises, title = [], None
+    if lesson is not None:
+        from agentdbg.repl.lesson import load_lesson
+
+        found = load_lesson(Path(lesson))
+        exercises, title = found.exercises, found.title or None
+    page = render_handout(path, exercises=exercises, title=title)
+    target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + "-handout.html")
+    write_text(target, page, mode=shared_mode(path))
+    console.print(_("handout: {path} ({n} exercise(s))").format(path=target, n=len(exercises)),
+                  markup=False, highlight=False, soft_wrap=True)
+    return ExitStatus.OK
+
+
 def run_diff(a: str | os.PathLike, b: str | os.PathLike, json_out: bool, console: Any, *,
              profile: str = "openai") -> ExitStatus:
     """``agentdbg diff A B [--json]``: exit 0 when the runs match, 1 when they differ."""
