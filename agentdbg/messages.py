@@ -12,8 +12,6 @@ import json
 import re
 from typing import Any
 
-from agentdbg.i18n import N_
-
 _MISSING = object()
 #: a tool name every API accepts: "a-z, A-Z, 0-9, or contain underscores and dashes, with a
 #: maximum length of 64" (OpenAI's function-calling guide; Anthropic's pattern is the same)
@@ -55,9 +53,9 @@ def json_kind(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return N_("a boolean")
-    kinds = {dict: N_("an object"), list: N_("an array"), str: N_("a string"), int: N_("an integer"),
-             float: N_("a number")}
+        return "a boolean"
+    kinds = {dict: "an object", list: "an array", str: "a string", int: "an integer",
+             float: "a number"}
     return next((kind for t, kind in kinds.items() if isinstance(value, t)),
                 f"a {type(value).__name__}")
 

@@ -179,6 +179,10 @@ def _malformed(call: Any, where: str) -> tuple[str, str] | None:
     return None
 
 
+#: ``json_kind``'s words, in the catalog: a finding says them in the chosen language
+JSON_KINDS = (N_("a boolean"), N_("an object"), N_("an array"), N_("a string"), N_("an integer"),
+              N_("a number"))
+
 _VALIDATORS: LruCache[str, Any] = LruCache(2_000)                 # schema text -> validator
 _RESULTS: LruCache[tuple[str, str], str] = LruCache(20_000)       # (schema, arguments) -> problems
 
