@@ -282,6 +282,31 @@ def ex_offline_answer(runner: Runner) -> str:
     return f'$ agentdbg run "{HOTTER_Q}"\n  ...\n' + between(out, "╭─ answer", "stop: ")
 
 
+def ex_check_zh(runner: Runner) -> str:
+    command = "agentdbg check examples/missing_assistant.json --lang zh"
+    return f"$ {command}\n" + runner.output(command)
+
+
+HANDOUT_LESSON = """title: 订单在哪里
+question: 订单 ORD-2026-001 到哪里了?
+options: {lang: zh, explain: true}
+steps: [next, next, drop 1, next, send]
+exercises:
+  - 为什么 drop 1 之后 API 返回 400？
+  - tool_call_id 起什么作用？
+"""
+
+
+def ex_handout(runner: Runner) -> str:
+    """The lesson recorded, then its handout: the command's line, and the page's headings."""
+    (runner.folder / "lesson.yaml").write_text(HANDOUT_LESSON, encoding="utf-8")
+    runner.run("agentdbg run --lesson lesson.yaml --save class.jsonl < /dev/null")
+    command = "agentdbg report class.jsonl --handout --lesson lesson.yaml --lang zh -o handout.html"
+    out = runner.output(command)
+    grep = "grep -o '<h2>[^<]*' handout.html"
+    return f"$ {command}\n{out.rstrip()}\n$ {grep}\n{runner.output(grep).rstrip()}"
+
+
 def ex_check(path: str) -> Callable[[Runner], str]:
     def example(runner: Runner) -> str:
         return f"$ agentdbg check {path}\n" + runner.output(f"agentdbg check {path}")
@@ -407,6 +432,8 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "step-lesson": ex_step_lesson,
     "offline-400": ex_offline_400,
     "offline-answer": ex_offline_answer,
+    "check-zh": ex_check_zh,
+    "handout": ex_handout,
     "check-missing-assistant": ex_check("examples/missing_assistant.json"),
     "check-parallel-missing": ex_check("examples/parallel_missing.json"),
     "check-forgot-chat": ex_check("examples/forgot_chat.json"),
