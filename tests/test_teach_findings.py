@@ -75,3 +75,40 @@ def test_a_step_mode_block_shows_the_finding_in_chinese():
     flat = "".join(r.output.split())
     assert "✗错误orphan-tool-message：这条tool消息不是对前面带'tool_calls'的assistant消息的回应" in flat
     assert "API的原话：Invalidparameter:messageswithrole'tool'" in flat
+
+
+def format_defects():
+    import sys
+    from pathlib import Path as P
+
+    sys.path.insert(0, str(P(__file__).parent / "checker_formats"))
+    import test_anthropic_rules as anthropic
+    import test_responses_rules as responses
+
+    from agentdbg.checker.formats.anthropic import check_anthropic
+    from agentdbg.checker.formats.responses import check_responses
+
+    cases = [(f"anthropic: {d[0]}", lambda d=d: check_anthropic(d[1], d[2])) for d in anthropic.DEFECTS]
+    cases += [(f"responses: {d[0]}", lambda d=d: check_responses(
+        {k: v for k, v in d[1].items() if k != "_prior"} if isinstance(d[1], dict) else d[1], d[2],
+        prior=d[1].get("_prior") if isinstance(d[1], dict) else None)) for d in responses.DEFECTS]
+    return cases
+
+
+@pytest.mark.parametrize("name,judge", format_defects(), ids=[c[0] for c in format_defects()])
+def test_every_format_rule_says_what_is_wrong_in_chinese(chinese, name, judge):
+    """The Responses and Anthropic formats' findings are in the catalog too (Gemini's as well:
+    the same kind of template)."""
+    for f in judge():
+        said = f.text()
+        assert CJK.search(said) and said != f.message, (name, said)
+
+
+def test_a_gemini_finding_is_in_chinese(chinese):
+    from agentdbg.checker.formats.gemini import check_gemini
+
+    doc = {"contents": [{"role": "user", "parts": [{"text": "hi"}]},
+                        {"role": "user", "parts": [{"functionResponse": {"name": "get_weather",
+                                                                         "response": {}}}]}]}
+    found = check_gemini(doc, "openai")
+    assert found and all(CJK.search(f.text()) for f in found), [f.text() for f in found]
