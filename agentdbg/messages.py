@@ -60,6 +60,15 @@ def json_kind(value: Any) -> str:
                 f"a {type(value).__name__}")
 
 
+def token_count(value: Any) -> int:
+    """A recorded token count as a number to add up: 0 for anything that is not one (a
+    string, a bool, ``NaN``, ``Infinity``, ``1e400``, a negative or absurd number) — usage
+    comes from endpoints and transcripts, and is data."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value) if 0 <= value < 1e15 else 0   # NaN fails both comparisons
+
+
 def a_or_an(word: str) -> str:
     """``word`` with its indefinite article: "an assistant", "a user"."""
     return f"{'an' if str(word)[:1].lower() in 'aeiou' and word else 'a'} {word}"

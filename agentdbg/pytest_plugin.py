@@ -50,10 +50,14 @@ class TranscriptItem(pytest.Item):
                        tools=opt("agentdbg_tools"), profile=opt("agentdbg_profile"))
 
     def repr_failure(self, excinfo):
+        from agentdbg.errors import AgentdbgError
         from agentdbg.testing import ReplayMismatch
+        from agentdbg.textsafe import one_line
 
         if isinstance(excinfo.value, ReplayMismatch):
-            return str(excinfo.value)
+            return str(excinfo.value)          # escaped where it is made
+        if isinstance(excinfo.value, AgentdbgError):   # an unreadable recording: its one line
+            return f"{one_line(self.path)}: {one_line(excinfo.value.message)}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self):

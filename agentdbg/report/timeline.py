@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdbg.messages import loads_json
+from agentdbg.messages import loads_json, token_count
 from agentdbg.report import adapter
 
 SEVERITY_ORDER = {"warning": 1, "error": 2}
@@ -153,7 +153,7 @@ class Run:
         for t in self.turns:
             for key in total:
                 value = t.usage.get(key)
-                total[key] += int(value) if isinstance(value, (int, float)) else 0
+                total[key] += token_count(value)
             estimated = estimated or bool(t.usage.get("estimated"))
         return {**total, "estimated": estimated}
 
@@ -501,7 +501,9 @@ def _str(value: Any) -> str | None:
 
 
 def _num(value: Any) -> float | None:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A recorded duration; None for anything else (``NaN``, ``Infinity``, ``1e400`` …)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return value if number and 0 <= value < 1e12 else None
 
 
 def _is_tool(m: Any) -> bool:

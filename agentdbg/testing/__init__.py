@@ -40,6 +40,7 @@ from agentdbg.report.trajectory import (
     assert_tool_sequence,
     assert_tool_used,
 )
+from agentdbg.textsafe import one_line
 
 __all__ = [  # the trajectory assertions come from agentdbg.report.trajectory
     "ReplayMismatch",
@@ -104,6 +105,6 @@ def replay_transcript(path, *, live_tools: bool = False, tools=None,
 def assert_replays(path, **kwargs) -> ReplayResult:
     """Replay ``path``; raise ``ReplayMismatch`` listing every problem found."""
     result = replay_transcript(path, **kwargs)
-    if result.problems:
-        raise ReplayMismatch(f"{path}:\n  " + "\n  ".join(result.problems))
+    if result.problems:   # the problems quote the recording: escaped for the terminal
+        raise ReplayMismatch(f"{one_line(path)}:\n  " + "\n  ".join(map(one_line, result.problems)))
     return result
