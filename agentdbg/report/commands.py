@@ -102,7 +102,7 @@ def run_export_factory(otlp_url: str, *, content: bool = False) -> Callable[[dic
         from agentdbg.report.otel import LiveExporter
 
         return LiveExporter(header, otlp_url=otlp_url, content=content,
-                            conversation_id=writer.path.stem)
+                            name=writer.path.stem)
     return export
 
 
@@ -122,7 +122,7 @@ class ConversationExport:
         if self.pipeline is None:
             self.pipeline = Pipeline(otlp_url=self.otlp_url)
         return Beside(writer, LiveExporter(header, content=self.content, pipeline=self.pipeline,
-                                           conversation_id=writer.path.stem))
+                                           name=writer.path.stem))
 
     def close(self) -> list[str]:
         return self.pipeline.shutdown() if self.pipeline is not None else []
