@@ -124,6 +124,9 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        "lets the model leave out", scope="tools"),
     _r("schema-not-checkable", WARNING, "a part of a parameters schema agentdbg cannot check "
        "safely (a $ref it never retrieves, a pattern RE2 cannot run): skipped", scope="tools"),
+    _r("schema-too-costly", WARNING, "a parameters schema over agentdbg's work budget (its "
+       "references expanded, more than 10,000 parts): arguments are not checked against it",
+       scope="tools"),
     _r("mcp-tool-invalid", ERROR, "an MCP server lists a tool the API would reject (its name, "
        "its inputSchema, a name two tools share)", scope="tools"),
     _r("mcp-tool-undescribed", WARNING, "an MCP tool with no description", scope="tools"),

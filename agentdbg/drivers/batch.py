@@ -69,7 +69,9 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
         sys.stdout.write(utf8_json(doc, indent=2) + "\n")
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):
-            _show(console, session, shown, options)
+            # stopped by a signal: shown as it stands, not judged again (a stop is due now)
+            _show(console, session, shown, options,
+                  judge=session.stop_reason is not StopReason.CANCELLED)
         head, *lines = view_run.render_footer(session, replayed=replay is not None)
         console.print(head)
         for line in lines:
@@ -77,12 +79,13 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
     return session.stop_reason.exit_status if session.stop_reason else ExitStatus.INTERNAL
 
 
-def _show(console, session: Session, shown: int, options: RunOptions) -> None:
+def _show(console, session: Session, shown: int, options: RunOptions, judge: bool = True) -> None:
     """The whole messages array: new messages marked and in full, the others one line each
-    (all in full with --full), with the checker's findings on them."""
+    (all in full with --full), with the checker's findings on them (``judge``)."""
     from agentdbg.checker import check
 
-    findings = check(session.request().body(), options.profile, in_progress=bool(session.pending))
+    findings = check(session.request().body(), options.profile,
+                     in_progress=bool(session.pending)) if judge else []
     findings += view_run.answer_findings(session)
     console.print(render_messages(session.messages, new_from=shown, full=options.full,
                                   seen=0 if options.full else shown, brief_seen=True,

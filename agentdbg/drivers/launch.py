@@ -24,6 +24,7 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
     not deliver)."""
     try:
         open_servers(session.toolset, console, options)
+        warn_unchecked(session.toolset)
         return _drive(session, console, options, replay=replay, go_live=go_live, export=export)
     finally:
         close_servers(session.toolset)
@@ -120,6 +121,18 @@ def open_servers(toolset, console, options: RunOptions | None = None, *, lenient
 
         console.print(render_servers(servers.records()), soft_wrap=True)
     return servers
+
+
+def warn_unchecked(toolset) -> None:
+    """One line for each tool whose schema is over the work budget: its arguments are left
+    unchecked (by the executor and by the checker) for the whole run."""
+    from agentdbg.schemas import over_budget
+
+    for spec in toolset.tools:
+        why = over_budget(spec.parameters)
+        if why is not None:
+            print(f"agentdbg: warning: tool {one_line(spec.name)!r}: arguments left unchecked: "
+                  f"{why}", file=sys.stderr)
 
 
 def close_servers(toolset) -> None:

@@ -4,9 +4,11 @@ Each process starts in its own process group, so a timeout or Ctrl-C kills the
 command *and* every child it started. Output is read in bounded chunks (a tool
 printing gigabytes is cut at ``MAX_OUTPUT`` and killed, never read whole). The tool
 gets the caller's environment without secrets: variables whose name says they hold
-one (``*_API_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*`` …), whose value looks
-like a key or a URL with credentials, or holds one of the run's secrets (its API key),
-unless the tools file passes them by name (``env: [NAME, …]``).
+one (``*_API_KEY``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``MYSQL_PWD``, ``*WEBHOOK*`` …),
+whose value looks like a key, a JWT, a webhook URL, a URL with credentials (an empty user
+too: ``redis://:pw@host``) or a connection string with ``Password=``/``Pwd=``, or holds one
+of the run's secrets (its API key), unless the tools file passes them by name
+(``env: [NAME, …]``).
 """
 
 from __future__ import annotations
@@ -22,11 +24,15 @@ from collections.abc import Iterable
 
 MAX_OUTPUT = 10_000_000     # bytes read from a command's stdout
 MAX_STDERR = 64_000         # bytes of stderr kept (the tail)
-SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|SESSION)",
-                         re.IGNORECASE)
-SECRET_VALUE = re.compile(r"sk-[A-Za-z0-9_\-]{16,}|(?i:bearer)\s+\S{12,}|AKIA[0-9A-Z]{16}|"
-                          r"gh[pousr]_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9\-]{10,}|"
-                          r"AIza[0-9A-Za-z_\-]{35}")
+SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTH|COOKIE|"
+                         r"SESSION|WEBHOOK|(^|_)PWD($|_))", re.IGNORECASE)   # MYSQL_PWD, not PWD
+NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD"})                         # the working directory
+SECRET_VALUE = re.compile(
+    r"sk-[A-Za-z0-9_\-]{16,}|(?i:bearer)\s+\S{12,}|AKIA[0-9A-Z]{16}|"
+    r"gh[pousr]_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9\-]{10,}|AIza[0-9A-Za-z_\-]{35}|"
+    r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*|"      # a JWT
+    r"(?i:https?://\S*(?:webhook|hooks\.slack\.com)\S*)|"                      # webhook URLs
+    r"(?i:(?:^|;)\s*(?:password|pwd)\s*=\s*[^;\s])")                         # Password=… ;
 
 
 class CommandFailed(Exception):
@@ -68,8 +74,9 @@ def kill_group(proc: subprocess.Popen) -> None:
             proc.kill()
 
 
-#: a URL carrying credentials (``https://user:password@host``), whatever the variable's name
-URL_CREDENTIALS = re.compile(r"://[^/\s:@]+:[^/\s@]+@")
+#: a URL carrying credentials (``https://user:password@host``, ``redis://:password@host``, a
+#: token as the user ``https://TOKEN@host``), whatever the variable's name
+URL_CREDENTIALS = re.compile(r"://[^/\s:@]*:[^/\s@]+@|://[^/\s:@]{16,}@")
 
 
 def tool_environment(passed: Iterable[str] = (), secrets: Iterable[str] = ()) -> dict[str, str]:
@@ -79,8 +86,9 @@ def tool_environment(passed: Iterable[str] = (), secrets: Iterable[str] = ()) ->
     keep = set(passed)
     known = [s for s in secrets if isinstance(s, str) and len(s) >= 4]
     return {k: v for k, v in os.environ.items()
-            if k in keep or not (SECRET_NAME.search(k) or SECRET_VALUE.search(v)
-                                 or URL_CREDENTIALS.search(v) or any(s in v for s in known))}
+            if k in keep or k in NOT_SECRET_NAMES
+            or not (SECRET_NAME.search(k) or SECRET_VALUE.search(v)
+                    or URL_CREDENTIALS.search(v) or any(s in v for s in known))}
 
 
 def run_command(argv: list[str], stdin: bytes, *, cwd: str, timeout: float,

@@ -56,6 +56,8 @@ class ToolOutcome:
     injected: bool = False      # a fault the user injected
     note: str | None = None
     mcp: dict | None = None     # an MCP call: {"server", "tool", "exchange", "dropped"}
+    unchecked: bool = False     # its arguments were not checked against the schema (the note
+                                # says why: over the work budget)
 
     @property
     def duration_ms(self) -> float:
@@ -93,6 +95,7 @@ class ToolExecutor:
         self._validators: dict[str, Any] = {}
         self._funcs: dict[str, Callable] = {}
         self.processes = Processes()              # command tools running now
+        self._cancel = threading.Event()          # set on Ctrl-C / SIGTERM: checks stop
 
     # -- public -----------------------------------------------------------
     def run(self, calls: list[dict], approved: Callable[[dict], bool],
@@ -102,6 +105,7 @@ class ToolExecutor:
         ``override(call)`` may return a ``Fault`` to answer that call without running it.
         """
         faults = [override(c) if override else None for c in calls]
+        self._cancel = threading.Event()
         if len(calls) == 1:  # nothing to overlap with: no extra thread
             try:
                 return [self.run_one(calls[0], approved, faults[0])]
@@ -134,7 +138,10 @@ class ToolExecutor:
 
     def kill_running(self) -> None:
         """Kill every command tool still running, with its children, and cancel every MCP
-        call in flight (the server is sent ``notifications/cancelled``), on Ctrl-C / SIGTERM."""
+        call in flight (the server is sent ``notifications/cancelled``), on Ctrl-C / SIGTERM.
+        Argument checks still running in the tool threads stop at their next step (their
+        calls never run), so they do not hold the interpreter while the run stops."""
+        self._cancel.set()
         self.processes.kill_all()
         if self.toolset.mcp is not None:
             self.toolset.mcp.cancel_all()
@@ -162,10 +169,14 @@ class ToolExecutor:
             return outcome
         try:
             spec = self._lookup(name)
-            args = self._parse_arguments(spec, raw_args)
+            args, unchecked = self._parse_arguments(spec, raw_args)
             if spec.approval == "always" and not approved(call):
                 raise _Failure("denied", f"the user did not approve this call of {name!r}")
             result, outcome.stubbed, outcome.note = self._invoke(spec, args, outcome)
+            if unchecked is not None:
+                outcome.unchecked = True
+                outcome.note = "; ".join(filter(None, [f"arguments not checked: {unchecked}",
+                                                       outcome.note]))
             outcome.content, outcome.truncated_chars = self._encode(spec, result)
             outcome.ok = True
         except _Failure as f:
@@ -186,7 +197,10 @@ class ToolExecutor:
             raise _Failure("unknown_tool", f"unknown tool {name!r}; available tools: {allowed}")
         return spec
 
-    def _parse_arguments(self, spec: ToolSpec, raw: Any) -> dict:
+    def _parse_arguments(self, spec: ToolSpec, raw: Any) -> tuple[dict, str | None]:
+        """The arguments, checked against the schema; and why they were not checked, when
+        the schema or this check is over the work budget (``schemas``): they are run
+        unchecked, as the model sent them, rather than refused for what was not found."""
         if not isinstance(raw, str):
             raise _Failure("invalid_json", "arguments must be a JSON string")
         try:
@@ -198,26 +212,25 @@ class ToolExecutor:
         if not isinstance(args, dict):
             raise _Failure("invalid_arguments",
                            f"arguments must be a JSON object, got {type(args).__name__}")
-        validator = self._validator(spec)
+        validator, skipped = self._validator(spec)
         try:
-            problems = schemas.problems(validator, args) if validator is not None else []
+            problems = schemas.problems(validator, args, self._cancel) if validator is not None else []
         except schemas.Uncheckable as exc:
             raise _Failure("invalid_arguments", str(exc)) from None
+        except schemas.TooCostly as exc:
+            if self._cancel.is_set():   # the run is stopping: this call never runs
+                raise _Failure("internal_error", "the call was cancelled before it ran") from None
+            return args, str(exc)
         if problems:
             raise _Failure("invalid_arguments", "; ".join(problems))
-        return args
+        return args, skipped
 
-    def _validator(self, spec: ToolSpec):
-        """The arguments' validator (never retrieves, patterns on RE2); None when the schema
-        is not valid (the tools loader reports it), so nothing can be checked."""
+    def _validator(self, spec: ToolSpec) -> tuple[Any, str | None]:
+        """The arguments' validator (never retrieves, patterns on RE2), or None and why not:
+        the schema is over the work budget; (None, None) when it is not valid (the tools
+        loader reports it), so nothing can be checked."""
         if spec.name not in self._validators:
-            params = spec.parameters
-            try:
-                self._validators[spec.name] = (schemas.validator(params)
-                                               if isinstance(params, dict) and
-                                               schemas.schema_error(params) is None else None)
-            except schemas.Uncheckable:
-                self._validators[spec.name] = None
+            self._validators[spec.name] = schemas.checkable(spec.parameters)
         return self._validators[spec.name]
 
     def _invoke(self, spec: ToolSpec, args: dict,

@@ -43,6 +43,8 @@ def outcome_meta(o: ToolOutcome) -> str:
         parts.append("fixture (stub)")
     if o.injected:
         parts.append("injected fault")
+    if o.unchecked:
+        parts.append("arguments not checked (over the work budget)")
     return " · ".join(parts)
 
 

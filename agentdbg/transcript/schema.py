@@ -46,7 +46,7 @@ EVENTS: dict[str, Spec] = {
 }
 # what each recorded user action needs to be re-applied
 ACTIONS: dict[str, Spec] = {
-    "edit": {"index": ("count", True), "after": ("obj", True)},
+    "edit": {"index": ("count", True), "after": ("message", True)},
     "drop": {"index": ("count", True)},
     "rewind": {"index": ("count", True)},
     "fail": {"tool": ("str", True)},

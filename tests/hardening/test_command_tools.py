@@ -121,6 +121,35 @@ def test_tools_get_no_secrets_from_the_environment(tmp_path, monkeypatch):
     assert not {"OPENAI_API_KEY", "SHOP_DB_PASSWORD", "INNOCENT_LOOKING"} & set(names)
 
 
+ROUND_TWO_SECRETS = {   # issue 21: what the first filter let through
+    "CACHE_URL": "redis://:hunter2-redis@cache:6379/0",                     # empty user
+    "MYSQL_PWD": "hunter2-mysql",
+    "SESSION_JWT_VALUE": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+    "NOTIFY_URL": "https://hooks.slack.com/services/T0000/B0000/hunter2slackhook",
+    "ALERTS": "https://discord.com/api/webhooks/123456/hunter2-discord-token",
+    "SHOP_DB": "Server=db;Database=shop;User Id=sa;Password=hunter2-mssql;",
+    "OTHER_DB": "Server=db;Uid=sa;Pwd=hunter2-odbc",
+}
+
+
+def test_tools_get_none_of_the_secrets_round_two_found(tmp_path, monkeypatch):
+    for name, value in ROUND_TWO_SECRETS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("TOOL_MODE", "fast")
+    dump = [sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"]
+    setup(tmp_path, dump)
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json",
+                            "--save", "t.jsonl"])
+    seen = tool_result(r.stdout)
+    assert seen["TOOL_MODE"] == "fast" and "PWD" in seen and "PATH" in seen
+    assert not set(ROUND_TWO_SECRETS) & set(seen), set(ROUND_TWO_SECRETS) & set(seen)
+    recorded = (tmp_path / "t.jsonl").read_text(encoding="utf-8")   # nor the transcript
+    assert "hunter2" not in recorded and "hunter2" not in r.stdout   # nor the model
+    setup(tmp_path, dump, env=["MYSQL_PWD"])                         # unless passed by name
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json"])
+    assert tool_result(r.stdout)["MYSQL_PWD"] == "hunter2-mysql"
+
+
 def test_a_tools_file_passes_a_secret_by_name(tmp_path, monkeypatch):
     monkeypatch.setenv("SHOP_API_KEY", "shop-key-123456")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-hardening-0123456789abcdef")

@@ -35,6 +35,7 @@ from agentdbg.checker.formats.responses_items import (
 )
 from agentdbg.checker.rules.request import _strict_problem
 from agentdbg.messages import json_kind
+from agentdbg.schemas import budgeted
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing, pair_responses
 
 RESPONSES_RULES = {**SHARED_RULES, **registry(
@@ -53,6 +54,7 @@ def check_responses(body: dict | list, profile: str = "openai", *, prior: list |
     return analyze_responses(body, profile, prior=prior, in_progress=in_progress)[0]
 
 
+@budgeted   # the request's calls share one check's work budget
 def analyze_responses(body: dict | list, profile: str = "openai", *, prior: list | None = None,
                       in_progress: bool = False) -> tuple[list[Finding], WirePairing]:
     """Findings and the pairing they were judged on (the view draws the same pairing).

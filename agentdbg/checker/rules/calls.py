@@ -63,7 +63,7 @@ def _clean_call(ctx: Ctx, i: int, j: int, call: Any) -> bool:
         return True
     schemas = ctx.req.tool_schemas()
     return name in schemas and not schema_problems(schemas[name], args, parsed,
-                                                   ctx.schema_key(name, schemas[name]))
+                                                   ctx.schema_key(name, schemas[name]), name)
 
 
 def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
@@ -112,7 +112,7 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
                    f"request's tools ({', '.join(schemas) or 'none'}); the model hallucinated a "
                    "name or the tool list changed", None, cid)
         return
-    problems = schema_problems(schemas[name], args, parsed, ctx.schema_key(name, schemas[name]))
+    problems = schema_problems(schemas[name], args, parsed, ctx.schema_key(name, schemas[name]), name)
     if problems:
         yield make("arguments-schema-mismatch", i, f"tool_calls[{j}] arguments fail the "
                    f"{name!r} schema: {problems}; validate before executing", None, cid)
@@ -171,31 +171,37 @@ _VALIDATORS: LruCache[str, Any] = LruCache(2_000)                 # schema text 
 _RESULTS: LruCache[tuple[str, str], str] = LruCache(20_000)       # (schema, arguments) -> problems
 
 
-def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None = None) -> str:
+def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None = None,
+                    name: str = "?") -> str:
     """'' when ``parsed`` fits ``schema``; else the failing fields. Cached by schema+arguments.
 
     Nothing is retrieved (``$ref`` resolves only inside the schema) and patterns run on RE2
-    (see ``agentdbg.schemas``); what cannot be checked is not claimed to fail."""
+    (see ``agentdbg.schemas``); what cannot be checked is not claimed to fail, and a schema
+    or arguments over the work budget are left unchecked and noted (``schemas.note_skip``)."""
     if not isinstance(schema, dict):
         return ""
+    from agentdbg import schemas
+
     key = key or canonical_json(schema)
+    compiled = _VALIDATORS.get(key)
+    if compiled is None:
+        compiled = schemas.checkable(schema)
+        _VALIDATORS.put(key, compiled)
+    validator, skipped = compiled
+    if skipped is not None:
+        schemas.note_skip(f"tool {name!r}", f"arguments left unchecked: {skipped}")
+    if validator is None:
+        return ""
     hit = _RESULTS.get((key, args_text))
     if hit is not None:
         return hit
-    from agentdbg import schemas
-
-    validator = _VALIDATORS.get(key)
-    if validator is None:
-        try:
-            validator = schemas.validator(schema) if schemas.schema_error(schema) is None else False
-        except schemas.Uncheckable:
-            validator = False
-        _VALIDATORS.put(key, validator)
-    if validator is False:
-        return ""
     try:
         result = "; ".join(schemas.problems(validator, parsed))
     except schemas.Uncheckable:
         result = ""  # nested too deeply to follow: nothing is claimed
+    except schemas.TooCostly as exc:
+        schemas.note_skip(f"tool {name!r}", f"arguments left unchecked: {exc}")
+        result = ""  # over the budget: nothing is claimed (and the result is not cached:
+        return result  # it would hide the note from the next check)
     _RESULTS.put((key, args_text), result)
     return result

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentdbg import schemas
 from agentdbg.checker import has_errors
 from agentdbg.server.proxy.conversations import Tracker
 from agentdbg.server.proxy.reading import Replied, Seen, judge, read_reply, rejudge
@@ -67,6 +68,7 @@ class Analysis:
         self.view = view
         self.profile = profile
         self._open: dict[int, Seen | None] = {}
+        self.skips = schemas.Skips()      # schemas left unchecked (work budget): said once
 
     def handle(self, job: tuple) -> Any:
         kind, *args = job
@@ -90,7 +92,8 @@ class Analysis:
             self.view.note(note)
             return Verdict(note=note)
         try:
-            seen = judge(wire, body, self.tracker, client, self.profile)
+            with schemas.noting_skips(self.skips):
+                seen = judge(wire, body, self.tracker, client, self.profile)
         except Exception as exc:  # noqa: BLE001 - what is relayed is recorded, checked or not
             seen = self._unchecked(wire, body, client)
             self._open[ex_id] = seen
@@ -99,6 +102,8 @@ class Analysis:
             return Verdict(seen.conv.number, body, [], wire=wire_name)
         self._open[ex_id] = seen
         self.view.show_request(seen)
+        for line in self.skips.take():
+            self.view.note(line)
         return Verdict(seen.conv.number, body, seen.findings, wire=wire_name)
 
     def _unchecked(self, wire, body: dict, client: str | None) -> Seen:
