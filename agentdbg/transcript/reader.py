@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Iterator
@@ -41,15 +42,37 @@ def iter_transcript(path: str | os.PathLike, warnings: list | None = None, *,
     ``validate``: every field a replay relies on must have its type (``transcript.schema``),
     else a one-line ``InputError`` naming the line and the field. Without it, events are
     read as data (the report draws odd fields as they are)."""
+    from agentdbg.paths import open_input
+
     p = Path(path)
     try:
-        fh = open(p, "rb")
+        fh = open_input(p)
     except FileNotFoundError:
         raise InputError(f"{p}: no such transcript") from None
+    except IsADirectoryError:
+        raise InputError(f"{p}: is a folder, not a transcript") from None
+    except TimeoutError as exc:
+        raise InputError(f"{p}: {exc}") from None
     except OSError as exc:
         raise InputError(f"{p}: cannot read: {exc.strerror}") from None
     with fh:
-        yield from iter_lines(p, fh, warnings, validate=validate)
+        yield from iter_lines(p, bounded_lines(p, fh), warnings, validate=validate)
+
+
+MAX_LINE = 256 * 1024 * 1024   # bytes of one transcript line (one event)
+
+
+def bounded_lines(name: Path, fh) -> Iterator[bytes]:
+    """``fh``'s lines, none longer than ``MAX_LINE``: ``/dev/zero`` or a line that never ends is
+    one error naming the line, never read until memory runs out."""
+    for n in itertools.count(1):
+        line = fh.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE:
+            raise InputError(located(name, n, None, f"longer than {MAX_LINE} bytes; not a "
+                                                    "transcript line"))
+        yield line
 
 
 def iter_lines(name, lines, warnings: list | None = None, *,
@@ -121,9 +144,11 @@ def messages_over_time(events) -> Iterator[list]:
 
 
 def is_transcript(path: str | os.PathLike) -> bool:
+    from agentdbg.paths import open_input
+
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             head = fh.read(200)
-    except OSError:
+    except OSError:   # TimeoutError too: a FIFO nobody writes is no transcript
         return False
     return b'"agentdbg-transcript"' in head
