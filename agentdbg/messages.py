@@ -8,6 +8,7 @@ engine, the checker, transcripts and renderers all share this one shape.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -185,6 +186,30 @@ def shown_json(value: Any, **kw: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str, **kw)
     except (RecursionError, ValueError):   # ValueError: a circular reference
         return f"({json_kind(value)} nested too deeply to show)"
+
+
+@functools.lru_cache(maxsize=4096)
+def duplicate_keys(text: str) -> tuple[str, ...]:
+    """The keys an object in the JSON ``text`` repeats, at any depth, in order (empty when it
+    repeats none or is not JSON). Every JSON parser keeps the last value of a repeated key
+    (``{"to": "alice@…", "to": "attacker@…"}`` sends to the attacker), so a reader, a
+    display or an approval that saw the first was misled."""
+    if text.count('"') < 4:                 # too few strings for two keys
+        return ()
+    found: list[str] = []
+
+    def pairs(items: list) -> dict:
+        seen: set = set()
+        for key, _ in items:
+            if key in seen and key not in found:
+                found.append(key)
+            seen.add(key)
+        return dict(items)
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return ()
+    return tuple(found)
 
 
 def canonical_arguments(arguments: str) -> str:

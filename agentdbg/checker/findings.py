@@ -70,6 +70,8 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        "qwen)"),
     _r("unknown-tool", WARNING, "function.name not among the request's tools"),
     _r("arguments-schema-mismatch", WARNING, "arguments fail the tool's JSON Schema"),
+    _r("arguments-duplicate-key", WARNING, "arguments repeat a key: every JSON parser keeps the "
+       "last value, so the tool gets it while a reader (or an approval) may have seen the first"),
     _r("invalid-tool-name", ERROR, "name does not match ^[a-zA-Z0-9_-]{1,64}$"),
     # content / legacy
     _r("null-content", ERROR, "content null where a string is required"),

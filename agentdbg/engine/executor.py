@@ -84,6 +84,21 @@ class _Failure(Exception):
         self.retryable = ERROR_TYPES.get(type, False) if retryable is None else retryable
 
 
+def _repeated(spec: ToolSpec, raw: str) -> str | None:
+    """Arguments that repeat a key (``{"to": "alice@…", "to": "attacker@…"}``): a read-only
+    call runs with the last value, as every JSON parser reads it, and says so; a call with
+    side effects is refused — its approval, or whoever read the call, may have seen the first."""
+    from agentdbg.messages import duplicate_keys
+
+    keys = duplicate_keys(raw)
+    if not keys:
+        return None
+    if spec.side_effects:
+        raise _Failure("invalid_arguments", f"arguments repeat the key {keys[0]!r}; a call with "
+                       "side effects is not run with one of two values: send each key once")
+    return f"arguments repeat the key {keys[0]!r}: the last value was used"
+
+
 class ToolExecutor:
     def __init__(self, toolset: ToolSet, *, parallel: int | None = None,
                  clock: Callable[[], float] = time.perf_counter, secrets: Iterable[str] = ()):
@@ -170,13 +185,15 @@ class ToolExecutor:
         try:
             spec = self._lookup(name)
             args, unchecked = self._parse_arguments(spec, raw_args)
+            repeated = _repeated(spec, raw_args)
             if spec.approval == "always" and not approved(call):
                 raise _Failure("denied", f"the user did not approve this call of {name!r}")
             result, outcome.stubbed, outcome.note = self._invoke(spec, args, outcome)
             if unchecked is not None:
                 outcome.unchecked = True
-                outcome.note = "; ".join(filter(None, [f"arguments not checked: {unchecked}",
-                                                       outcome.note]))
+            outcome.note = "; ".join(filter(None, [
+                f"arguments not checked: {unchecked}" if unchecked is not None else None,
+                repeated, outcome.note])) or None
             outcome.content, outcome.truncated_chars = self._encode(spec, result)
             outcome.ok = True
         except _Failure as f:

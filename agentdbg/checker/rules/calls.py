@@ -9,7 +9,7 @@ from agentdbg.cache import LruCache
 from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_arguments
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.profiles import quoted, severity
-from agentdbg.messages import canonical_json, json_kind
+from agentdbg.messages import canonical_json, duplicate_keys, json_kind
 
 # -- tool-call shape -------------------------------------------------------------------
 
@@ -57,7 +57,7 @@ def _clean_call(ctx: Ctx, i: int, j: int, call: Any) -> bool:
         parsed = parse_arguments(args)
     except ValueError:
         return False
-    if type(parsed) is not dict:
+    if type(parsed) is not dict or duplicate_keys(args):
         return False
     if not ctx.req.declares_tools() or _answered(ctx, i, j):
         return True
@@ -104,6 +104,12 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
                                 f"arguments parse to {json_kind(parsed)}, not an object",
                                 f"'{kind}' object has no attribute 'items'")
         return
+    repeated = duplicate_keys(args)
+    if repeated:
+        yield make("arguments-duplicate-key", i, f"tool_calls[{j}] arguments repeat the key "
+                   f"{repeated[0]!r}{_more(repeated)}: JSON parsers keep the last value, so the tool "
+                   "gets that one and the first is ignored (a reader or an approval may have seen "
+                   "the first); send each key once", None, cid)
     if not name_ok or not ctx.req.declares_tools() or _answered(ctx, i, j):
         return
     schemas = ctx.req.tool_schemas()
@@ -116,6 +122,10 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
     if problems:
         yield make("arguments-schema-mismatch", i, f"tool_calls[{j}] arguments fail the "
                    f"{name!r} schema: {problems}; validate before executing", None, cid)
+
+
+def _more(keys: tuple[str, ...]) -> str:
+    return f" (and {', '.join(map(repr, keys[1:4]))})" if len(keys) > 1 else ""
 
 
 def _broken_arguments(ctx: Ctx, rule: str, i: int, cid: str | None, what: str,
