@@ -94,6 +94,49 @@ def test_ctrl_c_kills_the_command_and_its_children(tmp_path, child_pid):
     assert not alive(pid)
 
 
+# a command whose grandchild leaves the command's session and process group (issue 21)
+ESCAPES = [sys.executable, "-c", """
+import os, sys, time
+if os.fork() == 0:
+    if os.fork() == 0:
+        os.setsid()
+        open("child.pid", "w").write(str(os.getpid()))
+        time.sleep(60)
+        os._exit(0)
+    time.sleep(60)
+    os._exit(0)
+while not os.path.exists("child.pid"):
+    time.sleep(0.01)
+if sys.argv[1:] == ["exit"]:
+    print('{"done": 1}')
+    sys.exit(0)
+time.sleep(60)
+"""]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the supervisor is Linux's")
+@pytest.mark.parametrize("how", ["timeout", "exit", "ctrl-c"])
+def test_a_grandchild_that_calls_setsid_dies_with_the_command(tmp_path, child_pid, how):
+    setup(tmp_path, ESCAPES + (["exit"] if how == "exit" else []), timeout=2 if how == "timeout" else 60)
+    if how == "ctrl-c":
+        proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "run", "q", "--script", "s.yaml",
+                                 "--tools", "t.yaml"], cwd=str(tmp_path), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        pid = child_pid()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 130
+    else:
+        r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json"])
+        assert r.exit_code == 0, r.output
+        result = tool_result(r.stdout)
+        assert result == {"done": 1} if how == "exit" else result["error"]["type"] == "timeout"
+        pid = child_pid()
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)
+
+
 def test_output_past_the_cap_stops_the_tool_at_once(tmp_path):
     # 11 MB, then the tool would sit there for its whole timeout: reading stops at 10 MB
     chatty = [sys.executable, "-c", "import sys, time; sys.stdout.buffer.write(b'x' * 11_000_000); "
