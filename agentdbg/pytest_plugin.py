@@ -3,8 +3,9 @@
 Each ``*.jsonl`` agentdbg transcript found under the paths pytest collects is
 replayed; the test fails on divergence, a different stop reason or final
 messages, or an error-level checker finding. ``--agentdbg-live-tools`` also
-re-runs each recorded call with the current tools (``--agentdbg-tools PATH``)
-and fails when a result differs. Inert unless ``--agentdbg-replay`` is given.
+re-runs each recorded call with the tools of ``--agentdbg-tools PATH`` (required: a
+``./tools.yaml`` is never loaded by itself) and fails when a result differs. Inert unless
+``--agentdbg-replay`` is given.
 
 The ``agentdbg_trajectory`` fixture loads a run for the trajectory assertions
 (``agentdbg.testing``): a path, or what ``agentdbg runs`` shows (a #, a name, ``last``).
@@ -23,6 +24,14 @@ def pytest_addoption(parser):
                     help="also re-run recorded tool calls with the current tools")
     group.addoption("--agentdbg-tools", default=None, help="tools.yaml for --agentdbg-live-tools")
     group.addoption("--agentdbg-profile", default="openai", help="checker profile")
+
+
+def pytest_configure(config):
+    if config.getoption("agentdbg_live_tools", default=False) and \
+            not config.getoption("agentdbg_tools", default=None):
+        # never ./tools.yaml by itself: a checkout's file may run anyone's code
+        raise pytest.UsageError("--agentdbg-live-tools needs --agentdbg-tools PATH: the tools "
+                                "to re-run the calls with (./tools.yaml is never loaded by itself)")
 
 
 def pytest_collect_file(parent, file_path):

@@ -309,7 +309,7 @@ TIME_Q = "What time is it in Asia/Tokyo, and what is 09:30 Paris time in New Yor
 
 
 def ex_mcp_tools(runner: Runner) -> str:
-    return commands(runner, "agentdbg tools examples/mcp_tools.yaml")
+    return commands(runner, "agentdbg tools --connect examples/mcp_tools.yaml")
 
 
 def ex_mcp_run(runner: Runner) -> str:

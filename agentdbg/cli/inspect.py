@@ -49,10 +49,16 @@ def check(
 def tools_cmd(
     path: Annotated[Path | None, typer.Argument(
         help="tools.yaml (default ./tools.yaml, else the bundled sample).")] = None,
+    connect: Annotated[bool, typer.Option(
+        "--connect", help="Also start the MCP servers the file names, to list and lint their "
+        "tools (a found ./tools.yaml only when trusted: agentdbg trust).")] = False,
     json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
-    """List the tools of a tools.yaml and lint their definitions."""
+    """List the tools of a tools.yaml and lint their definitions. Reads the file only: no
+    handler is imported, no command run, no MCP server started (--connect starts them)."""
+    from agentdbg.cli.trust import ask, interactive
     from agentdbg.drivers.tools import run_tools
 
-    return run_tools(path, json_out=json_out, console=make_console(), debug=debug)
+    return run_tools(path, json_out=json_out, console=make_console(), debug=debug,
+                     connect=connect, ask=ask if interactive(json_out) else None)

@@ -31,7 +31,7 @@ def _live_steps(session: Session):
 def run_batch(session: Session, console, options: RunOptions, replay=None) -> ExitStatus:
     show = not options.json_out
     if show:
-        console.print(view_run.render_header(options.model_desc, session.toolset.names(),
+        console.print(view_run.render_header(options.model_desc, session.toolset,
                                              options.offline, options.title))
     shown = 0
     try:

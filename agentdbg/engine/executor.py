@@ -186,6 +186,8 @@ class ToolExecutor:
             spec = self._lookup(name)
             args, unchecked = self._parse_arguments(spec, raw_args)
             repeated = _repeated(spec, raw_args)
+            if spec.blocked is not None:   # a found tools file not trusted: nothing of it runs
+                raise _Failure("denied", spec.blocked)
             if spec.approval == "always" and not approved(call):
                 raise _Failure("denied", f"the user did not approve this call of {name!r}")
             result, outcome.stubbed, outcome.note = self._invoke(spec, args, outcome)

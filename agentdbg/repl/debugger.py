@@ -75,7 +75,7 @@ class Debugger:
     # -- the loop ----------------------------------------------------------------------
     def loop(self) -> ExitStatus:
         o = self.options
-        self.console.print(view_run.render_header(o.model_desc, self.session.toolset.names(),
+        self.console.print(view_run.render_header(o.model_desc, self.session.toolset,
                                                   o.offline, o.title))
         self.say("step mode: Enter or 'next' performs the pending phase; 'help' lists commands.")
         self.show_new()

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentdbg.errors import AgentdbgError
 from agentdbg.report.trajectory import (
     Trajectory,
     TrajectoryError,
@@ -86,6 +87,8 @@ def replay_transcript(path, *, live_tools: bool = False, tools=None,
     )
     from agentdbg.toolspec import load_tools, running
 
+    if live_tools and tools is None:   # never ./tools.yaml by itself (see agentdbg.trust)
+        raise AgentdbgError("live_tools needs tools=PATH: the tools to re-run the calls with")
     session, model = replay_session(path)
     live = None
     # live tools from MCP servers run with their servers started, and stopped at the end
