@@ -171,10 +171,11 @@ def test_record_trust_is_what_init_calls(clone, hits):
 
 
 def copy_of_the_sample(folder):
+    """The sample's folder as agentdbg ships it (the tools file and what it runs), as a
+    checkout holds it: the README's first command runs there."""
     bundled = bundled_tools_path()
-    for item in bundled.parent.iterdir():             # the tools file and what it runs
-        if item.is_file() and item.suffix in (".yaml", ".py"):
-            shutil.copy(item, folder / item.name)
+    shutil.copytree(bundled.parent, folder, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     if bundled.name != "tools.yaml":
         shutil.copy(bundled, folder / "tools.yaml")
 
