@@ -23,12 +23,13 @@ from agentdbg import schemas
 LEVELS = 40
 
 
-def chain(levels: int = LEVELS, fan: int = 2, keyword: str = "allOf", leaf=None) -> dict:
+def chain(levels: int = LEVELS, fan: int = 2, keyword: str = "allOf", leaf=None, name: str = "x",
+          description: str = "x") -> dict:
     """A 1-4 KB schema whose references, expanded, double (``fan``) at every level."""
     defs = {f"d{i}": {keyword: [{"$ref": f"#/$defs/d{i + 1}"}] * fan} for i in range(levels)}
     defs[f"d{levels}"] = leaf or {"type": "string"}
-    return {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0", "description": "x"}},
-            "required": ["x"], "$defs": defs}
+    return {"type": "object", "properties": {name: {"$ref": "#/$defs/d0", "description": description}},
+            "required": [name], "$defs": defs}
 
 
 def overlapping(depth: int = 30) -> tuple[dict, dict]:
@@ -160,7 +161,8 @@ def test_run_leaves_a_costly_instance_unchecked_and_shows_it(tmp_path):
 def test_the_offline_planner_is_bounded(tmp_path):
     leaf = {"type": "string", "pattern": "^ORD-\\d{4}-\\d{3}$"}
     tools = {"version": 1, "tools": [{"name": "u", "description": "查询订单。当用户询问订单时使用。",
-                                      "parameters": chain(7, fan=16, leaf=leaf),
+                                      "parameters": chain(7, fan=16, leaf=leaf, name="order_id",
+                                                          description="订单号，例如 ORD-2026-001"),
                                       "handler": {"fixture": {"ok": 1}}}]}
     (tmp_path / "t.yaml").write_text(json.dumps(tools))
     assert len(json.dumps(tools)) < 4000
