@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from threading import Lock
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -18,7 +18,7 @@ class LruCache(Generic[K, V]):
         self._data: OrderedDict[K, V] = OrderedDict()
         self._lock = Lock()
 
-    def get(self, key: K, default: object = None):
+    def get(self, key: K, default: Any = None) -> Any:
         with self._lock:
             if key in self._data:
                 self._data.move_to_end(key)

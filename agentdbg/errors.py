@@ -24,6 +24,7 @@ class ExitStatus(IntEnum):
     INVALID_REQUEST = 8
     INTERNAL = 70         # a bug in agentdbg (traceback with --debug)
     CANCELLED = 130
+    BROKEN_PIPE = 141     # the output's reader went away (`| head`), as a shell reports SIGPIPE
 
 
 class AgentdbgError(Exception):

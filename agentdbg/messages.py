@@ -110,7 +110,7 @@ def deep_json(value: Any, *, ascii_only: bool = False, default: Any = None) -> s
     """``json.dumps(value, ensure_ascii=ascii_only, default=default)`` with a stack of its own:
     the same text for a value of any depth (dicts, lists, tuples, strings, numbers, booleans,
     None; anything else through ``default``)."""
-    from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
+    from json.encoder import encode_basestring, encode_basestring_ascii
 
     string = encode_basestring_ascii if ascii_only else encode_basestring
     out: list[str] = []

@@ -13,10 +13,19 @@ The ``agentdbg_trajectory`` fixture loads a run for the trajectory assertions
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import pytest
 
+if TYPE_CHECKING:   # loaded only when a fixture is used: the plugin costs pytest nothing
+    from _pytest._code.code import TerminalRepr, TracebackStyle
 
-def pytest_addoption(parser):
+    from agentdbg.report.trajectory import Trajectory
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agentdbg")
     group.addoption("--agentdbg-replay", action="store_true",
                     help="collect agentdbg transcripts (*.jsonl) as replay tests")
@@ -26,7 +35,7 @@ def pytest_addoption(parser):
     group.addoption("--agentdbg-profile", default="openai", help="checker profile")
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("agentdbg_live_tools", default=False) and \
             not config.getoption("agentdbg_tools", default=None):
         # never ./tools.yaml by itself: a checkout's file may run anyone's code
@@ -34,7 +43,7 @@ def pytest_configure(config):
                                 "to re-run the calls with (./tools.yaml is never loaded by itself)")
 
 
-def pytest_collect_file(parent, file_path):
+def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> TranscriptFile | None:
     if not parent.config.getoption("agentdbg_replay", default=False):
         return None
     if file_path.suffix == ".jsonl":
@@ -46,19 +55,20 @@ def pytest_collect_file(parent, file_path):
 
 
 class TranscriptFile(pytest.File):
-    def collect(self):
+    def collect(self) -> Iterator[TranscriptItem]:
         yield TranscriptItem.from_parent(self, name="replay")
 
 
 class TranscriptItem(pytest.Item):
-    def runtest(self):
+    def runtest(self) -> None:
         from agentdbg.testing import assert_replays
 
         opt = self.config.getoption
         assert_replays(self.path, live_tools=opt("agentdbg_live_tools"),
                        tools=opt("agentdbg_tools"), profile=opt("agentdbg_profile"))
 
-    def repr_failure(self, excinfo):
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: TracebackStyle | None = None) -> str | TerminalRepr:
         from agentdbg.errors import AgentdbgError
         from agentdbg.testing import ReplayMismatch
         from agentdbg.textsafe import one_line
@@ -69,17 +79,17 @@ class TranscriptItem(pytest.Item):
             return f"{one_line(self.path)}: {one_line(excinfo.value.message)}"
         return super().repr_failure(excinfo)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"agentdbg replay {self.path.name}"
 
 
 @pytest.fixture
-def agentdbg_trajectory():
+def agentdbg_trajectory() -> Callable[..., Trajectory]:
     """Load a run for trajectory assertions: ``agentdbg_trajectory("order.jsonl")`` or
     ``agentdbg_trajectory("last")``; the result has ``tool_used``, ``tool_sequence``,
     ``tool_args``, ``max_turns`` … (see ``agentdbg.testing``)."""
-    from agentdbg.testing import Trajectory
+    def load(source: str | Path, *, profile: str = "openai") -> Trajectory:
+        from agentdbg.testing import Trajectory
 
-    def load(source, *, profile: str = "openai"):
         return Trajectory.load(source, profile=profile)
     return load

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -43,7 +43,7 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict
-    handler_kind: str            # python | fixture | command | mcp | recorded (replay only)
+    handler_kind: str            # python | fixture | command | mcp | none (tools JSON) | recorded (replay)
     handler: Any                 # "pkg.mod:func" | JSON value | [argv...] | McpToolDef
     side_effects: bool = False
     approval: str = "never"      # never | always
@@ -142,7 +142,11 @@ def running(toolset: ToolSet, **kw: Any) -> Iterator[ToolSet]:
 
 
 def bundled_tools_path() -> Path:
-    return Path(__file__).with_name("samples") / "tools.yaml"
+    """The bundled sample, the one place that names it: ``tools.yaml`` + ``sample_tools/`` at the
+    root of a source checkout, or the copy a build put inside the package with the same layout
+    (``agentdbg/_sample/``, see setup.py)."""
+    installed = Path(__file__).with_name("_sample") / "tools.yaml"
+    return installed if installed.is_file() else Path(__file__).resolve().parent.parent / "tools.yaml"
 
 
 def default_tools_path() -> Path:
@@ -220,6 +224,8 @@ def load_tools(path: str | os.PathLike | None = None, *, resolve: bool = True,
 
 def _parse(doc: _Doc) -> ToolSet:
     data = doc.data
+    if _is_definitions(data):
+        return _parse_definitions(doc, data)
     if not isinstance(data, dict):
         raise doc.error((), "expected a mapping with 'version' and 'tools'")
     version = data.get("version")
@@ -260,6 +266,45 @@ def _parse(doc: _Doc) -> ToolSet:
         specs.append(spec)
     return ToolSet(path=doc.path, tools=specs, parallel=parallel, servers=servers,
                    max_result_chars=int(defaults["max_result_chars"]))  # type: ignore[call-overload]
+
+
+def _is_definitions(data: Any) -> bool:
+    """A tools JSON: a list of tool objects, or ``{"tools": [...]}`` with no ``version``."""
+    if isinstance(data, dict) and "version" not in data and isinstance(data.get("tools"), list):
+        data = data["tools"]
+    elif not isinstance(data, list):
+        return False
+    return bool(data) and all(isinstance(t, dict) and ("function" in t or "type" in t) for t in data)
+
+
+def _parse_definitions(doc: _Doc, data: Any) -> ToolSet:
+    """A tools JSON as apps already keep it: an OpenAI ``tools`` array (or ``{"tools": [...]}``)
+    of ``{"type": "function", "function": {...}}`` (or the Responses API's flat form). Its tools
+    are listed, linted and checked like any other; having no handler, a call of one is answered
+    with a ``no_handler`` error result (``agentdbg init --from FILE`` writes handlers for them)."""
+    items, root = (data, ()) if isinstance(data, list) else (data["tools"], ("tools",))
+    if not items:
+        raise doc.error(root, "the tools array is empty")
+    specs: list[ToolSpec] = []
+    for i, raw in enumerate(items):
+        at = (*root, i)
+        fn = raw.get("function", raw) if isinstance(raw, dict) else None
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
+            raise doc.error(at, f"tools[{i}] must be a function tool: {{\"type\": \"function\", "
+                                "\"function\": {\"name\": ..., \"parameters\": ...}}")
+        keys = (*at, "function") if fn is not raw else at
+        who = f"tool {fn['name']!r}"
+        if not TOOL_NAME_RE.match(fn["name"]):
+            doc.soft((*keys, "name"), f"{who}: field 'name' must match ^[a-zA-Z0-9_-]{{1,64}}$")
+        if any(s.name == fn["name"] for s in specs):
+            doc.soft((*keys, "name"), f"{who}: duplicate name")
+        params = fn.get("parameters", {"type": "object", "properties": {}})
+        _check_parameters(doc, (*keys, "parameters"), who, params)
+        specs.append(ToolSpec(
+            name=fn["name"], description=str(fn.get("description") or ""), parameters=params,
+            handler_kind="none", handler=None, strict=fn.get("strict") is True,
+            base_dir=doc.path.resolve().parent, line=doc.line_of(at)))
+    return ToolSet(path=doc.path, tools=specs)
 
 
 def _parse_servers(doc: _Doc, raw: Any) -> list[McpServerConfig]:
@@ -413,7 +458,7 @@ def _parse_handler(doc: _Doc, keys: tuple, who: str, raw: Any) -> tuple[str, Any
     return kind, value
 
 
-def resolve_python_handler(spec: ToolSpec):
+def resolve_python_handler(spec: ToolSpec) -> Callable[..., Any]:
     """Import ``package.module:function`` named in the tools file.
 
     The tools file's folder is put on ``sys.path`` so modules next to it import.

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from _util import machine
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # sample_tools/, the sample's handlers
+
 TURNS = 20
 REPEAT = 15
 TOOLS_YAML = """
@@ -31,7 +33,7 @@ tools:
       type: object
       properties: {city: {type: string, description: 城市名}}
       required: [city]
-    handler: {python: "agentdbg.samples.weather:get_weather"}
+    handler: {python: "sample_tools.weather:get_weather"}
 """
 CITIES = ["北京", "上海", "杭州", "广州", "成都"]
 
@@ -74,7 +76,7 @@ def make_client(base_url: str, nodelay: bool = False):
 
 def bare_loop(client, tools: list) -> None:
     """The seed article's loop: create, append the assistant message, run, append results."""
-    from agentdbg.samples.weather import get_weather
+    from sample_tools.weather import get_weather
 
     messages = [{"role": "user", "content": "哪个城市最热?"}]
     for _ in range(TURNS + 1):

@@ -30,7 +30,7 @@ def record(path: Path) -> None:
     turns = [{"tool_calls": [{"name": "get_weather", "id": f"call_{i}",
                               "arguments": {"city": cities[i % 5]}}]} for i in range(TURNS - 1)]
     turns.append({"content": "done"})
-    tools = load_tools(Path(__file__).resolve().parent.parent / "agentdbg" / "samples" / "tools.yaml")
+    tools = load_tools(Path(__file__).resolve().parent.parent / "tools.yaml")
     s = Session.for_question(ScriptedModel(parse_turns(turns, "b"), "b"), tools, "q",
                              RunConfig(max_turns=TURNS, max_tool_calls=TURNS, repeat_limit=TURNS),
                              precheck=check_model_request)

@@ -28,7 +28,7 @@ def isolated_env(tmp_path, monkeypatch):
 def sample_tools():
     from agentdbg.toolspec import load_tools
 
-    return load_tools(ROOT / "agentdbg" / "samples" / "tools.yaml")
+    return load_tools(ROOT / "tools.yaml")
 
 
 @pytest.fixture
@@ -61,4 +61,36 @@ def model_server():
     server.stop()
 
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "provision"]
+
+#: what is slow as a whole (a file, or a folder ending in /): real servers, proxies and MCP
+#: servers in their own processes, pseudo-terminal sessions, property-based fuzzing, the report's
+#: shared recordings. ``-m "not slow"`` leaves them out (the fast subset); single slow tests
+#: elsewhere carry ``@pytest.mark.slow`` (and tests/frameworks marks its own).
+SLOW = (
+    "tests/mcp/",
+    "tests/report/",
+    "tests/formats/test_run_api.py",
+    "tests/formats/test_proxy_formats.py",
+    "tests/formats/test_serve_formats.py",
+    "tests/hardening/test_endpoints.py",
+    "tests/hardening/test_escapes.py",
+    "tests/hardening/test_fuzz.py",
+    "tests/hardening/test_interrupts.py",
+    "tests/hardening/test_proxy_safety.py",
+    "tests/hardening/test_replay_untrusted.py",
+    "tests/hardening/test_runs_files.py",
+    "tests/hardening/test_untrusted_schemas.py",
+    "tests/wire/test_wire_sdk.py",
+    "tests/test_judge_chains.py",
+    "tests/test_offline_mcp.py",
+    "tests/test_proxy.py",
+    "tests/test_proxy_intercept.py",
+    "tests/test_step_pty.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.split("::")[0].startswith(SLOW):
+            item.add_marker(pytest.mark.slow)

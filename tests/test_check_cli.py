@@ -77,7 +77,7 @@ def test_tools_option_supplies_definitions(tmp_path):
         "missing-tool-response"]
     from support import ROOT
     doc = json.loads(invoke("check", path, "--json", "--tools",
-                            str(ROOT / "agentdbg" / "samples" / "tools.yaml")).stdout)
+                            str(ROOT / "tools.yaml")).stdout)
     assert [f["rule"] for f in doc["findings"]] == ["missing-tool-response", "arguments-schema-mismatch"]
 
 

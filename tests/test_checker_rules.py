@@ -56,8 +56,14 @@ DEFECTS = [
      {}, "openai", [("duplicate-tool-call-id", "error", 1, "a"), ("duplicate-tool-response", "error", 3, "a")]),
     ("duplicate-tool-call-id", [U, asst(call("a"), call("a", args='{"city": "上海"}')), tool("a")],
      {}, "openai", [("duplicate-tool-call-id", "error", 1, "a")]),
+    # PROTOCOL.md rule 7: the first position whose result does not answer the call at it
     ("results-out-of-order", [U, asst(call("a"), call("b")), tool("b"), tool("a")], {}, "positional",
-     [("results-out-of-order", "error", 3, "a")]),
+     [("results-out-of-order", "error", 2, "b")]),
+    ("results-out-of-order", [U, asst(call("a"), call("b"), call("c")), tool("a"), tool("c"), tool("b")],
+     {}, "positional", [("results-out-of-order", "error", 3, "c")]),
+    # PROTOCOL.md rule 8: Moonshot rejects an empty reasoning_content
+    ("reasoning-content-missing", [U, asst(call("a"), reasoning_content=""), tool("a")], {},
+     "kimi-thinking", [("reasoning-content-missing", "error", 1, None)]),
     ("tool-call-missing-id", [U, asst(call(None)), tool("")], {}, "openai",
      [("tool-call-missing-id", "error", 1, None)]),
     ("tool-call-malformed", [U, asst({"id": "a", "function": {"name": "get_weather", "arguments": "{}"}}),
@@ -156,6 +162,9 @@ VALID = [
                                {"role": "user", "content": "谢谢"}], {}, "deepseek-reasoner-legacy"),
     ("reasoning-content-missing", [U, asst(call("a"), reasoning_content="先查天气"), tool("a")], {},
      "kimi-thinking"),
+    # PROTOCOL.md rule 8: DeepSeek V4 accepts an empty reasoning_content as present
+    ("reasoning-content-missing", [U, asst(call("a"), reasoning_content=""), tool("a")], {},
+     "deepseek-thinking"),
     ("tool-call-id-format", [U, asst(call("abc123XYZ")), tool("abc123XYZ")], {}, "mistral"),
     ("empty-messages", [{"role": "user", "content": "?"}], {}, "openai"),
     ("too-many-tools", [U], {"tools": [{"type": "function", "function": {"name": f"t{i}"}}
@@ -257,8 +266,8 @@ def test_accepted_profiles_add_no_rules(name):
 
 def test_unknown_profile_is_a_clear_error():
     from agentdbg.errors import AgentdbgError
-    with pytest.raises(AgentdbgError, match="unknown profile 'gemini'; choose one of: openai"):
-        check([U], "gemini")
+    with pytest.raises(AgentdbgError, match="unknown profile 'bedrock'; choose one of: openai"):
+        check([U], "bedrock")     # ("gemini" is a profile now: Gemini behind Chat Completions)
 
 
 def test_tool_params_without_tools_variants():

@@ -45,11 +45,11 @@ def test_save_writes_the_transcript(tmp_path):
     r = invoke("run", "订单 ORD-2026-001 到哪里了?", "--save", str(out))
     assert r.exit_code == 0 and f"transcript: {out}" in r.stdout
     t = load_transcript(out)
-    assert t.header["format"] == "agentdbg-transcript" and t.header["version"] == 1
-    assert t.header["tools"][0]["function"]["name"] == "query_order"
-    assert [e["type"] for e in t.events] == ["request", "response", "tool", "request", "response",
+    assert t.header.format == "agentdbg-transcript" and t.header.version == 2
+    assert t.header.tools[0]["function"]["name"] == "query_order"
+    assert [e.event_type for e in t.events] == ["request", "response", "tool", "request", "response",
                                              "tool", "request", "response", "stop"]
-    assert t.stop["reason"] == "completed" and "杭州转运中心已发出" in t.final_messages()[-1]["content"]
+    assert t.stop.reason == "completed" and "杭州转运中心已发出" in t.final_messages()[-1]["content"]
 
 
 def test_runs_are_kept_in_the_data_dir_and_listed(tmp_path):
@@ -306,7 +306,7 @@ def test_save_never_writes_over_a_file_the_run_reads(tmp_path, option):
     from support import ROOT
 
     target = tmp_path / "input.yaml"
-    target.write_text((ROOT / "agentdbg/samples/tools.yaml").read_text(encoding="utf-8")
+    target.write_text((ROOT / "tools.yaml").read_text(encoding="utf-8")
                       if option == "--tools" else "- content: done\n", encoding="utf-8")
     before = target.read_bytes()
     r = invoke("run", "北京和上海今天哪个更热?", option, str(target), "--save", str(tmp_path / "." / "input.yaml"))

@@ -58,7 +58,7 @@ def test_http_errors_are_one_line_model_errors(model_server, status, needle, tmp
     from agentdbg.transcript import load_transcript
     t = load_transcript(save)
     assert t.final_messages() == [{"role": "user", "content": "q"}]
-    assert [e["type"] for e in t.events] == ["request", "model_error", "stop"]
+    assert [e.event_type for e in t.events] == ["request", "model_error", "stop"]
 
 
 def test_refused_connection(tmp_path):

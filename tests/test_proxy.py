@@ -100,11 +100,11 @@ def assert_byte_identical(tmp_path, serve, t):
     """What the app received through the proxy == what the upstream sends for each request."""
     received = [base64.b64decode(json.loads(line)["body"])
                 for line in (tmp_path / "dump.jsonl").read_text().splitlines()]
-    requests = [e for e in t.events if e["type"] == "request"]
+    requests = [e for e in t.events if e.event_type == "request"]
     assert len(received) == len(requests)
     for event, messages, got in zip(requests, messages_over_time(t.events), received):
-        params = {k: v for k, v in event["params"].items()}
-        body = {**params, "messages": messages, "tools": t.header["tools"]}
+        params = {k: v for k, v in event.params.items()}
+        body = {**params, "messages": messages, "tools": t.header.tools}
         req = urllib.request.Request(serve.url + "/chat/completions",
                                      data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
                                      headers={"Content-Type": "application/json"})
@@ -123,7 +123,7 @@ def test_a_correct_loop_is_clean_and_relayed_byte_identical(tmp_path, stack, str
     if stream:
         assert "stream: call call_o1 at index 0: id sent once" in out
     (t,) = transcripts(tmp_path)
-    assert t.stop["reason"] == "completed"
+    assert t.stop.reason == "completed"
     assert_byte_identical(tmp_path, serve, t)
     replay = subprocess.run([sys.executable, "-m", "agentdbg", "replay", str(t.path), "--json"],
                             capture_output=True, text=True)
@@ -200,7 +200,7 @@ def test_block_invalid_answers_the_app_with_a_400(tmp_path, stack):
     out = proxy.stop()
     assert "blocked: answered the app with HTTP 400" in out
     (t,) = transcripts(tmp_path)
-    assert [e["type"] for e in t.events][-2:] == ["blocked", "stop"]
+    assert [e.event_type for e in t.events][-2:] == ["blocked", "stop"]
 
 
 def test_other_paths_pass_through(tmp_path, stack):

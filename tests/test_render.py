@@ -126,7 +126,7 @@ def batch_run(question, width=80, full=False, model=None, tools=None):
     from agentdbg.toolspec import load_tools
 
     session = Session.for_question(model or OfflineModel(), tools or load_tools(
-        Path(__file__).parent.parent / "agentdbg" / "samples" / "tools.yaml"), question, RunConfig())
+        Path(__file__).parent.parent / "tools.yaml"), question, RunConfig())
     buf = io.StringIO()
     console = Console(file=buf, width=width, no_color=True, highlight=False)
     run_batch(session, console, RunOptions(model_desc="offline", model="offline",

@@ -248,7 +248,7 @@ def test_save_says_what_it_writes(sample_tools, tmp_path):
     writer.close()
     for path in (lines, named):
         assert f"saved to {path} (a transcript in JSON Lines; 'agentdbg replay' plays it)" in out
-        assert load_transcript(path).stop["reason"] == "completed"
+        assert load_transcript(path).stop.reason == "completed"
     assert "as JSON." not in help_text("save") and "JSON Lines" in help_text("save")
 
 

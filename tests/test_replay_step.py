@@ -96,7 +96,7 @@ def test_plain_messages_array_is_a_starting_state(tmp_path):
                   "function": {"name": "query_order", "arguments": '{"order_id": "ORD-2026-001"}'}}]}]
     p = tmp_path / "start.json"
     p.write_text(json.dumps(start, ensure_ascii=False), encoding="utf-8")
-    tools = str(ROOT / "agentdbg" / "samples" / "tools.yaml")
+    tools = str(ROOT / "tools.yaml")
     session, _ = _live_session(ReplayArgs(file=str(p), step=True, tools=tools),
                                initial_state(str(p)))
     buf = io.StringIO()

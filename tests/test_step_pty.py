@@ -45,9 +45,9 @@ def test_step_session_end_to_end(tmp_path):
     assert child.exitstatus == 0
     from agentdbg.transcript import load_transcript
     t = load_transcript(saved)
-    assert t.stop["reason"] == "completed"
+    assert t.stop.reason == "completed"
     assert "杭州转运中心已发出" in t.final_messages()[-1]["content"]
-    assert [e["action"] for e in t.events if e["type"] == "action"] == [
+    assert [e.action for e in t.events if e.event_type == "action"] == [
         "fail", "edit", "drop", "rewind"]
 
 

@@ -129,8 +129,7 @@ def test_handlers_that_fit_or_cannot_be_judged_from_source_are_quiet(project):
                     tool("fallback", "library:speedy", ["title"], ["title"]),
                     tool("imported", "library:json", ["x"], ["x"]),
                     tool("stdlib", "json:dumps", ["obj"], ["obj"]),
-                    tool("builtin", "math:sqrt", ["x"], ["x"]),
-                    tool("sample", "agentdbg.samples.shop:query_order", ["order_id"], ["order_id"]))
+                    tool("builtin", "math:sqrt", ["x"], ["x"]))
     assert rules(found) == [] and r.exit_code == 0
 
 

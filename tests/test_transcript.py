@@ -20,7 +20,7 @@ from agentdbg.errors import InputError
 from agentdbg.providers.offline import OfflineModel
 from agentdbg.transcript import load_transcript, start_transcript
 
-SAMPLE_TOOLS = ROOT / "agentdbg" / "samples" / "tools.yaml"
+SAMPLE_TOOLS = ROOT / "tools.yaml"
 runner = CliRunner()
 ORDER_Q = "订单 ORD-2026-001 到哪里了?"
 
@@ -156,7 +156,7 @@ def test_truncated_last_line_loads_with_a_warning(tmp_path, sample_tools):
     path.write_bytes(data[: len(data) - 40])  # cut the stop event mid-line
     t = load_transcript(path)
     assert t.warnings and "last line is truncated" in t.warnings[0]
-    assert t.stop is None and t.events[-1]["type"] == "response"
+    assert t.stop is None and t.events[-1].event_type == "response"
     r = runner.invoke(app, ["replay", str(path)])
     # the final answer was recorded before the cut: the replay still completes
     assert "last line is truncated" in r.stderr and r.exit_code == 0
@@ -249,9 +249,9 @@ def test_fork_keeps_a_prefix_and_names_its_parent(tmp_path):
                             "--tools", str(SAMPLE_TOOLS)])
     assert r.exit_code == 0, r.output
     t = load_transcript(child)
-    assert t.header["parent"] == {"path": str(path), "from_index": 2}
+    assert (t.header.parent.path, t.header.parent.from_index) == (str(path), 2)
     assert t.final_messages()[:3] == load_transcript(path).final_messages()[:3]
-    assert t.stop["reason"] == "completed"
+    assert t.stop.reason == "completed"
     r = runner.invoke(app, ["replay", str(path), "--from", "99", "--tools", str(SAMPLE_TOOLS)])
     assert r.exit_code == 2 and "messages 0..5" in r.stderr
 
@@ -291,8 +291,8 @@ def test_sigkill_during_a_tool_keeps_every_completed_event(tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     t = load_transcript(path)
-    assert [e["type"] for e in t.events] == ["request", "response"]
-    assert t.events[1]["message"]["tool_calls"][0]["function"]["name"] == "slow"
+    assert [e.event_type for e in t.events] == ["request", "response"]
+    assert t.events[1].message["tool_calls"][0]["function"]["name"] == "slow"
     r = runner.invoke(app, ["replay", str(path), "--json"])
     assert json.loads(r.stdout)["stop_reason"] == "cancelled"
 

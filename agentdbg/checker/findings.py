@@ -22,6 +22,18 @@ class Finding:
     api_source: str | None = None   # whose text api_error is when it is not the active
                                     # profile's API, e.g. "Anthropic", "vLLM"
 
+    @classmethod
+    def from_dict(cls, d: dict) -> Finding:
+        """A recorded finding (``to_dict()`` in a transcript) back, its path and line too;
+        every field is data of any JSON type, so what is not of its kind is left out."""
+        def of(value: Any, kind: type) -> Any:
+            return value if isinstance(value, kind) and not isinstance(value, bool) else None
+        return cls(rule=str(d.get("rule")), severity=str(d.get("severity") or "error"),
+                   index=of(d.get("index"), int), message=str(d.get("message") or ""),
+                   api_error=of(d.get("api_error"), str), tool_call_id=of(d.get("tool_call_id"), str),
+                   line=of(d.get("line"), int), path=of(d.get("path"), str),
+                   api_source=of(d.get("api_source"), str))
+
     def to_dict(self) -> dict:
         d = {"rule": self.rule, "severity": self.severity, "index": self.index,
              "tool_call_id": self.tool_call_id, "message": self.message,
@@ -163,6 +175,11 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        "that is not the final assistant message", scope="anthropic"),
     _r("tool-names-not-unique", ERROR, "two tools with one name", scope="anthropic"),
     _r("max-tokens-missing", ERROR, "a request body without max_tokens", scope="anthropic"),
+    # the Gemini API (plus the shared ids above)
+    _r("call-turn-misplaced", ERROR, "a model turn with function calls that opens contents or "
+       "follows another model turn", scope="gemini"),
+    _r("thought-signature-missing", ERROR, "Gemini 3: the first functionCall of a step of the "
+       "current turn sent back without its thoughtSignature", scope="gemini"),
 ]}
 
 

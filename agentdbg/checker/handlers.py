@@ -135,9 +135,18 @@ def signature_problems(fn: ast.FunctionDef | ast.AsyncFunctionDef, schema: dict
     return errors, warnings
 
 
+def _shown(path: str, base_dir: Path) -> str:
+    """The handler's file relative to the tools file's folder when it is inside it."""
+    try:
+        relative = Path(path).resolve().relative_to(Path(base_dir).resolve())
+    except (ValueError, OSError):
+        return path
+    return str(relative)
+
+
 def lint_handler(spec: ToolSpec) -> Iterator[Any]:
     """The findings for ``python: "module:function"`` (nothing when the source cannot tell)."""
-    from agentdbg.checker.lint import finding
+    from agentdbg.checker.lint_finding import finding
 
     module_name, func_name = spec.handler.split(":")
     found = find_module(module_name, spec.base_dir)
@@ -158,7 +167,7 @@ def lint_handler(spec: ToolSpec) -> Iterator[Any]:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
         return  # a class, an alias, a wrapped function: its signature is not in the source
     errors, warnings = signature_problems(node, spec.parameters)
-    where = f"{func_name}() in {path}:{node.lineno}"
+    where = f"{func_name}() in {_shown(path, spec.base_dir)}:{node.lineno}"
     for text in errors:
         yield finding("handler-signature-mismatch", spec, f"{where} {text}")
     for text in warnings:

@@ -11,8 +11,10 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from agentdbg.checker.findings import Finding
 from agentdbg.checker.request import MISSING, CheckRequest
 from agentdbg.errors import InputError, located
+from agentdbg.wire import codec as codecs
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -39,6 +41,7 @@ class CheckItem:
     turn: int | None = None    # a transcript: which recorded request this is
     final: list | None = None  # a transcript: its final messages (the last request + the reply)
     prior: list | None = None  # a Responses transcript: every native item sent or answered before
+    recorded: list | None = None  # a request the proxy blocked: the findings it was blocked for
 
 
 MAX_INPUT = 256 * 1024 * 1024   # bytes ``check`` reads (a transcript of a long proxy session fits)
@@ -97,61 +100,69 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
     import sys
 
     from agentdbg.textsafe import one_line
-    from agentdbg.transcript import load_transcript
+    from agentdbg.transcript import read_transcript
+    from agentdbg.transcript.events import Blocked, Request, Response, Stop
 
     lines = io.BytesIO(text.encode("utf-8"))  # lines end at b"\n" only: U+2028 is not one
-    recording = load_transcript(name, lines, validate=True)
-    for warning in recording.warnings:
-        print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
-    header = recording.header
-    fmt = str(header["api"]) if header.get("api") in ("responses", "anthropic") else "chat"
-    tools = header.get("tools") if isinstance(header.get("tools"), list) else []
-    final = _messages(name, recording.final_messages())
+    warnings: list[str] = []
+    header, events = read_transcript(name, warnings, lines)
+    fmt = header.api if codecs.known(header.api) else codecs.DEFAULT
+    chat_native = codecs.get(fmt).chat_native
+    tools = header.tool_list
     items: list[CheckItem] = []
-    current: list = []
     prior: list = []
-    for event in recording.events:
-        if event.get("type") == "response" and isinstance(event.get("output"), list):
-            prior.extend(x for x in event["output"] if isinstance(x, dict))
-        if event.get("type") != "request":
+    last: list = []            # the last request's messages
+    checked = 0                # ... how many of them are checked (each message once)
+    stopped: list | None = None   # the last stop event's (the final state when there is one)
+    n_sent = 0
+    for _, event in events:
+        if isinstance(event, Stop) and event.messages is not None:
+            stopped = event.messages
+        if isinstance(event, Response) and isinstance(event.output, list):
+            prior.extend(x for x in event.output if isinstance(x, dict))
+        if isinstance(event, Blocked):   # never sent: judged when it was blocked
+            found = event.findings or []
+            items.append(CheckItem(CheckRequest(messages=last), None, fmt, None, n_sent + 1,
+                                   None, list(prior), recorded=[
+                                       Finding.from_dict(d) for d in found if isinstance(d, dict)]))
             continue
-        turn = len(items) + 1
-        current = _recorded(name, event, current, turn)
-        params: dict = event["params"] if isinstance(event.get("params"), dict) else {}
+        if not isinstance(event, Request):
+            continue
+        n_sent += 1
+        turn = n_sent
+        current = list(event.messages or [])
+        checked = min(checked, event.prefix)
+        _messages(f"{name}: request {turn}", current[checked:], offset=checked)
+        last, checked = current, len(current)
+        params: dict = event.params or {}
         sent = params.get("tools", tools)
         request = CheckRequest(messages=current, tools=sent if isinstance(sent, list) and sent
                                else MISSING,
                                tool_choice=params.get("tool_choice", MISSING),
                                parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
-        extra: dict = header["api_params"] if isinstance(header.get("api_params"), dict) else {}
-        native = native_of(fmt, event, request, {**extra, **params}) if fmt != "chat" else None
-        items.append(CheckItem(request, None, fmt, native, turn, final, list(prior)))
+        extra: dict = header.api_params or {}
+        native = None if chat_native else native_of(fmt, event.body, request, {**extra, **params})
+        items.append(CheckItem(request, None, fmt, native, turn, None, list(prior)))
         inputs = native.get("input") if isinstance(native, dict) else None
         if isinstance(inputs, list):
             prior.extend(x for x in inputs if isinstance(x, dict))
+    for warning in warnings:
+        print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
+    final = _messages(name, stopped if stopped is not None else last)
+    for item in items:
+        item.final = final
     if not items:   # nothing was sent (e.g. the first request was blocked): the final state
-        items.append(CheckItem(CheckRequest(messages=final, tools=tools or MISSING), None, "chat",
-                               None, None, final))
+        items.append(CheckItem(CheckRequest(messages=final, tools=tools or MISSING), None,
+                               codecs.DEFAULT, None, None, final))
     return items
 
 
-def _recorded(name: str, event: dict, current: list, turn: int) -> list:
-    prefix, append = event.get("prefix"), event.get("append")
-    if not isinstance(prefix, int) or isinstance(prefix, bool) or prefix < 0 \
-            or not isinstance(append, list):
-        raise InputError(f"{name}: request {turn} (seq {event.get('seq')}) has no valid "
-                         "'prefix' and 'append'")
-    return _messages(f"{name}: request {turn}", current[:prefix] + append)
-
-
-def native_of(fmt: str, event: dict, request: CheckRequest, params: dict) -> Any:
+def native_of(fmt: str, body: Any, request: CheckRequest, params: dict) -> Any:
     """The native body a transcript's request stands for: as the proxy recorded it, else
     rebuilt from the chat form (each message keeps its native original, so it is exact)."""
-    if isinstance(event.get("body"), dict):
-        return event["body"]
-    from agentdbg.wire import anthropic, responses
-
-    convert = responses.from_chat if fmt == "responses" else anthropic.from_chat
+    if isinstance(body, dict):
+        return body
+    convert = codecs.get(fmt).encode_request
     tools = request.tools if isinstance(request.tools, list) else None
     choice = request.tool_choice if request.tool_choice is not MISSING else None
     parallel = request.parallel_tool_calls if isinstance(request.parallel_tool_calls, bool) else None
@@ -192,7 +203,7 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
 
     where = f"{name}:{line}" if line else name
     fmt = fmt or detect_format(doc) or "chat"
-    if fmt != "chat":
+    if not codecs.get(fmt).chat_native:
         return _native(where, doc, line, fmt)
     if isinstance(doc, list):
         return CheckItem(CheckRequest(messages=_messages(where, doc)), line)
@@ -210,11 +221,12 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
 
 def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
     """A Responses or Anthropic document: judged as given; its chat form is kept for notes."""
-    key = "input" if fmt == "responses" else "messages"
+    codec = codecs.get(fmt)
+    key = codec.key
     if isinstance(doc, dict) and doc.get("format") == "agentdbg-run":
         raise InputError(f"{where}: an agentdbg saved run is in Chat Completions form; "
                          "check it without --format")
-    if isinstance(doc, dict) and key not in doc and not (fmt == "responses" and
+    if isinstance(doc, dict) and key not in doc and not (codec.stores and
                                                          "previous_response_id" in doc):
         raise InputError(f"{where}: expected a {fmt} request body with {key!r}, or a bare "
                          f"{key!r} array")
@@ -222,7 +234,7 @@ def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
         raise InputError(f"{where}: expected a {fmt} request body or a bare {key!r} array, "
                          f"got {type(doc).__name__}")
     value = doc.get(key) if isinstance(doc, dict) else doc
-    if not isinstance(value, list) and not (fmt == "responses" and isinstance(value, (str, type(None)))):
+    if not isinstance(value, list) and not (codec.text_input and isinstance(value, (str, type(None)))):
         raise InputError(f"{where}: {key!r} must be an array, got {type(value).__name__}")
     for i, x in enumerate(value if isinstance(value, list) else []):
         if not isinstance(x, dict):
@@ -230,10 +242,10 @@ def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
     return CheckItem(CheckRequest(messages=[]), line, fmt, doc)
 
 
-def _messages(where: str, messages: Any) -> list:
+def _messages(where: str, messages: Any, offset: int = 0) -> list:
     if not isinstance(messages, list):
         raise InputError(f"{where}: 'messages' must be an array, got {type(messages).__name__}")
-    for i, m in enumerate(messages):
+    for i, m in enumerate(messages, start=offset):
         if not isinstance(m, dict):
             raise InputError(f"{where}: messages[{i}] is not an object ({type(m).__name__})")
         role = m.get("role")

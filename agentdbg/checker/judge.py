@@ -13,6 +13,12 @@ from typing import Any
 from agentdbg.checker.api import check
 from agentdbg.checker.inputs import CheckItem
 from agentdbg.checker.request import MISSING
+from agentdbg.wire import codec as codecs
+
+
+def _chat_native(item: CheckItem) -> bool:
+    """The item is judged on its chat form (Chat Completions is its own chat form)."""
+    return codecs.get(item.format).chat_native
 
 
 @dataclass
@@ -36,8 +42,22 @@ def judge_all(items: list[CheckItem], definitions: list | None, profile: str) ->
     a request ends otherwise; a finding seen there is traced back to the first request that
     has it by bisection. A 1,000-turn transcript costs a few full checks, not 1,000; the
     result is the same as checking every request (tests/test_judge_chains.py)."""
+    blocked = {k: item for k, item in enumerate(items) if item.recorded is not None}
+    if blocked:   # requests the proxy blocked: their recorded findings, the rest judged around
+        rest = judge_all([x for x in items if x.recorded is None], definitions, profile)
+        others = iter(rest)
+        results: list[Judged] = []
+        said = {_key(f) for r in rest for f in r.findings}
+        for k, item in enumerate(items):
+            if k not in blocked:
+                results.append(next(others))
+                continue
+            new = [f for f in item.recorded or [] if _key(f) not in said]   # each defect once
+            said.update(_key(f) for f in new)
+            results.append(Judged(item, new))
+        return results
     for item in items:
-        if item.format == "chat" and definitions is not None and item.request.tools is MISSING:
+        if _chat_native(item) and definitions is not None and item.request.tools is MISSING:
             item.request.tools = definitions
     full: dict[int, Judged] = {}
 
@@ -48,7 +68,11 @@ def judge_all(items: list[CheckItem], definitions: list | None, profile: str) ->
 
     shown: dict[int, list] = {}
     reported: set[tuple] = set()
-    for chain in _chains(items):
+    from agentdbg.checker.profiles import get_profile
+
+    # a rule on the current turn only (Gemini's signatures) is not kept by appending: judge all
+    chains = [[k] for k in range(len(items))] if get_profile(profile).signed_calls else _chains(items)
+    for chain in chains:
         if items[chain[0]].turn is None:            # not a transcript: every item on its own
             shown[chain[0]] = judged(chain[0]).findings
             continue
@@ -70,7 +94,7 @@ def judge_all(items: list[CheckItem], definitions: list | None, profile: str) ->
         if k in full:
             result = full[k]
         else:   # extended cleanly by the next request: its findings were traced from there
-            result = Judged(item, [], skipped_tools=item.format == "chat"
+            result = Judged(item, [], skipped_tools=_chat_native(item)
                             and item.request.tools is MISSING and _open_calls_chat(item))
         result.findings = sorted(shown.get(k, []), key=lambda f: -1 if f.index is None else f.index)
         for f in result.findings:
@@ -109,7 +133,7 @@ def _chains(items: list[CheckItem]) -> list[list[int]]:
 
 
 def _extends(prev: CheckItem, item: CheckItem) -> bool:
-    if prev.turn is None or item.turn is None or prev.format != "chat" or item.format != "chat":
+    if prev.turn is None or item.turn is None or not (_chat_native(prev) and _chat_native(item)):
         return False
     a, b = prev.request, item.request
     if not (isinstance(a.messages, list) and isinstance(b.messages, list)) \
@@ -127,10 +151,13 @@ def _clean_ends(messages: list) -> set[int]:
     cleanly: on a user message or a tool result, with no call open at ``n`` answered after
     it. Appending to such a prefix cannot move or repair a finding in it; a result arriving
     late can (it turns a missing response into an interleaved message), so a prefix a late
-    result reaches past is judged in full. One pass over the chain's longest request."""
+    result reaches past is judged in full; so is one ending inside a tool block that leaves a
+    call of it unanswered (a mismatched result appended to the block explains the missing one
+    away, PROTOCOL.md precedence 2). One pass over the chain's longest request."""
     candidates: list[int] = []
     cover = [0] * (len(messages) + 2)     # > 0: a call open at this length is answered later
     open_at: dict = {}                    # call id -> where its earliest still-open call is
+    block: set = set()                    # the last tool block's calls it has not answered yet
     for i, m in enumerate(messages):
         if type(m) is not dict:
             break                         # nothing from here on is judged clean
@@ -141,14 +168,19 @@ def _clean_ends(messages: list) -> set[int]:
                 break
             for c in calls:
                 open_at.setdefault(c["id"], i)
+            block = {c["id"] for c in calls}
         elif role == "tool":
             tid = m.get("tool_call_id")   # any JSON value: only a string can answer a call
+            if isinstance(tid, str):
+                block.discard(tid)
             c = open_at.pop(tid, None) if isinstance(tid, str) else None
             if c is not None:             # open at lengths c+1 .. i, answered at i
                 cover[c + 1] += 1
                 cover[i + 1] -= 1
-        if role in ("user", "tool"):
+        if role == "user" or (role == "tool" and not block):
             candidates.append(i + 1)
+        if role != "tool" and not (role == "assistant" and calls is not None):
+            block = set()
     clean, depth, n = set(), 0, 0
     for end in candidates:
         while n < end:
@@ -160,16 +192,13 @@ def _clean_ends(messages: list) -> set[int]:
 
 
 def _judge(item: CheckItem, definitions: list | None, profile: str, prior: list | None) -> Judged:
-    if item.format == "chat":
+    if _chat_native(item):
         return Judged(item, check(item.request, profile),
                       skipped_tools=item.request.tools is MISSING and _open_calls_chat(item))
-    from agentdbg.checker.formats import analyze_anthropic, analyze_responses
+    from agentdbg.checker.formats import analyze
 
     doc = _with_tools(item, definitions)
-    if item.format == "responses":
-        findings, pairing = analyze_responses(doc, profile, prior=prior or None)
-    else:
-        findings, pairing = analyze_anthropic(doc, profile)
+    findings, pairing = analyze(item.format, doc, profile, prior=prior or None)
     declared = isinstance(doc, dict) and isinstance(doc.get("tools"), list)
     open_calls = any(pairing.answer_of.get(loc) is None for loc in pairing.calls)
     return Judged(item, findings, pairing, list(pairing.notes),
@@ -190,12 +219,11 @@ def _open_calls_chat(item: CheckItem) -> bool:
 def _with_tools(item: CheckItem, definitions: list | None) -> Any:
     """The native document, with ``--tools`` definitions when it sends none."""
     doc = item.native
-    key = "input" if item.format == "responses" else "messages"
+    codec = codecs.get(item.format)
+    key = codec.key
     if definitions is None or (isinstance(doc, dict) and "tools" in doc):
         return doc
-    from agentdbg.wire import anthropic, responses
-
-    convert = responses.tool_from_chat if item.format == "responses" else anthropic.tool_from_chat
+    convert = codec.tool_from_chat
     body = dict(doc) if isinstance(doc, dict) else {key: doc}
     body["tools"] = [convert(t) for t in definitions]
     return body
@@ -203,29 +231,25 @@ def _with_tools(item: CheckItem, definitions: list | None) -> Any:
 
 
 
-def judge_native_request(fmt: str, event: dict, messages: list, tools: list | None, params: dict,
+def judge_native_request(fmt: str, body: Any, messages: list, tools: list | None, params: dict,
                          profile: str, prior: list | None = None) -> tuple[list, Any]:
     """A recorded ``responses`` / ``anthropic`` request judged as its API judges it (as
     ``check`` judges a transcript), each finding moved onto the chat message of ``messages``
-    (the request's chat form) that holds the native item it concerns.
+    (the request's chat form) that holds the native item it concerns. ``body``: the native
+    body as the proxy recorded it (None: rebuilt from the chat form).
 
     Returns the findings and the native body (a Responses body's items are ``prior`` for the
     requests after it)."""
-    from agentdbg.checker.formats import check_anthropic, check_responses
+    from agentdbg.checker.formats import analyze
     from agentdbg.checker.inputs import native_of
     from agentdbg.checker.request import CheckRequest
-    from agentdbg.wire import anthropic, responses
 
     request = CheckRequest(messages=messages, tools=tools if tools else MISSING,
                            tool_choice=params.get("tool_choice", MISSING),
                            parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
-    native = native_of(fmt, event, request, params)
-    if fmt == "responses":
-        found = check_responses(native, profile, prior=prior or None)
-        form = responses.to_chat(native)
-    else:
-        found = check_anthropic(native, profile)
-        form = anthropic.to_chat(native)
+    native = native_of(fmt, body, request, params)
+    found = analyze(fmt, native, profile, prior=prior or None)[0]
+    form = codecs.get(fmt).chat_form(native)
     import bisect
 
     offset = len(messages) - len(form.messages)   # messages a stored chain carried before

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 
-from agentdbg.checker.findings import RULES
+from agentdbg.checker.lint_finding import LintFinding, finding
 from agentdbg.checker.rules import _strict_problem
 from agentdbg.toolspec import ToolSet, ToolSpec
 
@@ -23,25 +22,6 @@ WHEN_CUES = re.compile(r"\bwhen\b|\buse (this|it)?\b|\bcall (this|it)?\b|\bonly 
 CLOSED_SET_NAMES = re.compile(r"(^|_)(status|state|type|kind|mode|unit|units|level|category|"
                               r"sort|order|direction|priority|format|lang|language)$")
 MANY_TOOLS, MAX_TOOLS = 20, 128
-
-
-@dataclass
-class LintFinding:
-    rule: str       # an id of checker.findings.RULES
-    severity: str   # error | warning
-    tool: str | None
-    line: int | None
-    message: str
-
-    def to_dict(self) -> dict:
-        return {"rule": self.rule, "severity": self.severity, "tool": self.tool,
-                "line": self.line, "message": self.message}
-
-
-def finding(rule: str, spec: ToolSpec | None, message: str, *, line: int | None = None,
-            severity: str | None = None) -> LintFinding:
-    return LintFinding(rule, severity or RULES[rule].severity, spec.name if spec else None,
-                       line if line is not None else (spec.line if spec else None), message)
 
 
 def lint(toolset: ToolSet) -> list[LintFinding]:

@@ -10,7 +10,7 @@ tools with ``strict: true`` fail on it), no description at all, and a tool with 
 
 from __future__ import annotations
 
-from agentdbg.checker.lint import LintFinding
+from agentdbg.checker.lint_finding import LintFinding
 from agentdbg.checker.rules import _strict_problem
 from agentdbg.toolspec import ToolSet
 

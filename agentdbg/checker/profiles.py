@@ -19,6 +19,9 @@ class Profile:
     extra_rules: frozenset = field(default_factory=frozenset)
     errors: frozenset = field(default_factory=frozenset)  # warnings by default, errors here
     api: str = "OpenAI"                 # whose error texts this profile's server answers with
+    empty_reasoning_present: bool = False  # reasoning_content "" counts as sent back (DeepSeek)
+    signed_calls: bool = False          # Gemini 3 behind Chat Completions: thought signatures
+                                        # ride on tool calls and must come back
 
 
 #: OpenAI accepts a history whose arguments are broken JSON or not an object; servers that
@@ -29,7 +32,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
     Profile("openai", "OpenAI Chat Completions (default)"),
     Profile("deepseek-thinking", "DeepSeek thinking mode: reasoning_content must be passed back "
             "(Responses: a call and its output adjacent)",
-            extra_rules=frozenset({"reasoning-content-missing"})),
+            extra_rules=frozenset({"reasoning-content-missing"}), empty_reasoning_present=True),
     Profile("deepseek-reasoner-legacy", "deepseek-reasoner (R1): roles must alternate",
             extra_rules=frozenset({"consecutive-same-role"})),
     Profile("kimi-thinking", "Moonshot Kimi with thinking enabled",
@@ -57,6 +60,9 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
             errors=BROKEN_ARGUMENTS, api="vLLM"),
     Profile("deepseek", "DeepSeek, non-thinking: on the Responses API a call and its output "
             "must be adjacent"),
+    Profile("gemini", "Gemini 3 behind its OpenAI-compatible endpoint: the first tool call of "
+            "each step of the current turn brings back extra_content.google.thought_signature",
+            api="Gemini", signed_calls=True),
 ]}
 
 

@@ -17,11 +17,20 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
+#: the variable a shell's completion script sets when it asks for completions
+COMPLETE_VAR = "_AGENTDBG_COMPLETE"
+
+
 def main() -> None:
+    import os
     import signal
 
     signal.signal(signal.SIGTERM, _on_sigterm)
-    app()
+    if COMPLETE_VAR in os.environ:  # a shell asking (see 'agentdbg completion'): typer answers
+        from typer.completion import completion_init
+
+        completion_init()
+    app(prog_name="agentdbg")   # also under `python -m agentdbg`: one name, one completion variable
 
 
 __all__ = ["app", "main"]

@@ -73,11 +73,23 @@ def command(*args: Any, quiet_interrupt: bool = False, **kwargs: Any) -> Callabl
                     print(f"agentdbg: {why}", file=sys.stderr)
                     raise typer.Exit(int(ExitStatus.CANCELLED)) from None
                 status = ExitStatus.OK
+            except BrokenPipeError:   # `agentdbg … | head`: the reader has all it wanted
+                _quiet_stdout()
+                raise typer.Exit(int(ExitStatus.BROKEN_PIPE)) from None
             except Exception as exc:  # noqa: BLE001 - the one place that turns errors into lines
                 raise fail(exc, bool(kw.get("debug"))) from None
             raise typer.Exit(int(status or 0))
         return app.command(*args, **kwargs)(boundary)
     return register
+
+
+def _quiet_stdout() -> None:
+    """After the reader closed the pipe: nothing more to write (not even at exit's flush)."""
+    import contextlib
+    import os
+
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def make_console(stderr: bool = False):

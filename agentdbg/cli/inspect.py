@@ -16,13 +16,34 @@ class WireFormat(str, Enum):
     chat = "chat"
     responses = "responses"
     anthropic = "anthropic"
+    gemini = "gemini"
+
+
+def _list_profiles(value: bool) -> None:
+    """``check --profiles``: each provider profile and what it adds, then exit."""
+    if not value:
+        return
+    from rich.table import Table
+
+    from agentdbg.checker.profiles import PROFILES
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True, style="bold")
+    table.add_column()
+    for p in PROFILES.values():
+        table.add_row(p.name, p.description)
+    console = make_console()
+    console.print("provider profiles (--profile NAME; default openai):")
+    console.print(table)
+    raise typer.Exit()
 
 
 @command(epilog="Exit status: 0 no error-level finding; 1 errors found; 2 unreadable input.")
 def check(
     file: Annotated[str, typer.Argument(
-        help="Messages array, request body (Chat Completions, Responses or Anthropic Messages), "
-             "bare Responses 'input' array, saved run, transcript, or JSONL of these; '-' for stdin.")],
+        help="Messages array, request body (Chat Completions, Responses, Anthropic Messages or "
+             "Gemini generateContent), bare Responses 'input' or Gemini 'contents' array, saved "
+             "run, transcript, or JSONL of these; '-' for stdin.")],
     tools: Annotated[Path | None, typer.Option(
         "--tools", "-t", envvar="AGENTDBG_TOOLS", show_default=False,
         help="tools.yaml whose definitions are checked against when the input sends no tools "
@@ -33,6 +54,9 @@ def check(
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
     json_out: JsonOpt = False,
     full: FullOpt = False,
+    profiles: Annotated[bool, typer.Option(
+        "--profiles", callback=_list_profiles, is_eager=True,
+        help="List the provider profiles and what each adds, then exit.")] = False,
     debug: DebugOpt = False,
 ) -> int:
     """Check a request or a history against the protocol rules real APIs enforce (Chat
@@ -62,3 +86,52 @@ def tools_cmd(
 
     return run_tools(path, json_out=json_out, console=make_console(), debug=debug,
                      connect=connect, ask=ask if interactive(json_out) else None)
+
+
+class Shell(str, Enum):
+    bash = "bash"
+    zsh = "zsh"
+    fish = "fish"
+    powershell = "powershell"
+
+
+@command(epilog="e.g.  agentdbg completion bash >> ~/.bashrc   (zsh: ~/.zshrc; fish: "
+                "~/.config/fish/completions/agentdbg.fish); then open a new shell.")
+def completion(
+    shell: Annotated[Shell, typer.Argument(help="The shell to complete in.")],
+    debug: DebugOpt = False,
+) -> int:
+    """Print the shell completion script: commands, options and their values complete with Tab."""
+    from typer.completion import completion_init, get_completion_script
+
+    completion_init()
+    print(get_completion_script(prog_name="agentdbg", complete_var="_AGENTDBG_COMPLETE",
+                                shell=shell.value))
+    return 0
+
+
+@command(epilog="Exit status: 0 written; 2 a file already exists, or the tools JSON is unreadable.")
+def init(
+    folder: Annotated[Path, typer.Argument(help="Where to write them (default: here).")] = Path("."),
+    source: Annotated[Path | None, typer.Option(
+        "--from", help="A tools JSON your app already has (an OpenAI 'tools' array, or "
+                       "{\"tools\": [...]}): its tools, each with a handler to fill in.",
+        show_default=False)] = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Start a project: a commented tools.yaml and its handler module (handlers.py); never
+    overwrites a file."""
+    from agentdbg.drivers.init import init_project
+    from agentdbg.render.safe import one_line
+
+    written = init_project(folder, source)
+    from agentdbg.trust import record_trust
+
+    record_trust(written.tools)   # it wrote the file: ./tools.yaml runs without asking
+    names = ", ".join(written.names)
+    print(f"wrote {one_line(written.tools)} ({len(written.names)} tool(s): {one_line(names)}) "
+          f"and {one_line(written.module)}")
+    where = "" if folder == Path(".") else f"cd {one_line(folder)} && "
+    print(f"next: {where}agentdbg tools     (lint them)\n"
+          f"      {where}agentdbg run \"QUESTION\"     (the loop, offline; --step: one phase at a time)")
+    return 0

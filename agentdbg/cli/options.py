@@ -24,8 +24,8 @@ class Lang(str, Enum):
 
 Profile = Enum("Profile", {name: name for name in PROFILES}, type=str)  # type: ignore[misc]
 
-PROFILE_HELP = "Provider profile for the protocol checker: " + "; ".join(
-    f"{p.name}: {p.description}" for p in PROFILES.values()) + "."
+PROFILE_HELP = ("The provider whose own rules the checker adds; "
+                "'agentdbg check --profiles' lists them and what each adds.")
 
 
 def exit_codes(*extra: str) -> str:
@@ -46,7 +46,7 @@ ApiKeyOpt = Annotated[str | None, typer.Option(
     "--api-key", envvar="OPENAI_API_KEY", show_envvar=True, show_default=False,
     help="API key (never printed or saved).")]
 ProfileOpt = Annotated[Profile, typer.Option(  # type: ignore[valid-type]
-    "--profile", "-p", envvar="AGENTDBG_PROFILE", help=PROFILE_HELP)]
+    "--profile", "-p", envvar="AGENTDBG_PROFILE", metavar="NAME", help=PROFILE_HELP)]
 ApproveOpt = Annotated[Approve | None, typer.Option(
     "--approve", help="Decision for tools with approval: always (default none; in --step mode "
     "you are asked).")]

@@ -46,6 +46,7 @@ class Api(str, Enum):
     chat = "chat"
     responses = "responses"
     anthropic = "anthropic"
+    gemini = "gemini"
 
 
 def _step_only(step: bool, explain: bool, lang: Lang) -> None:
@@ -84,7 +85,8 @@ def run(
         "--retries", min=0, help="Retries of a failed model request (429/5xx/connection).")] = 0,
     api: Annotated[Api, typer.Option(
         "--api", help="Wire format of the endpoint: chat (Chat Completions), responses (the "
-        "Responses API, openai client) or anthropic (Messages API, anthropic client).")] = Api.chat,
+        "Responses API, openai client), anthropic (Messages API, anthropic client) or gemini "
+        "(generateContent, google-genai client).")] = Api.chat,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
     send_anyway: Annotated[bool, typer.Option(
         "--send-anyway", help="Send a request even when the checker finds errors in it.")] = False,
@@ -107,7 +109,7 @@ def run(
 ) -> int:
     """Run the tool loop on QUESTION and show every turn's full messages array."""
     from agentdbg.cli.trust import ask, interactive
-    from agentdbg.drivers.launch import drive, load_run_tools
+    from agentdbg.drivers.launch import drive, handler_warnings, load_run_tools
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.options import RunOptions
     from agentdbg.providers.factory import make_provider, precheck_for
@@ -120,6 +122,8 @@ def run(
     toolset = load_run_tools(tools, mcp or [], ask=ask if interactive(json_out) else None)
     if toolset.trust == "untrusted":           # MCP servers start in drive(), if trusted
         warn(untrusted_line(toolset))
+    for line in handler_warnings(toolset):
+        warn(line)
     info = make_provider(model, base_url, api_key, script, retries, api=api.value)
     if api is not Api.chat and (script is not None or info.offline):
         what = "a script" if script is not None else "the offline model"
@@ -227,10 +231,11 @@ def replay(
 @command()
 def runs(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to list.")] = 20,
+    json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
     """List the saved runs (transcripts in the runs folder), newest first."""
     from agentdbg.drivers.runs import list_runs
 
-    list_runs(make_console(), limit)
+    list_runs(make_console(), limit, json_out=json_out)
     return 0

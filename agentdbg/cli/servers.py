@@ -10,6 +10,14 @@ import typer
 from agentdbg.cli.app import command, make_console
 from agentdbg.cli.options import DebugOpt, FullOpt, Profile, ProfileOpt
 
+AllowOriginOpt = Annotated[list[str] | None, typer.Option(
+    "--allow-origin", help="A web page origin (e.g. http://localhost:3000) allowed to call this "
+    "server; requests from any other page (an Origin header) are refused (repeatable).",
+    show_default=False)]
+AllowHostOpt = Annotated[list[str] | None, typer.Option(
+    "--allow-host", help="A host name (NAME or NAME:PORT) this server answers to besides "
+    "localhost and IP addresses, e.g. host.docker.internal (repeatable).", show_default=False)]
+
 
 @command(quiet_interrupt=True)
 def proxy(
@@ -28,6 +36,15 @@ def proxy(
     otlp: Annotated[str | None, typer.Option(
         "--otlp", help="Also export each conversation to this OTLP/HTTP receiver as it goes "
                        "(OpenTelemetry GenAI spans, no message contents).", show_default=False)] = None,
+    secret_header: Annotated[list[str] | None, typer.Option(
+        "--secret-header", help="A header whose value is a key, like Authorization, api-key, "
+        "x-api-key, x-goog-api-key and Ocp-Apim-Subscription-Key: forwarded, never printed or "
+        "recorded (repeatable).", show_default=False)] = None,
+    allow_origin: AllowOriginOpt = None,
+    allow_host: AllowHostOpt = None,
+    drain: Annotated[float, typer.Option(
+        "--drain-timeout", help="At stop, seconds to let the analysis finish what was relayed "
+        "before recording the rest unanalysed.")] = 60.0,
     full: FullOpt = False,
     debug: DebugOpt = False,
 ) -> int:
@@ -42,7 +59,9 @@ def proxy(
         export = ConversationExport(otlp)
     run_proxy(upstream=upstream, host=host, port=port, save=save, block_invalid=block_invalid,
               intercept=intercept, profile=profile.value, full=full, console=make_console(),
-              export=export)
+              export=export, secret_headers=tuple(secret_header or ()),
+              allow_origins=tuple(allow_origin or ()), allow_hosts=tuple(allow_host or ()),
+              drain=drain)
     return 0
 
 
@@ -61,6 +80,8 @@ def serve(
     lenient: Annotated[bool, typer.Option(
         "--lenient", help="Answer requests that break protocol rules instead of rejecting them "
         "with the real API's status and error body.")] = False,
+    allow_origin: AllowOriginOpt = None,
+    allow_host: AllowHostOpt = None,
     debug: DebugOpt = False,
 ) -> int:
     """Serve a strict local model API (Chat Completions, Responses, Anthropic Messages; plain
@@ -69,7 +90,8 @@ def serve(
     from agentdbg.server.serve import run_serve
 
     run_serve(offline=offline, replay_file=replay_file, script=script, host=host, port=port,
-              profile=profile.value, lenient=lenient)
+              profile=profile.value, lenient=lenient, allow_origins=tuple(allow_origin or ()),
+              allow_hosts=tuple(allow_host or ()))
     return 0
 
 

@@ -12,31 +12,85 @@ transcript gets its stop event.
 from __future__ import annotations
 
 import sys
+import threading
+from contextlib import contextmanager
 
+from rich.text import Text
+
+from agentdbg.engine.phases import Phase
+from agentdbg.engine.replaying import ActionReplayed
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
-from agentdbg.messages import utf8_json
+from agentdbg.messages import call_name, utf8_json
 from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
+from agentdbg.render.safe import safe
 from agentdbg.render.view import render_finding, render_messages
 from agentdbg.transcript.document import run_document
 from agentdbg.transcript.redact import safe_url
 
+#: seconds a phase runs before a terminal shows what it is waiting for
+PROGRESS_AFTER = 1.0
 
-def _live_steps(session: Session):
+
+def _live_steps(session: Session, console=None):
     while not session.done:
-        yield session.step()
+        with _progress(console, _waiting_for(session)):
+            event = session.step()
+        yield event
 
 
-def run_batch(session: Session, console, options: RunOptions, replay=None) -> ExitStatus:
+def _waiting_for(session: Session) -> str:
+    if session.phase is Phase.TOOLS:
+        names = ", ".join(dict.fromkeys(str(call_name(c)) for c in session.pending))
+        return f"running {names} ({len(session.pending)} call(s)) … Ctrl-C cancels"
+    return f"waiting for the model (turn {len(session.turns) + 1}) … Ctrl-C cancels"
+
+
+@contextmanager
+def _progress(console, text: str):
+    """A spinner with ``text`` once the phase has taken PROGRESS_AFTER seconds; only on a
+    terminal (piped output and --json get nothing)."""
+    if console is None or not console.is_terminal:
+        yield
+        return
+    status = console.status(Text(safe(text)))
+    lock, state = threading.Lock(), {"done": False}
+
+    def show() -> None:
+        with lock:
+            if not state["done"]:
+                status.start()
+
+    timer = threading.Timer(PROGRESS_AFTER, show)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            status.stop()
+
+
+def run_batch(session: Session, console, options: RunOptions, replay=None,
+              transcript=None) -> ExitStatus:
+    """Step ``session`` to its end, printing each turn (or, with --json, one document at the end
+    that names the ``transcript`` being written)."""
     show = not options.json_out
     if show:
         console.print(view_run.render_header(options.model_desc, session.toolset,
                                              options.offline, options.title))
     shown = 0
     try:
-        for event in (_live_steps(session) if replay is None else replay.steps()):
+        live = _live_steps(session, console if show else None)
+        for event in (live if replay is None else replay.steps()):
             if not show:
+                continue
+            if isinstance(event, ActionReplayed):  # your step-mode action, where it happened
+                console.print(view_run.render_action(event.action))
+                shown = min(shown, len(session.messages))
                 continue
             if isinstance(event, ModelReplied):
                 console.print(view_run.render_turn_title(event.turn))
@@ -45,6 +99,13 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
             if isinstance(event, RequestBlocked):
                 for finding in event.findings:
                     console.print(render_finding(finding))
+            if isinstance(event, ToolsExecuted) and replay is None:
+                for o in event.outcomes:
+                    spec = session.toolset.get(o.name)
+                    # a tool of an untrusted tools file: the run's first line said why
+                    if o.error_type == "denied" and not o.injected and \
+                            not (spec is not None and spec.blocked):
+                        console.print(view_run.render_denied(o), soft_wrap=True)
             if isinstance(event, ToolsExecuted) and options.debug:
                 for detail in view_run.outcome_details(event.outcomes):
                     console.print(detail)
@@ -66,6 +127,8 @@ def run_batch(session: Session, console, options: RunOptions, replay=None) -> Ex
         from agentdbg.render.budget import last_request_budget
 
         doc["budget"] = last_request_budget(session)
+        if transcript is not None:
+            doc["transcript"] = str(transcript)
         sys.stdout.write(utf8_json(doc, indent=2) + "\n")
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):

@@ -72,6 +72,8 @@ def _show(console, results: list[Judged], profile: str, full: bool, notes: list[
         elif transcript:
             console.print(Rule(f"request {r.item.turn}: {summary(r.findings)}", align="left",
                                style="dim"))
+        if full:   # the request's tools, with their definitions
+            console.print(_tools(r))
         console.print(_view(r, full))
         shown += 1
     if transcript and not shown:
@@ -85,14 +87,26 @@ def _show(console, results: list[Judged], profile: str, full: bool, notes: list[
     console.print(Text(f"{mark} {summary(every)} ({judged}profile {profile})", style=style))
 
 
+def _tools(r: Judged):
+    from agentdbg.render.view import render_tools
+    from agentdbg.wire import codec
+
+    tools = r.item.request.tools if isinstance(r.item.request.tools, list) else None
+    body = r.item.native if r.item.native is not None else {"tools": tools}
+    body = body if isinstance(body, dict) else {}
+    return render_tools([d.to_dict() for d in codec.get(r.item.format).tools(body)], full=True)
+
+
 def _view(r: Judged, full: bool):
-    if r.item.format == "chat":
+    from agentdbg.wire import codec
+
+    if codec.get(r.item.format).chat_native:
         from agentdbg.render.view import render_messages
 
         return render_messages(r.item.request.messages, findings=r.findings, full=full)
     from agentdbg.render.wire_view import render_wire
 
-    key = "input" if r.item.format == "responses" else "messages"
+    key = codec.get(r.item.format).key
     body = r.item.native if isinstance(r.item.native, dict) else {key: r.item.native}
     return render_wire(r.item.format, body, r.pairing, findings=r.findings, full=full,
                        notes=r.notes)
@@ -100,7 +114,9 @@ def _view(r: Judged, full: bool):
 
 def _final_view(r: Judged, full: bool):
     """A clean transcript: how it ended (its last reply's calls, if any, shown as pending)."""
-    if r.item.format != "chat":
+    from agentdbg.wire import codec
+
+    if not codec.get(r.item.format).chat_native:
         return _view(r, full)
     from agentdbg.messages import tool_calls_of
     from agentdbg.render.view import render_messages

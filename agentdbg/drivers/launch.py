@@ -58,7 +58,7 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
         else:
             from agentdbg.drivers.batch import run_batch
 
-            status = run_batch(session, console, options, replay=replay)
+            status = run_batch(session, console, options, replay=replay, transcript=writer.path)
     finally:
         writer.close()
         warnings = exporter.close() if exporter is not None else []
@@ -72,13 +72,31 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
               file=sys.stderr)
     elif not options.json_out:
         console.print(f"transcript: {one_line(path)}", soft_wrap=True, highlight=False, markup=False)
-    if removed:
+    if removed and options.debug:   # every run past the limit removes one: not news each time
         print(f"agentdbg: kept the newest {options.keep_runs} finished transcripts in the runs "
               f"folder (--keep-runs): removed {removed} older one(s)", file=sys.stderr)
     return status
 
 
 # -- MCP servers ------------------------------------------------------------------------------
+
+def handler_warnings(toolset) -> list[str]:
+    """What ``run`` says before it starts about python handlers whose signature cannot take
+    their schema's parameters (the lint's ``handler-signature-mismatch``): every such call would
+    fail with ``internal_error``."""
+    from agentdbg.checker.handlers import lint_handler
+
+    lines = []
+    for spec in toolset.tools:
+        if spec.handler_kind != "python":
+            continue
+        for f in lint_handler(spec):
+            if f.rule == "handler-signature-mismatch":
+                where = f"{toolset.path}:{f.line}" if f.line else str(toolset.path)
+                lines.append(f"{where}: tool {f.tool!r}: {f.message} "
+                             f"({f.rule}; 'agentdbg tools' lints the whole file)")
+    return lines
+
 
 def load_run_tools(path: Path | None, mcp: Iterable[str] = (), ask: Callable | None = None):
     """The tools of a run: the tools file plus the ``--mcp`` servers (started by ``drive``).

@@ -16,6 +16,7 @@ from agentdbg.drivers.launch import close_servers, drive, open_servers
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
 from agentdbg.options import GoLive, RunOptions
 from agentdbg.textsafe import one_line
+from agentdbg.transcript.events import Header
 
 
 @dataclass
@@ -68,11 +69,11 @@ def refuse_saving_over(played: str, save: Path | None) -> None:
                          "replay's transcript there would destroy the recording: choose another path")
 
 
-def _precheck(profile: str, header: dict | None = None):
+def _precheck(profile: str, header: Header | None = None):
     """The pre-send check in the recording's wire format (chat when it says none)."""
     from agentdbg.providers.factory import precheck_for
 
-    return precheck_for(str((header or {}).get("api") or "chat"), profile)
+    return precheck_for(header.wire if header is not None else "chat", profile)
 
 
 def _options(args: ReplayArgs, info, **kw) -> RunOptions:
@@ -83,7 +84,7 @@ def _options(args: ReplayArgs, info, **kw) -> RunOptions:
                       profile=args.profile, explain=args.explain, lang=args.lang, **kw)
 
 
-def _tools(args: ReplayArgs, why: str, header: dict | None = None):
+def _tools(args: ReplayArgs, why: str, header: Header | None = None):
     """The tools the user named with ``--tools`` and ``--mcp`` (servers not started yet): never
     a file or a server the transcript or its folder names."""
     from agentdbg.mcp.config import parse_mcp_option
@@ -98,9 +99,9 @@ def _tools(args: ReplayArgs, why: str, header: dict | None = None):
     return toolset
 
 
-def recorded_servers(header: dict | None) -> list[dict]:
-    servers = (header or {}).get("mcp_servers")
-    return [s for s in servers if isinstance(s, dict)] if isinstance(servers, list) else []
+def recorded_servers(header: Header | None) -> list[dict]:
+    servers = header.mcp_servers if header is not None else None
+    return [s for s in servers if isinstance(s, dict)] if servers is not None else []
 
 
 def started_as(record: dict) -> str:
@@ -121,7 +122,7 @@ def quoted(value: object) -> str:
     return f"{mark}{text}{mark}"
 
 
-def servers_needed(header: dict | None) -> str:
+def servers_needed(header: Header | None) -> str:
     """``; the recording used MCP server 'time' (--mcp 'python -m mcp_server_time')``."""
     servers = recorded_servers(header)
     if not servers:
@@ -130,7 +131,7 @@ def servers_needed(header: dict | None) -> str:
     return f"; the recording used MCP server(s) {named}"
 
 
-def _server_warnings(header: dict, toolset) -> list[str]:
+def _server_warnings(header: Header, toolset) -> list[str]:
     """What a live replay should know about the servers: missing ones, changed tool lists."""
     from agentdbg.mcp.servers import tool_list_changes
 
@@ -150,13 +151,13 @@ def _server_warnings(header: dict, toolset) -> list[str]:
     return out
 
 
-def _live_session(args: ReplayArgs, messages: list, header: dict | None = None):
+def _live_session(args: ReplayArgs, messages: list, header: Header | None = None):
     from agentdbg.engine.replaying import config_from_header
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.providers.factory import make_provider, precheck_for
 
     toolset = _tools(args, "--from" if header else "a starting state", header)
-    api = str((header or {}).get("api") or "chat")  # a fork talks the recording's wire format
+    api = header.wire if header is not None else "chat"  # a fork talks the recording's format
     info = make_provider(args.model, args.base_url, args.api_key, api=api)
     approve = args.approve or ("ask" if args.step else "none")
     config = (config_from_header(header, model=info.model, approve=approve,
@@ -190,7 +191,7 @@ def _start_from_messages(args: ReplayArgs, console) -> ExitStatus:
 def _fork(args: ReplayArgs, console) -> ExitStatus:
     from agentdbg.transcript import load_transcript
 
-    recording = load_transcript(args.file, validate=True)
+    recording = load_transcript(args.file)
     final = recording.final_messages()
     if args.from_index is None or args.from_index >= len(final):
         raise AgentdbgError(f"--from {args.from_index}: the recording has messages "
@@ -200,7 +201,7 @@ def _fork(args: ReplayArgs, console) -> ExitStatus:
     return drive(session, console, _options(
         args, info, model_desc=f"{info.description}; fork of {args.file} at message "
                                f"{args.from_index}",
-        question=recording.header.get("question"),
+        question=_question(recording.final_messages()[:args.from_index + 1], recording.header),
         parent={"path": str(Path(args.file)), "from_index": args.from_index}))
 
 
@@ -252,7 +253,7 @@ def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
     from agentdbg.providers.base import ProviderInfo
 
     header = model.header
-    desc = f"replay of {args.file} (recorded with {header.get('model')}); no network"
+    desc = f"replay of {args.file} (recorded with {header.model}); no network"
     if live is not None:
         options = _options(args, ProviderInfo(model, desc, model="replay"), model_desc=desc)
         open_servers(live.toolset, _stderr_console() if args.json_out else console, options)
@@ -263,10 +264,18 @@ def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
         desc += "; MCP server(s) not started: " + ", ".join(
             f"{s.get('name')} ({started_as(s)})" for s in recorded_servers(header))
     info = ProviderInfo(model, desc, model="replay")
-    options = _options(args, info, model_desc=info.description, question=header.get("question"),
+    options = _options(args, info, model_desc=info.description,
+                       question=_question(header.initial_messages or [], header),
                        title="agentdbg replay")
     go_live = _go_live(args, console, options) if args.step else None
     return drive(session, console, options, replay=Replay(session, model), go_live=go_live)
+
+
+def _question(messages: list, header: Header) -> str | None:
+    """The run's question, whole: the first user message's text (the header keeps a preview)."""
+    first = next((m.get("content") for m in messages
+                  if isinstance(m, dict) and m.get("role") == "user"), None)
+    return first if isinstance(first, str) else header.question
 
 
 def _go_live(args: ReplayArgs, console=None, options: RunOptions | None = None) -> GoLive:

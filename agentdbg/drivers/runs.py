@@ -4,45 +4,56 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentdbg.errors import InputError
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def list_runs(console, limit: int) -> None:
+    from agentdbg.render.runs import RunRow
+
+
+def list_runs(console: Console, limit: int, json_out: bool = False) -> None:
+    import sys
+    from dataclasses import asdict
+
+    from agentdbg.messages import utf8_json
     from agentdbg.render.runs import render_runs
     from agentdbg.transcript.runs import run_name, runs_dir, saved_runs
 
     paths = saved_runs()
     rows = [run_row(n, path, run_name(path)) for n, path in enumerate(paths[:limit], start=1)]
+    if json_out:   # one document: what the listing shows, each run with its path
+        runs = [asdict(r) | {"path": str(p)} for r, p in zip(rows, paths)]
+        sys.stdout.write(utf8_json({"folder": str(runs_dir()), "runs": runs,
+                                    "more": max(0, len(paths) - limit)}, indent=2) + "\n")
+        return
     for line in render_runs(rows, str(runs_dir()), console.width, more=max(0, len(paths) - limit)):
         console.print(line, soft_wrap=True)
 
 
-def run_row(number: int, path: Path, name: str):
+def run_row(number: int, path: Path, name: str) -> RunRow:
     """What the listing shows of one transcript (read to the end: turns and stop)."""
     from agentdbg.render.runs import RunRow
-    from agentdbg.transcript import iter_transcript
+    from agentdbg.transcript import read_transcript
+    from agentdbg.transcript.events import Request, Stop
 
     row = RunRow(number, name)
     try:
         turns = 0
-        for n, event in iter_transcript(path):
-            if n == 1:
-                row.created, row.question = event.get("created"), _question(event.get("question"))
-                row.kind = "replay" if event.get("provider") == "replay" else \
-                    "fork" if event.get("parent") else ""
-            elif event["type"] == "request":
+        header, events = read_transcript(path)
+        row.created, row.question = header.created, header.question
+        row.kind = "replay" if header.provider == "replay" else "fork" if header.parent else ""
+        for _, event in events:
+            if isinstance(event, Request):
                 turns += 1
-            elif event["type"] == "stop":
-                row.stop = str(event.get("reason"))
+            elif isinstance(event, Stop):
+                row.stop = event.reason
         row.turns = turns
     except InputError as exc:
         row.error = _short_error(exc.message, path)
     return row
-
-
-def _question(value: object) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _short_error(message: str, path: Path) -> str:

@@ -55,7 +55,7 @@ class UserActions:
             return fault
         return None
 
-    def _act(self, action: str, **data) -> None:
+    def _act(self, action: str, **data: object) -> None:
         entry = {"action": action, "at_ms": round(self.elapsed() * 1000, 3), **data}
         self.actions.append(entry)
         self._emit("action", **entry)
@@ -99,7 +99,9 @@ class UserActions:
             raise ValueError(problem)
         before = self.messages[index]
         self.messages[index] = message
-        self.marks.setdefault(index, set()).add("edited")
+        self.marks[index] = (self.marks.get(index, set()) - {"injected"}) | {"edited"}  # yours now
+        if index in self.outcome_at:  # the result is now yours: describe what it says, not the run
+            self.outcome_at[index] = as_edited(self.outcome_at[index], message)
         self._act("edit", index=index, before=before, after=message)
         if index == len(self.messages) - 1 and self.phase is not Phase.DONE:
             self.resume()
@@ -218,6 +220,19 @@ class UserActions:
         if not matches and not finished:
             raise ValueError(f"no pending call, tool message or call id matches {target!r}")
         raise ValueError(f"{target!r} matches several calls; give more of the id")
+
+
+def as_edited(outcome: Any, message: dict) -> Any:
+    """``outcome`` describing the tool message the user wrote in its place: ok or the error its
+    content states; no longer an injected fault nor a handler's exception."""
+    from dataclasses import replace
+
+    from agentdbg.engine.results import error_in
+
+    error = error_in(message.get("content"))
+    return replace(outcome, ok=error is None, error_type=error[0] if error else None,
+                   retryable=error[1] if error else False, injected=False, cause=None,
+                   truncated_chars=0, stubbed=False)
 
 
 def _shift(mapping: dict, removed: int) -> dict:

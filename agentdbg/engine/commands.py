@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterable
+from typing import IO
 
 MAX_OUTPUT = 10_000_000     # bytes read from a command's stdout
 MAX_STDERR = 64_000         # bytes of stderr kept (the tail)
@@ -154,7 +155,7 @@ def run_command(argv: list[str], stdin: bytes, *, cwd: str, timeout: float,
     return status, bytes(out), stderr
 
 
-def _read(stream, sink: bytearray, limit: int, overflow: threading.Event,
+def _read(stream: IO[bytes], sink: bytearray, limit: int, overflow: threading.Event,
           proc: subprocess.Popen) -> None:
     while True:
         chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
@@ -168,7 +169,7 @@ def _read(stream, sink: bytearray, limit: int, overflow: threading.Event,
             return
 
 
-def _read_tail(stream, sink: bytearray) -> None:
+def _read_tail(stream: IO[bytes], sink: bytearray) -> None:
     while True:
         chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
         if not chunk:
@@ -178,7 +179,7 @@ def _read_tail(stream, sink: bytearray) -> None:
             del sink[:len(sink) - MAX_STDERR]
 
 
-def _write(stream, data: bytes) -> None:
+def _write(stream: IO[bytes], data: bytes) -> None:
     with contextlib.suppress(OSError):
         stream.write(data)
         stream.close()

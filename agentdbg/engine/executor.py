@@ -2,7 +2,9 @@
 
 Every failure becomes a result, never a crash: the model sees a stable,
 sanitized ``{"ok": false, "error": {"type", "retryable", "message"}}`` object;
-the user keeps the full exception in ``ToolOutcome.detail``.
+the user keeps the full exception in ``ToolOutcome.detail`` and, for a handler that raised,
+its type, message and file:line in ``ToolOutcome.cause`` (shown in the view, ``show``, replay
+and the report).
 
 Read-only calls run concurrently in a bounded pool; side-effecting calls run
 one at a time in the order the model gave. Results come back in the order of
@@ -19,6 +21,7 @@ import asyncio
 import copy
 import inspect
 import json
+import os
 import sys
 import threading
 import time
@@ -49,6 +52,7 @@ class ToolOutcome:
     error_type: str | None = None
     retryable: bool = False
     detail: str | None = None   # full error for the user; never sent to the model
+    cause: str | None = None    # a handler's exception in one line: type, message, file:line
     started: float = 0.0        # seconds since the executor's epoch
     ended: float = 0.0
     truncated_chars: int = 0
@@ -71,16 +75,17 @@ class ToolOutcome:
             "started_ms": round(self.started * 1000, 3), "ended_ms": round(self.ended * 1000, 3),
             "truncated_chars": self.truncated_chars, "stubbed": self.stubbed,
             "injected": self.injected, "note": self.note,
-        } | ({"mcp": self.mcp} if self.mcp is not None else {})
+        } | ({"cause": self.cause} if self.cause is not None else {}) \
+          | ({"mcp": self.mcp} if self.mcp is not None else {})
 
 
 class _Failure(Exception):
     """Internal: a failure already shaped for the model."""
 
     def __init__(self, type: str, message: str, detail: str | None = None,
-                 retryable: bool | None = None):
+                 retryable: bool | None = None, cause: str | None = None):
         super().__init__(message)
-        self.type, self.message, self.detail = type, message, detail
+        self.type, self.message, self.detail, self.cause = type, message, detail, cause
         self.retryable = ERROR_TYPES.get(type, False) if retryable is None else retryable
 
 
@@ -179,6 +184,7 @@ class ToolExecutor:
             outcome.injected = fault.injected
             outcome.retryable = ERROR_TYPES.get(fault.error_type or "", False)
             outcome.note = fault.note
+            outcome.cause = fault.cause
             recorded = fault.duration_ms
             outcome.ended = self.clock() - self.epoch if recorded is None else start + recorded / 1000
             return outcome
@@ -200,6 +206,7 @@ class ToolExecutor:
             outcome.ok = True
         except _Failure as f:
             outcome.error_type, outcome.retryable, outcome.detail = f.type, f.retryable, f.detail
+            outcome.cause = f.cause
             outcome.content = error_content(f.type, f.message, f.retryable)
         outcome.ended = self.clock() - self.epoch
         return outcome
@@ -256,6 +263,10 @@ class ToolExecutor:
                 outcome: ToolOutcome) -> tuple[Any, bool, str | None]:
         if spec.handler_kind == "mcp":
             return self._call_mcp(spec, args, outcome), False, None
+        if spec.handler_kind == "none":
+            raise _Failure("no_handler", f"the tool {spec.name!r} has no implementation here",
+                           detail=f"{spec.name!r} comes from a tools JSON without a handler; give "
+                                  "it one in a tools.yaml (agentdbg init --from FILE writes them)")
         if spec.handler_kind == "recorded":
             raise _Failure("internal_error", f"no recorded result for this call of {spec.name!r}",
                            detail="replay: the recording has no tool event for this call")
@@ -312,7 +323,7 @@ def _run_python(spec: ToolSpec, func: Callable, args: dict) -> tuple[Any, bool, 
     box: dict[str, Any] = {}
     abandoned = threading.Event()
 
-    def target():
+    def target() -> None:
         try:
             if inspect.iscoroutinefunction(func):
                 box["value"] = asyncio.run(func(**args))
@@ -333,17 +344,46 @@ def _run_python(spec: ToolSpec, func: Callable, args: dict) -> tuple[Any, bool, 
                        detail=f"python handler {spec.handler} still running after "
                               f"{spec.timeout:g}s; abandoned, its late result will be discarded")
     if "error" in box:
-        _raise_from(spec, box["error"], box.get("tb"))
+        _raise_from(spec, box["error"], box.get("tb"), func)
     return box.get("value"), False, None
 
 
-def _raise_from(spec: ToolSpec, exc: BaseException, tb: str | None) -> None:
+def _raise_from(spec: ToolSpec, exc: BaseException, tb: str | None, func: Callable) -> None:
     if isinstance(exc, ToolError):
         raise _Failure(exc.type, exc.message, retryable=exc.retryable, detail=tb)
+    cause = handler_cause(exc, func, spec)
     if isinstance(exc, TimeoutError):
-        raise _Failure("timeout", f"the tool {spec.name!r} timed out", detail=tb)
+        raise _Failure("timeout", f"the tool {spec.name!r} timed out", detail=tb, cause=cause)
     raise _Failure("internal_error", f"the tool {spec.name!r} failed with an internal error",
-                   detail=tb or repr(exc))
+                   detail=tb or repr(exc), cause=cause)
+
+
+def handler_cause(exc: BaseException, func: Callable, spec: ToolSpec) -> str:
+    """The exception in one line for the developer: ``TypeError: … (weather.py:12)``, at the
+    deepest frame in the handler's own file, else where the handler is defined (a call its
+    signature could not take fails before its first line)."""
+    code = getattr(inspect.unwrap(func), "__code__", None)
+    source = code.co_filename if code is not None else None
+    where = None
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == source:
+            where = (source, line)
+    if where is None and code is not None:
+        where = (code.co_filename, code.co_firstlineno)
+    message = " ".join(str(exc).split())
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    if len(text) > 300:
+        text = text[:299] + "…"
+    return f"{text} ({_shown_path(where[0], spec)}:{where[1]})" if where else text
+
+
+def _shown_path(filename: str, spec: ToolSpec) -> str:
+    """A handler's file relative to the tools file's folder when it is inside it."""
+    try:
+        rel = os.path.relpath(filename, spec.base_dir)
+    except ValueError:
+        return filename
+    return filename if rel.startswith("..") else rel
 
 
 def _command_argv(spec: ToolSpec) -> list[str]:

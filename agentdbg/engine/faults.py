@@ -29,6 +29,8 @@ class CallOverride(Protocol):
     @property
     def note(self) -> str: ...
     @property
+    def cause(self) -> str | None: ...     # a recorded handler exception, in one line
+    @property
     def duration_ms(self) -> float | None: ...  # a recorded result's measured time, else None
 
     def content(self, tool: str) -> str: ...
@@ -71,6 +73,10 @@ class Fault:
     @property
     def note(self) -> str:
         return f"injected fault: {self.describe()}"
+
+    @property
+    def cause(self) -> str | None:
+        return None   # no handler ran
 
     @property
     def duration_ms(self) -> float | None:

@@ -11,48 +11,55 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentdbg.engine.faults import Fault
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import Event, RunConfig, Session
 from agentdbg.errors import InputError, located
 from agentdbg.messages import loads_json
-from agentdbg.providers.base import Provider
+from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.providers.replay import RecordedResult, ReplayModel
 from agentdbg.toolspec import ToolSet
 from agentdbg.transcript.compare import describe_difference
+from agentdbg.transcript.events import Action, Blocked, Header, Request, Stop, Tool
+
+if TYPE_CHECKING:
+    from agentdbg.checker.findings import Finding
 
 RECORDED_OPTIONS = ("model", "max_turns", "max_tool_calls", "repeat_limit", "timeout",
                     "approve", "tool_choice", "parallel_tool_calls", "temperature",
                     "send_anyway", "stop_on_invalid")
 
 
-def config_from_header(header: dict, **overrides) -> RunConfig:
+def config_from_header(header: Header, **overrides: object) -> RunConfig:
     """The run's options as recorded (``replay --json`` reports them as they were). Replayed
     calls never ask for approval: their results come from the recording."""
-    options = header.get("options") or {}
-    config = RunConfig(**{k: options[k] for k in RECORDED_OPTIONS if k in options})
+    options = header.options.given() if header.options is not None else {}
+    config = RunConfig(**{k: options[k] for k in RECORDED_OPTIONS if k in options})  # type: ignore[arg-type]
     for key, value in overrides.items():
         setattr(config, key, value)
     return config
 
 
-def replay_session(path, *, precheck=None, strict: bool = False,
-                   **overrides) -> tuple[Session, ReplayModel]:
+def replay_session(path: str | os.PathLike[str], *,
+                   precheck: Callable[[ModelRequest], list[Finding]] | None = None, strict: bool = False,
+                   **overrides: object) -> tuple[Session, ReplayModel]:
     model = ReplayModel(path)
     model.strict = strict
     header = model.header
-    toolset = ToolSet.from_openai(header.get("tools") or [], header.get("tools_file") or str(path))
-    messages = list(header.get("initial_messages") or [])
+    toolset = ToolSet.from_openai(header.tool_list, header.tools_file or str(path))
+    messages = list(header.initial_messages or [])
     session = Session(model, toolset, config_from_header(header, **overrides), messages,
                       precheck=precheck)
     session.result_source = model.recorded_tool
     return session, model
 
 
-def check_replayable(path, *, strict: bool = False) -> None:
+def check_replayable(path: str | os.PathLike[str], *, strict: bool = False) -> None:
     """Play the whole recording once, silently, as batch ``replay`` does: recorded results
     only, nothing run, nothing written. Raises the ``InputError`` naming the line and field
     of the first event that has the wrong types or cannot be re-applied (an edit of a
@@ -64,26 +71,34 @@ def check_replayable(path, *, strict: bool = False) -> None:
         pass
 
 
-def apply_action(session: Session, event: dict) -> None:
-    """Re-apply one recorded user action through the same session methods."""
-    kind = event.get("action")
-    fault = Fault(event.get("kind") or "custom", event.get("custom") or "")
-    if kind == "edit":
-        session.edit(event["index"], event["after"])
+def apply_action(session: Session, event: Action) -> None:
+    """Re-apply one recorded user action through the same session methods (the event's
+    fields each action needs are there: ``Action.problem`` refused it otherwise)."""
+    kind = event.action
+    fault = Fault(event.kind_ or "custom", event.custom or "")
+    index = event.index if event.index is not None else -1
+    if kind == "edit" and event.after is not None:
+        session.edit(index, event.after)
     elif kind == "drop":
-        session.drop(event["index"])
+        session.drop(index)
     elif kind == "rewind":
-        session.rewind(event["index"])
+        session.rewind(index)
     elif kind == "retry":
         session.retry()
-    elif kind == "inject" and event.get("pending"):
-        session.inject(str(event["tool_call_id"]), fault)
+    elif kind == "inject" and event.pending:
+        session.inject(str(event.tool_call_id), fault)
     elif kind == "inject":
-        session.inject(str(event["index"]), Fault("custom", event.get("content", "")))
-    elif kind == "fail":
-        session.fail(event["tool"], fault, bool(event.get("sticky")))
+        session.inject(str(index), Fault("custom", event.content or ""))
+    elif kind == "fail" and event.tool is not None:
+        session.fail(event.tool, fault, bool(event.sticky))
     elif kind == "send":
         session.send_once()
+
+
+@dataclass
+class ActionReplayed:
+    """A recorded user action (edit, drop, rewind, retry, inject, fail, send) just re-applied."""
+    action: Action
 
 
 class Replay:
@@ -93,44 +108,49 @@ class Replay:
         self.session = session
         self.model = model
         self.applied = 0           # recorded actions re-applied so far
+        self.just_applied: list[Action] = []  # the action events the last sync re-applied
         self.live = False
         #: a proxy recording: the app drove the loop, so each recorded request *is* the
         #: history (whatever form the app gave it: text tool calls, trimmed, retried, a
         #: second question); the replay plays the model's answers to exactly those requests
-        self.app_driven = model.header.get("provider") == "proxy"
+        self.app_driven = model.header.provider == "proxy"
 
     def sync(self) -> int:
         """Apply the recorded actions and stops that come next; returns how many actions."""
         applied = 0
+        self.just_applied = []
         while not self.live:
             if self.app_driven:  # the app's tool results sit before its next request
                 self.model.next_request_messages()
             event = self.model.peek()
-            if self.app_driven and event is not None and event["type"] == "request":
+            if self.app_driven and isinstance(event, Request):
                 self._adopt_next_request()
                 break
-            if event is None or event["type"] not in ("action", "stop", "blocked"):
+            if not isinstance(event, (Action, Stop, Blocked)):
                 break
             self.model.pop()
             try:
-                if event["type"] == "action":
+                if isinstance(event, Action):
                     apply_action(self.session, event)
+                    self.just_applied.append(event)
                     applied += 1
-                elif event["type"] == "stop" and not self.session.done:
-                    self.session.stop(StopReason(event["reason"]), event.get("detail") or "")
+                elif isinstance(event, Stop) and not self.session.done:
+                    self.session.stop(StopReason(event.reason), event.detail or "")
             except (IndexError, KeyError, ValueError) as exc:  # the recording cannot be so
-                what = f"{event['action']} action" if event["type"] == "action" else "stop"
+                what = f"{event.action} action" if isinstance(event, Action) else "stop"
                 reason = exc.args[0] if exc.args else exc
                 raise InputError(located(self.model.path, self.model.line, None,
                                          f"{what} event: {reason}")) from None
         self.applied += applied
         return applied
 
-    def steps(self) -> Iterator[Event]:
-        """Step the replay to the end of the recording, yielding each event."""
+    def steps(self) -> Iterator[Event | ActionReplayed]:
+        """Step the replay to the end of the recording, yielding each event, and each recorded
+        action where it is re-applied."""
         s, model = self.session, self.model
         while True:
             self.sync()
+            yield from (ActionReplayed(a) for a in self.just_applied)
             if s.stop_reason is not None or model.peek() is None:
                 if s.stop_reason is not None and model.peek() is not None:
                     model.diverged = model.diverged or (
@@ -211,27 +231,27 @@ class LiveTools:
     approve_side_effects: bool = False
     results: list[ToolComparison] = field(default_factory=list)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         from agentdbg.engine.executor import ToolExecutor
 
         self.executor = ToolExecutor(self.toolset)
 
-    def compare(self, call: dict, recorded: dict) -> None:
+    def compare(self, call: dict, recorded: Tool) -> None:
         from agentdbg.messages import call_name
 
         name = call_name(call) or ""
         spec = self.toolset.get(name)
         cid = str(call.get("id"))
-        if recorded.get("injected"):
-            self.results.append(ToolComparison(cid, name, recorded.get("content", ""), None,
+        content = recorded.content or ""
+        if recorded.injected:
+            self.results.append(ToolComparison(cid, name, content, None,
                                                "injected fault in the recording: not re-run"))
         elif spec is not None and spec.side_effects and not self.approve_side_effects:
-            self.results.append(ToolComparison(cid, name, recorded.get("content", ""), None,
+            self.results.append(ToolComparison(cid, name, content, None,
                                                "side effects: not re-run without --approve all"))
         else:
             outcome = self.executor.run_one(call, approved=lambda c: self.approve_side_effects)
-            self.results.append(ToolComparison(cid, name, recorded.get("content", ""),
-                                               outcome.content))
+            self.results.append(ToolComparison(cid, name, content, outcome.content))
 
 
 def with_live_tools(session: Session, model: ReplayModel, live: LiveTools) -> None:
@@ -246,28 +266,28 @@ def with_live_tools(session: Session, model: ReplayModel, live: LiveTools) -> No
 
 # -- the verdict ------------------------------------------------------------------------
 
-def replay_problems(path, session: Session, model: ReplayModel, *, profile: str = "openai",
-                    live: LiveTools | None = None, strict: bool = False) -> list[str]:
+def replay_problems(path: str | os.PathLike[str], session: Session, model: ReplayModel, *,
+                    profile: str = "openai", live: LiveTools | None = None,
+                    strict: bool = False) -> list[str]:
     """What makes a replay fail, the same for ``agentdbg replay``, ``assert_replays`` and the
     pytest plugin: it diverged, it ended differently, or a request the recording *sent*
     breaks the protocol (judged as the API judges it; blocked requests were not sent);
     with ``live`` tools, a result that differs from the recorded one."""
-    from agentdbg.transcript import load_transcript
     from agentdbg.transcript.compare import describe_difference, first_difference
 
-    recording = load_transcript(path)
+    model.drain()    # the recording streamed to its end: its stop event and final messages
     problems = []
     if model.diverged:
         problems.append(f"diverged: {model.diverged}")
     stopped = session.stop_reason.value if session.stop_reason else None
-    recorded_stop = (recording.stop or {}).get("reason")
+    recorded_stop = model.recorded_stop.reason if model.recorded_stop is not None else None
     if recorded_stop and recorded_stop != stopped:
         problems.append(f"stop reason: recorded {recorded_stop}, replayed {stopped}")
-    last = recording.events[-1] if recording.events else None
     # the stop event's messages are the recorded end state (later edits are re-applied, not
     # recorded; a stop event without messages leaves nothing to compare)
-    if last is not None and last["type"] == "stop" and isinstance(last.get("messages"), list):
-        diff = first_difference(recording.final_messages(), session.messages, strict=strict)
+    last = model.recorded_stop if model.ends_with_stop else None
+    if last is not None and last.messages is not None:
+        diff = first_difference(model.final_messages(), session.messages, strict=strict)
         if diff:
             problems.append(f"final messages: {describe_difference(diff)}")
     problems.extend(sent_request_problems(path, profile))
@@ -277,7 +297,7 @@ def replay_problems(path, session: Session, model: ReplayModel, *, profile: str 
     return problems
 
 
-def sent_request_problems(path, profile: str = "openai") -> list[str]:
+def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai") -> list[str]:
     """Error-level findings in the requests the recording sent, each reported once, judged
     in the recording's own wire format (as ``agentdbg check`` judges a transcript)."""
     from agentdbg.checker.inputs import load_check_input
@@ -286,7 +306,8 @@ def sent_request_problems(path, profile: str = "openai") -> list[str]:
     out = []
     for judged in judge_all(load_check_input(str(path)), None, profile):
         for f in judged.findings:
-            if f.severity == "error" and judged.item.turn is not None:
+            if f.severity == "error" and judged.item.turn is not None \
+                    and judged.item.recorded is None:     # a blocked request was never sent
                 where = f.path or f"message {f.index}"
                 out.append(f"request {judged.item.turn}: {f.rule} at {where}: {f.message}")
     return out

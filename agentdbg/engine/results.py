@@ -17,7 +17,23 @@ ERROR_TYPES = {
     "rate_limited": True,
     "tool_error": False,      # an MCP tool answered isError
     "cancelled": False,       # the call was cancelled (Ctrl-C, a timeout on an MCP server)
+    "no_handler": False,      # a tool from a tools JSON, which names no handler
 }
+
+
+def error_in(content: object) -> tuple[str, bool] | None:
+    """(type, retryable) when ``content`` is a failed result in the shape above, else None."""
+    if not isinstance(content, str) or not content.lstrip().startswith("{"):
+        return None
+    try:
+        data = json.loads(content)
+    except (ValueError, RecursionError):
+        return None
+    error = data.get("error") if isinstance(data, dict) and data.get("ok") is False else None
+    if not isinstance(error, dict):
+        return None
+    kind = error.get("type")
+    return (kind if isinstance(kind, str) else "error", error.get("retryable") is True)
 
 
 def error_content(type: str, message: str, retryable: bool | None = None) -> str:

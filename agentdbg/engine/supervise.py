@@ -12,6 +12,8 @@ kills the tree and exits 143. Its exit status is the command's (128 + N for a si
 The command inherits its stdin, stdout and stderr: nothing is relayed.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import signal
@@ -23,9 +25,9 @@ PR_SET_CHILD_SUBREAPER = 36
 START_FAILED = "agentdbg-supervise: cannot start"
 
 
-def descendants(root):
+def descendants(root: int) -> list[int]:
     """Every process whose parent chain leads to ``root`` (from ``/proc``)."""
-    children = {}
+    children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -43,7 +45,7 @@ def descendants(root):
     return found
 
 
-def reap():
+def reap() -> None:
     try:
         while os.waitpid(-1, os.WNOHANG)[0] > 0:
             pass
@@ -51,7 +53,7 @@ def reap():
         pass
 
 
-def kill_tree():
+def kill_tree() -> None:
     """SIGKILL every descendant until none is left (an orphan comes back to us: we reap it)."""
     for _ in range(200):
         pids = descendants(os.getpid())
@@ -66,12 +68,12 @@ def kill_tree():
         time.sleep(0.005)
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
-    def stop(signum, frame):
+    def stop(signum: int, frame: object) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         kill_tree()
         os._exit(128 + signum)

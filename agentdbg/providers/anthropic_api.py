@@ -15,21 +15,11 @@ from typing import Any, ClassVar
 
 from agentdbg.errors import ConfigError, ProviderError
 from agentdbg.providers.base import ModelReply, ModelRequest, sdk_dump
+from agentdbg.providers.bodies import MAX_TOKENS
+from agentdbg.providers.bodies import anthropic_body as request_body
 from agentdbg.providers.openai_compat import _api_message, _cause
 
 PLACEHOLDER_KEY = "agentdbg-no-key"
-MAX_TOKENS = 4096   # the Messages API requires max_tokens; enough for one turn of a tool loop
-
-
-def request_body(request: ModelRequest, model: str | None = None) -> dict:
-    """The Messages request body for the session's request (also what the pre-send check judges)."""
-    from agentdbg.wire.anthropic import from_chat
-
-    params: dict[str, Any] = {"model": model or request.model, "max_tokens": MAX_TOKENS}
-    if request.temperature is not None:
-        params["temperature"] = request.temperature
-    return from_chat(request.messages, request.tools, request.tool_choice if request.tools else None,
-                     request.parallel_tool_calls if request.tools else None, params=params)
 
 
 def api_root(base_url: str | None) -> str | None:
@@ -43,6 +33,7 @@ def api_root(base_url: str | None) -> str | None:
 class AnthropicAPI:
     name = "anthropic"
     wire = "anthropic"
+    api_label = "Anthropic Messages API"
     wire_params: ClassVar[dict] = {"max_tokens": MAX_TOKENS}   # recorded in transcripts
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,

@@ -78,7 +78,9 @@ def estimated_usage(request: ModelRequest, message: dict) -> dict:
     from agentdbg.wire.common import strip_wire
 
     # what a wire format keeps for its round trip is not text the model reads twice
-    prompt = estimate_tokens(json.dumps(strip_wire(request.messages), ensure_ascii=False))
+    # the tool definitions are part of the prompt the model reads (and pays for)
+    prompt = estimate_tokens(json.dumps(strip_wire(request.messages), ensure_ascii=False)) + (
+        estimate_tokens(json.dumps(request.tools, ensure_ascii=False)) if request.tools else 0)
     completion = estimate_tokens(json.dumps(strip_wire(message), ensure_ascii=False))
     return {"prompt_tokens": prompt, "completion_tokens": completion,
             "total_tokens": prompt + completion, "estimated": True}

@@ -5,10 +5,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from agentdbg.providers.base import ModelRequest, ProviderInfo
 
-APIS = ("chat", "responses", "anthropic")
+#: the client of each wire format's endpoints, keyed by its codec's name: (module, class);
+#: each module has ``request_body(request, model=None)``, the exact body it sends
+CLIENTS: dict[str, tuple[str, str]] = {
+    "chat": ("agentdbg.providers.openai_compat", "OpenAICompatible"),
+    "responses": ("agentdbg.providers.responses_api", "ResponsesAPI"),
+    "anthropic": ("agentdbg.providers.anthropic_api", "AnthropicAPI"),
+    "gemini": ("agentdbg.providers.gemini_api", "GeminiAPI"),
+}
+APIS = tuple(CLIENTS)
+
+
+def _module(api: str) -> Any:
+    import importlib
+
+    from agentdbg.errors import ConfigError
+
+    if api not in CLIENTS:
+        raise ConfigError(f"unknown --api {api!r}; choose one of: {', '.join(APIS)}")
+    return importlib.import_module(CLIENTS[api][0])
 
 
 def make_provider(model: str | None, base_url: str | None = None, api_key: str | None = None,
@@ -25,40 +44,22 @@ def make_provider(model: str | None, base_url: str | None = None, api_key: str |
 
         return ProviderInfo(OfflineModel(), "offline (built-in deterministic planner, no network)",
                             model="offline", offline=True)
-    if api == "responses":
-        from agentdbg.providers.responses_api import ResponsesAPI
-
-        provider = ResponsesAPI(model, base_url, api_key, retries=retries)
-        return ProviderInfo(provider, f"{model} at {provider.base_url} (Responses API)", model=model,
-                            base_url=provider.base_url)
-    if api == "anthropic":
-        from agentdbg.providers.anthropic_api import AnthropicAPI
-
-        anthropic = AnthropicAPI(model, base_url, api_key, retries=retries)
-        return ProviderInfo(anthropic, f"{model} at {anthropic.base_url} (Anthropic Messages API)",
-                            model=model, base_url=anthropic.base_url)
-    from agentdbg.providers.openai_compat import OpenAICompatible
     from agentdbg.transcript.redact import safe_url
 
-    chat = OpenAICompatible(model, base_url, api_key, retries=retries)
+    client = getattr(_module(api), CLIENTS[api][1])(model, base_url, api_key, retries=retries)
+    label = getattr(client, "api_label", None)
     # the description is shown and recorded: the URL without its credentials
-    return ProviderInfo(chat, f"{model} at {safe_url(chat.base_url)}", model=model,
-                        base_url=chat.base_url)
+    return ProviderInfo(client, f"{model} at {safe_url(client.base_url)}"
+                        + (f" ({label})" if label else ""), model=model, base_url=client.base_url)
 
 
 def precheck_for(api: str, profile: str) -> Callable[[ModelRequest], list]:
     """The pre-send check of ``run``: the checker of ``api``'s format on the exact body about
     to be sent in that format (the session's chat form converted as the provider sends it)."""
-    if api == "responses":
-        from agentdbg.checker.formats import check_responses
-        from agentdbg.providers.responses_api import request_body
+    from agentdbg.checker.formats import findings
+    from agentdbg.providers.bodies import BODIES
+    from agentdbg.wire.codec import DEFAULT
 
-        return lambda request: check_responses(request_body(request), profile)
-    if api == "anthropic":
-        from agentdbg.checker.formats import check_anthropic
-        from agentdbg.providers.anthropic_api import request_body as anthropic_body
-
-        return lambda request: check_anthropic(anthropic_body(request), profile)
-    from agentdbg.checker import check_model_request
-
-    return lambda request: check_model_request(request, profile)
+    api = api if api in BODIES else DEFAULT
+    body_of = BODIES[api]
+    return lambda request: findings(api, body_of(request, None), profile)

@@ -63,7 +63,7 @@ def search(pattern: str, value: str) -> bool | None:
 @functools.lru_cache(maxsize=1)
 def _re2() -> Any:
     try:
-        import re2  # type: ignore[import-untyped]
+        import re2
     except ImportError:
         return None
     return re2
@@ -107,7 +107,7 @@ def _safe_for_backtracking(pattern: str) -> bool:
     try:
         parser: Any = getattr(re, "_parser", None)
         if parser is None:  # Python 3.10
-            import sre_parse as parser  # type: ignore[no-redef]
+            import sre_parse as parser
         tree = parser.parse(pattern)
     except Exception:  # noqa: BLE001 - unparsable: not usable
         return False

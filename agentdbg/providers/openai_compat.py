@@ -12,6 +12,7 @@ import openai
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelReply, ModelRequest, sdk_dump
+from agentdbg.providers.bodies import chat_body as request_body
 from agentdbg.transcript.redact import safe_url, url_secrets
 
 PLACEHOLDER_KEY = "agentdbg-no-key"  # local servers need no key; the client insists on one
@@ -19,6 +20,7 @@ PLACEHOLDER_KEY = "agentdbg-no-key"  # local servers need no key; the client ins
 
 class OpenAICompatible:
     name = "openai"
+    api_label: str | None = None
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  *, timeout: float = 60.0, retries: int = 0):
@@ -31,8 +33,7 @@ class OpenAICompatible:
         self.has_key = bool(api_key)
 
     def complete(self, request: ModelRequest) -> ModelReply:
-        body = request.body()
-        body["model"] = self.model
+        body = request_body(request, self.model)
         kwargs: dict[str, Any] = {}
         if request.timeout is not None:
             kwargs["timeout"] = request.timeout
@@ -82,7 +83,7 @@ class OpenAICompatible:
         return ProviderError(f"{where}: {type(exc).__name__}: {_api_message(exc)}")
 
 
-def _nodelay_client(timeout: float):
+def _nodelay_client(timeout: float) -> Any:
     """The client's own HTTP client, with TCP_NODELAY.
 
     Without it the request's headers and body leave in two segments and each request to

@@ -8,14 +8,24 @@ request differs from the recorded request, ``first_difference`` says where.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
 from dataclasses import dataclass
-from typing import Any
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelReply, ModelRequest
-from agentdbg.transcript import iter_transcript
+from agentdbg.transcript import read_transcript
 from agentdbg.transcript.compare import describe_difference, first_difference, first_difference_from
+from agentdbg.transcript.events import (
+    Action,
+    AnyEvent,
+    Blocked,
+    Message,
+    ModelError,
+    Request,
+    Response,
+    Stop,
+    Tool,
+)
 
 _NOTHING = object()
 
@@ -23,7 +33,7 @@ _NOTHING = object()
 class ReplayDiverged(ProviderError):
     """The live request no longer matches the recording; ``difference`` says where first."""
 
-    def __init__(self, path, difference: str):
+    def __init__(self, path: object, difference: str):
         super().__init__(f"replay diverged from {path}: {difference}")
         self.difference = difference
 
@@ -31,30 +41,34 @@ class ReplayDiverged(ProviderError):
 @dataclass
 class RecordedResult:
     """A recorded tool result, given to the executor in place of running the tool."""
-    event: dict
+    event: Tool
 
     def content(self, tool: str) -> str:
-        return self.event.get("content", "")
+        return self.event.content or ""
 
     @property
-    def error_type(self):
-        return self.event.get("error_type")
+    def error_type(self) -> str | None:
+        return self.event.error_type
 
     @property
     def injected(self) -> bool:
-        return bool(self.event.get("injected"))
+        return bool(self.event.injected)
 
     @property
     def note(self) -> str:
         return "replayed from the recording" + (" (injected then)" if self.injected else "")
 
     @property
+    def cause(self) -> str | None:
+        return self.event.cause
+
+    @property
     def duration_ms(self) -> float | None:
         """How long the call took when it was recorded (a replay takes no time of its own)."""
-        return recorded_ms(self.event.get("duration_ms"))
+        return recorded_ms(self.event.duration_ms)
 
 
-def recorded_ms(value) -> float | None:
+def recorded_ms(value: object) -> float | None:
     """A recorded time in milliseconds; None when the recording holds none (or junk)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e12:
         return float(value)
@@ -66,72 +80,92 @@ class ReplayModel:
 
     name = "replay"
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = path
-        self._stream: Iterator = iter_transcript(path, self.warnings_list(), validate=True)
-        self.header = next(self._stream)[1]
+        self.warnings: list[str] = []
+        self.header, self._stream = read_transcript(path, self.warnings)
         #: the wire format the recording was made over (the engine works on its chat form)
-        self.wire = str(self.header.get("api") or "chat")
-        self._peeked: Any = _NOTHING
+        self.wire = self.header.wire
+        self._peeked: AnyEvent | object | None = _NOTHING
         self._peeked_line: int | None = None
         self.line: int | None = 1  # the transcript line of the event popped last
-        self.expected: list = []
-        self.tools: dict[str, dict] = {}
+        self.expected: list[Message] = []
+        self.tools: dict[str, Tool] = {}
         self.knowingly = False     # keep playing although the history changed
         self.strict = False        # compare requests byte for byte, not as the API reads them
         self.diverged: str | None = None
         self.turns_played = 0
-
-    def warnings_list(self) -> list:
-        self.warnings: list[str] = []
-        return self.warnings
+        #: what the verdict needs of the recording, kept as it streams by (``drain``)
+        self.recorded_stop: Stop | None = None     # its last stop event
+        self.ends_with_stop = False                # ... and that is its last event
+        self.last_request: Request | None = None
 
     # -- the stream ----------------------------------------------------------------------
-    def peek(self) -> dict | None:
+    def peek(self) -> AnyEvent | None:
         if self._peeked is _NOTHING:
             self._peeked_line, self._peeked = next(self._stream, (None, None))
-        return self._peeked
+        return self._peeked  # type: ignore[return-value]
 
-    def pop(self) -> dict | None:
+    def pop(self) -> AnyEvent | None:
         event = self.peek()
         self.line, self._peeked = self._peeked_line, _NOTHING
+        if event is not None:
+            self.ends_with_stop = isinstance(event, Stop)
+            if isinstance(event, Stop):
+                self.recorded_stop = event
+            elif isinstance(event, Request):
+                self.last_request = event
         return event
 
-    def _skip_to(self, kinds: set) -> dict | None:
+    def drain(self) -> None:
+        """Read the rest of the recording (nothing more is played), for the verdict."""
+        while self.pop() is not None:
+            pass
+
+    def final_messages(self) -> list[Message]:
+        """The recording's final messages (after ``drain``): its stop event's, else its last
+        request's."""
+        if self.recorded_stop is not None and self.recorded_stop.messages is not None:
+            return self.recorded_stop.messages
+        return list(self.last_request.messages or []) if self.last_request is not None else []
+
+    def _skip_to(self, *kinds: type[AnyEvent]) -> AnyEvent | None:
         """Advance to the next event of ``kinds``, keeping tool events seen on the way."""
         while True:
             event = self.peek()
-            if event is None or event["type"] in kinds:
+            if event is None or isinstance(event, kinds):
                 return event
-            if event["type"] in ("action", "stop"):
+            if isinstance(event, (Action, Stop)):
                 return None  # the driver applies these; do not run past them
             self.pop()
-            if event["type"] == "tool":
-                self.tools[str(event.get("tool_call_id"))] = event
+            if isinstance(event, Tool):
+                self.tools[str(event.tool_call_id)] = event
 
-    def next_request_messages(self) -> list | None:
+    def next_request(self) -> Request | None:
+        """The next recorded request (nothing is consumed)."""
+        event = self._skip_to(Request)
+        return event if isinstance(event, Request) else None
+
+    def next_request_messages(self) -> list[Message] | None:
         """The messages the next recorded request carries (nothing is consumed)."""
-        event = self._skip_to({"request"})
-        if event is None:
-            return None
-        return self.expected[:event["prefix"]] + list(event["append"])
+        event = self.next_request()
+        return list(event.messages or []) if event is not None else None
 
     # -- provider protocol -----------------------------------------------------------------
-    def stale(self, request: ModelRequest) -> tuple | None:
+    def stale(self, request: ModelRequest) -> tuple[str, object, object] | None:
         """Where the live request differs from the next recorded one (None: it matches)."""
-        event = self._skip_to({"request"})
+        event = self.next_request()
         if event is None:
             return ("messages", "(the recording has no further request)", "(a new request)")
-        expected = self.expected[:event["prefix"]] + list(event["append"])
-        return first_difference(self._seen(expected), self._seen(request.messages))
+        return first_difference(self._seen(event.messages or []), self._seen(request.messages))
 
     def complete(self, request: ModelRequest) -> ModelReply:
-        event = self._skip_to({"request"})
+        event = self.next_request()
         if event is None:
             raise ProviderError(f"replay: {self.path} has no further model request here")
         self.pop()
-        prefix = event["prefix"]
-        self.expected = self.expected[:prefix] + list(event["append"])
+        prefix = event.prefix
+        self.expected = event.messages or []
         # messages before ``prefix`` were verified with the previous request (and changes
         # to them since are recorded as actions, re-applied by the driver): compare the rest
         diff = first_difference_from(self._seen(self.expected), self._seen(request.messages), prefix,
@@ -139,32 +173,34 @@ class ReplayModel:
         if diff and not self.knowingly:
             self.diverged = describe_difference(diff)
             raise ReplayDiverged(self.path, self.diverged)
-        answer = self._skip_to({"response", "model_error"})
+        answer = self._skip_to(Response, ModelError)
         if answer is None:
             raise ProviderError(f"replay: {self.path} ends before the response to this request")
         self.pop()
-        if answer["type"] == "model_error":
-            raise ProviderError(answer.get("message") or "model error (recorded)",
-                                status=answer.get("status"))
+        if isinstance(answer, ModelError):
+            raise ProviderError(answer.message or "model error (recorded)", status=answer.status)
+        assert isinstance(answer, Response)
         self.turns_played += 1
-        return ModelReply(message=answer["message"], usage=answer.get("usage") or {},
-                          finish_reason=answer.get("finish_reason"),
-                          latency_ms=recorded_ms(answer.get("latency_ms")),
-                          note=f"replayed turn {answer.get('turn')}"
-                               + (f"; recorded note: {answer['note']}" if answer.get("note") else ""))
+        return ModelReply(message=answer.message, usage=answer.usage or {},
+                          finish_reason=answer.finish_reason,
+                          latency_ms=recorded_ms(answer.latency_ms),
+                          note=f"replayed turn {answer.turn}"
+                               + (f"; recorded note: {answer.note}" if answer.note else ""))
 
-    def _seen(self, messages: list) -> list:
+    def _seen(self, messages: list[Message]) -> list[Message]:
         """Messages as compared: a Responses/Anthropic recording's chat form carries each
         message's native original under "wire", which says nothing about what changed."""
-        if self.wire == "chat":
-            return messages
+        from agentdbg.wire import codec
         from agentdbg.wire.common import strip_wire
+
+        if not codec.known(self.wire) or codec.get(self.wire).chat_native:
+            return messages
 
         return strip_wire(messages)
 
-    def recorded_tool(self, call: dict) -> RecordedResult | None:
+    def recorded_tool(self, call: dict[str, object]) -> RecordedResult | None:
         cid = str(call.get("id"))
         if cid not in self.tools:
-            self._skip_to({"request", "response", "model_error", "blocked"})
+            self._skip_to(Request, Response, ModelError, Blocked)
         event = self.tools.pop(cid, None)
         return RecordedResult(event) if event is not None else None

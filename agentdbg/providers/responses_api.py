@@ -15,6 +15,7 @@ import openai
 
 from agentdbg.errors import ProviderError
 from agentdbg.providers.base import ModelReply, ModelRequest, sdk_dump
+from agentdbg.providers.bodies import responses_body as request_body
 from agentdbg.providers.openai_compat import (
     PLACEHOLDER_KEY,
     _api_message,
@@ -24,21 +25,10 @@ from agentdbg.providers.openai_compat import (
 )
 
 
-def request_body(request: ModelRequest, model: str | None = None) -> dict:
-    """The Responses request body for the session's request (also what the pre-send check judges)."""
-    from agentdbg.wire.responses import from_chat
-
-    params: dict[str, Any] = {"model": model or request.model}
-    if request.temperature is not None:
-        params["temperature"] = request.temperature
-    choice = request.tool_choice or ("auto" if request.tools else None)
-    return from_chat(request.messages, request.tools, choice,
-                     request.parallel_tool_calls if request.tools else None, params=params)
-
-
 class ResponsesAPI:
     name = "openai-responses"
     wire = "responses"
+    api_label = "Responses API"
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  *, timeout: float = 60.0, retries: int = 0):

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from agentdbg.render.safe import safe
 
+if TYPE_CHECKING:
+    from agentdbg.engine.replaying import ToolComparison
 
-def render_live_tools(results) -> RenderableType:
+
+def render_live_tools(results: list[ToolComparison]) -> RenderableType:
     parts: list[RenderableType] = []
     same = sum(1 for r in results if r.now is not None and not r.differs)
     differ = [r for r in results if r.differs]

@@ -12,6 +12,7 @@ from rich.text import Text
 from agentdbg.engine.executor import ToolOutcome
 from agentdbg.engine.phases import StopReason
 from agentdbg.render.safe import safe
+from agentdbg.transcript.events import Action
 
 STOP_STYLE = {"completed": "bold green"}
 
@@ -43,9 +44,43 @@ def outcome_meta(o: ToolOutcome) -> str:
         parts.append("fixture (stub)")
     if o.injected:
         parts.append("injected fault")
+    if o.cause and not o.ok:
+        parts.append(f"raised {o.cause}")   # the developer's view; the model saw only the error
     if o.unchecked:
         parts.append("arguments not checked (over the work budget)")
     return " · ".join(parts)
+
+
+def action_text(a: Action) -> str:
+    """One of your recorded step-mode actions in words (the report's cards, replay's lines)."""
+    kind = a.action
+    index = a.index
+    text = {
+        "edit": f"you edited message [{index}]",
+        "drop": f"you dropped message [{index}]",
+        "rewind": f"you rewound to message [{index}] (cut {a.cut} message(s))",
+        "retry": f"you asked the model again (retry): cut {a.cut} message(s) from [{index}]",
+        "inject": (f"you injected the fault {a.fault} into call {a.tool_call_id}"
+                   if a.pending else
+                   f"you replaced the result [{index}] with the fault {a.fault}"),
+        "fail": (f"you made {'every' if a.sticky else 'the next'} call of {a.tool} "
+                 f"fail with {a.fault}"),
+        "send": "you sent a request the checker had blocked",
+    }.get(kind, f"you did {kind}")
+    return text
+
+
+def render_denied(o: ToolOutcome) -> RenderableType:
+    """Why a side-effecting call was not run in a batch run, and how to let it run."""
+    return Text(f"{safe(o.name)} ({safe(o.call_id)}) was not run: it needs approval (approval: "
+                "always) and a batch run denies it; --approve all runs such calls, --step asks "
+                "you for each", style="yellow")
+
+
+def render_action(a: Action) -> RenderableType:
+    """A recorded action, where a replay re-applies it."""
+    return Text.assemble(("✎ ", "bold magenta"), (safe(action_text(a)), "magenta"),
+                         (" (recorded; re-applied here)", "dim"))
 
 
 def render_header(model_desc: str, toolset: Any, offline: bool,
@@ -159,6 +194,6 @@ def render_footer(session, replayed: bool = False) -> list[RenderableType]:
     elapsed = f"{session.elapsed() * 1000:.0f} ms"
     usage = Text(f"usage: {u['prompt_tokens']} prompt + {u['completion_tokens']} completion "
                  f"= {u['total_tokens']} tokens over {len(session.turns)} request(s); "
-                 f"{session.tool_calls_made} tool call(s); "
+                 f"{session.tool_calls_asked} tool call(s); "
                  f"{'replayed in ' + elapsed if replayed else elapsed}")
     return [head, stop, usage]

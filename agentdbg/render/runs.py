@@ -95,4 +95,6 @@ def render_runs(rows: list[RunRow], folder: str, width: int, *, more: int = 0) -
     if more:
         lines.append(Text(f"… and {more} older (--limit)", style="dim"))
     lines.append(Text("'last' is #1; a path works too", style="dim"))
+    lines.append(Text("each run keeps the newest --keep-runs (default 50) here, removing older ones",
+                      style="dim"))
     return lines

@@ -238,6 +238,21 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
     return body
 
 
+def render_tools(definitions: list[dict], full: bool = False) -> Text:
+    """The request's tools: their names on one line (hosted ones marked), or with ``full``
+    one line per tool with its description and parameters."""
+    from agentdbg.conversation import definitions_text
+
+    lines = definitions_text(definitions, full)
+    out = Text("tools: ", style="dim")
+    if not lines:
+        return out + Text("(none sent)", style="dim")
+    if full:
+        out.append("\n")
+        return out + Text(safe("\n".join(f"  {line}" for line in lines)))
+    return out + Text(safe(lines[0]))
+
+
 def findings_by_index(findings: Iterable) -> dict[Any, list]:
     """Findings grouped by the message they sit on (None: the request as a whole)."""
     by_index: dict[Any, list] = {}

@@ -28,6 +28,7 @@ from agentdbg.render.view import (
     render_finding,
 )
 from agentdbg.wire.common import text_of
+from agentdbg.wire.gemini import field as gemini_field
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing
 
 Loc = tuple[int, ...]
@@ -38,15 +39,17 @@ RESULT_TEXT = {
     "anthropic": {"orphan": "✗ orphan: no tool_use with this id in the assistant message before it",
                   "mismatch": "✗ tool_use_id not among the previous assistant message's tool_use ids",
                   "missing_id": "✗ no tool_use_id"},
+    "gemini": {"orphan": "✗ orphan: no function call in the model turn before it answers to it"},
 }
+PART_WORD = {"anthropic": "content", "gemini": "parts"}
 KIND_STYLE = {"function_call": "cyan", "custom_tool_call": "cyan", "reasoning": "dim cyan",
               "function_call_output": "yellow", "custom_tool_call_output": "yellow"}
 
 
 def where(fmt: str, loc: Loc) -> str:
     """How the view names a location: ``[6]`` (an input item), ``[4].content[0]`` (a block)."""
-    if fmt == "anthropic" and len(loc) > 1:
-        return f"[{loc[0]}].content[{loc[1]}]"
+    if fmt in PART_WORD and len(loc) > 1:
+        return f"[{loc[0]}].{PART_WORD[fmt]}[{loc[1]}]"
     return f"[{loc[0]}]"
 
 
@@ -110,9 +113,11 @@ class _Draw:
 
 def _at(fmt: str, items: list, loc: Loc) -> Any:
     item = items[loc[0]] if 0 <= loc[0] < len(items) else None
-    if fmt == "anthropic" and len(loc) > 1 and isinstance(item, dict):
-        content = item.get("content")
-        return content[loc[1]] if isinstance(content, list) and loc[1] < len(content) else None
+    if fmt in PART_WORD and len(loc) > 1 and isinstance(item, dict):
+        content = item.get(PART_WORD[fmt])
+        part = content[loc[1]] if isinstance(content, list) and loc[1] < len(content) else None
+        call = gemini_field(part, "functionCall")       # a Gemini part holds its call
+        return call if isinstance(call, dict) else part
     return item
 
 
@@ -265,6 +270,78 @@ def _anthropic_summary(i: int, m: dict, items: list, d: _Draw) -> Text:
     return Text(safe(text if len(text) <= 60 else text[:59] + "…"), style="dim")
 
 
+# -- Gemini -------------------------------------------------------------------------------
+
+def _gemini_content(i: int, c: dict, items: list, d: _Draw, full: bool) -> list[RenderableType]:
+    parts = c.get("parts")
+    if not isinstance(parts, list):
+        return [Text(safe(shown_json(parts)) + "   (parts is not an array)", style="red")]
+    out: list[RenderableType] = []
+    for j, part in enumerate(parts):
+        lines = _part((i, j), part if isinstance(part, dict) else {}, items, d, full)
+        if len(parts) > 1 and lines and isinstance(lines[0], Text):
+            lines[0] = Text(f".parts[{j}] ", style="dim") + lines[0]
+        out.extend(lines)
+    return out or [Text("parts: [] (empty)", style="red")]
+
+
+def _part(loc: Loc, part: dict, items: list, d: _Draw, full: bool) -> list[RenderableType]:
+    call, response = gemini_field(part, "functionCall"), gemini_field(part, "functionResponse")
+    signed = gemini_field(part, "thoughtSignature")
+    if isinstance(call, dict):
+        args = pretty_arguments(shown_json(call.get("args", {})))
+        args.pad_left(4)
+        head = d.call_head(loc, part, call.get("name"))
+        if signed:
+            head.append("  (signed)", style="dim")
+        return [head, args]
+    if isinstance(response, dict):
+        value = response.get("response")
+        shown = pretty_arguments(shown_json(value)) if isinstance(value, dict) else \
+            _output_text(value, full)
+        return [d.result_head(loc, items), shown]
+    if isinstance(part.get("text"), str):
+        if part.get("thought"):
+            return [Text("thought: ", style="dim") + fold(part["text"], full, 200)]
+        return [fold(part["text"], full) if part["text"] else Text('text: ""', style="dim")]
+    return [_compact(part, full)]
+
+
+def _gemini_rows(body: dict) -> list[tuple[str | None, str, Any]]:
+    rows: list[tuple[str | None, str, Any]] = []
+    system = gemini_field(body, "systemInstruction")
+    if system is not None:
+        parts = system.get("parts") if isinstance(system, dict) else None
+        rows.append((None, "system", {"role": "system", "content": text_of(parts)}))
+    contents = gemini_field(body, "contents")
+    for i, c in enumerate(contents if isinstance(contents, list) else []):
+        c = c if isinstance(c, dict) else {}
+        rows.append((str(i), str(c.get("role")), c))
+    return rows
+
+
+def _gemini_summary(i: int, c: dict, items: list, d: _Draw) -> Text:
+    out = Text()
+    parts = c.get("parts")
+    for j, _ in enumerate(parts if isinstance(parts, list) else []):
+        loc = (i, j)
+        if loc in d.p.calls or loc in d.p.status:
+            if out:
+                out.append("; ")
+            out.append_text(d.call_head(loc, {}, (_at("gemini", items, loc) or {}).get("name"))
+                            if loc in d.p.calls else d.result_head(loc, items))
+    if out:
+        return out
+    text = " ".join(text_of(parts).split())
+    return Text(safe(text if len(text) <= 60 else text[:59] + "…"), style="dim")
+
+
+#: per format: (rows, one entry drawn in full, one entry on one line)
+DRAW = {"responses": (_responses_rows, _responses_item, _responses_summary),
+        "anthropic": (_anthropic_rows, _anthropic_message, _anthropic_summary),
+        "gemini": (_gemini_rows, _gemini_content, _gemini_summary)}
+
+
 # -- the grid -------------------------------------------------------------------------------
 
 def render_wire(fmt: str, body: dict, pairing: WirePairing, *, findings: Iterable = (),
@@ -276,7 +353,9 @@ def render_wire(fmt: str, body: dict, pairing: WirePairing, *, findings: Iterabl
     ``start``: rows before this native index are not drawn (a response's output after its
     request); ``in_progress``: calls from ``start`` on are being executed (pending, not
     missing); ``seen``/``hide_seen``: as ``render_messages``."""
-    key = "input" if fmt == "responses" else "messages"
+    from agentdbg.wire.codec import get
+
+    key = get(fmt).key
     raw = body.get(key)
     items = [{"role": "user", "content": raw}] if isinstance(raw, str) else \
         [x if isinstance(x, dict) else {} for x in raw] if isinstance(raw, list) else []
@@ -284,7 +363,8 @@ def render_wire(fmt: str, body: dict, pairing: WirePairing, *, findings: Iterabl
     by_index = findings_by_index(findings)
     grid = message_grid()
     hidden = 0
-    rows = _responses_rows(body) if fmt == "responses" else _anthropic_rows(body)
+    rows_of, draw, summary_of = DRAW[fmt]
+    rows = rows_of(body)
     for index, kind, item in rows:
         i = int(index) if index is not None else -1
         if (index is None and start) or (index is not None and i < start):
@@ -295,12 +375,11 @@ def render_wire(fmt: str, body: dict, pairing: WirePairing, *, findings: Iterabl
             if hide_seen and i not in by_index:
                 hidden += 1
                 continue
-            summary = (_responses_summary if fmt == "responses" else _anthropic_summary)(i, item, items, d)
+            summary = summary_of(i, item, items, d)
             cell: list[RenderableType] = [summary, *(render_finding(f) for f in by_index.get(i, ()))]
         elif index is None:
             cell = [fold(str(item.get("content") or ""), full, 300)]
         else:
-            draw = _responses_item if fmt == "responses" else _anthropic_message
             cell = [*draw(i, item, items, d, full), *(render_finding(f) for f in by_index.get(i, ()))]
         grid.add_row(mark, Text(f"[{index}]" if index is not None else "", style="dim"),
                      Text(safe(kind), style=style), Group(*cell))
@@ -313,7 +392,7 @@ def render_wire(fmt: str, body: dict, pairing: WirePairing, *, findings: Iterabl
     parts: list[RenderableType] = [render_finding(f) for f in by_index.get(None, ())] \
         if start == 0 else []
     if hidden:
-        what = "item(s)" if fmt == "responses" else "message(s)"
+        what = f"{get(fmt).unit}(s)"
         parts.append(Text(f"  ({hidden} earlier {what} unchanged, no findings; --full shows "
                           "them)", style="dim"))
     parts.append(grid)

@@ -162,9 +162,20 @@ def cmd_messages(dbg, arg):
 def cmd_show(dbg, arg):
     """show N
     show message N as JSON
-    Message N exactly as it will be sent, pretty-printed."""
+    Message N exactly as it will be sent, pretty-printed. For a tool result whose handler
+    raised, also the exception the model did not see (type, message, file:line)."""
     index = _index(dbg, _one_arg(arg, "show N"))
     dbg.print_json(dbg.session.messages[index], title=f"message {index}")
+    outcome = dbg.session.outcome_at.get(index)
+    if outcome is not None and not outcome.ok and outcome.cause:
+        dbg.say(f"the handler raised {outcome.cause} — the model saw only the {outcome.error_type} "
+                "error above" + ("" if outcome.detail and _debug(dbg) else "; --debug prints the traceback"))
+        if outcome.detail and _debug(dbg):
+            dbg.say(outcome.detail)
+
+
+def _debug(dbg) -> bool:
+    return bool(getattr(dbg.options, "debug", False))
 
 
 @command("tools", "t")

@@ -296,10 +296,15 @@ class Debugger:
         """Copy the transcript so far; from memory when the transcript could not be written.
         Never over the recording being replayed (by any path or link)."""
         from agentdbg.paths import same_file
+        from agentdbg.transcript.runs import being_written
 
         if self.replay is not None and same_file(self.replay.model.path, path):
             raise CommandError(f"{path} is the recording being replayed; writing there would "
                                "destroy it: save to another path")
+        busy = being_written(Path(path)) if os.path.isfile(path) else None
+        if busy is not None and not (self.transcript is not None and
+                                     same_file(self.transcript.path, path)):
+            raise CommandError(f"{path}: {busy}; save to another path")
         if self.transcript is not None and self.transcript.error is None:
             self.transcript.copy_to(Path(path))
             return

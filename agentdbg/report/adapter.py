@@ -44,13 +44,14 @@ def check(messages: list, tools: list | None, profile: str = "openai", *,
     return _check(request, profile, in_progress=in_progress)
 
 
-def check_native(fmt: str, event: dict, messages: list, tools: list | None, params: dict,
+def check_native(fmt: str, body: Any, messages: list, tools: list | None, params: dict,
                  profile: str, prior: list | None) -> tuple[list, Any]:
     """A recorded Responses / Anthropic request judged in its own format, as ``check`` and
-    replay judge it (findings on the chat messages that hold the items)."""
+    replay judge it (findings on the chat messages that hold the items). ``body``: the
+    native body the proxy recorded (None: rebuilt from the chat form)."""
     from agentdbg.checker.judge import judge_native_request
 
-    return judge_native_request(fmt, event, messages, tools, params, profile, prior)
+    return judge_native_request(fmt, body, messages, tools, params, profile, prior)
 
 
 def no_text(message: dict) -> bool:
@@ -68,17 +69,11 @@ def empty_answer_finding(index: int, message: dict) -> Any:
 
 
 def finding_from_dict(d: dict) -> Any:
-    """A recorded finding (``Finding.to_dict()`` in a transcript) back as a Finding."""
+    """A recorded finding (``Finding.to_dict()`` in a transcript) back as a Finding: every
+    field it wrote, where it is of its type (a hand-made file's odd values are left out)."""
     from agentdbg.checker import Finding
 
-    index, api_error, call_id = d.get("index"), d.get("api_error"), d.get("tool_call_id")
-    source = d.get("api_source")
-    return Finding(rule=str(d.get("rule")), severity=str(d.get("severity") or "error"),
-                   index=index if isinstance(index, int) and not isinstance(index, bool) else None,
-                   message=str(d.get("message") or ""),
-                   api_error=api_error if isinstance(api_error, str) else None,
-                   tool_call_id=call_id if isinstance(call_id, str) else None,
-                   api_source=source if isinstance(source, str) else None)
+    return Finding.from_dict(d)
 
 
 def is_checker_rule(rule: str) -> bool:

@@ -24,8 +24,16 @@ def budget_of_run(run: Run) -> Budget | None:
     if not run.turns:
         return None
     last = run.turns[-1]
-    return budget_of_request(run.last_request, run.tools, model=run.model,
+    return budget_of_request(run.last_request, _counted(run), model=run.model,
                              usage=last.usage, turn=last.turn)
+
+
+def _counted(run: Run) -> list:
+    """The tools a request carried, for counting: hosted and namespaced ones too when the
+    transcript recorded them (what the chat tools leave out is sent all the same)."""
+    extra = [d for d in run.definitions if d.get("kind") not in ("function", "custom")
+             or d.get("namespace")]
+    return [*run.tools, *extra]
 
 
 def budget_of(source: Any, *, turn: int | None = None) -> Budget | None:
@@ -39,7 +47,7 @@ def budget_of(source: Any, *, turn: int | None = None) -> Budget | None:
         for card in h.cards:
             if card.kind == "turn" and card.turn == turn and card.request:
                 info = next((t for t in run.turns if t.turn == turn), None)
-                return budget_of_request(h.messages[:card.request["messages"]], run.tools,
+                return budget_of_request(h.messages[:card.request["messages"]], _counted(run),
                                          model=run.model, usage=info.usage if info else None,
                                          turn=turn)
     return None

@@ -116,13 +116,14 @@ class ConversationExport:
         self.otlp_url, self.content = otlp_url, content
         self.pipeline: Any = None
 
-    def __call__(self, writer: Any, header: dict) -> Beside:
+    def __call__(self, writer: Any, header: Any) -> Beside:
         from agentdbg.report.otel import LiveExporter, Pipeline
+        from agentdbg.transcript.events import to_json_value
 
         if self.pipeline is None:
             self.pipeline = Pipeline(otlp_url=self.otlp_url)
-        return Beside(writer, LiveExporter(header, content=self.content, pipeline=self.pipeline,
-                                           name=writer.path.stem))
+        return Beside(writer, LiveExporter(to_json_value(header), content=self.content,
+                                           pipeline=self.pipeline, name=writer.path.stem))
 
     def close(self) -> list[str]:
         return self.pipeline.shutdown() if self.pipeline is not None else []
@@ -138,6 +139,14 @@ class Beside:
     def __call__(self, kind: str, data: dict) -> None:
         self.writer(kind, data)
         self.exporter.feed(kind, data, self.writer.redact)
+
+    def write(self, event: Any) -> None:
+        """A typed event (the proxy's), to both: the exporter sees its whole messages."""
+        from agentdbg.transcript.events import fields_of
+
+        data = fields_of(event)
+        self.writer.write(event)
+        self.exporter.feed(event.event_type, data, self.writer.redact)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.writer, name)

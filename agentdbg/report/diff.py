@@ -180,16 +180,17 @@ def _absent_marked(diff: tuple[str, Any, Any] | None, a: list, b: list) -> tuple
 
 
 def _side(run: Run) -> Side:
-    parent = run.header.get("parent")
+    parent = run.header.parent
     return Side(str(run.path), run.model, len(run.turns), len(run.calls()), run.usage(),
-                run.stop_reason, run.stop_detail, parent if isinstance(parent, dict) else None)
+                run.stop_reason, run.stop_detail,
+                {"path": parent.path, "from_index": parent.from_index} if parent is not None else None)
 
 
 def _fork(a: Run, b: Run) -> str | None:
     for child, parent, name in ((b, a, "B"), (a, b, "A")):
-        p = child.header.get("parent")
-        if isinstance(p, dict) and p.get("path") and _same_file(str(p["path"]), parent):
-            return f"{name} is a fork of {'A' if name == 'B' else 'B'} at message {p.get('from_index')}"
+        p = child.header.parent
+        if p is not None and p.path and _same_file(p.path, parent):
+            return f"{name} is a fork of {'A' if name == 'B' else 'B'} at message {p.from_index}"
     return None
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from agentdbg.messages import NestedTooDeeply, loads_json, shown_json
 from agentdbg.report import adapter
 from agentdbg.report.timeline import Card, History, Run, as_dict
+from agentdbg.transcript.events import Action, Tool
 
 LABEL_CLASSES = 8
 CSS = """
@@ -100,7 +101,7 @@ def esc(value: Any) -> str:
 
 
 def _title(run: Run) -> str:
-    question = run.header.get("question")
+    question = run.header.question
     return "agentdbg report" + (f" — {esc(str(question)[:80])}" if question else "")
 
 
@@ -108,17 +109,15 @@ def _title(run: Run) -> str:
 
 def _head(run: Run) -> str:
     h = run.header
-    rows = [("model", h.get("model")), ("provider", h.get("provider")),
-            ("base URL", h.get("base_url")), ("question", h.get("question")),
-            ("tools", ", ".join(_tool_names(run.tools)) or "(none)"),
-            ("created", h.get("created")), ("transcript", run.path.name),
-            ("agentdbg", h.get("agentdbg_version"))]
-    parent = h.get("parent")
-    if isinstance(parent, dict):
-        rows.append(("fork of", f"{parent.get('path')} at message {parent.get('from_index')}"))
-    if h.get("conversation") is not None:
-        rows.append(("proxy conversation", h.get("conversation")))
-    options: dict = as_dict(h.get("options"))
+    rows: list[tuple[str, object]] = [
+        ("model", h.model), ("provider", h.provider), ("base URL", h.base_url),
+        ("question", h.question), ("tools", _tool_names(run) or "(none)"),
+        ("created", h.created), ("transcript", run.path.name), ("agentdbg", h.agentdbg_version)]
+    if h.parent is not None:
+        rows.append(("fork of", f"{h.parent.path} at message {h.parent.from_index}"))
+    if h.conversation is not None:
+        rows.append(("proxy conversation", h.conversation))
+    options: dict = h.options.given() if h.options is not None else {}
     shown = {k: options[k] for k in ("max_turns", "max_tool_calls", "repeat_limit", "timeout",
                                      "tool_choice", "parallel_tool_calls", "temperature")
              if options.get(k) is not None}
@@ -127,16 +126,26 @@ def _head(run: Run) -> str:
                                           for k, v in shown.items())))
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc('' if v is None else str(v))}</dd>" for k, v in rows)
     warnings = "".join(f'<p class="bad">warning: {esc(w)}</p>' for w in run.warnings)
-    return f'<header><h1>agentdbg report</h1><dl class="head">{items}</dl>{warnings}</header>'
+    return (f'<header><h1>agentdbg report</h1><dl class="head">{items}</dl>{_definitions(run)}'
+            f"{warnings}</header>")
 
 
-def _tool_names(tools: list) -> list[str]:
-    names = []
-    for t in tools:
-        fn = t.get("function") if isinstance(t, dict) else None
-        if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-            names.append(fn["name"])
-    return names
+def _tool_names(run: Run) -> str:
+    from agentdbg.conversation import definitions_text
+
+    return "".join(definitions_text(run.definitions))
+
+
+def _definitions(run: Run) -> str:
+    """The tool definitions the requests offered, one per line (folded: they can be long)."""
+    from agentdbg.conversation import definitions_text
+
+    lines = definitions_text(run.definitions, full=True)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    return (f'<details class="tools"><summary>{len(lines)} tool definition(s)</summary>'
+            f"<ul>{items}</ul></details>")
 
 
 def _summary(run: Run) -> str:
@@ -242,7 +251,7 @@ def _history(run: Run, number: int, h: History) -> str:
 
 def _card(view: _View, card: Card) -> str:
     if card.kind == "action":
-        return _action(card.action or {})
+        return _action(card.action) if card.action is not None else ""
     if card.kind == "blocked":
         items = "".join(_finding(f, where=True) for f in card.findings)
         return (f'<div class="card blocked"><h3>request {card.turn or ""} blocked by the pre-send '
@@ -265,27 +274,17 @@ def _card(view: _View, card: Card) -> str:
     return "".join(out)
 
 
-def _action(a: dict) -> str:
-    kind = str(a.get("action"))
-    index = a.get("index")
-    text = {
-        "edit": f"you edited message [{index}]",
-        "drop": f"you dropped message [{index}]",
-        "rewind": f"you rewound to message [{index}] (cut {a.get('cut')} message(s))",
-        "retry": f"you asked the model again (retry): cut {a.get('cut')} message(s) from [{index}]",
-        "inject": (f"you injected the fault {a.get('fault')} into call {a.get('tool_call_id')}"
-                   if a.get("pending") else
-                   f"you replaced the result [{index}] with the fault {a.get('fault')}"),
-        "fail": (f"you made {'every' if a.get('sticky') else 'the next'} call of {a.get('tool')} "
-                 f"fail with {a.get('fault')}"),
-        "send": "you sent a request the checker had blocked",
-    }.get(kind, f"you did {kind}")
+def _action(a: Action) -> str:
+    from agentdbg.render.run import action_text
+
+    kind = a.action
+    text = action_text(a)
     detail = ""
     if kind == "edit":
-        detail = (f'<div class="dim">before:</div>{_fold(_json(a.get("before")))}'
-                  f'<div class="dim">after:</div>{_fold(_json(a.get("after")))}')
+        detail = (f'<div class="dim">before:</div>{_fold(_json(a.before))}'
+                  f'<div class="dim">after:</div>{_fold(_json(a.after))}')
     elif kind == "drop":
-        detail = f'<div class="dim">removed:</div>{_fold(_json(a.get("message")))}'
+        detail = f'<div class="dim">removed:</div>{_fold(_json(a.message))}'
     return f'<div class="card action"><h3>✎ {esc(text)}</h3>{detail}</div>'
 
 
@@ -298,11 +297,11 @@ def _stop(run: Run) -> str:
     if stop is None:
         return ('<div class="card stop bad"><h3>■ no stop event</h3><p>The transcript ends '
                 "without one: the run was interrupted, or is still running.</p></div>")
-    reason = str(stop.get("reason"))
+    reason = stop.reason
     cls = "stop" if reason == "completed" else "stop bad"
     u = run.usage()
     return (f'<div class="card {cls}" id="stop"><h3>■ stopped: {esc(reason)} — '
-            f"{esc(stop.get('detail') or '')}</h3><p>usage: {u['prompt_tokens']} prompt + "
+            f"{esc(stop.detail or '')}</h3><p>usage: {u['prompt_tokens']} prompt + "
             f"{u['completion_tokens']} completion = {u['total_tokens']} tokens over "
             f"{len(run.turns)} request(s); {len(run.calls())} tool call(s)</p></div>")
 
@@ -476,26 +475,43 @@ def _reply_meta(card: Card) -> str:
     est = " (estimated)" if usage.get("estimated") else ""
     latency = r.get("latency_ms")
     ms = f"{latency:.1f} ms" if isinstance(latency, (int, float)) else "? ms"
-    tokens = (f"{usage.get('prompt_tokens', '?')} prompt + {usage.get('completion_tokens', '?')} "
-              f"completion = {usage.get('total_tokens', '?')} tokens{est}") if usage else "no usage reported"
+    tokens = (f"{usage.get('prompt_tokens', '?')} prompt{_cache(usage)} + "
+              f"{usage.get('completion_tokens', '?')} completion = {usage.get('total_tokens', '?')} "
+              f"tokens{est}") if usage else "no usage reported"
     return f"turn {card.turn} · {tokens} · {ms} · finish_reason={r.get('finish_reason')}"
 
 
-def _tool_meta(e: dict) -> str:
+def _cache(usage: dict) -> str:
+    """The prompt's cache counts as the API reported them (Anthropic: written, read; OpenAI:
+    cached), when any."""
+    parts = [f"{usage[k]} {word}" for k, word in (("cache_creation_input_tokens", "written to "
+                                                   "the cache"), ("cache_read_input_tokens",
+                                                                  "read from the cache"),
+                                                  ("cached_tokens", "cached"))
+             if isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) and usage[k]]
+    uncached = usage.get("input_tokens")
+    if parts and isinstance(uncached, int) and not isinstance(uncached, bool):
+        parts.insert(0, f"{uncached} uncached")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _tool_meta(e: Tool) -> str:
     parts = []
-    if isinstance(e.get("duration_ms"), (int, float)):
-        parts.append(esc(f"{e['duration_ms']:.1f} ms"))
-    if e.get("ok") is False:
-        retry = " (retryable)" if e.get("retryable") else ""
-        parts.append(f'<span class="bad">error: {esc(str(e.get("error_type")))}{esc(retry)}</span>')
-    if e.get("truncated_chars"):
-        parts.append(esc(f"cut {e['truncated_chars']} characters"))
-    if e.get("stubbed"):
+    if e.duration_ms is not None:
+        parts.append(esc(f"{e.duration_ms:.1f} ms"))
+    if e.ok is False:
+        retry = " (retryable)" if e.retryable else ""
+        parts.append(f'<span class="bad">error: {esc(str(e.error_type))}{esc(retry)}</span>')
+    if e.truncated_chars:
+        parts.append(esc(f"cut {e.truncated_chars} characters"))
+    if e.stubbed:
         parts.append("fixture (stub)")
-    if e.get("injected"):
+    if e.injected:
         parts.append('<span class="injected">injected fault</span>')
-    if e.get("note") and not e.get("injected"):
-        parts.append(esc(str(e["note"])))
+    if e.note and not e.injected:
+        parts.append(esc(e.note))
+    if e.ok is False and e.cause:
+        parts.append(f'<span class="bad">raised {esc(e.cause)}</span> (the model saw only the error)')
     return " · ".join(parts)
 
 

@@ -25,16 +25,17 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from agentdbg.errors import AgentdbgError
 from agentdbg.messages import loads_json
 from agentdbg.report import semconv as sc
 from agentdbg.report.timeline import Card, History, Run
+from agentdbg.transcript.events import to_json_value
 
 DEFAULT_TIMEOUT = 10.0
 TRACES_PATH = "/v1/traces"
@@ -62,7 +63,10 @@ def provider_name(header: dict) -> str:
     if host in sc.PROVIDERS_BY_HOST:
         return sc.PROVIDERS_BY_HOST[host]
     # another host: the API it was spoken to (a Messages API endpoint speaks Anthropic's)
-    return "anthropic" if header.get("api") == "anthropic" else sc.OPENAI_COMPATIBLE
+    from agentdbg.wire import codec
+
+    api = header.get("api")
+    return (codec.get(api).provider if codec.known(api) else None) or sc.OPENAI_COMPATIBLE
 
 
 def server_attributes(header: dict) -> dict:
@@ -142,6 +146,11 @@ def usage_attributes(usage: dict | None) -> dict:
         out[sc.USAGE_INPUT_TOKENS] = usage["prompt_tokens"]
     if isinstance(usage.get("completion_tokens"), int):
         out[sc.USAGE_OUTPUT_TOKENS] = usage["completion_tokens"]
+    for key, attribute in ((sc.CACHE_READ_KEY, sc.USAGE_CACHE_READ_TOKENS),
+                           (sc.CACHE_CREATION_KEY, sc.USAGE_CACHE_CREATION_TOKENS)):
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[attribute] = value    # included in gen_ai.usage.input_tokens, as the spec says
     if usage.get("estimated"):
         out["agentdbg.usage.estimated"] = True
     return out
@@ -287,6 +296,30 @@ def traces_url(url: str) -> str:
     return url if parts.path not in ("", "/") else url.rstrip("/") + TRACES_PATH
 
 
+def connect_problem(url: str, timeout: float) -> str | None:
+    """Why nothing can be sent to ``url`` (a refused connection, a name that does not resolve,
+    no answer), told at once; None when it takes a connection (or an HTTP proxy is in the way)."""
+    import socket
+    import urllib.request
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    if urllib.request.getproxies().get(parts.scheme) and not urllib.request.proxy_bypass(host):
+        return None
+    try:
+        with socket.create_connection((host, port), timeout=min(timeout, 5.0)):
+            return None
+    except ConnectionRefusedError:
+        return f"connection refused: nothing listens on {host}:{port} (is the receiver running?)"
+    except socket.gaierror:
+        return f"cannot resolve the host {host!r}"
+    except TimeoutError:
+        return f"no answer from {host}:{port} within {min(timeout, 5.0):g}s"
+    except OSError as exc:
+        return f"cannot connect to {host}:{port}: {exc.strerror or exc}"
+
+
 @contextlib.contextmanager
 def _quiet_sdk() -> Iterator[list[str]]:
     """The SDK logs delivery failures; keep them (for our one line) instead of printing them."""
@@ -319,6 +352,9 @@ def deliver(spans: list, *, otlp_url: str | None = None, json_path: Any = None,
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         url = traces_url(otlp_url)
+        problem = connect_problem(url, timeout)
+        if problem is not None:   # say so now, not after the exporter's retries
+            raise ExportError(f"{url}: {problem}")
         exporter = OTLPSpanExporter(endpoint=url, timeout=timeout)
         with _quiet_sdk() as seen:
             result = SpanExportResult.SUCCESS
@@ -389,12 +425,14 @@ class _RunSpans:
         self.at_index: dict[int, Any] = {}          # message index -> span that produced it
         self.starts: dict[int, int] = {}            # id(span) -> its start time
         self.tool_span: dict[str, Any] = {}         # tool_call_id -> its execute_tool span
-        self.descriptions = tool_descriptions(run.header)
+        #: the header's recorded fields, as the attribute builders (also live ones) read them
+        self.header: dict = to_json_value(run.header)
+        self.descriptions = tool_descriptions(self.header)
 
     def build(self) -> None:
         from opentelemetry.trace import SpanKind
 
-        header = self.run.header
+        header = self.header
         self.agent = self.tracer.start_span(
             sc.OP_INVOKE_AGENT, kind=SpanKind.INTERNAL, start_time=self.base,
             attributes={sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.PROVIDER_NAME: provider_name(header),
@@ -425,9 +463,9 @@ class _RunSpans:
 
     def _card(self, h: History, card: Card) -> None:
         if card.kind == "action":
-            a = card.action or {}
+            a: dict = to_json_value(card.action) if card.action is not None else {}
             at = a.get("at_ms")
-            when = self.base + int(at * 1e6) if isinstance(at, (int, float)) else self.cursor
+            when = self.base + int(at * 1e6) if _finite(at) else self.cursor
             self.cursor = max(self.cursor, when)
             self.agent.add_event(sc.EVENT_ACTION, action_attributes(a), timestamp=self.cursor)
         elif card.kind == "blocked":
@@ -446,11 +484,11 @@ class _RunSpans:
         r = card.response or {}
         latency = (card.error or {}).get("latency_ms") if card.error else r.get("latency_ms")
         start = self.cursor
-        end = start + int(float(latency) * 1e6) if isinstance(latency, (int, float)) else start
+        end = start + int(float(latency) * 1e6) if _finite(latency) else start
         n = card.request.get("messages") if card.request else None
         reply = h.messages[card.reply] if card.reply is not None else None
         model = str((card.request.get("params") or {}).get("model") or self.run.model)
-        attrs = chat_attributes(self.run.header, model=model, usage=r.get("usage"),
+        attrs = chat_attributes(self.header, model=model, usage=r.get("usage"),
                                 finish_reason=r.get("finish_reason"),
                                 request_messages=h.messages[:n] if isinstance(n, int) else None,
                                 reply=reply, content=self.content, turn=card.turn,
@@ -470,22 +508,24 @@ class _RunSpans:
     def _tools(self, card: Card) -> None:
         from opentelemetry.trace import SpanKind, Status, StatusCode
 
-        events = sorted(card.tools.values(), key=lambda e: (e.get("started_ms") or 0, e.get("index") or 0))
+        events = sorted((to_json_value(e) for e in card.tools.values()),
+                        key=lambda e: (e.get("started_ms") or 0, e.get("index") or 0))
         last = self.cursor
         for e in events:
             started = e.get("started_ms")
-            start = self.base + int(started * 1e6) if isinstance(started, (int, float)) else self.cursor
+            start = self.base + int(started * 1e6) if _finite(started) else self.cursor
             start = max(start, self.cursor)
             duration = e.get("duration_ms")
-            end = start + (int(float(duration) * 1e6) if isinstance(duration, (int, float)) else 0)
+            end = start + (int(float(duration) * 1e6) if _finite(duration) else 0)
             name = str(e.get("name") or "?")
             span = self._child(f"{sc.OP_EXECUTE_TOOL} {name}", SpanKind.INTERNAL,
                                tool_attributes(e, content=self.content,
                                                description=self.descriptions.get(name)), start, end)
             if e.get("ok") is False:
                 span.set_status(Status(StatusCode.ERROR, str(e.get("error_type") or "")))
-            if isinstance(e.get("tool_call_id"), str):
-                self.tool_span[e["tool_call_id"]] = span
+            cid = e.get("tool_call_id")
+            if isinstance(cid, str):
+                self.tool_span[cid] = span
             last = max(last, end)
         self.cursor = last
 
@@ -516,6 +556,11 @@ class _RunSpans:
                                                                      self.content)))
 
 
+def _finite(value: Any) -> TypeGuard[float]:
+    """A recorded time that is a number to compute with (not NaN, Infinity or 1e400: data)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e15
+
+
 def _error_text(error: dict, content: bool) -> str:
     """A model error's text for a span's status: the endpoint's answer may quote the request,
     so only with contents (``error.type`` says what kind of error it was)."""
@@ -530,7 +575,7 @@ def _stop_text(reason: str, detail: Any, content: bool) -> str:
 
 
 def _created_ns(run: Run) -> int:
-    created = run.header.get("created")
+    created = run.header.created
     if isinstance(created, str):
         for fmt in ("%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S.%f%z"):
             try:
@@ -630,7 +675,8 @@ class LiveExporter:
     one the exporter makes its own from ``otlp_url`` / ``json_path``."""
 
     def __init__(self, header: dict, *, otlp_url: str | None = None, json_path: Any = None,
-                 content: bool = False, timeout: float | None = None, clock=time.time_ns,
+                 content: bool = False, timeout: float | None = None,
+                 clock: Callable[[], int] = time.time_ns,
                  pipeline: Pipeline | None = None, name: str | None = None):
         from opentelemetry.trace import SpanKind
 
@@ -723,7 +769,7 @@ class LiveExporter:
 
         now = self.clock()
         duration = d.get("duration_ms")
-        start = now - int(float(duration) * 1e6) if isinstance(duration, (int, float)) else now
+        start = now - int(float(duration) * 1e6) if _finite(duration) else now
         name = str(d.get("name") or "?")
         span = self.tracer.start_span(f"{sc.OP_EXECUTE_TOOL} {name}", context=self._context(),
                                       kind=SpanKind.INTERNAL, start_time=start,

@@ -24,6 +24,19 @@ from typing import Any
 
 from agentdbg.messages import loads_json, token_count
 from agentdbg.report import adapter
+from agentdbg.transcript.events import (
+    Action,
+    AnyEvent,
+    Blocked,
+    Header,
+    ModelError,
+    Request,
+    Response,
+    Stop,
+    Tool,
+)
+from agentdbg.transcript.reader import Transcript
+from agentdbg.wire import codec
 
 SEVERITY_ORDER = {"warning": 1, "error": 2}
 
@@ -38,9 +51,9 @@ class Card:
     request: dict = field(default_factory=dict)        # {"messages": n, "params": {...}}
     response: dict | None = None                       # usage, finish_reason, latency_ms, note
     error: dict | None = None                          # model_error
-    tools: dict[str, dict] = field(default_factory=dict)  # tool_call_id -> tool event
+    tools: dict[str, Tool] = field(default_factory=dict)  # tool_call_id -> tool event
     findings: list[Any] = field(default_factory=list)     # blocked / recorded by the proxy
-    action: dict | None = None
+    action: Action | None = None
     rewritten_from: int | None = None   # this card starts a new history at this index
 
     @property
@@ -115,11 +128,11 @@ class TurnInfo:
 @dataclass
 class Run:
     path: Path
-    header: dict
+    header: Header
     histories: list[History]
     turns: list[TurnInfo]
-    stop: dict | None
-    actions: list[dict]
+    stop: Stop | None
+    actions: list[Action]
     blocked: list[Card]
     warnings: list[str]
     last_request: list = field(default_factory=list)
@@ -128,11 +141,11 @@ class Run:
     # -- summary ---------------------------------------------------------------------------
     @property
     def stop_reason(self) -> str | None:
-        return (self.stop or {}).get("reason")
+        return self.stop.reason if self.stop is not None else None
 
     @property
     def stop_detail(self) -> str:
-        return str((self.stop or {}).get("detail") or "")
+        return (self.stop.detail or "") if self.stop is not None else ""
 
     @property
     def final_messages(self) -> list:
@@ -140,12 +153,19 @@ class Run:
 
     @property
     def tools(self) -> list:
-        tools = self.header.get("tools")
-        return tools if isinstance(tools, list) else []
+        return self.header.tool_list
+
+    @property
+    def definitions(self) -> list[dict]:
+        """Every tool the run's requests offered: hosted and namespaced ones too when the
+        transcript recorded them, else the chat tools."""
+        from agentdbg.conversation import definitions_of
+
+        return definitions_of(self.header.tools, self.header.tool_definitions)
 
     @property
     def model(self) -> str:
-        return str(self.header.get("model") or "?")
+        return self.header.model or "?"
 
     def usage(self) -> dict:
         total = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
@@ -211,12 +231,12 @@ def _call(card: Card, h: History, h_no: int, pos: int, call: Any, index: int) ->
         c.result = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     event = card.tools.get(cid) if cid else None
     if event is not None:
-        if c.result is None and isinstance(event.get("content"), str):
-            c.result = event["content"]
-        c.ok = bool(event.get("ok")) if event.get("ok") is not None else None
-        c.error_type = event.get("error_type")
-        c.duration_ms = event.get("duration_ms")
-        c.injected = bool(event.get("injected"))
+        if c.result is None and event.content is not None:
+            c.result = event.content
+        c.ok = event.ok
+        c.error_type = event.error_type
+        c.duration_ms = _num(event.duration_ms)
+        c.injected = bool(event.injected)
     elif c.result is not None:
         from agentdbg.messages import is_error_result
 
@@ -229,7 +249,7 @@ def _call(card: Card, h: History, h_no: int, pos: int, call: Any, index: int) ->
 class RunBuilder:
     """Consumes transcript events in order; ``finish()`` returns the Run."""
 
-    def __init__(self, path: Path, header: dict, *, profile: str = "openai", findings: bool = True):
+    def __init__(self, path: Path, header: Header, *, profile: str = "openai", findings: bool = True):
         self.path, self.header, self.profile, self.with_findings = path, header, profile, findings
         self.msgs: list = []          # the current history's messages (last request + reply ...)
         self.last_len = 0             # how many of them the last request carried
@@ -237,29 +257,41 @@ class RunBuilder:
         self.histories: list[History] = []
         self.card: Card | None = None
         self.turns: list[TurnInfo] = []
-        self.stop: dict | None = None
-        self.actions: list[dict] = []
+        self.stop: Stop | None = None
+        self.actions: list[Action] = []
         self.blocked: list[Card] = []
         self.marks: dict[int, set] = {}
         self.last_usage: dict = {}
         self.recorded_keys: set = set()
-        api = header.get("api")
+        api = header.api
         #: a Responses / Anthropic run is judged request by request in its own format (as
         #: ``check`` judges it); a Chat Completions run on each history's last state
-        self.native: str | None = str(api) if api in ("responses", "anthropic") else None
+        self.native: str | None = api if codec.known(api) and not codec.get(api).chat_native \
+            else None
         self.native_prior: list = []
         self.native_keys: set = set()
 
-    def feed(self, event: dict) -> None:
-        handler = getattr(self, "_on_" + str(event.get("type")), None)
-        if handler is not None:
-            handler(event)
+    def feed(self, event: AnyEvent) -> None:
+        if isinstance(event, Request):
+            self._on_request(event)
+        elif isinstance(event, Response):
+            self._on_response(event)
+        elif isinstance(event, ModelError):
+            self._on_model_error(event)
+        elif isinstance(event, Blocked):
+            self._on_blocked(event)
+        elif isinstance(event, Tool):
+            self._on_tool(event)
+        elif isinstance(event, Action):
+            self._on_action(event)
+        elif isinstance(event, Stop):
+            self._on_stop(event)
 
     # -- events ----------------------------------------------------------------------------
-    def _on_request(self, e: dict) -> None:
-        prefix = max(0, min(_int(e.get("prefix"), 0), self.last_len))
-        new = self.msgs[:prefix] + _list(e.get("append"))
-        turn = _int(e.get("turn"), len(self.turns) + 1)
+    def _on_request(self, e: Request) -> None:
+        prefix = min(e.prefix, self.last_len)
+        new = list(e.messages or [])
+        turn = e.turn if e.turn is not None else len(self.turns) + 1
         start = self._common_from(prefix, new)
         extends = self.history is not None and start >= len(self.msgs)
         if extends:
@@ -275,10 +307,10 @@ class RunBuilder:
             self._new_history(new, start)
             card = Card("turn", turn, sent=list(range(start, len(new))),
                         rewritten_from=start if self.histories[:-1] else None)
-        card.request = {"messages": len(new), "params": as_dict(e.get("params"))}
+        card.request = {"messages": len(new), "params": e.param_map}
         self.last_len = len(new)
         self._add(card)
-        for d in _list(e.get("findings")):   # the proxy's checks of this request
+        for d in e.findings or []:   # the proxy's checks of this request
             if isinstance(d, dict) and not adapter.is_checker_rule(str(d.get("rule"))):
                 f = adapter.finding_from_dict(d)
                 card.findings.append(f)
@@ -290,15 +322,13 @@ class RunBuilder:
         if self.native is not None and self.with_findings:
             self._judge_native(e, new)
 
-    def _judge_native(self, e: dict, messages: list) -> None:
+    def _judge_native(self, e: Request, messages: list) -> None:
         """This request's findings in its own format, each once (at its first request)."""
         assert self.native is not None
-        params = as_dict(e.get("params"))
-        extra = self.header.get("api_params")
-        params = {**(extra if isinstance(extra, dict) else {}), **params}
-        sent = params.get("tools", self.header.get("tools"))
+        params = {**(self.header.api_params or {}), **e.param_map}
+        sent = params.get("tools", self.header.tools)
         tools = sent if isinstance(sent, list) and sent else None
-        found, native = adapter.check_native(self.native, e, messages, tools, params, self.profile,
+        found, native = adapter.check_native(self.native, e.body, messages, tools, params, self.profile,
                                              list(self.native_prior))
         inputs = native.get("input") if isinstance(native, dict) else None
         if isinstance(inputs, list):
@@ -310,63 +340,61 @@ class RunBuilder:
                 self.native_keys.add(key)
                 self.history.recorded.append(f)
 
-    def _on_response(self, e: dict) -> None:
-        message = e.get("message")
-        output = e.get("output")
+    def _on_response(self, e: Response) -> None:
+        message = e.message
+        output = e.output
         if self.native is not None and isinstance(output, list):
             self.native_prior.extend(x for x in output if isinstance(x, dict))
         info = self._turn_info()
-        usage, latency = as_dict(e.get("usage")), _num(e.get("latency_ms"))
-        finish, note = _str(e.get("finish_reason")), _str(e.get("note"))
+        usage, latency = e.usage or {}, _num(e.latency_ms)
+        finish, note = e.finish_reason, e.note
         response = {"usage": usage, "finish_reason": finish, "latency_ms": latency, "note": note}
         if info is not None:
             info.usage, info.latency_ms, info.finish_reason, info.note = usage, latency, finish, note
-            info.reply = message if isinstance(message, dict) else None
+            info.reply = message
             if info.usage:
                 self.last_usage = info.usage
         if self.card is None or self.card.reply is not None:   # a response with no request
-            self._add(Card("turn", e["turn"] if isinstance(e.get("turn"), int) else None))
+            self._add(Card("turn", e.turn))
         assert self.card is not None
         self.card.reply = len(self.msgs)
         self.card.response = response
         self.msgs.append(message)
 
-    def _on_model_error(self, e: dict) -> None:
+    def _on_model_error(self, e: ModelError) -> None:
         info = self._turn_info()
-        message, latency = str(e.get("message") or "model error"), _num(e.get("latency_ms"))
-        status = e.get("status")
-        error = {"message": message, "status": status if isinstance(status, (int, str)) else None,
-                 "latency_ms": latency}
+        message, latency = e.message or "model error", _num(e.latency_ms)
+        error = {"message": message, "status": e.status, "latency_ms": latency}
         if info is not None:
             info.error, info.latency_ms = message, latency
         if self.card is not None:
             self.card.error = error
 
-    def _on_blocked(self, e: dict) -> None:
-        card = Card("blocked", e.get("turn") if isinstance(e.get("turn"), int) else None)
-        card.findings = [adapter.finding_from_dict(d) for d in _list(e.get("findings"))
-                         if isinstance(d, dict)]
+    def _on_blocked(self, e: Blocked) -> None:
+        card = Card("blocked", e.turn)
+        card.findings = [adapter.finding_from_dict(d) for d in e.findings or []]
         self.blocked.append(card)
         self._add(card)
 
-    def _on_tool(self, e: dict) -> None:
-        cid = e.get("tool_call_id")
+    def _on_tool(self, e: Tool) -> None:
+        cid = e.tool_call_id
         target = self._card_with_call(cid) or self.card
-        if target is not None and isinstance(cid, str):
+        if target is not None and cid is not None:
             target.tools[cid] = e
-        if e.get("injected") and isinstance(e.get("index"), int):
-            self.marks.setdefault(e["index"], set()).add("injected")
+        if e.injected and e.index is not None:
+            self.marks.setdefault(e.index, set()).add("injected")
             if self.history is not None:
-                self.history.marks.setdefault(e["index"], set()).add("injected")
+                self.history.marks.setdefault(e.index, set()).add("injected")
         info = self._turn_info()
-        if info is not None and _num(e.get("duration_ms")) is not None:
-            info.tool_ms += float(e["duration_ms"])
+        took = _num(e.duration_ms)
+        if info is not None and took is not None:
+            info.tool_ms += took
 
-    def _on_action(self, e: dict) -> None:
+    def _on_action(self, e: Action) -> None:
         self.actions.append(e)
-        kind, index = e.get("action"), e.get("index")
-        if isinstance(index, int):
-            if kind in ("edit", "inject") and not e.get("pending"):
+        kind, index = e.action, e.index
+        if index is not None:
+            if kind in ("edit", "inject") and not e.pending:
                 mark = "edited" if kind == "edit" else "injected"
                 self.marks.setdefault(index, set()).add(mark)
                 if self.history is not None and index >= len(self.msgs):
@@ -380,10 +408,10 @@ class RunBuilder:
                 self.marks = {k: v for k, v in self.marks.items() if k < index}
         self._add(Card("action", action=e))
 
-    def _on_stop(self, e: dict) -> None:
+    def _on_stop(self, e: Stop) -> None:
         self.stop = e
-        final = e.get("messages")
-        if not isinstance(final, list):
+        final = e.messages
+        if final is None:
             return
         n = len(self.msgs)
         if self.history is not None and len(final) >= n and final[:n] == self.msgs:
@@ -450,7 +478,7 @@ class RunBuilder:
         if self.with_findings and self.native is not None:
             h.findings = list(h.recorded)   # judged as each request was sent
         elif self.with_findings:
-            found = adapter.check(h.messages, self.header.get("tools") or None, self.profile,
+            found = adapter.check(h.messages, self.header.tools or None, self.profile,
                                   in_progress=h.pending_last)
             h.findings = found + h.recorded
 
@@ -466,9 +494,9 @@ class RunBuilder:
         for call in _calls_of(self.msgs[card.reply]):
             cid = call.get("id") if isinstance(call, dict) else None
             event = card.tools.get(cid) if isinstance(cid, str) else None
-            if event is not None and isinstance(event.get("content"), str):
+            if event is not None and event.content is not None:
                 card.results.append(len(self.msgs))
-                self.msgs.append(tool_message(str(event.get("tool_call_id")), event["content"]))
+                self.msgs.append(tool_message(str(event.tool_call_id), event.content))
 
     def finish(self, warnings: list[str]) -> Run:
         if self.history is None:
@@ -476,7 +504,7 @@ class RunBuilder:
         self._close()
         h = self.histories[-1]
         last = h.messages[-1] if h.messages else None
-        if self.with_findings and (self.stop or {}).get("reason") == "completed" and \
+        if self.with_findings and self.stop is not None and self.stop.reason == "completed" and \
                 isinstance(last, dict) and last.get("role") == "assistant" and \
                 not last.get("tool_calls") and adapter.no_text(last):
             h.findings.append(adapter.empty_answer_finding(len(h.messages) - 1, last))
@@ -510,28 +538,23 @@ def _is_tool(m: Any) -> bool:
     return isinstance(m, dict) and m.get("role") == "tool"
 
 
-def read_run(source: str | os.PathLike | Any, *, profile: str = "openai",
+def read_run(source: str | os.PathLike[str] | Run | Transcript, *, profile: str = "openai",
              findings: bool = True) -> Run:
     """A transcript path (streamed) or an already loaded ``Transcript`` as a ``Run``."""
-    from agentdbg.transcript import iter_transcript
+    from agentdbg.transcript import read_transcript
 
     if isinstance(source, Run):
         return source
-    if hasattr(source, "header") and hasattr(source, "events"):
-        loaded: Any = source
-        return _from_events(Path(loaded.path), loaded.header, loaded.events, list(loaded.warnings),
+    if isinstance(source, Transcript):
+        return _from_events(Path(source.path), source.header, source.events, list(source.warnings),
                             profile, findings)
     warnings: list[str] = []
-    stream = (event for _, event in iter_transcript(source, warnings))
-    header = next(stream, None)
-    if header is None:
-        from agentdbg.errors import InputError
-
-        raise InputError(f"{source}: empty transcript")
-    return _from_events(Path(source), header, stream, warnings, profile, findings)
+    header, stream = read_transcript(source, warnings)
+    return _from_events(Path(source), header, (event for _, event in stream), warnings, profile,
+                        findings)
 
 
-def _from_events(path: Path, header: dict, events: Iterable[dict], warnings: list[str],
+def _from_events(path: Path, header: Header, events: Iterable[AnyEvent], warnings: list[str],
                  profile: str, findings: bool) -> Run:
     builder = RunBuilder(path, header, profile=profile, findings=findings)
     for event in events:

@@ -25,10 +25,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Union
 
 from agentdbg.report import adapter
 from agentdbg.report.timeline import SEVERITY_ORDER, Call, Run, read_run
+from agentdbg.transcript.events import JSON, JSONObject
+from agentdbg.transcript.reader import Transcript
+
+#: what the assertions take: a path, what ``agentdbg runs`` shows (a #, a name, ``last``), a
+#: loaded ``Transcript`` or ``Run``, or a ``Trajectory``
+Source = Union[str, "os.PathLike[str]", Transcript, Run, "Trajectory"]
 
 VIEW_WIDTH = 80
 MAX_SHOWN = 12   # messages shown in a failure at most
@@ -51,7 +57,7 @@ class Trajectory:
         self.calls: list[Call] = run.calls()
 
     @classmethod
-    def load(cls, source: Any, *, profile: str = "openai") -> Trajectory:
+    def load(cls, source: Source, *, profile: str = "openai") -> Trajectory:
         """A path, what ``agentdbg runs`` shows (a #, a name, ``last``), a loaded
         ``Transcript`` or ``Run``, or a Trajectory (returned as is)."""
         if isinstance(source, Trajectory):
@@ -148,7 +154,7 @@ class Trajectory:
                          f"{'' if others_between else ' with nothing between'}; {why}; calls: "
                          f"{_names(got)}", self._all_calls_view())
 
-    def tool_args(self, name: str, expected: Any = None, *, schema: dict | None = None,
+    def tool_args(self, name: str, expected: JSON = None, *, schema: JSONObject | None = None,
                   exact: bool = False, which: str = "any", succeeded: bool = False) -> list[Call]:
         """Calls of ``name`` whose arguments match ``expected`` (a subset unless ``exact``)
         and/or validate against a JSON ``schema``. ``which``: any | all | first | last."""
@@ -300,44 +306,45 @@ def _schema_error(value: Any, schema: dict) -> str | None:
 
 # -- functions on any transcript (path, loaded Transcript, Run or Trajectory) ------------------
 
-def assert_tool_used(source: Any, name: str, *, times: int | None = None, at_least: int = 1) -> list[Call]:
+def assert_tool_used(source: Source, name: str, *, times: int | None = None, at_least: int = 1) -> list[Call]:
     __tracebackhide__ = True   # pytest shows the caller's line
     return Trajectory.load(source).tool_used(name, times=times, at_least=at_least)
 
 
-def assert_tool_not_used(source: Any, name: str) -> None:
+def assert_tool_not_used(source: Source, name: str) -> None:
     __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source).tool_not_used(name)
 
 
-def assert_tool_sequence(source: Any, names: Sequence[str], *, others_between: bool = True) -> list[Call]:
+def assert_tool_sequence(source: Source, names: Sequence[str], *, others_between: bool = True) -> list[Call]:
     __tracebackhide__ = True   # pytest shows the caller's line
     return Trajectory.load(source).tool_sequence(names, others_between=others_between)
 
 
-def assert_tool_args(source: Any, name: str, expected: Any = None, *, schema: dict | None = None,
+def assert_tool_args(source: Source, name: str, expected: JSON = None, *,
+                     schema: JSONObject | None = None,
                      exact: bool = False, which: str = "any", succeeded: bool = False) -> list[Call]:
     __tracebackhide__ = True   # pytest shows the caller's line
     return Trajectory.load(source).tool_args(name, expected, schema=schema, exact=exact,
                                              which=which, succeeded=succeeded)
 
 
-def assert_max_turns(source: Any, n: int) -> None:
+def assert_max_turns(source: Source, n: int) -> None:
     __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source).max_turns(n)
 
 
-def assert_max_tool_calls(source: Any, n: int) -> None:
+def assert_max_tool_calls(source: Source, n: int) -> None:
     __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source).max_tool_calls(n)
 
 
-def assert_no_findings(source: Any, *, above: str | None = None, profile: str = "openai") -> None:
+def assert_no_findings(source: Source, *, above: str | None = None, profile: str = "openai") -> None:
     __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source, profile=profile).no_findings(above=above)
 
 
-def assert_stop_reason(source: Any, reason: str) -> None:
+def assert_stop_reason(source: Source, reason: str) -> None:
     __tracebackhide__ = True   # pytest shows the caller's line
     Trajectory.load(source).stop_reason(reason)
 

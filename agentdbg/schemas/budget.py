@@ -155,7 +155,7 @@ def counted(name: str, keyword: Any) -> Any:
     item, key, enum value or thousand characters it goes through."""
     weigh = WEIGHTS.get(name)
 
-    def apply(validator, value, instance, schema):
+    def apply(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
         _spend(REF_STEPS if name in REF_KEYWORDS else 1 if weigh is None else weigh(value, instance))
         return keyword(validator, value, instance, schema)
     return apply

@@ -29,7 +29,7 @@ _ECMA_UNICODE = re.compile(r"(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})")
 @functools.lru_cache(maxsize=2048)
 def compile_pattern(pattern: str) -> Any:
     """RE2's compiled form of an ECMA-262 ``pattern``, or the reason (a str) it cannot run."""
-    import re2  # type: ignore[import-untyped]
+    import re2
 
     if len(pattern) > MAX_PATTERN:
         return f"longer than {MAX_PATTERN} characters"
@@ -72,14 +72,14 @@ def _valid_regex(instance: Any) -> bool:
 
 # -- keywords on RE2 ---------------------------------------------------------------------
 
-def _pattern(validator, patrn, instance, schema):
+def _pattern(validator: Any, patrn: Any, instance: Any, schema: Any) -> Iterator[Any]:
     from jsonschema.exceptions import ValidationError
 
     if validator.is_type(instance, "string") and search(patrn, instance) is False:
         yield ValidationError(f"{instance!r} does not match {patrn!r}")
 
 
-def _pattern_properties(validator, pattern_properties, instance, schema):
+def _pattern_properties(validator: Any, pattern_properties: Any, instance: Any, schema: Any) -> Iterator[Any]:
     if not validator.is_type(instance, "object"):
         return
     for pattern, subschema in pattern_properties.items():
@@ -96,7 +96,7 @@ def _additional(instance: dict, schema: dict) -> Iterator[str]:
             yield key  # a pattern that cannot be checked might match: never a false alarm
 
 
-def _additional_properties(validator, aP, instance, schema):
+def _additional_properties(validator: Any, aP: Any, instance: Any, schema: Any) -> Iterator[Any]:
     from jsonschema._utils import extras_msg
     from jsonschema.exceptions import ValidationError
 
@@ -117,7 +117,7 @@ def _additional_properties(validator, aP, instance, schema):
             yield ValidationError(error % extras_msg(sorted(extras, key=str)))
 
 
-def _evaluated_keys(validator, instance: dict, schema: Any) -> list:
+def _evaluated_keys(validator: Any, instance: dict, schema: Any) -> list:
     """jsonschema's ``find_evaluated_property_keys_by_schema`` with patterns on RE2."""
     if validator.is_type(schema, "boolean"):
         return []
@@ -155,7 +155,7 @@ def _evaluated_keys(validator, instance: dict, schema: Any) -> list:
     return keys
 
 
-def _unevaluated_properties(validator, uP, instance, schema):
+def _unevaluated_properties(validator: Any, uP: Any, instance: Any, schema: Any) -> Iterator[Any]:
     from jsonschema._utils import extras_msg
     from jsonschema.exceptions import ValidationError
 
@@ -173,7 +173,7 @@ def _unevaluated_properties(validator, uP, instance, schema):
         yield ValidationError(error % extras_msg(sorted(bad, key=str)))
 
 
-def _unique_items(validator, unique, instance, schema):
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
     """``uniqueItems`` in linear time: each item's canonical form is hashed (jsonschema
     compares every pair of objects: 8,000 distinct objects took 55 s). Equal as JSON Schema
     says: ``1`` equals ``1.0``, ``true`` does not equal ``1``, key order does not matter."""
@@ -210,10 +210,10 @@ def _canonical(value: Any) -> Any:
     return ("?", repr(value))
 
 
-def _skip_unresolvable(keyword):
+def _skip_unresolvable(keyword: Any) -> Any:
     """A keyword that resolves references: a reference that cannot be resolved (nothing is
     ever retrieved) leaves that part unchecked instead of failing the whole validation."""
-    def check(validator, value, instance, schema):
+    def check(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
         from referencing.exceptions import Unresolvable
 
         try:

@@ -13,14 +13,14 @@ NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"
 REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
-def _refuse(uri: str):
+def _refuse(uri: str) -> Any:
     from referencing.exceptions import NoSuchResource
 
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 @functools.lru_cache(maxsize=1)
-def registry():
+def registry() -> Any:
     """A registry whose ``retrieve`` refuses every URI (http, https, file …)."""
     from referencing import Registry
 

@@ -19,6 +19,20 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def raise_file_limit(most: int = 65536) -> None:
+    """Let this process open as many descriptors as it is allowed to (up to ``most``): a server
+    holds one per client and, for the proxy, one per upstream connection."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = most if hard == resource.RLIM_INFINITY else min(hard, most)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    except (ImportError, OSError, ValueError):
+        pass
+
+
 def run_app(app, sock: socket.socket, *, on_ready=None) -> None:
     """Serve ``app`` on an already bound socket until interrupted."""
     import uvicorn

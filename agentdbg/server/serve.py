@@ -22,6 +22,7 @@ from agentdbg import schemas
 from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
 from agentdbg.providers.replay import ReplayDiverged
+from agentdbg.server.guard import LocalOnly
 from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response, read_body
 from agentdbg.server.served import (
     ResponseStore,
@@ -31,9 +32,10 @@ from agentdbg.server.served import (
     chain_messages,
     history_of,
 )
-from agentdbg.server.wires import WIRES, Wire, definition_error
 from agentdbg.textsafe import one_line
-from agentdbg.wire.common import strip_wire
+from agentdbg.wire import codec as codecs
+from agentdbg.wire.codec import Codec
+from agentdbg.wire.common import OUTPUT_END, strip_wire
 
 
 async def _events(chunks):
@@ -80,17 +82,18 @@ class ServeApp:
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.lock = threading.Lock()
         self.stored = ResponseStore()
-        self.reasoned: OrderedDict[str, dict] = OrderedDict()  # fc id -> the reasoning item before it
+        # fc id -> the reasoning item before it in serve's own output (None: it had none)
+        self.reasoned: OrderedDict[str, dict | None] = OrderedDict()
         self.skips = schemas.Skips()      # schemas left unchecked (work budget): said once
 
-    def handle(self, wire: Wire, raw: bytes) -> Answer:
+    def handle(self, wire: Codec, raw: bytes, path: str = "") -> Answer:
         try:   # NaN and Infinity are Python's, not JSON: the real APIs refuse them
             body = json.loads(raw, parse_constant=_not_json)
         except (ValueError, RecursionError):
             return Answer(400, wire.bad_json())
         try:
             with self.lock, schemas.noting_skips(self.skips):
-                answer = self._handle(wire, body)
+                answer = self._handle(wire, body, path)
             for line in self.skips.take():
                 self.log(f"agentdbg serve: {one_line(line)}")
             if answer.status >= 400:  # the app sees the body; serve's terminal says it too
@@ -105,11 +108,11 @@ class ServeApp:
             return Answer(500, wire.error(500, f"agentdbg serve failed on this request "
                                                f"({type(exc).__name__})", type_="server_error"))
 
-    def _handle(self, wire: Wire, body: Any) -> Answer:
-        problem = wire.shape_error(body) or definition_error(wire.name, body)
+    def _handle(self, wire: Codec, body: Any, path: str = "") -> Answer:
+        problem = wire.shape_error(body) or wire.definition_error(body)
         if problem is not None:
             return Answer(400, wire.error(400, problem[0], param=problem[1]))
-        chain, missing = self._chain(body) if wire.name == "responses" else (None, None)
+        chain, missing = self._chain(wire, body)
         if missing:
             return Answer(404, wire.error(404, f"Previous response with id '{missing}' not found.",
                                           param="previous_response_id",
@@ -117,7 +120,10 @@ class ServeApp:
         form = wire.chat_form(body)
         if not self.lenient:
             prior = chain.items if chain else self._reasoning_prior(body)
-            findings, _ = wire.analyze(body, self.profile, prior=prior)
+            from agentdbg.checker.formats import analyze
+
+            findings, _ = analyze(wire.name, body, self.profile, prior=prior,
+                                  model=wire.model_of(path, body))
             rejected = wire.rejection(findings)
             if rejected is not None:
                 return Answer(*rejected)
@@ -125,11 +131,11 @@ class ServeApp:
         request = ModelRequest(messages=strip_wire(messages), tools=strip_wire(form.tools),
                                tool_choice=form.tool_choice,
                                parallel_tool_calls=form.parallel_tool_calls,
-                               model=str(body.get("model") or self.model_name))
+                               model=str(wire.model_of(path, body) or self.model_name))
         try:
             reply = self.provider.complete(request)
         except ReplayDiverged as exc:  # 400, not 409: clients retry a 409
-            said = exc.message if wire.name == "chat" else _native_path(exc.message, sources)
+            said = _native_path(exc.message, sources)
             return Answer(400, wire.error(400, said, code="replay_diverged"))
         except ProviderError as exc:  # a script played out is final: 400, which no client retries
             if not exc.retryable:
@@ -141,16 +147,16 @@ class ServeApp:
             return Answer(400, wire.error(400, f"agentdbg serve could not read this request "
                                                f"({type(exc).__name__})"))
         message = reply.message
-        if _reasons(wire, body) and not message.get("reasoning_content"):
+        if wire.reasons(body) and not message.get("reasoning_content"):
             # asked to reason: the model's own note is its reasoning (a Responses reasoning item,
             # an Anthropic thinking block), so a loop that drops it is caught as the API would
             message = {**message, "reasoning_content": reply.note or "(no reasoning recorded)"}
         native = wire.answer(message, body, reply.usage, reply.finish_reason, self.model_name)
-        if wire.name == "responses" and body.get("store") is not False:
+        if wire.stores and body.get("store") is not False:
             self.stored.put(native["id"], Stored(history_of(messages, sources, message),
                                                  chain_items(body, chain, wire.output(native))))
-            self._remember_reasoning(wire.output(native))
-        if body.get("stream") is True:
+        self._remember_reasoning(wire.output(native))
+        if wire.streams(path, body):
             return Answer(200, chunks=list(wire.stream(native, body)))
         return Answer(200, native)
 
@@ -161,8 +167,8 @@ class ServeApp:
         for item in output:
             if item.get("type") == "reasoning":
                 last = item
-            elif item.get("type") == "function_call" and isinstance(item.get("id"), str) and last:
-                self.reasoned[item["id"]] = last
+            elif item.get("type") == "function_call" and isinstance(item.get("id"), str):
+                self.reasoned[item["id"]] = last    # None: this output had no reasoning item
         while len(self.reasoned) > 10_000:
             self.reasoned.popitem(last=False)
 
@@ -171,29 +177,17 @@ class ServeApp:
         prior: list = []
         for item in items if isinstance(items, list) else []:
             item_id = item.get("id") if isinstance(item, dict) else None
-            rs = self.reasoned.get(item_id) if isinstance(item_id, str) else None
-            if rs is not None:
-                prior += [rs, item]
+            if isinstance(item_id, str) and item_id in self.reasoned:
+                rs = self.reasoned[item_id]
+                prior += [rs if rs is not None else {"type": OUTPUT_END}, item]
         return prior or None
 
-    def _chain(self, body: dict) -> tuple[Stored | None, str | None]:
-        prev = body.get("previous_response_id") if isinstance(body, dict) else None
-        if not isinstance(prev, str) or not prev:
+    def _chain(self, wire: Codec, body: dict) -> tuple[Stored | None, str | None]:
+        prev = wire.continues(body)
+        if prev is None:
             return None, None
         chain = self.stored.get(prev)
         return (chain, None) if chain is not None else (None, prev)
-
-
-def _reasons(wire: Wire, body: dict) -> bool:
-    """Does the request ask a reasoning model to reason (and so expect its reasoning back)?"""
-    if wire.name == "responses":
-        effort = body.get("reasoning", {}).get("effort") if isinstance(body.get("reasoning"), dict) \
-            else None
-        return isinstance(effort, str) and effort != "none"
-    if wire.name == "anthropic":
-        thinking = body.get("thinking")
-        return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
-    return False
 
 
 def _not_json(constant: str) -> None:
@@ -201,7 +195,8 @@ def _not_json(constant: str) -> None:
 
 
 def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
-             lenient: bool = False, log=None, max_body: int = MAX_BODY):
+             lenient: bool = False, log=None, max_body: int = MAX_BODY,
+             allow_origins: tuple[str, ...] = (), allow_hosts: tuple[str, ...] = ()):
     """The starlette app of ``agentdbg serve``. Every answer is JSON that encodes (a lone
     surrogate goes out as its ``\\u`` escape), a body over ``max_body`` bytes gets a 413 in the
     format's own error shape, and a failure of serve's own code is a JSON 500 and one line."""
@@ -215,7 +210,7 @@ def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
         return json_response({"object": "list", "data": [
             {"id": model_name, "object": "model", "created": 0, "owned_by": "agentdbg"}]})
 
-    def endpoint(wire: Wire):
+    def endpoint(wire: Codec):
         async def answer(request):
             raw = await read_body(request, max_body)
             if raw is None:
@@ -223,24 +218,28 @@ def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
                            f"larger than {max_body} bytes")
                 return json_response(wire.error(413, f"request body larger than {max_body} bytes",
                                                 code="request_too_large"), status_code=413)
-            result = served.handle(wire, raw)
+            result = served.handle(wire, raw, request.url.path)
             if result.chunks is not None:
                 return StreamingResponse(_events(result.chunks), media_type="text/event-stream")
             return json_response(result.body, status_code=result.status)
         return answer
 
     routes = [Route("/v1/models", models, methods=["GET"])]
-    for wire in WIRES.values():
-        routes += [Route("/v1" + wire.path, endpoint(wire), methods=["POST"]),
-                   Route(wire.path, endpoint(wire), methods=["POST"])]
-    chat = WIRES["chat"]
+    for wire in codecs.every():
+        routes += [Route(path, endpoint(wire), methods=["POST"]) for path in wire.routes()]
+    chat = codecs.get("chat")
 
     def error_of(status: int, message: str) -> dict:   # serve's own errors: the OpenAI shape
         return chat.error(status, message, type_="server_error" if status >= 500
                           else "invalid_request_error")
     app = Starlette(routes=routes, exception_handlers=json_errors(error_of, "serve"))
     app.state.serve = served
-    return Contained(app, error_of, "serve", lambda text: served.log(one_line(text)))
+
+    def say(text: str) -> None:
+        served.log(one_line(text))
+    guarded = LocalOnly(app, body_of=error_of, say=say, what="serve",
+                        allow_origins=allow_origins, allow_hosts=allow_hosts)
+    return Contained(guarded, error_of, "serve", say)
 
 
 def serve_provider(offline: bool, replay_file, script):
@@ -264,7 +263,8 @@ def serve_provider(offline: bool, replay_file, script):
 
 
 def run_serve(*, offline: bool, replay_file, script, host: str, port: int,
-              profile: str = "openai", lenient: bool = False) -> None:
+              profile: str = "openai", lenient: bool = False, allow_origins: tuple[str, ...] = (),
+              allow_hosts: tuple[str, ...] = ()) -> None:
     from agentdbg.checker.profiles import get_profile
     from agentdbg.server.net import bind, run_app, url_of
 
@@ -281,5 +281,6 @@ def run_serve(*, offline: bool, replay_file, script, host: str, port: int,
         print(f"  POST /v1/chat/completions, /v1/responses, /v1/messages; requests {judged}",
               flush=True)
 
-    run_app(make_app(provider, profile=profile, lenient=lenient), sock, on_ready=ready)
+    run_app(make_app(provider, profile=profile, lenient=lenient, allow_origins=allow_origins,
+                     allow_hosts=allow_hosts), sock, on_ready=ready)
     sys.stdout.flush()

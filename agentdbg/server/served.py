@@ -18,9 +18,10 @@ from typing import Any
 from agentdbg.providers.base import ModelReply, ModelRequest
 from agentdbg.providers.replay import ReplayDiverged, ReplayModel
 from agentdbg.transcript.compare import common_prefix, describe_difference, first_difference
+from agentdbg.transcript.events import Action, Blocked, Request, Stop, Tool
 from agentdbg.wire.common import ChatForm, strip_wire
 
-SKIPPED = ("action", "stop", "blocked", "tool")   # what a recording holds besides requests
+SKIPPED = (Action, Stop, Blocked, Tool)   # what a recording holds besides requests
 MAX_CONVERSATIONS = 64
 
 
@@ -56,12 +57,12 @@ class ServedReplay:
     def _candidate(model: ReplayModel, request: ModelRequest) -> _Candidate:
         while True:
             event = model.peek()
-            if event is None or event["type"] not in SKIPPED:
+            if event is None or not isinstance(event, SKIPPED):
                 break
             model.pop()
-        if event is None or event["type"] != "request":
+        if not isinstance(event, Request):
             return _Candidate(model, None)
-        expected = strip_wire(model.expected[:event["prefix"]] + list(event["append"]))
+        expected = strip_wire(list(event.messages or []))
         return _Candidate(model, expected, first_difference(expected, strip_wire(request.messages)))
 
     def _why(self, candidates: list[_Candidate], fresh: _Candidate, request: ModelRequest) -> str:
@@ -124,3 +125,8 @@ class ResponseStore:
         self._kept.move_to_end(response_id)
         while len(self._kept) > self.limit:
             self._kept.popitem(last=False)
+
+    def forget(self, owner: Any) -> None:
+        """Drop the responses of ``owner`` (a conversation the proxy no longer follows)."""
+        for key in [k for k, v in self._kept.items() if v.owner is owner]:
+            del self._kept[key]

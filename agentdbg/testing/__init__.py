@@ -25,6 +25,7 @@ With the pytest plugin installed, the ``agentdbg_trajectory`` fixture loads one
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +43,7 @@ from agentdbg.report.trajectory import (
     assert_tool_used,
 )
 from agentdbg.textsafe import one_line
+from agentdbg.transcript.events import Message
 
 __all__ = [  # the trajectory assertions come from agentdbg.report.trajectory
     "ReplayMismatch",
@@ -69,12 +71,13 @@ class ReplayMismatch(AssertionError):
 class ReplayResult:
     path: Path
     stop_reason: str | None
-    messages: list
+    messages: list[Message]
     problems: list[str] = field(default_factory=list)
 
 
-def replay_transcript(path, *, live_tools: bool = False, tools=None,
-                      profile: str = "openai", strict: bool = False) -> ReplayResult:
+def replay_transcript(path: str | os.PathLike[str], *, live_tools: bool = False,
+                      tools: str | os.PathLike[str] | None = None, profile: str = "openai",
+                      strict: bool = False) -> ReplayResult:
     """Replay ``path`` as ``agentdbg replay`` does and judge it the same way."""
     from contextlib import nullcontext
 
@@ -105,9 +108,12 @@ def replay_transcript(path, *, live_tools: bool = False, tools=None,
     return result
 
 
-def assert_replays(path, **kwargs) -> ReplayResult:
+def assert_replays(path: str | os.PathLike[str], *, live_tools: bool = False,
+                   tools: str | os.PathLike[str] | None = None, profile: str = "openai",
+                   strict: bool = False) -> ReplayResult:
     """Replay ``path``; raise ``ReplayMismatch`` listing every problem found."""
-    result = replay_transcript(path, **kwargs)
+    result = replay_transcript(path, live_tools=live_tools, tools=tools, profile=profile,
+                               strict=strict)
     if result.problems:   # the problems quote the recording: escaped for the terminal
         raise ReplayMismatch(f"{one_line(path)}:\n  " + "\n  ".join(map(one_line, result.problems)))
     return result

@@ -8,7 +8,9 @@ re-serialised is the same request:
   ``parsed_arguments`` (stream helpers and parsers), ``name`` on a tool message;
 * ``refusal``, ``audio``, ``annotations`` and ``function_call`` that are null or empty
   equal an absent key; an absent key equals null everywhere;
-* ``content`` as a string equals the same text as a list of text parts.
+* ``content`` as a string equals the same text as a list of text parts;
+* an assistant's ``reasoning_content`` the recording (``a``) has not got is not a difference
+  (recordings made before agentdbg showed Anthropic thinking that way lack it).
 
 ``strict=True`` compares exactly (byte for byte, as parsed JSON values).
 """
@@ -22,6 +24,9 @@ from agentdbg.messages import loads_json
 
 CLIENT_FIELDS = frozenset({"index", "parsed", "parsed_arguments"})
 EMPTY_MEANS_ABSENT = frozenset({"refusal", "audio", "annotations", "function_call"})
+#: what agentdbg's chat form carries that recordings made before it did not: absent from the
+#: recorded side (``a``), it is not a difference (Anthropic thinking as ``reasoning_content``)
+RECORDED_SINCE = frozenset({"reasoning_content"})
 
 
 def first_difference(a: Any, b: Any, path: str = "messages", *,
@@ -53,6 +58,8 @@ def first_difference(a: Any, b: Any, path: str = "messages", *,
 
 def _ignored(a: dict, b: dict, key: str) -> bool:
     if key in CLIENT_FIELDS:
+        return True
+    if key in RECORDED_SINCE and key not in a and a.get("role") == "assistant":
         return True
     return key == "name" and a.get("role") == "tool" and b.get("role") == "tool"
 
@@ -96,7 +103,7 @@ class _Absent:
 ABSENT = _Absent()
 
 
-def _shown(d: dict, key: str):
+def _shown(d: dict, key: str) -> Any:
     return d.get(key, ABSENT)
 
 
@@ -116,6 +123,6 @@ def first_difference_from(a: list, b: list, start: int, path: str = "messages", 
 def describe_difference(diff: tuple[str, Any, Any]) -> str:
     path, recorded, now = diff
 
-    def show(value) -> str:
+    def show(value: Any) -> str:
         return "(absent)" if value is ABSENT else json.dumps(value, ensure_ascii=False)[:200]
     return f"first difference at {path}: recorded {show(recorded)}, now {show(now)}"

@@ -6,6 +6,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from agentdbg import __version__
 from agentdbg.messages import utf8_json
@@ -14,7 +15,7 @@ FORMAT = "agentdbg-run"
 FORMAT_VERSION = 1
 
 
-def run_document(session, *, model: str, base_url: str | None = None,
+def run_document(session: Any, *, model: str, base_url: str | None = None,
                  created: float | None = None) -> dict:
     """Everything needed to read the run back: messages, stop, usage, per-turn records."""
     return {

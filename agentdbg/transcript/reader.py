@@ -1,50 +1,80 @@
-"""Reading a transcript: streamed line by line, one-line errors naming the line."""
+"""Reading a transcript: streamed line by line into typed events, one-line errors naming the line.
+
+The one reader every command uses. Each line is decoded into its event class
+(``transcript.events``); a field of the wrong type is an ``InputError`` naming the line and the
+field. The reader also rebuilds each request's whole messages array (``Request.messages``) and
+the stop event's, from ``prefix`` + ``append``, so no consumer does it again; it reads version 1
+through the same path (its first request counted from no messages, its stop event held them all).
+"""
 
 from __future__ import annotations
 
 import itertools
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentdbg.errors import InputError, located
-from agentdbg.transcript.schema import event_problem
-from agentdbg.transcript.writer import FORMAT, VERSION
+from agentdbg.transcript.events import (
+    FORMAT,
+    READS,
+    AnyEvent,
+    EventError,
+    Header,
+    JSONObject,
+    Message,
+    Request,
+    Stop,
+    convert,
+    decode_line,
+)
 
 
 @dataclass
 class Transcript:
+    """A whole transcript in memory (``load_transcript``); commands that can stream use
+    ``read_transcript`` instead."""
     path: Path
-    header: dict
-    events: list[dict] = field(default_factory=list)
+    header: Header
+    events: list[AnyEvent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     @property
-    def stop(self) -> dict | None:
-        return next((e for e in reversed(self.events) if e["type"] == "stop"), None)
+    def stop(self) -> Stop | None:
+        return next((e for e in reversed(self.events) if isinstance(e, Stop)), None)
 
-    def final_messages(self) -> list:
-        """The final messages: the stop event's, else rebuilt from the last request/response."""
-        if self.stop is not None and "messages" in self.stop:
-            return self.stop["messages"]
-        messages: list = []
-        for m in messages_over_time(self.events):
-            messages = m
-        return messages
+    def final_messages(self) -> list[Message]:
+        """The final messages: the stop event's, else those of the last request."""
+        stop = self.stop
+        if stop is not None and stop.messages is not None:
+            return stop.messages
+        last = next((e for e in reversed(self.events) if isinstance(e, Request)), None)
+        return list(last.messages or []) if last is not None else []
 
 
-def iter_transcript(path: str | os.PathLike, warnings: list | None = None, *,
-                    validate: bool = False) -> Iterator[tuple[int, dict]]:
-    """Stream (line number, event) pairs; the header first. Bounded memory.
+Numbered = Iterator[tuple[int, AnyEvent]]
 
-    ``validate``: every field a replay relies on must have its type (``transcript.schema``),
-    else a one-line ``InputError`` naming the line and the field. Without it, events are
-    read as data (the report draws odd fields as they are)."""
+
+def read_transcript(path: str | os.PathLike[str], warnings: list[str] | None = None,
+                    lines: Iterable[bytes] | None = None) -> tuple[Header, Numbered]:
+    """The header, and a stream of (line number, event) for the rest. Bounded memory: one
+    line at a time, and the messages of the request last read. ``lines``: the transcript's
+    lines (bytes) from elsewhere (stdin), else the file is read."""
+    p = Path(path)
+    source = iter(lines) if lines is not None else _file_lines(p)
+    first = next(source, None)
+    if first is None:
+        raise InputError(f"{p}: empty transcript")
+    header, version = _header(p, first)
+    return header, _events(p, header, version, source, warnings)
+
+
+def _file_lines(p: Path) -> Iterator[bytes]:
     from agentdbg.paths import open_input
 
-    p = Path(path)
     try:
         fh = open_input(p)
     except FileNotFoundError:
@@ -56,13 +86,13 @@ def iter_transcript(path: str | os.PathLike, warnings: list | None = None, *,
     except OSError as exc:
         raise InputError(f"{p}: cannot read: {exc.strerror}") from None
     with fh:
-        yield from iter_lines(p, bounded_lines(p, fh), warnings, validate=validate)
+        yield from bounded_lines(p, fh)
 
 
 MAX_LINE = 256 * 1024 * 1024   # bytes of one transcript line (one event)
 
 
-def bounded_lines(name: Path, fh) -> Iterator[bytes]:
+def bounded_lines(name: Path, fh: Any) -> Iterator[bytes]:
     """``fh``'s lines, none longer than ``MAX_LINE``: ``/dev/zero`` or a line that never ends is
     one error naming the line, never read until memory runs out."""
     for n in itertools.count(1):
@@ -75,75 +105,120 @@ def bounded_lines(name: Path, fh) -> Iterator[bytes]:
         yield line
 
 
-def iter_lines(name, lines, warnings: list | None = None, *,
-               validate: bool = False) -> Iterator[tuple[int, dict]]:
-    """Parse transcript lines (bytes) from any iterable; ``name`` is for messages."""
-    for n, raw in enumerate(lines, start=1):
-        item = _parse_line(Path(str(name)), n, raw, first=n == 1, warnings=warnings,
-                           validate=validate)
-        if item is not None:
-            yield item
+def _header(p: Path, raw: bytes) -> tuple[Header, int]:
+    value = _parse(p, 1, raw)
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        raise InputError(located(p, 1, None, "each line must be a JSON object with a 'type'"))
+    if value.get("format") != FORMAT:
+        raise InputError(located(p, 1, None, f"not an agentdbg transcript (format "
+                                             f"{_shown(value.get('format'))})"))
+    version = value.get("version")
+    if isinstance(version, bool) or version not in READS:
+        raise InputError(located(p, 1, None, f"unsupported transcript version {_shown(version)}; "
+                                             f"this agentdbg reads versions "
+                                             f"{', '.join(map(str, READS))}"))
+    try:
+        header = convert(value, header=True)
+    except EventError as exc:
+        raise InputError(located(p, 1, None, str(exc))) from None
+    assert isinstance(header, Header)
+    return header, int(version)
 
 
-def _parse_line(p: Path, n: int, raw: bytes, *, first: bool, warnings, validate: bool):
+def _parse(p: Path, n: int, raw: bytes) -> object:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(located(p, n, exc.start + 1, "not UTF-8 text")) from None
     try:
-        event = json.loads(text)
+        return json.loads(text)
     except (ValueError, RecursionError) as exc:
-        if not text.endswith("\n") and not first:  # the last line, cut mid-write
+        raise InputError(located(p, n, getattr(exc, "colno", None),
+                                 f"invalid JSON: {getattr(exc, 'msg', exc)}")) from None
+
+
+def _events(p: Path, header: Header, version: int, lines: Iterator[bytes],
+            warnings: list[str] | None) -> Numbered:
+    current: list[Message] = [] if version == 1 else list(header.initial_messages or [])
+    body: JSONObject | None = None   # the last request's native body, whole
+    tools = header.tools
+    for n, raw in enumerate(lines, start=2):
+        event = _event(p, n, raw, warnings)
+        if event is None:
+            continue
+        if isinstance(event, Request):
+            current = _rebuilt(p, n, "request", current, event.prefix, event.append)
+            event.messages = current
+            if version >= 2 and tools and (event.params is None or "tools" not in event.params):
+                event.params = {**(event.params or {}), "tools": tools}
+            if event.body is not None and event.body_prefix:
+                event.body = _whole_body(p, n, event.body, event.body_prefix, body)
+            body = event.body
+        elif isinstance(event, Stop) and event.messages is None and event.append is not None:
+            event.messages = _rebuilt(p, n, "stop", current, event.prefix or 0, event.append)
+        yield n, event
+
+
+def _rebuilt(p: Path, n: int, kind: str, current: list[Message], prefix: int,
+             append: list[Message]) -> list[Message]:
+    if prefix > len(current):
+        raise InputError(located(p, n, None, f"{kind} event: field 'prefix' is {prefix}, but the "
+                                             f"request before it held {len(current)} message(s)"))
+    return current[:prefix] + append
+
+
+def _whole_body(p: Path, n: int, stored: JSONObject, cuts: dict[str, int],
+                before: JSONObject | None) -> JSONObject:
+    """A request's native body with each array's first items from the previous body."""
+    whole = dict(stored)
+    for key, count in cuts.items():
+        previous, rest = (before or {}).get(key), stored.get(key)
+        if not isinstance(previous, list) or count > len(previous) or not isinstance(rest, list):
+            raise InputError(located(p, n, None, f"request event: field 'body_prefix.{key}' is "
+                                                 f"{count}, but the body before it has no such items"))
+        whole[key] = previous[:count] + rest
+    return whole
+
+
+def _event(p: Path, n: int, raw: bytes, warnings: list[str] | None) -> AnyEvent | None:
+    try:
+        event = decode_line(raw, header=False)
+    except EventError as exc:
+        raise InputError(located(p, n, None, str(exc))) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(located(p, n, exc.start + 1, "not UTF-8 text")) from None
+    except (ValueError, RecursionError) as exc:
+        if not raw.endswith(b"\n"):  # the last line, cut mid-write
             if warnings is not None:
                 warnings.append(f"{p}:{n}: last line is truncated (the run was interrupted "
                                 "while writing it); loaded every complete event before it")
             return None
         raise InputError(located(p, n, getattr(exc, "colno", None),
                                  f"invalid JSON: {getattr(exc, 'msg', exc)}")) from None
-    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-        raise InputError(located(p, n, None, "each line must be a JSON object with a 'type'"))
-    if first:
-        if event.get("format") != FORMAT:
-            raise InputError(located(p, n, None, f"not an agentdbg transcript (format "
-                                                 f"{event.get('format')!r})"))
-        if event.get("version") != VERSION:
-            raise InputError(located(p, n, None, f"unsupported transcript version "
-                                                 f"{event.get('version')!r}; this agentdbg "
-                                                 f"reads version {VERSION}"))
-    problem = event_problem(event, header=first) if validate else None
-    if problem is not None:
-        raise InputError(located(p, n, None, problem))
-    return n, event
+    assert not isinstance(event, Header)
+    return event
 
 
-def load_transcript(path: str | os.PathLike, lines=None, *, validate: bool = False) -> Transcript:
-    """Load a whole transcript (from ``lines`` when given, e.g. stdin's); ``validate`` as
-    for ``iter_transcript``."""
+def _shown(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def load_transcript(path: str | os.PathLike[str], lines: Iterable[bytes] | None = None) -> Transcript:
+    """Load a whole transcript (from ``lines`` when given, e.g. stdin's)."""
     warnings: list[str] = []
-    header = None
-    events = []
-    source = (iter_transcript(path, warnings, validate=validate) if lines is None else
-              iter_lines(path, lines, warnings, validate=validate))
-    for _, event in source:
-        if header is None:
-            header = event
-        else:
-            events.append(event)
-    if header is None:
-        raise InputError(f"{path}: empty transcript")
-    return Transcript(Path(path), header, events, warnings)
+    header, events = read_transcript(path, warnings, lines)
+    return Transcript(Path(path), header, [e for _, e in events], warnings)
 
 
-def messages_over_time(events) -> Iterator[list]:
-    """The messages of each request, rebuilt from prefix + append."""
-    current: list = []
+def messages_over_time(events: Iterable[AnyEvent]) -> Iterator[list[Message]]:
+    """The messages of each request, in order."""
     for e in events:
-        if e["type"] == "request":
-            current = current[:e["prefix"]] + list(e["append"])
-            yield current
+        if isinstance(e, Request) and e.messages is not None:
+            yield e.messages
 
 
-def is_transcript(path: str | os.PathLike) -> bool:
+def is_transcript(path: str | os.PathLike[str]) -> bool:
     from agentdbg.paths import open_input
 
     try:
@@ -151,4 +226,4 @@ def is_transcript(path: str | os.PathLike) -> bool:
             head = fh.read(200)
     except OSError:   # TimeoutError too: a FIFO nobody writes is no transcript
         return False
-    return b'"agentdbg-transcript"' in head
+    return f'"{FORMAT}"'.encode() in head

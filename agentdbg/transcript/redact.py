@@ -19,6 +19,12 @@ DEFAULT_REDACT = [
 ]
 
 
+_REMEMBER_FROM = 1 << 16   # texts this long are remembered once redacted …
+_REMEMBERED = 128 << 20    # … the latest of them, up to this many characters (the texts are
+                           # mostly held anyway, by the proxy's conversations, and a text with
+                           # nothing to redact is remembered as itself)
+
+
 class Redactor:
     def __init__(self, patterns: Iterable[str] = (), secrets: Iterable[str] = ()):
         self.pattern = re.compile("|".join(f"(?:{p})" for p in DEFAULT_REDACT))
@@ -33,6 +39,10 @@ class Redactor:
         self.secrets: list[str] = []
         for secret in secrets:
             self.add(secret)
+        # long texts redacted lately: the proxy writes one message to a transcript and to the
+        # console several times, and scanning 16 MB costs a second each time
+        self._recent: dict[str, str] = {}
+        self._held = 0
 
     def add(self, secret: str) -> None:
         """One more value never to write (one shorter than 4 characters would cut every word)."""
@@ -40,8 +50,22 @@ class Redactor:
             self.secrets.append(secret)
             # the longest first: "alice:pw" goes whole before "alice" could cut it
             self.secrets.sort(key=len, reverse=True)
+            self._recent, self._held = {}, 0
 
     def text(self, value: str) -> str:
+        if len(value) < _REMEMBER_FROM:
+            return self._text(value)
+        done = self._recent.get(value)
+        if done is None:
+            done = self._text(value)
+            self._held += len(value)
+            while self._recent and self._held > _REMEMBERED:
+                self._held -= len(next(iter(self._recent)))
+                self._recent.pop(next(iter(self._recent)))
+            self._recent[value] = done
+        return done
+
+    def _text(self, value: str) -> str:
         for secret in self.secrets:          # the longest first (see ``add``)
             value = value.replace(secret, REDACTED)
         for pattern in self.extra:  # the user's patterns may match short values

@@ -41,7 +41,7 @@ def create_run_file(question: str, folder: Path | None = None,
                     stem: str | None = None) -> tuple[Path, IO[str]]:
     """Create a new transcript file exclusively: two runs started in the same second with
     the same question get two files (``…-2.jsonl``, ``…-3.jsonl``)."""
-    from agentdbg.transcript.writer import create_exclusive
+    from agentdbg.transcript.files import create_exclusive
 
     folder = folder or runs_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -112,17 +112,71 @@ class Claim:
 def claimed(folder: Path) -> set[str]:
     """The names of the transcripts in ``folder`` a live process holds with a ``Claim``; a
     claim no process holds any more (its writer was killed) is removed."""
-    names: set[str] = set()
+    return set(_claims(folder))
+
+
+def _claims(folder: Path) -> dict[str, str]:
+    """``claimed``, each name with the claim file's name (which carries the writer's pid)."""
+    names: dict[str, str] = {}
     for path in folder.glob(f"{CLAIM_PREFIX}*.lock") if folder.is_dir() else []:
         with contextlib.suppress(OSError):
             if path.is_symlink() or not path.is_file():
                 continue
             with open(path, "rb") as fh:
                 if _locked(fh):
-                    names.update(os.fsdecode(n) for n in fh.read().split(b"\n") if n)
+                    names.update((os.fsdecode(n), path.name) for n in fh.read().split(b"\n") if n)
                     continue
             os.unlink(path)
     return names
+
+
+def being_written(path: Path, *, locks: bool = True) -> str | None:
+    """Why another process is writing the transcript at ``path`` (by any name: a symlink to it
+    counts), or None: a proxy's ``Claim`` lists it, or (``locks``) a writer holds its lock."""
+    real = Path(os.path.realpath(path))
+    holder = _claims(real.parent).get(real.name)
+    if holder is not None:
+        pid = holder[len(CLAIM_PREFIX):].split("-", 1)[0]
+        return f"an agentdbg proxy (pid {pid}) is writing this conversation's transcript right now"
+    if not locks:
+        return None
+    try:
+        with open(real, "rb") as fh:
+            if os.path.isfile(real) and _locked(fh):
+                return "another agentdbg is writing this transcript right now"
+    except OSError:
+        return None
+    return None
+
+
+def open_locked(path: Path) -> IO[str]:
+    """``path`` for writing, held with an exclusive lock for as long as it is open.
+
+    A second agentdbg writing the same path at the same time gets a clear error instead
+    of interleaving its lines with ours."""
+    import stat
+
+    from agentdbg.errors import InputError
+
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    regular = stat.S_ISREG(os.fstat(fd).st_mode)  # not /dev/null, a pipe or a terminal
+    if regular and sys.platform != "win32":
+        import fcntl
+
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise InputError(f"{path}: another agentdbg is writing this transcript right now; "
+                             "choose another --save path") from None
+    # the proxy holds its transcripts by a claim, not a lock (ours is held on this file now)
+    busy = being_written(path, locks=False) if regular else None
+    if busy is not None:
+        os.close(fd)
+        raise InputError(f"{path}: {busy}; choose another --save path")
+    if regular:
+        os.ftruncate(fd, 0)
+    return os.fdopen(fd, "w", encoding="utf-8")
 
 
 def finished_transcript(path: Path, held: set[str] | None = None) -> bool:
@@ -131,7 +185,7 @@ def finished_transcript(path: Path, held: set[str] | None = None) -> bool:
     A stop event is a whole last line (ending with its newline) whose own ``type`` is
     ``stop``: a ``{"type": "stop"}`` nested in a recorded response is not one. ``held``:
     the names ``claimed`` found in the folder (read once for many files)."""
-    from agentdbg.transcript.writer import FORMAT
+    from agentdbg.transcript.events import FORMAT
 
     try:
         if path.is_symlink() or not path.is_file():
@@ -148,7 +202,7 @@ def finished_transcript(path: Path, held: set[str] | None = None) -> bool:
         return False
 
 
-def _last_line(fh, size: int) -> bytes | None:
+def _last_line(fh: IO[bytes], size: int) -> bytes | None:
     """The file's last line without its newline; None when it has none yet (still being
     written) or is longer than the limit."""
     if size == 0:
@@ -187,7 +241,7 @@ def _is_stop(line: bytes | None) -> bool:
     return isinstance(event, dict) and event.get("type") == "stop"
 
 
-def _locked(fh) -> bool:
+def _locked(fh: IO[bytes]) -> bool:
     if sys.platform == "win32":  # pragma: no cover
         return False
     import fcntl

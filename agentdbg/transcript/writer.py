@@ -1,10 +1,14 @@
-"""Writing a transcript: one flushed JSON line per event, a file no other run can share.
+"""Writing a transcript: one flushed JSON line per typed event, a file no other run can share.
 
-A file is created exclusively (two runs never write the same file); a ``--save`` path
-given twice at once is refused with a clear error, not shared. Every file is held with a
-lock while it is written, so retention never removes it. The proxy writes many
-conversations at once, so its writers open the file for each event instead of holding a
-descriptor per conversation; one ``Claim`` (``transcript.runs``) holds them all.
+The one writer every producer uses: a session's observer (``run``, step mode, ``replay``, a
+fork: ``start_transcript``) and the proxy (one writer per conversation, ``write`` with typed
+events). A file is created exclusively (``transcript.files``); a ``--save`` path given twice at
+once is refused with a clear error, not shared. The proxy writes many conversations at once,
+so its writers open the file for each event instead of holding a descriptor per conversation;
+one ``Claim`` (``transcript.runs``) holds them all.
+
+Each message is stored once: a request holds what its previous request (the header's
+``initial_messages`` for the first) did not, and so does the stop event.
 """
 
 from __future__ import annotations
@@ -14,74 +18,73 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, Protocol
+
+import msgspec
 
 from agentdbg import __version__
-from agentdbg.errors import InputError
 from agentdbg.messages import utf8_json
+from agentdbg.toolspec import ToolSet
+from agentdbg.transcript.events import (
+    FORMAT,
+    JSON,
+    QUESTION_PREVIEW,
+    VERSION,
+    Action,
+    Blocked,
+    Event,
+    Header,
+    JSONObject,
+    Message,
+    ModelError,
+    Options,
+    Other,
+    Parent,
+    Request,
+    Response,
+    Stop,
+    Tool,
+    to_json_value,
+)
+from agentdbg.transcript.files import append_to, create_exclusive
 from agentdbg.transcript.redact import Redactor
 
-FORMAT = "agentdbg-transcript"
-VERSION = 1
+
+class Observed(Protocol):
+    """What ``start_transcript`` needs of a session (``engine.Session``, a layer above)."""
+    toolset: ToolSet
+    config: object
+    messages: list[Message]
+    provider: object
+    observers: list[Callable[[str, dict], None]]
+
+__all__ = ["FORMAT", "VERSION", "TranscriptWriter", "create_exclusive",
+           "question_preview", "start_transcript", "tools_hash"]
 
 
-def tools_hash(tools: list) -> str:
+def tools_hash(tools: list[JSON]) -> str:
     text = json.dumps(tools, sort_keys=True, ensure_ascii=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def create_exclusive(path: Path) -> IO[str]:
-    """A new file at ``path``; ``FileExistsError`` when one is there already.
-
-    The file is held with an exclusive lock for as long as it is open, so retention (see
-    ``finished_transcript``) leaves it alone however it ends, even after a stop event: a step
-    session at its prompt may rewind and write more."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    if sys.platform != "win32":
-        import fcntl
-
-        # new, so no writer holds it (retention's probe lets go at once); a filesystem
-        # without locks refuses, and the file is then written unlocked
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_EX)
-    return os.fdopen(fd, "w", encoding="utf-8")
-
-
-def open_locked(path: Path) -> IO[str]:
-    """``path`` for writing, held with an exclusive lock for as long as it is open.
-
-    A second agentdbg writing the same path at the same time gets a clear error instead
-    of interleaving its lines with ours."""
-    import stat
-
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
-    regular = stat.S_ISREG(os.fstat(fd).st_mode)  # not /dev/null, a pipe or a terminal
-    if regular and sys.platform != "win32":
-        import fcntl
-
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise InputError(f"{path}: another agentdbg is writing this transcript right now; "
-                             "choose another --save path") from None
-    if regular:
-        os.ftruncate(fd, 0)
-    return os.fdopen(fd, "w", encoding="utf-8")
+def question_preview(question: object) -> str | None:
+    """The header's question: a preview (the messages hold it whole, once)."""
+    if not isinstance(question, str):
+        return None
+    return question if len(question) <= QUESTION_PREVIEW else question[:QUESTION_PREVIEW] + "…"
 
 
 class TranscriptWriter:
-    """A session observer appending one flushed JSON line per event.
+    """Appends one flushed JSON line per event (``write``); also a session observer.
 
     ``fh``: an open file to write to (see ``create_exclusive``/``open_locked``); without
     one the path is created exclusively. ``keep_open=False`` closes the file between
     events (the proxy: one transcript per conversation, any number of them)."""
 
-    def __init__(self, path: str | os.PathLike, header: dict, redactor: Redactor | None = None,
+    def __init__(self, path: str | os.PathLike[str], header: Header, redactor: Redactor | None = None,
                  *, fh: IO[str] | None = None, keep_open: bool = True):
         self.path = Path(path)
         self.redact = redactor or Redactor()
@@ -91,38 +94,53 @@ class TranscriptWriter:
             fh = create_exclusive(self.path)
         self.fh: IO[str] | None = fh
         self.seq = 0
-        self._last: list = []
         self.error: OSError | None = None
-        self._write({"type": "header", "format": FORMAT, "version": VERSION,
-                     "agentdbg_version": __version__,
-                     "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **header})
+        header.format, header.version, header.agentdbg_version = FORMAT, VERSION, __version__
+        header.created = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        header.question = question_preview(header.question)
+        self.header = header
+        self._last: list[Message] = list(header.initial_messages or [])
+        self._last_body: JSONObject | None = None
+        self._tools = header.tools
+        self._line(to_json_value(header))
         if not keep_open:
             self._close_fh()
 
-    def __call__(self, kind: str, data: dict) -> None:
-        if kind == "request":
-            data = dict(data)
-            current = list(data.pop("messages"))
-            prefix = 0
-            for a, b in zip(self._last, current):
-                if a is not b and a != b:  # the engine keeps objects; a proxy re-parses them
-                    break
-                prefix += 1
-            data["prefix"], data["append"] = prefix, current[prefix:]
-            self._last = current
-        self._write({"type": kind, **data})
+    def write(self, event: Event | Other) -> None:
+        """Append ``event``. A request's or a stop event's ``messages`` (the whole array) are
+        written as what the previous request did not hold (``prefix`` + ``append``)."""
+        if isinstance(event, Request) and event.messages is not None:
+            event.prefix, event.append = self._split(event.messages)
+            self._last = list(event.messages)
+            if event.params is not None and self._tools and event.params.get("tools") == self._tools:
+                event.params = {k: v for k, v in event.params.items() if k != "tools"}
+            body = event.body
+            if body is not None:
+                event.body, event.body_prefix = _body_delta(body, self._last_body)
+            self._last_body = body
+        elif isinstance(event, Stop) and event.messages is not None:
+            event.prefix, event.append = self._split(event.messages)
+            event.messages = None
+        self.seq += 1
+        event.seq = self.seq
+        self._line(to_json_value(event))
 
-    def _write(self, event: dict) -> None:
+    def _split(self, messages: list[Message]) -> tuple[int, list[Message]]:
+        prefix = _common(self._last, messages)
+        return prefix, list(messages[prefix:])
+
+    def __call__(self, kind: str, data: Mapping[str, JSON]) -> None:
+        """A session observer: the engine's event ``kind`` with its fields."""
+        self.write(session_event(kind, data))
+
+    def _line(self, value: dict[str, JSON]) -> None:
         if self.error is not None:
             return
-        event = {"seq": self.seq, **event} if event.get("type") != "header" else event
-        self.seq += 1
-        line = utf8_json(self.redact(event), default=str) + "\n"
+        line = utf8_json(self.redact(value), default=str) + "\n"
         try:
             if self.fh is None:
-                if not self.keep_open and event.get("type") != "header":
-                    with open(self.path, "a", encoding="utf-8") as fh:
-                        fh.write(line)
+                if not self.keep_open:
+                    append_to(self.path, line.encode("utf-8"))
                 return
             self.fh.write(line)
             self.fh.flush()
@@ -147,27 +165,84 @@ class TranscriptWriter:
         self._close_fh()
 
 
-def start_transcript(session, path: Path | None, *, model: str, provider: str,
+def _common(before: Sequence[JSON], now: Sequence[JSON]) -> int:
+    """How many first items ``now`` shares with ``before``."""
+    if len(now) >= len(before) and now[:len(before)] == before:   # appended to: the usual case,
+        return len(before)                                        # compared in C (identity first)
+    n = 0
+    for a, b in zip(before, now):
+        if a is not b and a != b:  # the engine keeps objects; a proxy re-parses them
+            break
+        n += 1
+    return n
+
+
+def _body_delta(body: JSONObject,
+                before: JSONObject | None) -> tuple[JSONObject, dict[str, int] | None]:
+    """``body`` with each array cut to what the same array of ``before`` did not hold."""
+    if before is None:
+        return body, None
+    stored, cuts = dict(body), {}
+    for key, value in body.items():
+        previous = before.get(key)
+        if isinstance(value, list) and isinstance(previous, list):
+            n = _common(previous, value)
+            if n:
+                stored[key], cuts[key] = value[n:], n
+    return stored, cuts or None
+
+
+_SESSION_EVENTS: dict[str, type[Event]] = {
+    "request": Request, "response": Response, "model_error": ModelError, "blocked": Blocked,
+    "tool": Tool, "action": Action, "stop": Stop}
+
+
+def session_event(kind: str, data: Mapping[str, JSON]) -> Event | Other:
+    """The typed event for what a ``Session`` emits (``_emit(kind, **fields)``): the engine's
+    fields are the event's (a request's and a stop's ``messages`` are the whole array). A kind
+    the transcript does not define is written as it is (``Other``)."""
+    fields = dict(data)
+    if kind not in _SESSION_EVENTS:
+        return Other(kind=kind, data=fields)
+    messages = fields.pop("messages", None) if kind in ("request", "stop") else None
+    if kind == "request":
+        fields.update(prefix=0, append=[])
+    cls = _SESSION_EVENTS[kind]
+    try:
+        event = msgspec.convert({"type": kind, **fields}, cls)
+    except msgspec.ValidationError:
+        # a value of another type than the event's (a provider's odd finish_reason …): written
+        # as it came, never a crash mid-run; reading it back names the line and the field
+        names = dict(zip(cls.__struct_encode_fields__, cls.__struct_fields__))
+        given: dict[str, Any] = {names[k]: v for k, v in fields.items() if k in names}
+        event = cls(**given)
+    if isinstance(event, (Request, Stop)) and isinstance(messages, list):
+        event.messages = messages  # type: ignore[assignment]  # the session's own list, not copied
+    return event
+
+
+def start_transcript(session: Observed, path: Path | None, *, model: str, provider: str,
                      base_url: str | None, question: str | None, redact: Iterable[str] = (),
-                     secrets: Iterable[str] = (), parent: dict | None = None) -> TranscriptWriter:
+                     secrets: Iterable[str] = (), parent: dict[str, JSON] | None = None
+                     ) -> TranscriptWriter:
     """Attach a writer to ``session``: the header now, every event as it happens.
 
     ``path`` None: a new file in the runs folder, named after the question."""
     from agentdbg.transcript.redact import safe_url, url_secrets
-    from agentdbg.transcript.runs import create_run_file
+    from agentdbg.transcript.runs import create_run_file, open_locked
 
-    tools = session.toolset.openai_tools()
-    header = {
-        "model": model, "provider": provider, "base_url": safe_url(base_url), "question": question,
-        "tools": tools, "tools_hash": tools_hash(tools), "tools_file": str(session.toolset.path),
-        "options": {k: v for k, v in session.config.__dict__.items()},
-        "initial_messages": list(session.messages), "parent": parent,
-        "api": getattr(session.provider, "wire", "chat"),  # the wire format the run spoke
-        "api_params": getattr(session.provider, "wire_params", {}),  # what it adds to each body
-    }
+    tools: list[JSON] = list(session.toolset.openai_tools())
     servers = getattr(session.toolset, "mcp", None)
-    if servers is not None:  # each MCP server: how it was started (no secrets), who answered, its tools
-        header["mcp_servers"] = servers.records()
+    header = Header(
+        model=model, provider=provider, base_url=safe_url(base_url), question=question,
+        tools=tools, tools_hash=tools_hash(tools), tools_file=str(session.toolset.path),
+        options=msgspec.convert(dict(vars(session.config)), Options),
+        initial_messages=list(session.messages),
+        parent=msgspec.convert(parent, Parent) if parent is not None else None,
+        api=getattr(session.provider, "wire", "chat"),  # the wire format the run spoke
+        api_params=getattr(session.provider, "wire_params", {}),  # what it adds to each body
+        # each MCP server: how it was started (no secrets), who answered, its tools
+        mcp_servers=servers.records() if servers is not None else None)
     if path is None:
         path, fh = create_run_file(question or "run")
     else:

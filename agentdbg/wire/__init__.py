@@ -1,4 +1,5 @@
-"""The other wire formats: the OpenAI Responses API and the Anthropic Messages API.
+"""The wire formats: Chat Completions, the OpenAI Responses API, the Anthropic Messages API and
+the Gemini API, each behind one codec (``wire.codec``: the protocol and the registry).
 
 Pure modules (standard library only), one set per format:
 
@@ -11,8 +12,7 @@ Pure modules (standard library only), one set per format:
 - ``detect``: ``detect_format(doc)``.
 """
 
+from agentdbg.wire.codec import NAMES as FORMATS
 from agentdbg.wire.detect import detect_format
-
-FORMATS = ("chat", "responses", "anthropic")
 
 __all__ = ["FORMATS", "detect_format"]

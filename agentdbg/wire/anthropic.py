@@ -9,7 +9,8 @@ kept as a key), each run of other blocks -> a user message. A ``role: "system"``
 combines them; the chat form keeps them apart so every message keeps its own location).
 
 Not carried into the chat form, kept verbatim under ``"wire"`` and re-emitted by ``from_chat``:
-``thinking`` / ``redacted_thinking`` blocks and signatures, server tool blocks
+``thinking`` / ``redacted_thinking`` blocks and signatures (the thinking text is also the chat
+message's ``reasoning_content``, so it is shown and recorded), server tool blocks
 (``server_tool_use``, ``*_tool_result``, ``mcp_*``), ``cache_control``, citations, ``is_error:
 false``. Images become chat ``image_url`` parts (base64 as a data URL); documents, search results
 and other blocks stay as ``{"type": "wire", "item": block}`` parts. Server tools go to
@@ -83,6 +84,10 @@ def _assistant(form: ChatForm, i: int, content: Any, extra: dict) -> None:
     _add(form, msg, f"messages[{i}].content", (i,))
     if not isinstance(content, list):
         return
+    thoughts = [b["thinking"] for b in content if isinstance(b, dict) and b.get("type") == "thinking"
+                and isinstance(b.get("thinking"), str) and b["thinking"]]
+    if thoughts:   # shown and recorded as the chat form's reasoning; the block goes back as it came
+        msg["reasoning_content"] = "\n\n".join(thoughts)
     texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
     if texts:
         msg["content"] = texts[0] if len(texts) == 1 else [{"type": "text", "text": t} for t in texts]

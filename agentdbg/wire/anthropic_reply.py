@@ -5,6 +5,9 @@ the error bodies with the real status codes.
 
 from __future__ import annotations
 
+from typing import Any
+
+from agentdbg.conversation import Usage, count
 from agentdbg.wire.anthropic import _message, _wire, assistant_blocks
 from agentdbg.wire.common import (
     WIRE,
@@ -13,11 +16,21 @@ from agentdbg.wire.common import (
     as_dict,
     base62_id,
     canonical,
-    chat_usage,
     digest,
     strip_wire,
     usage_counts,
 )
+
+
+def usage_of(usage: Any) -> Usage:
+    """Anthropic's counts: uncached, cache-creation and cache-read input tokens are apart."""
+    u = as_dict(usage)
+    uncached, created, read = (count(u.get(k)) for k in (
+        "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    total = None if uncached is None and created is None and read is None else \
+        (uncached or 0) + (created or 0) + (read or 0)
+    return Usage(input=total, output=count(u.get("output_tokens")), cache_creation=created,
+                 cache_read=read, uncached=uncached)
 
 
 def chat_reply(message: dict) -> ChatReply:
@@ -26,11 +39,9 @@ def chat_reply(message: dict) -> ChatReply:
     _message(form, 0, {"role": "assistant", "content": message.get("content") or []})
     reply = form.messages[0]
     reply[WIRE]["seen"] = canonical(strip_wire(reply))
-    usage = as_dict(message.get("usage"))
     finish = {"tool_use": "tool_calls", "max_tokens": "length", "refusal": "content_filter",
               "model_context_window_exceeded": "length"}.get(str(message.get("stop_reason")), "stop")
-    return ChatReply(reply, chat_usage(usage.get("input_tokens"), usage.get("output_tokens")),
-                     finish)
+    return ChatReply(reply, usage_of(message.get("usage")).counts(), finish)
 
 
 # -- the message object -------------------------------------------------------------------

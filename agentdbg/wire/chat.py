@@ -1,24 +1,30 @@
-"""Chat Completions streaming: encode a reply as server-sent events, and rebuild the
-assistant message from a relayed stream.
+"""The Chat Completions codec (``POST /v1/chat/completions``): agentdbg's own chat form.
 
-Real servers send a tool call's ``id``, ``type`` and ``function.name`` only in its
-first delta; later deltas carry argument pieces and must be joined by ``index``
-(the root of lost-id bugs). ``encode_stream`` does the same, so an app's
-accumulator is tested for real; ``StreamAccumulator`` rebuilds the message the app
-should have assembled and notes how the stream was shaped.
+A Chat Completions body is its own chat form; its conversation model (``wire.chat_model``,
+loaded when asked for: ``check`` on a chat history never needs it) has one part per text,
+call and result, and the message ``name`` is the agent that wrote it. Streaming is in
+``wire.chat_stream``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentdbg.messages import NestedTooDeeply, canonical_json, json_kind, loads_json, utf8_json
+from agentdbg.messages import canonical_json
+from agentdbg.wire.chat_stream import StreamAccumulator, encode_stream
+from agentdbg.wire.codec import Codec, json_schema_error, schema_problem, type_word
+from agentdbg.wire.common import ChatForm, ChatReply
 
-ARG_PIECE = 12  # characters of arguments per delta
+if TYPE_CHECKING:
+    from agentdbg.conversation import Request, ToolDef
+
+__all__ = ["ChatCodec", "StreamAccumulator", "completion_json", "encode_stream"]
+
+PARAM_SUFFIX = re.compile(r"\s*\(param: ([^)]*)\)\s*$")
+CHAT_KEYS = ("messages", "tools", "tool_choice", "parallel_tool_calls")
 
 
 def completion_json(message: dict, body: dict, usage: dict | None = None,
@@ -33,151 +39,108 @@ def completion_json(message: dict, body: dict, usage: dict | None = None,
             "usage": {k: v for k, v in (usage or {}).items() if k != "estimated"}}
 
 
-def _chunk(base: dict, delta: dict, finish: str | None = None, usage: dict | None = None) -> bytes:
-    payload = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-    if usage is not None:
-        payload["usage"] = usage
-    return b"data: " + utf8_json(payload).encode("utf-8") + b"\n\n"
+class ChatCodec(Codec):
+    name = "chat"
+    label = "Chat Completions"
+    paths = ("/chat/completions",)
+    stream_end = (b"data: [DONE]",)
+    chat_native = True
 
+    def shape_error(self, body: Any) -> tuple[str, str | None] | None:
+        if not isinstance(body, dict):
+            return f"Invalid type for request body: expected an object, but got {type_word(body)} " \
+                   "instead.", None
+        messages = body.get("messages")
+        if "messages" not in body:
+            return "Missing required parameter: 'messages'.", "messages"
+        if not isinstance(messages, list):
+            return (f"Invalid type for 'messages': expected an array, but got {type_word(messages)} "
+                    "instead.", "messages")
+        for i, m in enumerate(messages):
+            if not isinstance(m, dict):
+                return (f"Invalid type for 'messages[{i}]': expected an object, but got "
+                        f"{type_word(m)} instead.", f"messages[{i}]")
+        problem = schema_problem(body.get("tools"), "parameters", nested=True)
+        return problem[:2] if problem else None
 
-def encode_stream(message: dict, *, completion_id: str, model: str, created: int,
-                  finish_reason: str, usage: dict | None = None) -> Iterator[bytes]:
-    base = {"id": completion_id, "object": "chat.completion.chunk", "created": created,
-            "model": model}
-    yield _chunk(base, {"role": "assistant", "content": None if message.get("tool_calls") else ""})
-    content = message.get("content")
-    if isinstance(content, str):
-        for i in range(0, len(content), 16):
-            yield _chunk(base, {"content": content[i:i + 16]})
-    for index, call in enumerate(message.get("tool_calls") or []):
-        fn = call.get("function") or {}
-        yield _chunk(base, {"tool_calls": [{"index": index, "id": call.get("id"), "type": "function",
-                                            "function": {"name": fn.get("name"), "arguments": ""}}]})
-        args = fn.get("arguments") or ""
-        for i in range(0, len(args), ARG_PIECE):
-            yield _chunk(base, {"tool_calls": [{"index": index,
-                                                "function": {"arguments": args[i:i + ARG_PIECE]}}]})
-    yield _chunk(base, {}, finish_reason, usage)
-    yield b"data: [DONE]\n\n"
+    def definition_error(self, body: Any) -> tuple[str, str | None] | None:
+        tools = body.get("tools") if isinstance(body, dict) else None
+        found = json_schema_error(tools, "parameters", nested=True)
+        if found is None:
+            return None
+        _, name, where, context, problem = found
+        return f"Invalid schema for function '{name}': In context=({context}), {problem}.", where
 
+    def chat_form(self, body: dict) -> ChatForm:
+        messages = body["messages"]
+        return ChatForm(messages=messages, tools=body.get("tools") or [],
+                        tool_choice=body.get("tool_choice"),
+                        parallel_tool_calls=body.get("parallel_tool_calls"),
+                        sources=[f"messages[{i}]" for i in range(len(messages))],
+                        locs=[(i,) for i in range(len(messages))],
+                        params={k: v for k, v in body.items() if k not in CHAT_KEYS})
 
-@dataclass
-class StreamAccumulator:
-    """Feed raw SSE bytes as they pass; ``message`` is the assembled assistant message."""
+    def tools(self, body: Any) -> list[ToolDef]:
+        from agentdbg.wire.chat_model import tool_defs
 
-    content: list[str] = field(default_factory=list)
-    calls: dict[int, dict] = field(default_factory=dict)
-    finish_reason: str | None = None
-    usage: dict = field(default_factory=dict)
-    chunks: int = 0
-    notes: list[str] = field(default_factory=list)
-    reasoning: list[str] = field(default_factory=list)
-    _buffer: bytes = b""
-    _deltas: dict[int, int] = field(default_factory=dict)
+        return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
-    def feed(self, data: bytes) -> None:
-        self._buffer += data
-        while b"\n" in self._buffer:
-            line, self._buffer = self._buffer.split(b"\n", 1)
-            line = line.strip()
-            if line.startswith(b"data:"):
-                self._event(line[5:].strip())
+    def parse_request(self, body: Any) -> Request:
+        from agentdbg.conversation import Request
+        from agentdbg.wire.chat_model import as_str, message_parts, tool_defs
 
-    def _event(self, raw: bytes) -> None:
-        """One ``data:`` line. What the stream carries is data of any shape: what cannot be
-        read is left out of the message and said in a note, never raised."""
-        if raw == b"[DONE]":
-            return
+        body = body if isinstance(body, dict) else {"messages": body}
+        messages = body.get("messages")
+        return Request(self.name, message_parts(messages if isinstance(messages, list) else []),
+                       tool_defs(body.get("tools")), body.get("tool_choice"),
+                       {k: v for k, v in body.items() if k not in CHAT_KEYS},
+                       as_str(body.get("model")))
+
+    def encode_request(self, messages: list[dict], tools: list[dict] | None = None,
+                       tool_choice: Any = None, parallel_tool_calls: bool | None = None, *,
+                       params: dict | None = None) -> dict:
+        body: dict[str, Any] = {**(params or {}), "messages": messages}
+        if tools:
+            body["tools"] = tools
+        if tool_choice is not None:
+            body["tool_choice"] = tool_choice
+        if parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = parallel_tool_calls
+        return body
+
+    def rejection(self, findings: list[Any]) -> tuple[int, dict] | None:
+        for f in findings:
+            # a text another provider returns (api_source) is not what this API answers
+            if f.severity == "error" and f.api_error and not getattr(f, "api_source", None):
+                match = PARAM_SUFFIX.search(f.api_error)
+                text = f.api_error[:match.start()] if match else f.api_error
+                param = match.group(1) if match else (f"messages[{f.index}]" if f.index is not None
+                                                      else None)
+                return 400, self.error(400, text, param=param)
+        return None
+
+    def answer(self, message: dict, body: dict, usage: dict | None, finish: str | None,
+               model_name: str = "offline") -> dict:
+        return completion_json(message, body, usage, finish, model_name)
+
+    def stream(self, native: dict, body: dict) -> Iterator[bytes]:
+        include_usage = (body.get("stream_options") or {}).get("include_usage") \
+            if isinstance(body.get("stream_options"), dict) else None
+        choice = native["choices"][0]
+        return encode_stream(choice["message"], completion_id=native["id"], model=native["model"],
+                             created=0, finish_reason=choice["finish_reason"],
+                             usage=native["usage"] if include_usage else None)
+
+    def accumulator(self) -> StreamAccumulator:
+        return StreamAccumulator()
+
+    def reply(self, doc: Any) -> ChatReply | None:
         try:
-            chunk = loads_json(raw, max_depth=None)
-        except ValueError as exc:
-            why = "nested too deeply" if isinstance(exc, NestedTooDeeply) else "not JSON"
-            self.notes.append(f"a chunk that is {why}: {raw[:60]!r}")
-            return
-        if not isinstance(chunk, dict):
-            self.notes.append(f"a chunk that is {json_kind(chunk)}, not an object: {raw[:60]!r}")
-            return
-        self.chunks += 1
-        if isinstance(chunk.get("usage"), dict):
-            self.usage = chunk["usage"]
-        choices = chunk.get("choices")
-        if choices is not None and not isinstance(choices, list):
-            self.notes.append(f"a chunk whose choices is {json_kind(choices)}, not an array: "
-                              f"{raw[:60]!r}")
-            return
-        for choice in choices or []:
-            if not isinstance(choice, dict):
-                self.notes.append(f"a choice that is {json_kind(choice)}, not an object: "
-                                  f"{raw[:60]!r}")
-                continue
-            delta = choice.get("delta")
-            if delta is not None and not isinstance(delta, dict):
-                self.notes.append(f"a delta that is {json_kind(delta)}, not an object: {raw[:60]!r}")
-                delta = None
-            delta = delta or {}
-            if isinstance(delta.get("content"), str):
-                self.content.append(delta["content"])
-            if isinstance(delta.get("reasoning_content"), str):
-                self.reasoning.append(delta["reasoning_content"])
-            calls = delta.get("tool_calls")
-            if calls is not None and not isinstance(calls, list):
-                self.notes.append(f"a delta whose tool_calls is {json_kind(calls)}, not an "
-                                  f"array: {raw[:60]!r}")
-                calls = None
-            for tc in calls or []:
-                if isinstance(tc, dict):
-                    self._tool_delta(tc)
-                else:
-                    self.notes.append(f"a tool call delta that is {json_kind(tc)}, not an "
-                                      f"object: {raw[:60]!r}")
-            finish = choice.get("finish_reason")
-            if isinstance(finish, str) and finish:
-                self.finish_reason = finish
-            elif finish:
-                self.notes.append(f"a finish_reason that is {json_kind(finish)}, not a string: "
-                                  f"{raw[:60]!r}")
-
-    def _tool_delta(self, tc: dict) -> None:
-        index = tc.get("index", 0)
-        if not isinstance(index, int) or isinstance(index, bool):
-            self.notes.append(f"a tool call delta whose index is {json_kind(index)}: "
-                              f"{json.dumps(index)[:40]}; taken as index 0")
-            index = 0
-        call = self.calls.setdefault(index, {"id": None, "type": "function",
-                                             "function": {"name": None, "arguments": ""}})
-        self._deltas[index] = self._deltas.get(index, 0) + 1
-        cid = tc.get("id")
-        if cid:
-            if call["id"] and call["id"] != cid:
-                self.notes.append(f"two calls share index {index} ({call['id']} and {cid}): an "
-                                  "accumulator keyed by index merges them")
-            call["id"] = call["id"] or cid
-        fn = tc.get("function")
-        fn = fn if isinstance(fn, dict) else {}
-        if fn.get("name") and not call["function"]["name"]:
-            call["function"]["name"] = fn["name"]
-        if isinstance(fn.get("arguments"), str):
-            call["function"]["arguments"] += fn["arguments"]
-
-    @property
-    def message(self) -> dict:
-        msg: dict[str, Any] = {"role": "assistant",
-                               "content": "".join(self.content) if self.content else None}
-        if self.calls:
-            msg["tool_calls"] = [self.calls[i] for i in sorted(self.calls)]
-        if self.reasoning:
-            msg["reasoning_content"] = "".join(self.reasoning)
-        return msg
-
-    def shape(self) -> list[str]:
-        """How the stream carried the tool calls, for the view."""
-        out = list(self.notes)
-        for index in sorted(self.calls):
-            n = self._deltas.get(index, 0)
-            cid = self.calls[index]["id"]
-            if n > 1:
-                out.append(f"call {cid or '(no id)'} at index {index}: id sent once, "
-                           f"{n} deltas joined by index")
-            if not cid:
-                out.append(f"call at index {index} never carried an id")
-        return out
+            choice = (doc.get("choices") or [{}])[0]
+            message = choice.get("message")
+        except (AttributeError, TypeError, IndexError, KeyError):
+            return None
+        if not isinstance(message, dict):
+            return None
+        usage = doc.get("usage")
+        return ChatReply(message, usage if isinstance(usage, dict) else {}, choice.get("finish_reason"))

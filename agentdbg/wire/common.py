@@ -18,6 +18,9 @@ from agentdbg.messages import NestedTooDeeply, loads_json, utf8_json
 Loc = tuple[int, ...]
 WIRE = "wire"     # the key under which a chat object keeps its native original(s)
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+#: put between two responses' outputs in a list of what was seen (a proxy's, serve's): the
+#: calls after it came in another response than a reasoning item before it
+OUTPUT_END = "agentdbg.output_end"
 
 
 @dataclass

@@ -47,14 +47,18 @@ RESPONSES_KEYS = frozenset({"input", "instructions", "previous_response_id", "co
 
 
 def detect_format(doc: Any) -> str | None:
-    """"chat" | "responses" | "anthropic" for a request body or a bare array, else None."""
+    """"chat" | "responses" | "anthropic" | "gemini" for a request body or a bare array, else None."""
     if isinstance(doc, dict):
+        if isinstance(doc.get("contents"), list) and "messages" not in doc:
+            return "gemini"
         if isinstance(doc.get("messages"), list):
             return _winner(*_body_marks(doc), *_messages_marks(doc["messages"]), responses=0)
         if RESPONSES_KEYS & doc.keys():
             return "responses"
         return None
     if isinstance(doc, list) and doc and all(isinstance(x, dict) for x in doc):
+        if all(isinstance(x.get("parts"), list) and "content" not in x for x in doc):
+            return "gemini"       # Gemini contents: {"role": "user" | "model", "parts": [...]}
         return _winner(0, 0, *_messages_marks(doc), responses=_responses_marks(doc))
     return None
 

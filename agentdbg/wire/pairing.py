@@ -67,6 +67,8 @@ class WirePairing:
 def loc_path(fmt: str, loc: Loc) -> str:
     if fmt == "responses":
         return f"input[{loc[0]}]"
+    if fmt == "gemini":
+        return f"contents[{loc[0]}]" + (f".parts[{loc[1]}]" if len(loc) > 1 else "")
     if len(loc) == 1:
         return f"messages[{loc[0]}].content"
     return f"messages[{loc[0]}].content[{loc[1]}]"
@@ -256,3 +258,52 @@ def _client_result(p: WirePairing, loc: Loc, tid: str | None,
             p.status[loc], p.call_of[loc] = "duplicate", calls[tid][0]
         else:
             _answer(p, loc, free)
+
+
+# -- Gemini -----------------------------------------------------------------------------
+
+def _gemini_field(d: Any, name: str) -> Any:
+    from agentdbg.wire.gemini import field
+
+    return field(d, name)
+
+
+def pair_gemini(contents: list) -> WirePairing:
+    """Pair ``functionCall`` parts with the ``functionResponse`` parts of the next content, by
+    position (the k-th response answers the k-th call): Gemini binds them by turn and order,
+    not by id. A response in a content that does not follow a call turn is an orphan; one past
+    the number of calls has no call to answer."""
+    p = WirePairing("gemini")
+    calls: list[Loc] = []                 # the call parts of the content before, in order
+    for i, content in enumerate(contents):
+        content = content if isinstance(content, dict) else {}
+        raw = content.get("parts")
+        parts: list = raw if isinstance(raw, list) else []
+        if content.get("role") == "model":
+            calls = []
+            for j, part in enumerate(parts):
+                call = _gemini_field(part, "functionCall")
+                if isinstance(call, dict):
+                    loc = (i, j)
+                    cid = call.get("id") if isinstance(call.get("id"), str) and call["id"] \
+                        else f"call_{i}_{j}"
+                    _add_call(p, loc, "functionCall", cid)
+                    calls.append(loc)
+            continue
+        k = 0
+        for j, part in enumerate(parts):
+            response = _gemini_field(part, "functionResponse")
+            if not isinstance(response, dict):
+                continue
+            loc = (i, j)
+            p.kinds[loc] = "functionResponse"
+            if k < len(calls):
+                p.results[loc] = p.calls[calls[k]]
+                _answer(p, loc, calls[k])
+                p.block_of[loc] = (calls[k][0],)
+            else:
+                p.results[loc] = response.get("id") if isinstance(response.get("id"), str) else None
+                p.status[loc] = "orphan"
+            k += 1
+        calls = []
+    return p

@@ -5,17 +5,26 @@ error bodies with the real status codes.
 
 from __future__ import annotations
 
+from typing import Any
+
+from agentdbg.conversation import Usage, count
 from agentdbg.wire.common import (
     WIRE,
     ChatForm,
     ChatReply,
     as_dict,
-    chat_usage,
     digest,
     hex_id,
     usage_counts,
 )
 from agentdbg.wire.responses import _seal, _Walker, assistant_items
+
+
+def usage_of(usage: Any) -> Usage:
+    u = as_dict(usage)
+    return Usage(input=count(u.get("input_tokens")), output=count(u.get("output_tokens")),
+                 cached=count(as_dict(u.get("input_tokens_details")).get("cached_tokens")),
+                 reasoning=count(as_dict(u.get("output_tokens_details")).get("reasoning_tokens")))
 
 
 def chat_reply(response: dict) -> ChatReply:
@@ -27,9 +36,7 @@ def chat_reply(response: dict) -> ChatReply:
     message = next((m for m in form.messages if m.get("role") == "assistant"),
                    {"role": "assistant", "content": None})
     usage = response.get("usage") if isinstance(response, dict) else None
-    usage = usage if isinstance(usage, dict) else {}
-    return ChatReply(message, chat_usage(usage.get("input_tokens"), usage.get("output_tokens")),
-                     _finish(response, message))
+    return ChatReply(message, usage_of(usage).counts(), _finish(response, message))
 
 
 def _finish(response: dict, message: dict) -> str:

@@ -90,10 +90,13 @@ DEFECTS = [
                          U(result("toolu_1"))], "openai",
      [("tool-call-malformed", 1, "messages[1].content[0]")],
      "messages.1.content.0.tool_use.name: String should have at least 1 character"),
-    ("unknown tool", body(Q, A(use("toolu_1", name="get_wether")), U(result("toolu_1")), tools=TOOLS),
-     "openai", [("unknown-tool", 1, "messages[1].content[0]")], None),
-    ("input fails the schema", body(Q, A(use("toolu_1", town=1)), U(result("toolu_1")), tools=TOOLS),
-     "openai", [("arguments-schema-mismatch", 1, "messages[1].content[0]")], None),
+    # judged on a call not answered yet (an answered one is history: issue 22)
+    ("unknown tool", body(Q, A(use("toolu_1", name="get_wether")), tools=TOOLS), "openai",
+     [("unknown-tool", 1, "messages[1].content[0]"), ("missing-tool-response", 1, "messages[1].content[0]")],
+     None),
+    ("input fails the schema", body(Q, A(use("toolu_1", town=1)), tools=TOOLS), "openai",
+     [("arguments-schema-mismatch", 1, "messages[1].content[0]"),
+      ("missing-tool-response", 1, "messages[1].content[0]")], None),
     ("result content is an object", [Q, A(use("toolu_1")), U(result("toolu_1", {"temp": 18}))],
      "openai", [("content-wrong-type", 2, "messages[2].content[0]")],
      "messages.2.content.0.tool_result.content: Input should be a valid list"),
@@ -143,7 +146,7 @@ DEFECTS = [
      [("empty-messages", None, "messages")], "messages: at least one message is required"),
     ("Bedrock: results out of order", [Q, A(use("toolu_1"), use("toolu_2")),
                                        U(result("toolu_2"), result("toolu_1"))], "positional",
-     [("results-out-of-order", 2, "messages[2].content[1]")],
+     [("results-out-of-order", 2, "messages[2].content[0]")],
      "Expected toolResult blocks at messages.2.content for the following Ids: toolu_1, toolu_2, "
      "but found: toolu_2, toolu_1"),
 ]

@@ -69,11 +69,12 @@ DEFECTS = [
      [("tool-call-malformed", 1, "input[1]")],
      "Invalid 'input[1].name': empty string. Expected a string with minimum length 1, but got an "
      "empty string instead."),
-    ("unknown tool", {"tools": TOOLS, "input": [U, fc("call_a", name="get_wether"), out("call_a")]},
-     "openai", [("unknown-tool", 1, "input[1]")], None),
-    ("arguments fail the schema", {"tools": TOOLS, "input": [U, fc("call_a", args='{"town": 1}'),
-                                                             out("call_a")]},
-     "openai", [("arguments-schema-mismatch", 1, "input[1]")], None),
+    # judged on a call not answered yet (an answered one is history: issue 22)
+    ("unknown tool", {"tools": TOOLS, "input": [U, fc("call_a", name="get_wether")]}, "openai",
+     [("unknown-tool", 1, "input[1]"), ("missing-tool-response", 1, "input[1]")], None),
+    ("arguments fail the schema", {"tools": TOOLS, "input": [U, fc("call_a", args='{"town": 1}')]},
+     "openai", [("arguments-schema-mismatch", 1, "input[1]"), ("missing-tool-response", 1, "input[1]")],
+     None),
     ("output is an object", [U, fc("call_a"), out("call_a", {"temp": 18})], "openai",
      [("content-wrong-type", 2, "input[2]")],
      "Invalid type for 'input[2].output': expected one of a string or array of input content "

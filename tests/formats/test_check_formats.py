@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from agentdbg.cli import app
 from agentdbg.transcript import Redactor, TranscriptWriter
+from agentdbg.transcript.events import Header
 
 runner = CliRunner()
 Q = {"role": "user", "content": "北京和上海哪个更热?"}
@@ -124,8 +125,8 @@ def test_tool_checks_skipped_are_said_plain_and_json(tmp_path):
 def transcript(tmp_path, requests: list[list], final_reply: dict, *, name="t.jsonl", api="chat"):
     """A transcript as the proxy writes one: a request event per list of messages sent."""
     path = tmp_path / name
-    w = TranscriptWriter(path, {"model": "m", "provider": "proxy", "tools": [], "api": api,
-                                "initial_messages": requests[0]}, Redactor())
+    w = TranscriptWriter(path, Header(model="m", provider="proxy", tools=[], api=api,
+                                      initial_messages=requests[0]), Redactor())
     for turn, messages in enumerate(requests, start=1):
         w("request", {"turn": turn, "messages": messages, "params": {}})
         w("response", {"turn": turn, "message": final_reply if turn == len(requests) else
@@ -154,8 +155,8 @@ def test_a_transcript_is_judged_by_the_requests_it_sent(tmp_path):
 def test_a_responses_transcript_is_judged_natively(tmp_path):
     items = RESPONSES["input"]
     path = tmp_path / "r.jsonl"
-    w = TranscriptWriter(path, {"model": "m", "provider": "proxy", "tools": [], "api": "responses",
-                                "initial_messages": [Q]}, Redactor())
+    w = TranscriptWriter(path, Header(model="m", provider="proxy", tools=[], api="responses",
+                                      initial_messages=[Q]), Redactor())
     w("request", {"turn": 1, "messages": [Q], "params": {}, "body": {"model": "m", "input": items}})
     w.close()
     code, doc = findings(str(path))

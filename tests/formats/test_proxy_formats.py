@@ -93,9 +93,9 @@ def test_a_responses_loop_is_clean_relayed_identically_and_replayable(stack, str
     assert "杭州转运中心" in text
     s.stop()                                   # the transcript's stop event is written now
     (t,) = s.transcripts()
-    assert t.header["api"] == "responses" and t.header["tools"][0]["function"]["name"] == "query_order"
-    requests = [e for e in t.events if e["type"] == "request"]
-    assert len(requests) == 3 and all(not e["findings"] for e in requests)
+    assert t.header.api == "responses" and t.header.tools[0]["function"]["name"] == "query_order"
+    requests = [e for e in t.events if e.event_type == "request"]
+    assert len(requests) == 3 and all(not e.findings for e in requests)
     assert s.verdicts() == ["✓ no findings"] * 3
     assert "Responses API" in s.out and "✓ answered at [2]" in s.out and "✓ answers [1]" in s.out
     if stream:
@@ -104,7 +104,7 @@ def test_a_responses_loop_is_clean_relayed_identically_and_replayable(stack, str
         r = agentdbg(command, str(t.path))
         assert r.returncode == 0, r.stdout[-800:] + r.stderr
     s2 = stack()
-    resend_both_ways(s2, "/responses", [e["body"] for e in requests],
+    resend_both_ways(s2, "/responses", [e.body for e in requests],
                      {"authorization": f"Bearer {SECRET}"})
     s2.stop()
     for path in s.tmp.rglob("*"):
@@ -119,8 +119,8 @@ def test_an_anthropic_loop_is_clean_relayed_identically_and_replayable(stack, st
     assert "杭州转运中心" in text
     s.stop()
     (t,) = s.transcripts()
-    assert t.header["api"] == "anthropic"
-    requests = [e for e in t.events if e["type"] == "request"]
+    assert t.header.api == "anthropic"
+    requests = [e for e in t.events if e.event_type == "request"]
     assert len(requests) == 3 and s.verdicts() == ["✓ no findings"] * 3
     assert "Anthropic Messages" in s.out and "✓ answered at [2].content[0]" in s.out
     if stream:
@@ -129,7 +129,7 @@ def test_an_anthropic_loop_is_clean_relayed_identically_and_replayable(stack, st
         r = agentdbg(command, str(t.path))
         assert r.returncode == 0, r.stdout[-800:] + r.stderr
     s2 = stack()
-    resend_both_ways(s2, "/messages", [e["body"] for e in requests],
+    resend_both_ways(s2, "/messages", [e.body for e in requests],
                      {"x-api-key": SECRET, "anthropic-version": "2023-06-01"})
     s2.stop()
     for path in s.tmp.rglob("*"):
@@ -226,7 +226,7 @@ def test_a_chain_is_judged_with_what_the_proxy_saw_and_says_when_it_did_not(stac
     assert f"Duplicate item found with id {call.id}." in flat
     assert s.verdicts()[3] == "✓ no findings"
     assert f"continues {elsewhere.id} (previous_response_id), which this proxy did not see" in flat
-    (t,) = [t for t in s.transcripts() if len([e for e in t.events if e["type"] == "request"]) == 3]
+    (t,) = [t for t in s.transcripts() if len([e for e in t.events if e.event_type == "request"]) == 3]
     assert agentdbg("check", str(t.path)).returncode == 1   # the duplicate, judged from the transcript
 
 
@@ -269,7 +269,7 @@ def test_report_export_and_assertions_judge_a_recording_in_its_own_format(stack,
     s.stop()
     assert s.verdicts() == ["✓ no findings"] * 3
     clean = s.transcripts()
-    assert clean and all(t.header["api"] == "responses" for t in clean)
+    assert clean and all(t.header.api == "responses" for t in clean)
     for t in clean:
         assert agentdbg("check", str(t.path)).returncode == 0
         assert read_run(t.path).findings() == []

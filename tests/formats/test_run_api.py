@@ -15,6 +15,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
+from agentdbg.toolspec import bundled_tools_path
 from agentdbg.transcript import load_transcript
 
 
@@ -30,7 +31,7 @@ def agentdbg(*args, cwd=None):
                           cwd=cwd, env={**os.environ, "COLUMNS": "120", "NO_COLOR": "1"})
 
 
-@pytest.mark.parametrize("api", ["responses", "anthropic"])
+@pytest.mark.parametrize("api", ["responses", "anthropic", "gemini"])
 def test_run_over_the_format_records_it_and_replays(serve, tmp_path, api):
     saved = tmp_path / f"{api}.jsonl"
     r = agentdbg("run", QUESTION, "--api", api, "--model", "m", "--base-url", serve.url,
@@ -39,7 +40,8 @@ def test_run_over_the_format_records_it_and_replays(serve, tmp_path, api):
     run = json.loads(r.stdout)
     assert "杭州转运中心已发出" in run["answer"]
     t = load_transcript(saved)
-    assert t.header["api"] == api and t.header["provider"] in ("openai-responses", "anthropic")
+    assert t.header.api == api and t.header.provider in ("openai-responses", "anthropic",
+                                                         "gemini")
     # each assistant message keeps the native items it came from, for the next request
     assert all("wire" in m for m in t.final_messages() if m["role"] == "assistant")
     replay = agentdbg("replay", str(saved), "--json")
@@ -48,10 +50,9 @@ def test_run_over_the_format_records_it_and_replays(serve, tmp_path, api):
     check = agentdbg("check", str(saved), "--json")
     assert check.returncode == 0 and json.loads(check.stdout) == {"ok": True, "findings": []}
     fork = agentdbg("replay", str(saved), "--from", "2", "--tools",
-                    str(os.path.join(os.path.dirname(__import__("agentdbg").__file__), "samples",
-                                     "tools.yaml")), "--save", str(tmp_path / "fork.jsonl"))
+                    str(bundled_tools_path()), "--save", str(tmp_path / "fork.jsonl"))
     assert fork.returncode == 0, fork.stderr
-    assert load_transcript(tmp_path / "fork.jsonl").header["parent"]["path"].endswith(saved.name)
+    assert load_transcript(tmp_path / "fork.jsonl").header.parent.path.endswith(saved.name)
 
 
 def test_the_pre_send_check_judges_the_native_body(serve, tmp_path):

@@ -43,6 +43,16 @@ class Runs:
         return run_app(app, self.envs.python(app.env), self.factory.mktemp(label), *flags, times=times)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each app's test names the environment it runs in (``tests/provision.py`` builds the
+    selected ones before the first test, saying so) and is slow (``-m "not slow"`` leaves it out)."""
+    for item in items:
+        app = getattr(getattr(item, "callspec", None), "params", {}).get("app")
+        if isinstance(app, App):
+            item.add_marker(pytest.mark.framework_env(app.env))
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def envs() -> Envs:
     return Envs()

@@ -60,6 +60,11 @@ class Env:
         return self.path / "bin" / "python"
 
 
+def ready(name: str) -> bool:
+    """The environment for ``name`` is built and cached (``ensure`` would reuse it)."""
+    return (cache_root() / f"{name}-{key(name)}" / READY).is_file()
+
+
 def ensure(name: str, *, fresh: bool = False) -> Env:
     """The environment for ``name``: reused when ready, else built (under a lock)."""
     root = cache_root()

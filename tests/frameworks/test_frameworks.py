@@ -21,6 +21,7 @@ from fw_apps import ALL, LOCATION, MISUSES, App
 from fw_stack import KEY, Proc, Run, agentdbg_env
 
 from agentdbg.transcript import load_transcript, messages_over_time
+from agentdbg.transcript.events import Request
 
 PLAIN = [a for a in ALL if "--stream" not in a.args and "--stream-helper" not in a.args]
 ENDPOINT = {"chat": "/chat/completions", "responses": "/responses", "messages": "/messages"}
@@ -79,7 +80,7 @@ def test_two_runs_through_one_proxy_are_two_conversations(runs, app: App):
     assert run.returncode == 0, run.describe()
     files = saved(run)
     assert len(files) == 2, [p.name for p in files]
-    turns = [sum(1 for e in load_transcript(p).events if e["type"] == "request") for p in files]
+    turns = [sum(1 for e in load_transcript(p).events if e.event_type == "request") for p in files]
     assert turns[0] == turns[1], f"the two runs were filed as conversations of {turns} requests"
     for path in files:
         replay = agentdbg(run, "replay", str(path))
@@ -161,16 +162,16 @@ def test_misuse_is_reported_with_its_rule(runs, app: App, flag: str, rules: tupl
 def recorded_bodies(path: Path, wire: str) -> list[dict]:
     """The request bodies a proxy transcript records, rebuilt from its request events."""
     transcript = load_transcript(path)
-    requests = [e for e in transcript.events if e["type"] == "request"]
-    if wire != "chat" or any("prefix" not in e for e in requests):
-        bodies = [e.get("body") for e in requests]
+    requests = [e for e in transcript.events if isinstance(e, Request)]
+    if wire != "chat":
+        bodies = [e.body for e in requests]
         assert all(isinstance(b, dict) for b in bodies), \
             f"{path.name}: its request events carry no {wire} request body to re-send"
         return bodies
-    tools = transcript.header.get("tools") or []
+    tools = transcript.header.tools or []
     out = []
     for event, messages in zip(requests, messages_over_time(transcript.events)):
-        body = {**event["params"], "messages": messages}
+        body = {**event.param_map, "messages": messages}
         if tools:
             body["tools"] = tools
         out.append(body)

@@ -50,6 +50,7 @@ def test_tools_file_not_a_mapping_and_empty(tmp_path):
         one_line_error(runner.invoke(app, ["tools"]), needle)
 
 
+@pytest.mark.slow
 def test_deeply_nested_yaml_and_json(tmp_path):
     (tmp_path / "tools.yaml").write_text("version: 1\ntools: " + "[" * 50000 + "]" * 50000 + "\n")
     one_line_error(runner.invoke(app, ["tools"]), "tools.yaml")
@@ -79,9 +80,9 @@ def test_invalid_utf8_everywhere(tmp_path):
 
 def test_unknown_versions(tmp_path):
     (tmp_path / "t.jsonl").write_text(json.dumps(
-        {"type": "header", "format": "agentdbg-transcript", "version": 2}) + "\n")
-    one_line_error(runner.invoke(app, ["replay", "t.jsonl"]), "unsupported transcript version 2")
-    one_line_error(runner.invoke(app, ["check", "t.jsonl"]), "unsupported transcript version 2")
+        {"type": "header", "format": "agentdbg-transcript", "version": 3}) + "\n")
+    one_line_error(runner.invoke(app, ["replay", "t.jsonl"]), "unsupported transcript version 3")
+    one_line_error(runner.invoke(app, ["check", "t.jsonl"]), "unsupported transcript version 3")
 
 
 def test_script_wrong_types(tmp_path):

@@ -126,7 +126,7 @@ def test_bounded_retries_with_backoff(model_server, tmp_path):
     r = run(model_server, "--retries", "1", save=save)
     assert r.exit_code == 7
     t = load_transcript(save)
-    assert [e["type"] for e in t.events] == ["request", "model_error", "stop"]
+    assert [e.event_type for e in t.events] == ["request", "model_error", "stop"]
 
 
 def test_key_echoed_by_the_server_is_never_shown(model_server, tmp_path):
@@ -167,7 +167,7 @@ def test_failure_midway_keeps_the_transcript(model_server, tmp_path):
     save = tmp_path / "m.jsonl"
     r = run(model_server, save=save)
     assert r.exit_code == 7
-    types = [e["type"] for e in load_transcript(save).events]
+    types = [e.event_type for e in load_transcript(save).events]
     assert types == ["request", "response", "tool", "request", "model_error", "stop"]
 
 

@@ -268,9 +268,9 @@ def test_the_proxy_analyses_bodies_with_non_string_ids(tmp_path_factory):
 def streamed(wire_name: str) -> list[tuple[dict, list[bytes]]]:
     """Each exchange of one conversation in ``wire_name``: its request, and its response as
     the server-sent events of a real stream (the encoders serve uses)."""
-    from agentdbg.server.wires import WIRES
+    from agentdbg.wire.codec import get as codec
 
-    wire = WIRES[wire_name]
+    wire = codec(wire_name)
     out = []
     for request, response in proxy_exchanges(wire_name):
         reply = wire.reply(response)
@@ -323,7 +323,7 @@ def test_streams_with_events_of_any_shape_are_recorded_with_notes(tmp_path_facto
     """A relayed stream whose events are arrays, strings, numbers or objects of the wrong shape:
     the analysis reads what it can, notes the rest, and records the request and the response."""
     from agentdbg.server.proxy.reading import read_reply
-    from agentdbg.server.wires import WIRES
+    from agentdbg.wire.codec import get as codec
 
     bases = {w: streamed(w) for w in EXCHANGES}
 
@@ -333,7 +333,7 @@ def test_streams_with_events_of_any_shape_are_recorded_with_notes(tmp_path_facto
     def relayed(wire, data):
         exchanges = [(request, data.draw(odd_stream(events))) for request, events in bases[wire]]
         for _, stream in exchanges:
-            read_reply(WIRES[wire], 200, stream, True)     # never raises
+            read_reply(codec(wire), 200, stream, True)     # never raises
         paths, printed = analyse(wire, exchanges, tmp_path_factory.mktemp("s"), stream=True)
         # the analysis got through (an event it could not read is the stream's note, not this)
         assert not [line for line in printed if line.startswith("agentdbg could not")], printed

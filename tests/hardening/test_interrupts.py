@@ -59,8 +59,8 @@ def test_signal_during_parallel_tools(tmp_path, sig, code, detail):
     assert proc.returncode == code, err.decode()
     assert b"Traceback" not in err
     t = load_transcript(save)
-    assert t.stop["reason"] == "cancelled" and t.stop["detail"] == detail
-    assert len(t.events[1]["message"]["tool_calls"]) == 2  # both calls were in flight
+    assert t.stop.reason == "cancelled" and t.stop.detail == detail
+    assert len(t.events[1].message["tool_calls"]) == 2  # both calls were in flight
 
 
 def test_ctrl_c_during_a_model_request(tmp_path):
@@ -77,7 +77,7 @@ def test_ctrl_c_during_a_model_request(tmp_path):
     finally:
         server.stop()
     assert proc.returncode == 130 and b"stop: cancelled" in out
-    assert load_transcript(save).stop["reason"] == "cancelled"
+    assert load_transcript(save).stop.reason == "cancelled"
 
 
 def test_full_disk_in_batch_keeps_the_run(tmp_path):

@@ -13,6 +13,8 @@ import urllib.request
 import pytest
 from proxy_helpers import COMPLETION, Proxy, Upstream, chunk, sse
 
+from agentdbg.transcript import load_transcript
+
 KEY = "azure-0123456789-SECRET-abcdef"
 
 
@@ -209,7 +211,8 @@ def test_a_request_nested_400_deep_is_recorded(upstream, proxies):
     (path,) = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
     events = events_of(path)
     assert [e["type"] for e in events] == ["header", "request", "response", "stop"]
-    assert json.dumps(events[1]["append"][0]["content"]) == "[" * 400 + "]" * 400
+    request = load_transcript(path).events[0]   # the messages it sent, rebuilt by the reader
+    assert json.dumps(request.messages[0]["content"]) == "[" * 400 + "]" * 400
     assert events[2]["message"]["content"] == "hello"
     for args in (["replay", str(path), "--json"], ["check", str(path)]):
         r = CliRunner().invoke(app, args)
@@ -291,7 +294,7 @@ def test_a_finish_reason_or_usage_a_transcript_cannot_hold_is_noted(tmp_path):
     exchanges[0][1]["usage"] = {"prompt_tokens": "many", "completion_tokens": 1}
     (path,), _ = analyse("chat", exchanges, tmp_path)
     response = next(e for e in events_of(path) if e["type"] == "response")
-    assert response["finish_reason"] is None and response["usage"] == {"completion_tokens": 1}
+    assert response.get("finish_reason") is None and response["usage"] == {"completion_tokens": 1}
     assert response["note"] == ('usage.prompt_tokens "many" is not a number: not recorded; '
                                 "finish_reason 5 is not a string: not recorded")
     r = CliRunner().invoke(app, ["replay", str(path), "--json"])    # the transcript reads back
@@ -317,6 +320,8 @@ def test_a_killed_proxy_leaves_no_analyst_behind_and_loses_no_exchange(upstream,
         time.sleep(0.1)
     alive = Path(f"/proc/{analyst}").exists() and Path(f"/proc/{analyst}/stat").read_text().split()[2] != "Z"
     assert not alive, "the analyst outlived the proxy"
+    spool = proxy.log.parent / "agentdbg-home" / "spool"
+    assert list(spool.glob("proxy-*")) == []               # its backlog folder went with it
     saved = sorted((proxy.log.parent / "saved").glob("*.jsonl"))
     assert len(saved) == 3                      # the last one may have lost its response
     for path in saved:
@@ -348,7 +353,7 @@ def test_ctrl_c_with_a_request_in_flight_records_the_request(upstream, proxies):
     assert len(saved) == 2, output
     events = [json.loads(line) for line in saved[1].read_text(encoding="utf-8").splitlines()]
     assert [e["type"] for e in events] == ["header", "request", "stop"]
-    assert events[1]["append"] == [{"role": "user", "content": "question 2"}]
+    assert load_transcript(saved[1]).events[0].messages == [{"role": "user", "content": "question 2"}]
     assert events[2]["reason"] == "cancelled"
     assert events[2]["detail"] == "the proxy stopped before request 1 was answered"
 
@@ -408,7 +413,7 @@ def test_a_failure_of_the_proxy_itself_is_a_json_500_and_one_line():
 
     async def call():
         transport = httpx.ASGITransport(app=proxy.starlette())
-        async with httpx.AsyncClient(transport=transport, base_url="http://proxy") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             return await client.post("/v1/chat/completions", json=chat())
     resp = asyncio.run(call())
     assert resp.status_code == 500 and resp.headers["content-type"] == "application/json"

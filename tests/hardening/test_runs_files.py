@@ -154,7 +154,7 @@ def test_retention_keeps_the_transcript_of_an_open_step_session(tmp_path):
     events = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
     assert [e["type"] for e in events].count("stop") == 2 and events[-1]["type"] == "stop"
     # the session has ended: now its transcript is finished, and the oldest
-    other = agentdbg("run", "Where is ORD-2026-001", "--keep-runs", "1", cwd=tmp_path)
+    other = agentdbg("run", "Where is ORD-2026-001", "--keep-runs", "1", "--debug", cwd=tmp_path)
     _, err = other.communicate(timeout=60)
     assert "removed 2 older one(s)" in err and not session.exists()
 
@@ -180,7 +180,7 @@ def test_retention_skips_transcripts_a_second_process_holds_without_keeping_them
     finally:
         holder.communicate(timeout=30)  # it ends without letting go: as if killed
     assert [p.name for p in runs.glob(".*")], "its claim is left behind, no longer held"
-    r = runner.invoke(app, ["run", "what is the weather in Paris?", "--keep-runs", "1"])
+    r = runner.invoke(app, ["run", "what is the weather in Paris?", "--keep-runs", "1", "--debug"])
     assert "removed 2 older one(s)" in r.stderr and not held.exists()
     assert not list(runs.glob(".*")), "a claim nobody holds is removed"
 
@@ -200,7 +200,7 @@ def test_a_stop_nested_in_the_last_event_is_not_the_end(tmp_path):
     cut.write_text("\n".join(lines), encoding="utf-8")  # the stop line's newline not written yet
     for path in (nested, cut):
         os.utime(path, (time.time() - 2000, time.time() - 2000))
-    r = runner.invoke(app, ["run", "what is the weather in Paris?", "--keep-runs", "1"])
+    r = runner.invoke(app, ["run", "what is the weather in Paris?", "--keep-runs", "1", "--debug"])
     assert "removed 1 older one(s)" in r.stderr, r.output
     assert not base.exists() and nested.exists() and cut.exists()
 
@@ -244,7 +244,7 @@ def test_a_running_proxy_conversation_that_nests_a_stop_is_kept(tmp_path):
 
 # -- replay never writes over what it plays ---------------------------------------------------
 
-SAMPLE_TOOLS = str(Path(__file__).resolve().parents[2] / "agentdbg" / "samples" / "tools.yaml")
+SAMPLE_TOOLS = str(Path(__file__).resolve().parents[2] / "tools.yaml")
 
 
 @pytest.mark.parametrize("mode", [[], ["--json"], ["--step"], ["--from", "1", "--tools", SAMPLE_TOOLS]])

@@ -59,7 +59,7 @@ def test_replay_never_reruns_side_effects(tmp_path):
     (tmp_path / "s.yaml").write_text(SCRIPT)
     path = tmp_path / "e.jsonl"
     runner.invoke(app, ["run", "q", "--script", "s.yaml", "--approve", "all", "--save", str(path)])
-    import agentdbg.samples.shop as shop
+    from sample_tools import shop  # the sample's folder is on sys.path since the run above
     shop._OUTBOX.clear()
     r = runner.invoke(app, ["replay", str(path)])
     assert r.exit_code == 0 and shop._OUTBOX == {}  # nothing was sent again

@@ -171,13 +171,24 @@ def test_record_trust_is_what_init_calls(clone, hits):
 
 
 def copy_of_the_sample(folder):
-    """The sample's folder as agentdbg ships it (the tools file and what it runs), as a
-    checkout holds it: the README's first command runs there."""
+    """The sample as agentdbg ships it — its tools file, the packages of its handlers and the
+    scripts its commands run — laid out as a fresh checkout holds it: the README's first
+    command runs there."""
+    from agentdbg.toolspec import load_tools
+
     bundled = bundled_tools_path()
-    shutil.copytree(bundled.parent, folder, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    if bundled.name != "tools.yaml":
-        shutil.copy(bundled, folder / "tools.yaml")
+    home = bundled.parent
+    shutil.copy(bundled, folder / "tools.yaml")
+    tools = load_tools(bundled, resolve=False).tools
+    for top in {t.handler.split(".")[0].split(":")[0] for t in tools if t.handler_kind == "python"}:
+        if (home / top).is_dir():
+            shutil.copytree(home / top, folder / top, ignore=shutil.ignore_patterns("__pycache__"))
+        elif (home / f"{top}.py").is_file():
+            shutil.copy(home / f"{top}.py", folder / f"{top}.py")
+    for word in {w for t in tools if t.handler_kind == "command" for w in t.handler}:
+        if (home / word).is_file():
+            (folder / word).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(home / word, folder / word)
 
 
 def test_agentdbgs_own_sample_runs_without_asking(tmp_path, monkeypatch):
@@ -187,9 +198,20 @@ def test_agentdbgs_own_sample_runs_without_asking(tmp_path, monkeypatch):
     r = runner.invoke(app, ["run", "订单 ORD-2026-001 到哪里了?"])
     assert r.exit_code == 0 and r.stderr == "", r.output
     assert "from: agentdbg's sample tools" in r.stdout and "杭州转运中心已发出" in r.stdout
-    (tmp_path / "inventory_cmd.py").write_text("print('{}')\n")       # not the shipped script
+    script = next(tmp_path.rglob("inventory_cmd.py"))
+    script.write_text("print('{}')\n")                                # not the shipped script
     r = runner.invoke(app, ["run", "订单 ORD-2026-001 到哪里了?"])
     assert "tools.yaml is not trusted" in r.stderr
+
+
+def test_a_file_init_wrote_runs_without_asking(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["init"]).exit_code == 0
+    r = runner.invoke(app, ["run", "What is the weather in Paris?"])
+    assert r.exit_code == 0 and "not trusted" not in r.output, r.output
+    assert "from: tools.yaml (trusted)" in r.stdout and "cloudy" in r.stdout
+    (tmp_path / "handlers.py").write_text((tmp_path / "handlers.py").read_text() + "# edited\n")
+    assert "tools.yaml is not trusted" in runner.invoke(app, ["run", "Weather in Paris?"]).stderr
 
 
 def test_the_pytest_plugin_never_falls_back_to_the_folders_tools_file(clone, tmp_path):

@@ -208,7 +208,8 @@ def test_the_unmutated_recording_replays(tmp_path):
 
 def test_a_stop_event_without_messages_is_read_from_the_requests(tmp_path):
     events = recording_events()
-    events[-1].pop("messages")
+    for key in ("messages", "prefix", "append"):   # version 1 held them whole, 2 as a request
+        events[-1].pop(key, None)
     path = write_events(tmp_path / "t.jsonl", events)
     for args in (["replay", path], ["check", path], ["replay", path, "--json"]):
         r = runner.invoke(app, args)
@@ -286,7 +287,7 @@ def test_a_recorded_mcp_server_named_by_a_list_is_named_in_a_live_replay(tmp_pat
     events[0]["mcp_servers"] = [{"name": [], "transport": "stdio", "command": "x", "args": []}]
     path = write_events(tmp_path / "t.jsonl", events)
     r = runner.invoke(app, ["replay", path, "--live-tools",
-                            "--tools", str(ROOT / "agentdbg" / "samples" / "tools.yaml")])
+                            "--tools", str(ROOT / "tools.yaml")])
     assert r.exit_code == 0, r.output
     assert "the recording used MCP server '[]' (--mcp 'x')" in r.stderr
 
@@ -303,9 +304,10 @@ def nested(depth: int, leaf):
 
 def test_an_event_nested_past_the_stack_is_redacted_and_written_whole(tmp_path):
     from agentdbg.transcript import Redactor, TranscriptWriter
+    from agentdbg.transcript.events import Header
 
     key = "sk-deep-0123456789abcdefghij"
-    writer = TranscriptWriter(tmp_path / "t.jsonl", {"model": "m"}, Redactor(secrets=[key]))
+    writer = TranscriptWriter(tmp_path / "t.jsonl", Header(model="m"), Redactor(secrets=[key]))
     writer("note", {"content": nested(5000, {"k": f"the key {key}", "n": 1.5, "ok": True})})
     writer.close()
     line = (tmp_path / "t.jsonl").read_text(encoding="utf-8").split("\n")[1]

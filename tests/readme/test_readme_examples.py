@@ -1,8 +1,10 @@
-"""README.md cannot drift from the program: its example blocks are what their commands
-print now (``tools/readme_examples.py`` regenerates them), and the "Debug your own app"
-recipe runs as written, on a machine with no API key."""
+"""README.md and the documentation pages cannot drift from the program: their example blocks
+are what their commands print now (``scripts/docs_examples.py`` regenerates them), the "Debug
+your own app" recipe runs as written on a machine with no API key, and the site builds with
+``mkdocs build --strict``."""
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("readme_examples", ROOT / "tools" / "readme_examples.py")
+_spec = importlib.util.spec_from_file_location("readme_examples", ROOT / "scripts" / "docs_examples.py")
 readme = importlib.util.module_from_spec(_spec)
 sys.modules["readme_examples"] = readme  # dataclasses look their module up
 _spec.loader.exec_module(readme)
@@ -20,21 +22,52 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs bash and 
 
 
 def test_every_output_block_is_an_example_with_its_command():
+    names = set()
+    for page in readme.pages():
+        text = page.read_text(encoding="utf-8")
+        lines = text.split("\n")
+        marked = {b.start - 1 for b in readme.blocks(text, str(page))}
+        outputs = [i for i, line in enumerate(lines) if line.strip() == "```text"]
+        # program output is never hand-written
+        assert all(i in marked for i in outputs), (page, [lines[i - 1] for i in outputs if i not in marked])
+        names |= {b.name for b in readme.blocks(text, str(page)) if b.kind == "example"}
+    assert names == set(readme.EXAMPLES)
+
+
+def test_the_pages_are_the_readme_and_the_site_without_the_drafts():
+    pages = [str(p.relative_to(ROOT)) for p in readme.pages()]
+    assert pages[0] == "README.md" and "docs/commands/run.md" in pages
+    assert not [p for p in pages if p.startswith("docs/notes/")]
+
+
+def test_the_readme_is_a_landing_page():
     text = readme.README.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    marked = {b.start - 1 for b in readme.blocks(text)}
-    outputs = [i for i, line in enumerate(lines) if line.strip() == "```text"]
-    assert outputs and all(i in marked for i in outputs), \
-        [lines[i - 1] for i in outputs if i not in marked]  # program output is never hand-written
-    names = [b.name for b in readme.blocks(text) if b.kind == "example"]
-    assert sorted(names) == sorted(readme.EXAMPLES)
+    assert len(text.splitlines()) < 250
+    assert "pip install -e . && agentdbg run" in text and "pip install -e '.[test]' && python -m pytest -q" in text
+    for start in ("## Quick start 1", "## Quick start 2", "## Quick start 3"):
+        assert start in text
+    flat = " ".join(text.split())
+    assert ("offline model** unless `--model` (or `AGENTDBG_MODEL`) names one — even when "
+            "`OPENAI_API_KEY` is set") in flat
 
 
+@pytest.mark.slow
+def test_the_site_builds_strictly(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = (tmp_path / "site" / "commands" / "init" / "index.html").read_text(encoding="utf-8")
+    assert "wrote tools.yaml (1 tool(s): get_weather) and handlers.py" in page
+
+
+@pytest.mark.slow
 def test_readme_examples_are_what_the_commands_print():
     diff = readme.differences()
-    assert not diff, "README.md differs; run python tools/readme_examples.py and read the diff\n" + diff
+    assert not diff, "a page differs; run python scripts/docs_examples.py and read the diff\n" + diff
 
 
+@pytest.mark.slow
 def test_the_debug_your_own_app_recipe_runs_as_written():
     commands = readme.recipe_commands()
     assert any(c.startswith("python examples/agent_app.py") for c in commands)
@@ -84,7 +117,7 @@ def test_only_the_mcp_examples_are_compared_without_their_line_breaks():
 
 
 def test_the_script_checks_from_the_command_line():
-    done = subprocess.run([sys.executable, str(ROOT / "tools" / "readme_examples.py"), "--check",
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "docs_examples.py"), "--check",
                            "check-missing-assistant"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"match what the commands print", done.stdout)

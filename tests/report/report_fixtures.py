@@ -74,7 +74,7 @@ def step_session(path: Path) -> None:
     from agentdbg.toolspec import load_tools
     from agentdbg.transcript import start_transcript
 
-    tools = load_tools(ROOT / "agentdbg" / "samples" / "tools.yaml")
+    tools = load_tools(ROOT / "tools.yaml")
     session = Session.for_question(OfflineModel(), tools, ORDER_Q,
                                    RunConfig(approve="ask", stop_on_invalid=False),
                                    precheck=check_model_request)
@@ -164,7 +164,7 @@ def make_all(folder: Path) -> dict[str, Path]:
                     check=False)
     assert proc.returncode == 3, proc.stderr
     out["fork"] = folder / "fork.jsonl"
-    agentdbg("replay", out["run"], "--from", "2", "--tools", ROOT / "agentdbg" / "samples" / "tools.yaml", "--save", out["fork"], env=env, cwd=folder)
+    agentdbg("replay", out["run"], "--from", "2", "--tools", ROOT / "tools.yaml", "--save", out["fork"], env=env, cwd=folder)
     out["replay"] = folder / "replayed.jsonl"
     agentdbg("replay", out["run"], "--save", out["replay"], env=env, cwd=folder)
     evil = folder / "evil"

@@ -93,7 +93,7 @@ def test_step_modes_usage_counts_the_request_about_to_be_sent():
     from agentdbg.providers.offline import OfflineModel
     from agentdbg.toolspec import load_tools
 
-    tools = load_tools(ROOT / "agentdbg" / "samples" / "tools.yaml")
+    tools = load_tools(ROOT / "tools.yaml")
     session = Session.for_question(OfflineModel(), tools, "订单 ORD-2026-001 到哪里了?",
                                    RunConfig(), system="你是客服。")
     session.step()

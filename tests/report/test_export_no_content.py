@@ -50,9 +50,14 @@ def sent_unanswered(path):
     unanswered in the next request, so the checker judges its arguments (the finding's
     message quotes their values)."""
     events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    removed = 0
     for e in events:
-        if e.get("append"):
-            e["append"] = [m for m in e["append"] if m.get("role") != "tool"]
+        if e["type"] == "stop" and isinstance(e.get("prefix"), int):
+            e["prefix"] -= removed            # the stop goes on from the last request as sent
+        elif e.get("append"):
+            kept = [m for m in e["append"] if m.get("role") != "tool"]
+            removed = len(e["append"]) - len(kept)
+            e["append"] = kept
     path.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
     return path
 

@@ -43,11 +43,11 @@ def test_a_run_is_one_agent_span_with_chat_and_tool_children(made):
     assert a[sc.OPERATION_NAME] == "invoke_agent" and a[sc.PROVIDER_NAME] == "agentdbg.offline"
     assert a[sc.STOP_REASON] == "completed"
     assert a[sc.CONVERSATION_ID] == conversation_id("order", False) != "order"   # no content
-    assert a[sc.USAGE_INPUT_TOKENS] == 278 and a[sc.USAGE_OUTPUT_TOKENS] == 152
+    assert a[sc.USAGE_INPUT_TOKENS] == 2072 and a[sc.USAGE_OUTPUT_TOKENS] == 152
     chat = sorted(names["chat offline"], key=lambda s: s.start_time_unix_nano)
     first = attributes(chat[0])
     assert first[sc.OPERATION_NAME] == "chat" and first[sc.REQUEST_MODEL] == "offline"
-    assert first[sc.USAGE_INPUT_TOKENS] == 14 and first[sc.USAGE_OUTPUT_TOKENS] == 45
+    assert first[sc.USAGE_INPUT_TOKENS] == 612 and first[sc.USAGE_OUTPUT_TOKENS] == 45
     assert first[sc.RESPONSE_FINISH_REASONS] == ["tool_calls"]
     assert attributes(chat[2])[sc.RESPONSE_FINISH_REASONS] == ["stop"]
     tool = attributes(names["execute_tool query_order"][0])
@@ -161,8 +161,10 @@ def test_delivery_failures_are_one_line(made):
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()                                   # nothing listens there now
-    with pytest.raises(ExportError, match=f"127.0.0.1:{port}/v1/traces: the OTLP receiver did not"):
+    with pytest.raises(ExportError) as refused:
         export_transcript(made["run"], otlp_url=f"http://127.0.0.1:{port}", timeout=1)
+    assert refused.value.message == (f"http://127.0.0.1:{port}/v1/traces: connection refused: nothing "
+                                     f"listens on 127.0.0.1:{port} (is the receiver running?)")
     with pytest.raises(ExportError, match="not an http"):
         export_transcript(made["run"], otlp_url="ftp://x")
 
@@ -173,7 +175,7 @@ def test_the_live_exporter_exports_a_session_as_it_runs():
     from agentdbg.providers.offline import OfflineModel
     from agentdbg.toolspec import load_tools
 
-    tools = load_tools(ROOT / "agentdbg" / "samples" / "tools.yaml")
+    tools = load_tools(ROOT / "tools.yaml")
     session = Session.for_question(OfflineModel(), tools, "北京和上海今天哪个更热?", RunConfig(),
                                    precheck=check_model_request)
     header = {"model": "offline", "provider": "offline", "base_url": None,

@@ -116,27 +116,61 @@ def test_a_folder_or_an_unwritable_output_is_one_line(made, tmp_path):
     assert "\n" not in info.value.message
 
 
-def test_odd_but_valid_json_events_never_crash(made, tmp_path):
-    """Events of the right type with fields of the wrong shape still render."""
+ODD_EVENTS = [   # (an event of the right kind with a field of the wrong type, the field named)
+    ({"type": "request", "seq": 1, "turn": "x", "prefix": 0, "append": []}, "'turn'"),
+    ({"type": "request", "seq": 1, "turn": 1, "prefix": "y", "append": []}, "'prefix'"),
+    ({"type": "request", "seq": 1, "prefix": 0, "append": {"not": "a list"}}, "'append'"),
+    ({"type": "request", "seq": 2, "turn": 2, "prefix": 0, "append": [1, None, "text"]}, "'append[0]'"),
+    ({"type": "request", "seq": 2, "turn": 2, "prefix": 0, "append": [], "params": ["a"]}, "'params'"),
+    ({"type": "response", "seq": 3, "message": "not a dict"}, "'message'"),
+    ({"type": "response", "seq": 3, "message": {}, "usage": 7}, "'usage'"),
+    ({"type": "response", "seq": 3, "message": {}, "latency_ms": "slow"}, "'latency_ms'"),
+    ({"type": "tool", "seq": 4, "tool_call_id": ["x"]}, "'tool_call_id'"),
+    ({"type": "tool", "seq": 4, "ok": "maybe"}, "'ok'"),
+    ({"type": "action", "seq": 5, "action": "edit", "index": "one"}, "'index'"),
+    ({"type": "blocked", "seq": 6, "findings": [1, {"rule": None}]}, "'findings[0]'"),
+    ({"type": "stop", "seq": 9, "reason": None}, "'reason'"),
+    ({"type": "stop", "seq": 9, "reason": "completed", "messages": {"x": 1}}, "'messages'"),
+]
+
+
+@pytest.mark.parametrize("event,field", ODD_EVENTS)
+def test_an_event_with_a_field_of_the_wrong_type_is_one_line_naming_it(made, tmp_path, event, field):
+    """The report reads transcripts as replay and check do (one reader): a field of the wrong
+    type is one line naming the line and the field, never a crash or a page drawn from junk."""
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    header = made["run"].read_text(encoding="utf-8").splitlines()[0]
+    path = tmp_path / "odd.jsonl"
+    path.write_text(header + "\n" + json.dumps(event) + "\n", encoding="utf-8")
+    with pytest.raises(AgentdbgError) as info:
+        render_report(path)
+    assert f"{path}:2: {event['type']} event" in info.value.message and field in info.value.message
+    r = CliRunner().invoke(app, ["report", str(path), "-o", str(tmp_path / "r.html")])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and field in r.stderr, r.output
+
+
+def test_events_of_unknown_kinds_and_odd_but_typed_values_render(made, tmp_path):
+    """What a newer writer may add (an unknown kind of event) is left alone; messages are data."""
     header = made["run"].read_text(encoding="utf-8").splitlines()[0]
     odd = [
-        {"type": "request", "seq": 1, "turn": "x", "prefix": "y", "append": {"not": "a list"}},
-        {"type": "request", "seq": 2, "turn": 2, "prefix": 0, "append": [1, None, "text", {"role": 5}],
-         "params": ["not", "a", "dict"]},
-        {"type": "response", "seq": 3, "message": "not a dict", "usage": 7, "latency_ms": "slow"},
-        {"type": "tool", "seq": 4, "tool_call_id": ["x"], "duration_ms": "long", "ok": "maybe"},
-        {"type": "action", "seq": 5, "action": "edit", "index": "one"},
-        {"type": "blocked", "seq": 6, "findings": [1, {"rule": None}]},
+        {"type": "request", "seq": 1, "turn": 1, "prefix": 0, "append": [{"role": 5}, {"content": []}]},
+        {"type": "response", "seq": 3, "message": {"role": "assistant", "content": "not a dict"},
+         "usage": {"prompt_tokens": None, "cached": [1]}},
+        {"type": "tool", "seq": 4, "tool_call_id": "x", "duration_ms": 5},
+        {"type": "blocked", "seq": 6, "findings": [{"rule": None}, {"rule": ["x"], "index": "one"}]},
         {"type": "model_error", "seq": 7},
-        {"type": "unknown-kind", "seq": 8},
-        {"type": "stop", "seq": 9, "reason": None, "messages": {"x": 1}},
+        {"type": "unknown-kind", "seq": 8, "what": [1]},
+        {"type": "stop", "seq": 9, "reason": "completed"},
     ]
     path = tmp_path / "odd.jsonl"
     path.write_text(header + "\n" + "".join(json.dumps(e) + "\n" for e in odd), encoding="utf-8")
     page = render_report(path)
     assert "not a dict" in page and "stopped:" in page
     run = read_run(path)
-    assert len(run.turns) == 2
+    assert len(run.turns) == 1
 
 
 def test_recorded_findings_of_the_wrong_shape_never_crash(made, tmp_path):
@@ -184,7 +218,8 @@ def _events():
 
 
 def test_generated_event_streams_never_crash_any_reader(made, tmp_path_factory):
-    """Whatever a transcript's events hold, report, diff, assertions and export only read it."""
+    """Whatever a transcript's events hold, report, diff, assertions and export only read it,
+    or refuse it in one line naming the line (a field of the wrong type: the one reader)."""
     from hypothesis import HealthCheck, given, settings
 
     from agentdbg.report.diff import diff_runs
@@ -200,7 +235,11 @@ def test_generated_event_streams_never_crash_any_reader(made, tmp_path_factory):
     def check(events):
         path = folder / "g.jsonl"
         path.write_text(header + "\n" + "".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-        run = read_run(path)
+        try:
+            run = read_run(path)
+        except InputError as exc:
+            assert "\n" not in exc.message and exc.message.startswith(f"{path}:"), exc.message
+            return
         assert render_report(run).startswith("<!DOCTYPE html>")
         diff_runs(base, run).to_dict()
         spans_of_run(run, content=True)

@@ -1,5 +1,7 @@
-"""The HTML report opened in real headless Chromium (Debian's /usr/bin/chromium, driven by
-Playwright), asserting on what a person sees. Chromium missing is a failure, not a skip."""
+"""The HTML report opened in real headless Chromium (Debian's /usr/bin/chromium, or
+``AGENTDBG_CHROMIUM``, driven by Playwright), asserting on what a person sees. The test command
+installs the browser when it is missing (``tests/provision.py``); when it cannot, these tests end
+in one failure saying how to install it, not an error each."""
 
 from __future__ import annotations
 
@@ -8,28 +10,28 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import provision
 import pytest
 
 from agentdbg.report.html import page, render_report
 
 from .report_fixtures import LONG_TAIL, ORDER_Q, SCRIPT_MARK
 
-CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); "
-                    "the report's browser tests need a real browser", pytrace=False)
+    chromium = provision.chromium_path()  # there: the test command provisioned it
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.fail("the playwright package is missing: pip install -e '.[report,test]'", pytrace=False)
+        pytest.fail("the playwright package is missing: pip install -e '.[test]'", pytrace=False)
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        b = p.chromium.launch(executable_path=chromium, args=FLAGS)
         yield b
         b.close()
 
@@ -66,7 +68,7 @@ def test_calls_results_and_pairing_labels_are_shown(browser, tmp_path, made):
     second = w.page.locator("#h0-m3").inner_text()
     assert "→ B call_o2" in second and "query_logistics" in second
     turn = w.page.locator("#turn-1").inner_text()
-    assert "turn 1 · 14 prompt + 45 completion = 59 tokens (estimated)" in turn
+    assert "turn 1 · 612 prompt + 45 completion = 657 tokens (estimated)" in turn
     assert "finish_reason=tool_calls" in turn
     assert "stopped: completed" in w.page.locator("#stop").inner_text()
     assert w.page.locator(".lab.l0, .lab.l1, .lab.l2, .lab.l3, .lab.l4, .lab.l5, .lab.l6, .lab.l7").count() == 4

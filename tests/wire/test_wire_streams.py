@@ -4,6 +4,7 @@ and never raise on garbage."""
 import itertools
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -201,6 +202,7 @@ EVENT_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-3, 5) | st.
                             max_leaves=10)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([
     "response.created", "response.output_item.added", "response.output_text.delta",

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from support import QuietServer
 
 from agentdbg.checker.formats import check_anthropic, check_responses
 from agentdbg.providers.base import ModelRequest
@@ -31,7 +33,7 @@ FORMATS = {
 }
 
 
-class WireServer(ThreadingHTTPServer):
+class WireServer(QuietServer):
     daemon_threads = True
 
     def __init__(self, reasoning: str | None = None):

@@ -21,6 +21,7 @@ from agentdbg.checker.formats.common import (
     registry,
     schema_mismatch,
 )
+from agentdbg.checker.rules.pairing import first_misplaced
 from agentdbg.schemas import budgeted
 from agentdbg.wire.common import canonical
 from agentdbg.wire.pairing import SERVER_CALLS, Turn, WirePairing, pair_anthropic
@@ -28,6 +29,20 @@ from agentdbg.wire.pairing import SERVER_CALLS, Turn, WirePairing, pair_anthropi
 ANTHROPIC_RULES = {**SHARED_RULES, **registry(
     "tool-result-not-first", "tool-use-id-format", "tool-use-input-not-object",
     "thinking-block-missing", "empty-text-block", "tool-names-not-unique", "max-tokens-missing")}
+
+#: what this format's checker reports, and how: E error, W warning, P under the profiles named
+REPORTS = {
+    **dict.fromkeys(("missing-tool-response", "orphan-tool-message", "tool-call-id-mismatch",
+                     "tool-message-missing-id", "tool-call-missing-id", "tool-call-malformed",
+                     "invalid-tool-name", "content-wrong-type", "bad-tool-choice",
+                     "duplicate-tool-call-id", "interleaved-message", "empty-messages",
+                     "tool-definition-nested", "tool-result-not-first", "tool-use-id-format",
+                     "tool-use-input-not-object", "empty-text-block", "tool-names-not-unique",
+                     "max-tokens-missing"), "E"),
+    **dict.fromkeys(("duplicate-tool-response", "unknown-tool", "arguments-schema-mismatch"), "W"),
+    "results-out-of-order": "P `positional`",
+    "thinking-block-missing": "P `anthropic-vertex`",
+}
 
 MISSING_TEXT = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
                 "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block "
@@ -65,7 +80,7 @@ def analyze_anthropic(body: dict | list, profile: str = "openai", *,
                 "messages: at least one message is required")
     names = _tools(ctx, body)
     _tool_choice(ctx, body, names)
-    _blocks(ctx, messages, names, body.get("tools"))
+    _blocks(ctx, messages, names, body.get("tools"), pairing)
     _pairing(ctx, messages, pairing, in_progress)
     _thinking(ctx, body, pairing)
     return ctx.sorted(), pairing
@@ -81,7 +96,8 @@ def _api_path(loc: tuple) -> str:
 
 # -- per block --------------------------------------------------------------------------------
 
-def _blocks(ctx: FormatCtx, messages: list[dict], names: dict | None, tools: Any) -> None:
+def _blocks(ctx: FormatCtx, messages: list[dict], names: dict | None, tools: Any,
+            pairing: WirePairing) -> None:
     last = len(messages) - 1
     seen: dict[str, tuple] = {}
     for i, m in enumerate(messages):
@@ -103,7 +119,10 @@ def _blocks(ctx: FormatCtx, messages: list[dict], names: dict | None, tools: Any
                         "block; drop it (a proxy turns content \"\" into one)",
                         "messages: text content blocks must be non-empty")
             elif kind == "tool_use":
-                _tool_use(ctx, i, j, block, names, seen)
+                # an answered call is history: its tool and arguments are not judged against
+                # today's tools (after a handoff they change legitimately), as in Chat Completions
+                answered = pairing.answer_of.get((i, j)) is not None
+                _tool_use(ctx, i, j, block, None if answered else names, seen)
             elif kind == "tool_result":
                 _tool_result(ctx, i, j, block)
 
@@ -260,18 +279,17 @@ def _interleaved(ctx: FormatCtx, p: WirePairing, turns: list[Turn], t: int, open
 def _out_of_order(ctx: FormatCtx, p: WirePairing, calls: list, results: list) -> None:
     if not ctx.on("results-out-of-order"):
         return
-    order = [calls.index(p.call_of[loc]) for loc, _ in results if p.call_of.get(loc) in calls
-             and p.status.get(loc) == "ok"]
-    for k in range(1, len(order)):
-        if order[k] < order[k - 1]:
-            loc = results[k][0]
-            expected = ", ".join(p.calls[c] or "" for c in calls)
-            found = ", ".join(p.results[r] or "" for r, _ in results)
-            ctx.add("results-out-of-order", loc[0], _path(loc), "tool_result blocks are not in "
-                    "tool_use order; Bedrock binds them by position: keep the calls' order",
-                    f"Expected toolResult blocks at messages.{loc[0]}.content for the following "
-                    f"Ids: {expected}, but found: {found}", p.results[loc])
-            return
+    answered = [(calls.index(p.call_of[loc]), loc) for loc, _ in results
+                if p.call_of.get(loc) in calls and p.status.get(loc) == "ok"]
+    k = first_misplaced([pos for pos, _ in answered])
+    if k is not None:
+        loc = answered[k][1]
+        expected = ", ".join(p.calls[c] or "" for c in calls)
+        found = ", ".join(p.results[r] or "" for r, _ in results)
+        ctx.add("results-out-of-order", loc[0], _path(loc), "tool_result blocks are not in "
+                "tool_use order; Bedrock binds them by position: keep the calls' order",
+                f"Expected toolResult blocks at messages.{loc[0]}.content for the following "
+                f"Ids: {expected}, but found: {found}", p.results[loc])
 
 
 def _bad_results(ctx: FormatCtx, p: WirePairing, claimed: set) -> None:

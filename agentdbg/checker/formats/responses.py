@@ -42,6 +42,21 @@ RESPONSES_RULES = {**SHARED_RULES, **registry(
     "reasoning-item-missing", "reasoning-without-following-item", "duplicate-item-id",
     "item-id-prefix", "item-not-persisted", "reasoning-item-malformed")}
 
+#: what this format's checker reports, and how: E error, W warning, P under the profiles named
+REPORTS = {
+    **dict.fromkeys(("missing-tool-response", "orphan-tool-message", "tool-call-id-mismatch",
+                     "tool-message-missing-id", "tool-call-missing-id", "tool-call-malformed",
+                     "invalid-tool-name", "content-wrong-type", "bad-tool-choice",
+                     "arguments-not-string", "strict-schema-invalid", "tool-definition-nested",
+                     "reasoning-without-following-item", "duplicate-item-id", "item-id-prefix",
+                     "item-not-persisted", "reasoning-item-malformed"), "E"),
+    **dict.fromkeys(("duplicate-tool-response", "duplicate-tool-call-id", "unknown-tool",
+                     "arguments-schema-mismatch"), "W"),
+    **dict.fromkeys(("arguments-invalid-json", "arguments-not-object"), "W (E under `vllm`, `qwen`)"),
+    "interleaved-message": "P `deepseek`, `deepseek-thinking`",
+    "reasoning-item-missing": "E (W with `store: false`)",
+}
+
 KIND_WORD = {"function_call": "function", "custom_tool_call": "custom tool",
              "computer_call": "computer", "local_shell_call": "local shell",
              "shell_call": "shell", "apply_patch_call": "apply patch"}
@@ -72,7 +87,10 @@ def analyze_responses(body: dict | list, profile: str = "openai", *, prior: list
     duplicated = check_item_ids(ctx, items, prior if continued else None)
     idless = [sum(cid is None for cid in pairing.calls.values())]   # precedence 1 of PROTOCOL.md
     for i, item in enumerate(items):
-        _item(ctx, i, item, schemas, body, idless)
+        # a call already answered is history: whether its tool and arguments fit today's tools
+        # is not judged (after a handoff the tools change legitimately), as in Chat Completions
+        answered = pairing.answer_of.get((i,)) is not None
+        _item(ctx, i, item, None if answered else schemas, body, idless)
     _pairing(ctx, items, pairing, in_progress, duplicated)
     check_reasoning(ctx, items, body, prior)
     if ctx.profile.name in ADJACENT_PROFILES:
@@ -334,7 +352,9 @@ def _schemas(body: dict) -> dict | None:
         return None
     out: dict[str, Any] = {}
     for t in tools:
-        if isinstance(t, dict) and t.get("type") == "function" and isinstance(t.get("name"), str):
+        if isinstance(t, dict) and isinstance(t.get("tools"), list):    # a namespace (Codex)
+            out.update({k: v for k, v in (_schemas({"tools": t["tools"]}) or {}).items()})
+        elif isinstance(t, dict) and t.get("type") == "function" and isinstance(t.get("name"), str):
             out[t["name"]] = t.get("parameters")
         elif isinstance(t, dict) and isinstance(t.get("function"), dict):
             out[str(t["function"].get("name"))] = t["function"].get("parameters")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agentdbg.checker.findings import ERROR, WARNING
 from agentdbg.checker.formats.common import FormatCtx, kind_of
+from agentdbg.wire.common import OUTPUT_END
 from agentdbg.wire.pairing import OUTPUT_CALL
 
 ID_PREFIX = {"message": "msg", "function_call": "fc", "function_call_output": "fc",
@@ -19,7 +20,7 @@ def model_output(item: dict) -> bool:
         return item.get("role") == "assistant"
     return isinstance(kind, str) and kind not in OUTPUT_CALL and not kind.endswith("_output") \
         and kind not in ("item_reference", "compaction", "compaction_trigger", "additional_tools",
-                         "mcp_approval_response")
+                         "mcp_approval_response", OUTPUT_END)
 
 
 def check_reasoning_shape(ctx: FormatCtx, i: int, item: dict, body: dict) -> None:
@@ -87,6 +88,8 @@ def check_reasoning(ctx: FormatCtx, items: list[dict], body: dict, prior: list |
         if first is None:
             continue
         fc = items[first]
+        if fc["id"] in known and known[fc["id"]] is None:
+            continue      # the model's own output, sent back as it came: it had no reasoning item
         rs = known.get(fc["id"])
         if rs is None and not (evidence or seen_reasoning):
             continue
@@ -125,17 +128,18 @@ def _reasons(body: dict) -> bool:
         isinstance(include, list) and "reasoning.encrypted_content" in include)
 
 
-def _reasoning_of(prior: list) -> dict[str, str]:
-    """fc id -> the reasoning id that preceded it, in output items seen earlier."""
-    out: dict[str, str] = {}
+def _reasoning_of(prior: list) -> dict[str, str | None]:
+    """fc id -> the reasoning id that preceded it in the output items seen earlier (None: the
+    model's output had none before it)."""
+    out: dict[str, str | None] = {}
     last: str | None = None
     for item in prior:
         if not isinstance(item, dict):
             continue
         if item.get("type") == "reasoning" and isinstance(item.get("id"), str):
             last = item["id"]
-        elif _server_call(item) and last:
-            out[item["id"]] = last
+        elif _server_call(item):
+            out[item["id"]] = last if last else out.get(item["id"])
         elif not model_output(item):
             last = None
     return out

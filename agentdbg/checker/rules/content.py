@@ -16,6 +16,8 @@ from agentdbg.messages import a_or_an
 def check_content(ctx: Ctx) -> Iterator[Finding]:
     empty_on, same_on = ctx.on("empty-content"), ctx.on("consecutive-same-role")
     reasoning_on, id_format_on = ctx.on("reasoning-content-missing"), ctx.on("tool-call-id-format")
+    if ctx.profile.signed_calls:
+        yield from _signatures(ctx)
     prev_role = None
     for i, m in enumerate(ctx.messages):
         role = m.get("role")
@@ -37,7 +39,7 @@ def check_content(ctx: Ctx) -> Iterator[Finding]:
                        f"deepseek-reasoner does not support successive user or assistant messages "
                        f"(messages[{i - 1}] and messages[{i}] in your input). You should "
                        "interleave the user/assistant messages in the message sequence.")
-        if reasoning_on and _calls(m) and not m.get("reasoning_content"):
+        if reasoning_on and _calls(m) and _reasoning_missing(ctx, m.get("reasoning_content")):
             yield _reasoning(ctx, i)
         if id_format_on:
             yield from _id_format(ctx, i, m)
@@ -79,6 +81,37 @@ def _content_fix(role: Any) -> str:
     if role in ("user", "system", "developer"):
         return f"a {role} message's content must be a string or an array of content parts"
     return "content must be a string or an array of content parts"
+
+
+def _signatures(ctx: Ctx) -> Iterator[Finding]:
+    """Gemini behind Chat Completions (PROTOCOL.md, Gemini rule 4): in the current turn (after
+    the last user message), each assistant message's first tool call carries the signature
+    the model sent with it, as ``extra_content.google.thought_signature``."""
+    from agentdbg.checker.formats.gemini import SIGNATURE_TEXT
+
+    start = max((i for i, m in enumerate(ctx.messages) if m.get("role") == "user"), default=0)
+    position = 0
+    for i in range(start, len(ctx.messages)):
+        calls = _calls(ctx.messages[i])
+        if not calls:
+            continue
+        first = calls[0] if isinstance(calls[0], dict) else {}
+        extra = first.get("extra_content")
+        google = extra.get("google") if isinstance(extra, dict) else None
+        if not (isinstance(google, dict) and isinstance(google.get("thought_signature"), str)
+                and google["thought_signature"]):
+            fn = first.get("function")
+            name = fn.get("name") if isinstance(fn, dict) else None
+            yield make("thought-signature-missing", i, f"tool_calls[0] ({name!r}) lost the "
+                       "extra_content.google.thought_signature the model sent with it; append "
+                       "the model's message unchanged",
+                       SIGNATURE_TEXT.format(name=name, position=position + 1), _cid(first))
+        position += len(calls)
+
+
+def _reasoning_missing(ctx: Ctx, value: object) -> bool:
+    """PROTOCOL.md rule 8: DeepSeek accepts ``""`` as present; Moonshot rejects it (``" "`` passes)."""
+    return not isinstance(value, str) if ctx.profile.empty_reasoning_present else not value
 
 
 def _reasoning(ctx: Ctx, i: int) -> Finding:

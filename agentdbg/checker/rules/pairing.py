@@ -9,6 +9,7 @@ at the assistant, and its first result answers it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 from agentdbg.checker.context import Ctx
@@ -118,17 +119,24 @@ def _block(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
     yield from found
 
 
+def first_misplaced(positions: list[int]) -> int | None:
+    """PROTOCOL.md rule 7: when results are not in call order, the first position whose result
+    does not answer the call at that position (calls without a result left out)."""
+    if all(a < b for a, b in itertools.pairwise(positions)):
+        return None
+    return next(k for k, (pos, want) in enumerate(zip(positions, sorted(positions))) if pos != want)
+
+
 def _out_of_order(block: Block) -> Iterator[Finding]:
     order, ids, i = block.order, block.ids, block.assistant
-    for k in range(1, len(order)):
-        if order[k][0] < order[k - 1][0]:
-            expected = [c for c in ids if c]
-            found = [ids[pos] for pos, _ in order]
-            yield make("results-out-of-order", order[k][1],
-                       "results are not in tool_calls order; templates that bind by position "
-                       "pair them with the wrong call: append results in the order of the calls",
-                       f"Expected toolResult blocks at messages.{i + 1}.content for the following "
-                       f"Ids: {', '.join(c for c in expected if c)}, but found: "
-                       f"{', '.join(c for c in found if c)}",
-                       ids[order[k][0]], api_source="Bedrock")
-            return
+    k = first_misplaced([pos for pos, _ in order])
+    if k is not None:
+        expected = [c for c in ids if c]
+        found = [ids[pos] for pos, _ in order]
+        yield make("results-out-of-order", order[k][1],
+                   "results are not in tool_calls order; templates that bind by position "
+                   "pair them with the wrong call: append results in the order of the calls",
+                   f"Expected toolResult blocks at messages.{i + 1}.content for the following "
+                   f"Ids: {', '.join(c for c in expected if c)}, but found: "
+                   f"{', '.join(c for c in found if c)}",
+                   ids[order[k][0]], api_source="Bedrock")

@@ -19,17 +19,19 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
 from agentdbg.messages import utf8_json
+from agentdbg.server.guard import LocalOnly
 from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response, read_body
 from agentdbg.server.proxy.analyst import Exchange, Verdict
-from agentdbg.server.wires import WIRES, Wire
+from agentdbg.server.proxy.copies import Budget, Copy
+from agentdbg.server.proxy.headers import forward_headers, relayed_headers, secrets_in
 from agentdbg.transcript.redact import safe_url
+from agentdbg.wire import codec as codecs
+from agentdbg.wire.codec import Codec
 
-HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te",
-              "trailer", "upgrade", "proxy-authorization", "proxy-connection", "accept-encoding"}
-KEY_HEADERS = ("authorization", "api-key", "x-api-key")
 #: a request's headers and body leave in one segment: no ~40 ms delayed-ACK stall per request
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-POOL = 32
+IDLE = 32           # idle upstream connections kept for reuse
+POOL_WAIT = 10.0    # seconds a request waits for a connection when all of them are busy
 
 
 @dataclass
@@ -40,6 +42,20 @@ class ProxyOptions:
     full: bool = False
     timeout: float = 600.0
     max_body: int = MAX_BODY
+    connections: int = 0            # most upstream connections at once (0: from the file limit)
+    secret_headers: tuple[str, ...] = ()     # --secret-header: more headers whose values are keys
+    allow_origins: tuple[str, ...] = ()      # --allow-origin: web pages that may use the proxy
+    allow_hosts: tuple[str, ...] = ()        # --allow-host: names the proxy answers besides its own
+
+
+@dataclass
+class Failed:
+    """No response from the upstream: what the proxy answers instead."""
+
+    status: int
+    message: str
+    code: str
+    error: str = ""                  # the client library's exception, by name
 
 
 @dataclass
@@ -52,25 +68,14 @@ class Decision:
     changed: bool = False            # the body was edited: send it re-encoded
 
 
-def forward_headers(headers) -> dict:
-    out = {k: v for k, v in headers.items() if k.lower() not in HOP_BY_HOP}
-    out["accept-encoding"] = "identity"  # relay bytes exactly as the upstream sent them
-    return out
-
-
-def relayed_headers(headers) -> dict:
-    """The upstream's response headers an app may read (request ids, rate limits ...)."""
-    return {k: v for k, v in headers.items()
-            if k.lower() not in HOP_BY_HOP | {"content-type", "content-encoding", "date", "server"}}
-
-
 def error_body(message: str, type_: str = "invalid_request_error", code: str | None = None,
                **extra) -> dict:
     return {"error": {"message": message, "type": type_, "param": None, "code": code, **extra}}
 
 
-def blocked_response(findings, wire: Wire = WIRES["chat"]) -> dict:
+def blocked_response(findings, wire: Codec | None = None) -> dict:
     """The 400 ``--block-invalid`` answers, in the format's own error shape."""
+    wire = wire or codecs.get("chat")
     errors = [f for f in findings if f.severity == "error"]
     summary = "; ".join(f"{f.rule} at {f.path or f'messages[{f.index}]'}" if f.index is not None
                         else f.rule for f in errors)
@@ -104,11 +109,15 @@ class ProxyApp:
         self.upstream = urlunsplit(parts._replace(query="", fragment="")).rstrip("/")
         self.shown = safe_url(self.upstream)          # for messages: without its credentials
         self.base = httpx.URL(self.upstream)
-        # a bounded pool: httpcore's pool slows down as it grows, and a model endpoint is
-        # better served by a few busy connections than by hundreds of idle ones
-        self.client = httpx.AsyncClient(timeout=options.timeout, transport=httpx.AsyncHTTPTransport(
-            socket_options=NODELAY, limits=httpx.Limits(max_connections=POOL,
-                                                        max_keepalive_connections=POOL)))
+        # one connection per request in flight (a long stream never holds up another request),
+        # up to what the descriptor limit allows; a few idle ones are kept: httpcore's pool slows
+        # down as it grows
+        self.connections = options.connections or connection_cap()
+        self.client = httpx.AsyncClient(
+            timeout=httpx.Timeout(options.timeout, pool=POOL_WAIT),
+            transport=httpx.AsyncHTTPTransport(socket_options=NODELAY, limits=httpx.Limits(
+                max_connections=self.connections, max_keepalive_connections=IDLE)))
+        self.copies = Budget()
         self._told: set[str] = set()
 
     def starlette(self):
@@ -117,22 +126,24 @@ class ProxyApp:
 
         methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
         routes = []
-        for wire in WIRES.values():
+        for wire in codecs.every():
             handler = self._handler(wire)
-            routes += [Route("/v1" + wire.path, handler, methods=["POST"]),
-                       Route(wire.path, handler, methods=["POST"])]
+            routes += [Route(path, handler, methods=["POST"]) for path in wire.routes()]
         app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)],
                         exception_handlers=json_errors(_proxy_error, "proxy"))
         app.state.proxy = self
-        return Contained(app, _proxy_error, "proxy", self.analyst.note)
+        guarded = LocalOnly(app, body_of=_proxy_error, say=self.analyst.note, what="proxy",
+                            allow_origins=self.options.allow_origins,
+                            allow_hosts=self.options.allow_hosts)
+        return Contained(guarded, _proxy_error, "proxy", self.analyst.note)
 
     # -- the checked endpoints: chat completions, responses, messages --------------------
-    def _handler(self, wire: Wire):
+    def _handler(self, wire: Codec):
         async def handle(request):
             return await self.exchange(request, wire)
         return handle
 
-    async def exchange(self, request, wire: Wire):
+    async def exchange(self, request, wire: Codec):
         raw = await self._body(request)
         if raw is None:
             return json_response(wire.error(413, f"request body larger than {self.options.max_body} "
@@ -165,9 +176,12 @@ class ProxyApp:
         return await read_body(request, self.options.max_body)
 
     def _remember_keys(self, request) -> None:
-        for name in KEY_HEADERS:
-            value = request.headers.get(name, "")
-            token = value.split(" ", 1)[1] if " " in value else value
+        every = codecs.every()
+        names = (*self.options.secret_headers, *(h for c in every for h in c.secret_headers))
+        for secret in secrets_in(request.headers, names):
+            self.analyst.add_secret(secret)
+        for name in (p for c in every for p in c.secret_params):      # Gemini's ?key=
+            token = request.query_params.get(name, "")
             if token:
                 self.analyst.add_secret(token)
 
@@ -182,56 +196,76 @@ class ProxyApp:
                 if piece and unquote_plus(piece.partition("=")[0]) not in names]
         return "&".join([*kept, own])
 
-    def _url(self, request, path: str) -> str:
+    async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Codec):
+        from starlette.responses import StreamingResponse
+
         query = self._query(request)
-        return self.upstream + path + (f"?{query}" if query else "")
-
-    async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Wire):
-        import httpx
-        from starlette.responses import Response, StreamingResponse
-
-        url = self._url(request, wire.path)
+        url = wire.upstream_url(self.upstream, request.url.path) + (f"?{query}" if query else "")
         start = time.perf_counter()
         req = self.client.build_request("POST", url, content=sent,
                                         headers=forward_headers(request.headers))
-        try:
-            resp = await self.client.send(req, stream=True)
-        except httpx.HTTPError as exc:
-            message = f"agentdbg proxy could not reach the upstream {self.shown}: {type(exc).__name__}"
-            self.analyst.upstream_failed(exchange, message)
-            return json_response(wire.error(502, message, type_="proxy_error",
-                                           code="upstream_unreachable"), status_code=502)
+        resp = await self._send(req)
+        if isinstance(resp, Failed):
+            self.analyst.upstream_failed(exchange, resp.message, resp.status)
+            return json_response(wire.error(resp.status, resp.message, type_="proxy_error",
+                                            code=resp.code), status_code=resp.status)
         media = resp.headers.get("content-type", "application/json")
-        if "text/event-stream" in media:
-            return StreamingResponse(self._stream(exchange, resp, start, wire.stream_end),
-                                     status_code=resp.status_code,
-                                     media_type=media, headers=relayed_headers(resp.headers))
-        data = await resp.aread()
-        await resp.aclose()
-        self.analyst.response(exchange, resp.status_code, data, _ms(start))
-        return Response(content=data, status_code=resp.status_code, media_type=media,
-                        headers=relayed_headers(resp.headers))
+        stream = "text/event-stream" in media
+        relay = self._relay(exchange, resp, start, wire.stream_end if stream else None)
+        return StreamingResponse(relay, status_code=resp.status_code, media_type=media,
+                                 headers=relayed_headers(resp.headers))
 
-    async def _stream(self, exchange: Exchange, resp, start: float, ends: tuple[bytes, ...]):
-        """Relay each chunk as it arrives; the analyst gets a copy of the whole stream, handed
-        over before the last chunk goes out so the app's next request comes after it."""
-        copy = bytearray()
+    async def _send(self, req):
+        """The upstream's response (its body not read yet), or ``Failed`` when there is none:
+        the upstream could not be reached, or every connection is busy."""
+        import httpx
+
+        try:
+            return await self.client.send(req, stream=True)
+        except httpx.PoolTimeout:
+            return Failed(503, f"agentdbg proxy: all {self.connections} connections to the upstream "
+                               f"{self.shown} are busy (waited {POOL_WAIT:g} s); try again",
+                          "proxy_connections_busy")
+        except httpx.HTTPError as exc:
+            return Failed(502, f"agentdbg proxy could not reach the upstream {self.shown}: "
+                               f"{type(exc).__name__}", "upstream_unreachable", type(exc).__name__)
+
+    async def _relay(self, exchange: Exchange, resp, start: float, ends: tuple[bytes, ...] | None):
+        """The upstream's bytes as they arrive, unchanged (compressed or not); the analyst gets a
+        bounded copy, handed over before the last chunk goes out so the app's next request
+        comes after it. A stream (``ends``: its last event's markers) goes out chunk by chunk; a
+        body holds back its last chunk until the upstream has sent all of it."""
+        copy = Copy(self.copies)
+        held: bytes | None = None
         handed = False
         try:
-            async for chunk in resp.stream:  # the connection's reads, no re-chunking
-                copy.extend(chunk)
+            async for chunk in resp.aiter_raw():  # the connection's reads, no re-chunking
+                copy.add(chunk)
+                if ends is None:
+                    if held is not None:
+                        yield held
+                    held = chunk
+                    continue
                 if not handed and any(end in chunk for end in ends):
                     handed = True
-                    self.analyst.response(exchange, resp.status_code, bytes(copy), _ms(start),
-                                          stream=True)
-                yield chunk  # to the app as it arrives, unchanged
+                    self._hand(exchange, resp, copy, start, stream=True)
+                yield chunk  # to the app as it arrives
+            if not handed:
+                handed = True
+                self._hand(exchange, resp, copy, start, stream=ends is not None)
+            if held is not None:
+                yield held
         finally:
             await resp.aclose()
-            if not handed:
-                self.analyst.response(exchange, resp.status_code, bytes(copy), _ms(start),
-                                      stream=True)
+            if not handed:   # cut short (the app or the upstream went away): what arrived
+                self._hand(exchange, resp, copy, start, stream=ends is not None)
 
-    def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Wire):
+    def _hand(self, exchange: Exchange, resp, copy: Copy, start: float, stream: bool) -> None:
+        self.analyst.response(exchange, resp.status_code, copy.release(), _ms(start), stream=stream,
+                              received=copy.received, cut_by=copy.cut_by,
+                              encoding=resp.headers.get("content-encoding"))
+
+    def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Codec):
         from starlette.responses import StreamingResponse
 
         self.analyst.scripted(exchange, body, reply)
@@ -243,7 +277,7 @@ class ProxyApp:
     # -- everything else ----------------------------------------------------------------
     async def passthrough(self, request):
         import httpx
-        from starlette.responses import Response
+        from starlette.responses import StreamingResponse
 
         rest = request.url.path[len("/v1"):]
         path = inside(self.base.path, rest)
@@ -262,15 +296,18 @@ class ProxyApp:
             return json_response(error_body(f"request body larger than {self.options.max_body} "
                                            "bytes", code="request_too_large"), status_code=413)
         self._remember_keys(request)
-        try:
-            resp = await self.client.request(request.method, url, content=raw,
-                                             headers=forward_headers(request.headers))
-        except httpx.HTTPError as exc:
-            return json_response(error_body(f"agentdbg proxy could not reach {self.shown}: "
-                                           f"{type(exc).__name__}", "proxy_error"), status_code=502)
-        return Response(content=resp.content, status_code=resp.status_code,
-                        media_type=resp.headers.get("content-type"),
-                        headers=relayed_headers(resp.headers))
+        resp = await self._send(self.client.build_request(
+            request.method, url, content=raw, headers=forward_headers(request.headers)))
+        if isinstance(resp, Failed):
+            if resp.status == 502:
+                message = f"agentdbg proxy could not reach {self.shown}: {resp.error}"
+                return json_response(error_body(message, "proxy_error"), status_code=502)
+            self.analyst.note(resp.message)
+            return json_response(error_body(resp.message, "proxy_error", resp.code),
+                                 status_code=resp.status)
+        return StreamingResponse(_passed(resp), status_code=resp.status_code,
+                                 media_type=resp.headers.get("content-type"),
+                                 headers=relayed_headers(resp.headers))
 
     def _tell_unchecked(self, method: str, rest: str) -> None:
         if method != "POST" or rest in self._told:
@@ -283,6 +320,29 @@ class ProxyApp:
 def _proxy_error(status: int, message: str) -> dict:
     """The proxy's own errors (not the upstream's): the OpenAI error shape."""
     return error_body(message, "proxy_error" if status >= 500 else "invalid_request_error")
+
+
+async def _passed(resp):
+    """An unchecked response's bytes as they arrive, unchanged; nothing kept."""
+    try:
+        async for chunk in resp.aiter_raw():
+            yield chunk
+    finally:
+        await resp.aclose()
+
+
+def connection_cap(reserve: int = 64, most: int = 1024) -> int:
+    """How many upstream connections may be open at once: each request in flight holds one, and
+    its client another, so half of the descriptors the process may open (less a reserve)."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):
+        return most
+    if soft == resource.RLIM_INFINITY:
+        return most
+    return max(8, min(most, (soft - reserve) // 2))
 
 
 def _ms(start: float) -> float:

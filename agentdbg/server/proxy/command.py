@@ -8,13 +8,16 @@ from pathlib import Path
 
 
 def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_invalid: bool,
-              intercept: bool, profile: str, full: bool, console, export=None) -> None:
+              intercept: bool, profile: str, full: bool, console, export=None,
+              secret_headers: tuple[str, ...] = (), allow_origins: tuple[str, ...] = (),
+              allow_hosts: tuple[str, ...] = (), drain: float = 60.0) -> None:
     from agentdbg.checker.profiles import get_profile
-    from agentdbg.server.net import bind, run_app, url_of
-    from agentdbg.server.proxy.analyst import Analysis, ProcessAnalyst, ThreadAnalyst
+    from agentdbg.server.net import bind, raise_file_limit, run_app, url_of
+    from agentdbg.server.proxy.analyst import Analysis
     from agentdbg.server.proxy.app import ProxyOptions, make_app
     from agentdbg.server.proxy.conversations import Tracker
     from agentdbg.server.proxy.view import ProxyView
+    from agentdbg.server.proxy.workers import ProcessAnalyst, ThreadAnalyst
     from agentdbg.transcript.redact import safe_url, url_secrets
 
     get_profile(profile)
@@ -30,7 +33,10 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
     # --intercept pauses each request next to its prompt; otherwise the analysis runs in
     # its own process and never competes with the relay
     analyst = ThreadAnalyst(analysis()) if intercept else ProcessAnalyst(analysis)
-    options = ProxyOptions(upstream=upstream, profile=profile, block_invalid=block_invalid, full=full)
+    raise_file_limit()    # each request in flight holds two descriptors (see connection_cap)
+    options = ProxyOptions(upstream=upstream, profile=profile, block_invalid=block_invalid, full=full,
+                           secret_headers=secret_headers, allow_origins=allow_origins,
+                           allow_hosts=allow_hosts)
     sock = bind(host, port)
     url = url_of(sock)
 
@@ -53,6 +59,6 @@ def run_proxy(*, upstream: str, host: str, port: int, save: Path | None, block_i
         else:
             run_app(make_app(options, analyst), sock, on_ready=ready)
     finally:
-        for path in analyst.close():
+        for path in analyst.close(drain):
             print(f"transcript: {path}", flush=True)
         sys.stdout.flush()

@@ -22,8 +22,10 @@ import itertools
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 
 from agentdbg.checker import Finding
 from agentdbg.checker.rules.conversation import ConversationRules
@@ -32,7 +34,9 @@ from agentdbg.server.served import ResponseStore, Stored
 from agentdbg.textsafe import one_line
 from agentdbg.transcript import Redactor, TranscriptWriter, tools_hash
 from agentdbg.transcript.compare import common_prefix
+from agentdbg.transcript.events import Blocked, Header, ModelError, Options, Request, Response, Stop, Tool
 from agentdbg.transcript.runs import Claim
+from agentdbg.wire import codec as codecs
 
 
 def _first_user(messages: list) -> int:
@@ -79,7 +83,21 @@ def _fresh_start(messages: list) -> bool:
     return not any(isinstance(m, dict) and m.get("role") in ("assistant", "tool") for m in messages)
 
 
+def _stderr(text: str) -> None:
+    print(f"agentdbg proxy: {one_line(text)}", file=sys.stderr, flush=True)
+
+
+def _write_failure(writer: Any) -> str:
+    error = writer.error
+    why = error.strerror or str(error) or type(error).__name__
+    return f"its transcript {writer.path} could not be written ({why})"
+
+
 USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _readable(usage: object, finish: object) -> tuple[dict, str | None, list[str]]:
@@ -103,6 +121,15 @@ def _readable(usage: object, finish: object) -> tuple[dict, str | None, list[str
     return usage, finish, unread
 
 
+class Export(Protocol):
+    """``proxy --otlp``: given each conversation's writer and header, what to write through
+    instead (the writer and an exporter beside it); ``close`` returns its warnings."""
+
+    def __call__(self, writer: TranscriptWriter, header: Header) -> Any: ...
+
+    def close(self) -> list[str]: ...
+
+
 @dataclass
 class Conversation:
     number: int
@@ -112,6 +139,10 @@ class Conversation:
     ended_on_call: bool = False
     outputs: list = field(default_factory=list)   # Responses API: output items seen so far
     awaiting: list | None = None   # the messages of a request relayed and not yet answered
+    weight: int = 0                # bytes of its latest request: what following it costs
+    used: int = 0                  # when the proxy last saw it (a count of requests)
+    failed: str | None = None      # the model's error answer to the last request (HTTP 4xx/5xx)
+    blocked: list | None = None    # the app's last request, when --block-invalid answered it
 
     @property
     def requests(self) -> int:
@@ -122,10 +153,18 @@ class Conversation:
         return self.rules.last_messages
 
 
-class Tracker:
-    """All conversations seen by one proxy. Used from one thread (the proxy's analyst)."""
+FOLLOWED = 256 << 20   # bytes of requests whose conversations the proxy follows in memory
 
-    def __init__(self, save_dir: Path | None, upstream: str, export=None):
+
+class Tracker:
+    """All conversations seen by one proxy. Used from one thread (the proxy's analyst).
+
+    Following a conversation means holding its latest request; past ``followed`` bytes of them,
+    the conversations the app used least recently are ended (their transcripts get their stop
+    event, said on the console) and forgotten: a request continuing one starts a new one."""
+
+    def __init__(self, save_dir: Path | None, upstream: str, export: Export | None = None,
+                 followed: int = FOLLOWED):
         self.save_dir = save_dir
         self.upstream = upstream
         # proxy --otlp: export(writer, header) is used in the writer's place, fed the same
@@ -136,6 +175,11 @@ class Tracker:
         self._numbers = itertools.count(1)
         self.stored = ResponseStore()      # Responses API: response id -> what led to it
         self.claims: dict[Path, Claim] = {}  # the transcripts being written, held from retention
+        self.say = _stderr                 # one line for the console (the analysis' view)
+        self._told: set[int] = set()       # conversations whose transcript failed, said once
+        self.followed = followed
+        self._clock = itertools.count(1)
+        self._ended: list[Conversation] = []   # ended early to bound memory; closed at stop
 
     def new_from(self, conv: Conversation, messages: list) -> int:
         """The first message of ``messages`` the conversation's previous request did not carry."""
@@ -167,7 +211,8 @@ class Tracker:
         best.client = client
         return best
 
-    def _best(self, messages: list, client: str | None, fits) -> Conversation | None:
+    def _best(self, messages: list, client: str | None,
+              fits: Callable[[Conversation, list], bool]) -> Conversation | None:
         """The conversation ``fits`` says this request continues: the same client's first,
         else the most recent one."""
         found = [c for c in reversed(self.conversations) if c.last_messages and fits(c, messages)]
@@ -181,6 +226,47 @@ class Tracker:
             last = conv.last_messages
             return conv if common_prefix(last, messages) > _first_user(last) else None
         return None
+
+    def _written(self, conv: Conversation) -> None:
+        """Say once when ``conv``'s transcript could not be written (a full disk, a symlink
+        planted in its place): what follows of it is not recorded (named again at stop)."""
+        error = getattr(conv.writer, "error", None)
+        if error is not None and conv.number not in self._told:
+            self._told.add(conv.number)
+            self.say(f"conversation {conv.number}: {_write_failure(conv.writer)}; the rest of "
+                     "this conversation is not recorded")
+
+    def unwritten(self) -> list[str]:
+        """Each conversation whose transcript stops short, and why."""
+        return [f"conversation {c.number}: {_write_failure(c.writer)}; its transcript stops "
+                f"before its end" for c in [*self._ended, *self.conversations]
+                if getattr(c.writer, "error", None) is not None]
+
+    def weigh(self, conv: Conversation, size: int, busy: set[int] | None = None) -> None:
+        """``conv`` was just used by a request of ``size`` bytes; end the conversations used
+        least recently while all of them weigh more than ``followed`` (never one with a request
+        in flight: ``awaiting``, or numbered in ``busy``)."""
+        conv.weight, conv.used = size, next(self._clock)
+        total = sum(c.weight for c in self.conversations)
+        while total > self.followed:
+            idle = [c for c in self.conversations if c is not conv and c.awaiting is None
+                    and c.number not in (busy or ())]
+            if not idle:
+                return
+            oldest = min(idle, key=lambda c: c.used)
+            total -= oldest.weight
+            self._set_aside(oldest)
+
+    def _set_aside(self, conv: Conversation) -> None:
+        self.conversations.remove(conv)
+        self.stored.forget(conv)
+        if conv.writer is not None:
+            self._end(conv, " (ended early: the proxy follows at most "
+                            f"{self.followed >> 20} MB of conversations in memory)")
+            self._ended.append(conv)
+        self.say(f"conversation {conv.number} ended early to bound the proxy's memory (its "
+                 "transcript is complete up to here); a request that continues it starts a new "
+                 "conversation")
 
     def check(self, conv: Conversation, messages: list) -> list[Finding]:
         return conv.rules.check(messages)
@@ -197,12 +283,12 @@ class Tracker:
             self._tool_events(conv, messages)
         params = {k: v for k, v in body.items()
                   if k not in ("messages", "tools", "input", "instructions", "system")}
-        event = {"turn": conv.requests + 1, "messages": messages, "params": params,
-                 "findings": [f.to_dict() for f in findings]}
-        if wire != "chat":
-            event["body"] = body
-        conv.writer("request", event)
+        conv.writer.write(Request(turn=conv.requests + 1, params=params, prefix=0, append=[],
+                                  messages=messages, findings=[f.to_dict() for f in findings],
+                                  body=None if codecs.get(wire).chat_native else body))
         conv.awaiting = list(messages)
+        conv.blocked = None
+        self._written(conv)
 
     def record_response(self, conv: Conversation, messages: list, reply: dict | None, *,
                         usage: dict | None, finish: str | None, latency_ms: float,
@@ -213,19 +299,21 @@ class Tracker:
         conv.rules.saw_response(messages, reply)
         conv.ended_on_call = bool(reply and tool_calls_of(reply))
         conv.awaiting = None
+        conv.failed = None if reply is not None else \
+            f"the model answered HTTP {status}: {error}" if status is not None else error
         if conv.writer is None:
             return
         if reply is None:
-            conv.writer("model_error", {"turn": conv.requests, "message": error, "status": status,
-                                        "latency_ms": latency_ms})
+            conv.writer.write(ModelError(turn=conv.requests, message=error, status=status,
+                                         latency_ms=latency_ms))
         else:
             usage, finish, unread = _readable(usage, finish)
-            event = {"turn": conv.requests, "message": reply, "usage": usage,
-                     "finish_reason": finish, "latency_ms": latency_ms,
-                     "note": "; ".join([*(stream_shape or []), *unread]) or None}
-            if native is not None:
-                event["id"], event["output"] = native.get("id"), native.get("output")
-            conv.writer("response", event)
+            conv.writer.write(Response(
+                turn=conv.requests, message=reply, usage=usage, finish_reason=finish,
+                latency_ms=latency_ms, note="; ".join([*(stream_shape or []), *unread]) or None,
+                id=native.get("id") if native is not None else None,
+                output=native.get("output") if native is not None else None))
+        self._written(conv)
 
     def record_blocked(self, conv: Conversation, body: dict, findings: list[Finding],
                        messages: list | None = None, *, wire: str = "chat",
@@ -233,9 +321,10 @@ class Tracker:
         messages = messages if messages is not None else body.get("messages") or []
         if conv.writer is None:
             conv.writer = self._open(conv, body, messages, wire, tools)
-        conv.writer("blocked", {"turn": conv.requests + 1,
-                                "findings": [f.to_dict() for f in findings]})
-        conv.rules.last_messages = list(messages)
+        conv.writer.write(Blocked(turn=conv.requests + 1, findings=[f.to_dict() for f in findings]))
+        # never sent: the app's next request is judged against the last one the model saw
+        conv.blocked = messages
+        self._written(conv)
 
     def _tool_events(self, conv: Conversation, messages: list) -> None:
         """The app's tool results, recorded as tool events so replay can play them."""
@@ -249,12 +338,11 @@ class Tracker:
                 fn: dict = c["function"] if isinstance(c.get("function"), dict) else {}
                 content = m.get("content") if isinstance(m.get("content"), str) else json.dumps(
                     m.get("content"), ensure_ascii=False)
-                conv.writer("tool", {"turn": conv.requests, "index": index,  # type: ignore[misc]
-                                     "tool_call_id": m["tool_call_id"], "name": call_name(c),
-                                     "arguments": fn.get("arguments"),
-                                     "content": content, "ok": not is_error_result(content),
-                                     "error_type": None, "detail": None, "duration_ms": None,
-                                     "injected": False, "stubbed": False, "note": "run by the app"})
+                assert conv.writer is not None
+                conv.writer.write(Tool(turn=conv.requests, index=index, tool_call_id=m["tool_call_id"],
+                                       name=call_name(c), arguments=fn.get("arguments"),
+                                       content=content, ok=not is_error_result(content),
+                                       injected=False, stubbed=False, note="run by the app"))
 
     def _open(self, conv: Conversation, body: dict, messages: list, wire: str = "chat",
               chat_tools: list | None = None) -> TranscriptWriter:
@@ -274,25 +362,44 @@ class Tracker:
         tools = raw_tools if isinstance(raw_tools, list) else []
         question = next((m.get("content") for m in messages
                          if isinstance(m, dict) and m.get("role") == "user"), None)
-        options = {"model": body.get("model"), "max_turns": 100_000, "max_tool_calls": 1_000_000,
-                   "repeat_limit": 100_000, "send_anyway": True}
-        for key in ("tool_choice", "parallel_tool_calls", "temperature"):
-            if key in body and wire == "chat":
-                options[key] = body[key]
-        header = {"model": body.get("model"), "provider": "proxy", "base_url": safe_url(self.upstream),
-                  "question": question if isinstance(question, str) else None, "tools": tools,
-                  "tools_hash": tools_hash(tools), "tools_file": None, "options": options,
-                  "initial_messages": list(messages), "parent": None,
-                  "conversation": conv.number, "api": wire}
+        model = body.get("model") if isinstance(body.get("model"), str) else None
+        options = Options(model=model, max_turns=100_000, max_tool_calls=1_000_000,
+                          repeat_limit=100_000, send_anyway=True)
+        if codecs.get(wire).chat_native:   # what the header's types hold (the body is data)
+            if "tool_choice" in body:
+                options.tool_choice = body["tool_choice"]
+            if isinstance(body.get("parallel_tool_calls"), bool):
+                options.parallel_tool_calls = body["parallel_tool_calls"]
+            if _number(body.get("temperature")):
+                options.temperature = body["temperature"]
+        # the first request's messages are kept here, once: that request refers to them
+        header = Header(model=model, provider="proxy", base_url=safe_url(self.upstream),
+                        question=question if isinstance(question, str) else None, tools=tools,
+                        tools_hash=tools_hash(tools), options=options,
+                        initial_messages=list(messages), conversation=conv.number, api=wire,
+                        # every tool the request offered, hosted and namespaced ones too (shown
+                        # and counted by the report; "tools" keeps the chat form the engine runs)
+                        tool_definitions=[d.to_dict() for d in codecs.get(wire).tools(body)])
         writer = TranscriptWriter(path, header, self.redactor, fh=fh, keep_open=False)
-        return self.export(writer, header) if self.export is not None else writer
+        return self.export(writer, writer.header) if self.export is not None else writer
 
     def close(self) -> list[Path]:
         """Write each conversation's stop event: what was sent, and how the app left it."""
-        paths = []
+        paths = [conv.writer.path for conv in self._ended]   # type: ignore[union-attr]
         for conv in self.conversations:
             if conv.writer is None:
                 continue
+            self._end(conv)
+            paths.append(conv.writer.path)
+        for claim in self.claims.values():  # every stop event is written: all finished now
+            claim.close()
+        for warning in self.export.close() if self.export is not None else []:
+            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
+        return paths
+
+    def _end(self, conv: Conversation, why: str = "") -> None:
+        """Write ``conv``'s stop event and let go of its transcript."""
+        if conv.writer is not None:
             rules = conv.rules
             messages = rules.last_messages + [rules.last_response] if rules.last_response \
                 else rules.last_messages
@@ -300,6 +407,11 @@ class Tracker:
                 reason, detail = "cancelled", (f"the proxy stopped before request "
                                                f"{rules.requests + 1} was answered")
                 messages = conv.awaiting
+            elif conv.blocked is not None:  # the app went no further than a blocked request
+                reason, detail = "invalid_request", ("the app's last request was blocked "
+                                                     "(--block-invalid): it broke a protocol rule")
+            elif conv.failed is not None:   # the upstream's error answer ended it (a 400, say)
+                reason, detail = "model_error", conv.failed
             elif rules.last_response is None:
                 reason, detail = "cancelled", "the proxy stopped before the model answered"
             elif conv.ended_on_call:
@@ -308,13 +420,6 @@ class Tracker:
                                                "stop-on-first-tool)")
             else:
                 reason, detail = "completed", "the model answered without tool calls"
-            conv.writer("stop", {"reason": reason, "detail": detail, "messages": messages,
-                                 "usage": {}, "ended_on_call": conv.ended_on_call and
-                                 conv.awaiting is None})
+            conv.writer.write(Stop(reason=reason, detail=detail + why, messages=messages, usage={},
+                                   ended_on_call=conv.ended_on_call and conv.awaiting is None))
             conv.writer.close()
-            paths.append(conv.writer.path)
-        for claim in self.claims.values():  # every stop event is written: all finished now
-            claim.close()
-        for warning in self.export.close() if self.export is not None else []:
-            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
-        return paths

@@ -16,15 +16,31 @@ from rich.text import Text
 
 from agentdbg.render.safe import safe
 from agentdbg.server.proxy.app import Decision
+from agentdbg.wire import codec as codecs
 
-HELP = """forward (Enter)     send the request upstream (edited, if you edited it)
-show                the request body as JSON
-edit                edit the body in $EDITOR (inline editor without one); JSON is validated
-inject N KIND       replace tool message N's content with a fault (timeout, not_found, empty,
-                    invalid_json, internal_error, oversized, rate_limited, denied, or JSON)
-respond TEXT|JSON   answer the app yourself (text, or an assistant message as JSON); not forwarded
-block               answer the app with a 400 listing the findings, in the request's own format
-quit                stop the proxy"""
+HELP = [
+    ("forward (Enter)", "send the request upstream (edited, if you edited it)"),
+    ("show", "the request body as JSON"),
+    ("edit", "edit the body in $EDITOR (inline editor without one); JSON is validated"),
+    ("inject N KIND", "replace tool message N's content with a fault (timeout, not_found, empty, "
+                      "invalid_json, internal_error, oversized, rate_limited, denied, or JSON)"),
+    ("respond TEXT|JSON", "answer the app yourself (text, or an assistant message as JSON); "
+                          "not forwarded"),
+    ("block", "answer the app with a 400 listing the findings, in the request's own format"),
+    ("quit", "stop the proxy"),
+]
+
+
+def render_help():
+    """The commands in two columns: a description wraps inside its own column at any width."""
+    from rich.table import Table
+
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    for usage, text in HELP:
+        table.add_row(usage, text)
+    return table
 
 
 class Interceptor:
@@ -86,13 +102,13 @@ class Interceptor:
                 elif word == "edit":
                     body, changed = self._edit(body, wire) or (body, changed)
                 elif word == "inject":
-                    if wire != "chat":
+                    if not codecs.get(wire).chat_native:
                         raise ValueError("inject works on Chat Completions bodies; use 'edit' to "
                                          "change a tool result here")
                     self._inject(body, arg)
                     changed = True
                 elif word == "help":
-                    self.say(HELP)
+                    self.console.print(render_help())
                 else:
                     self.say(f"*** unknown command {word!r}; 'help' lists them", "red")
             except ValueError as exc:
@@ -100,15 +116,15 @@ class Interceptor:
 
     def _edit(self, body: dict, wire_name: str = "chat"):
         from agentdbg.checker import summary
+        from agentdbg.checker.formats import analyze
         from agentdbg.repl.editor import edit_json
-        from agentdbg.server.wires import WIRES
 
-        wire = WIRES[wire_name]
+        wire = codecs.get(wire_name)
         new = edit_json(body, self._io, "body")
         problem = wire.shape_error(new)
         if problem is not None:
             raise ValueError(f"not a {wire.label} request body ({problem[0]}); unchanged")
-        self.say(f"body edited; the checker now says: {summary(wire.analyze(new, 'openai')[0])}")
+        self.say(f"body edited; the checker now says: {summary(analyze(wire.name, new, 'openai')[0])}")
         return new, True
 
     def _inject(self, body: dict, arg: str) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from agentdbg.server.proxy.conversations import Conversation, Tracker
 from agentdbg.server.served import Stored, chain_messages
-from agentdbg.server.wires import Wire, error_text
+from agentdbg.wire.codec import Codec, error_text
 from agentdbg.wire.common import ChatForm, ChatReply, strip_wire
 
 
@@ -25,7 +25,7 @@ from agentdbg.wire.common import ChatForm, ChatReply, strip_wire
 class Seen:
     """One request as the analyst understood it."""
 
-    wire: Wire
+    wire: Codec
     body: dict
     conv: Conversation
     messages: list                    # the conversation's chat form (what the rules and replay see)
@@ -38,9 +38,9 @@ class Seen:
     new_from: int = 0                 # the first native item / message new in this request
 
 
-def judge(wire: Wire, body: dict, tracker: Tracker, client: str | None, profile: str) -> Seen:
+def judge(wire: Codec, body: dict, tracker: Tracker, client: str | None, profile: str) -> Seen:
     """Assign the conversation and check the request (format rules + cross-request rules)."""
-    if wire.name == "chat":
+    if wire.chat_native:
         from agentdbg.checker import check
 
         messages = body["messages"]
@@ -49,13 +49,13 @@ def judge(wire: Wire, body: dict, tracker: Tracker, client: str | None, profile:
         findings = tracker.check(conv, messages) + check(body, profile)
         return Seen(wire, body, conv, messages, findings, new_from=new_from)
     form = wire.chat_form(body)
-    chain, notes = _chain(tracker, body)
+    chain, notes = _chain(tracker, wire.continues(body))
     messages, sources = chain_messages(form, chain)
     messages = strip_wire(messages)
     if chain is not None:
         conv = chain.owner
         conv.client = client
-    elif isinstance(body.get("previous_response_id"), str) and body["previous_response_id"]:
+    elif wire.continues(body):
         conv = tracker.start(client)      # it continues what this proxy never saw
     else:
         conv = tracker.assign(messages, client)
@@ -68,7 +68,7 @@ def judge(wire: Wire, body: dict, tracker: Tracker, client: str | None, profile:
 def rejudge(seen: Seen, body: dict, tracker: Tracker, profile: str) -> None:
     """(Re)check ``body`` as the request of ``seen`` (the intercept prompt may have edited it)."""
     seen.body = body
-    if seen.wire.name == "chat":
+    if seen.wire.chat_native:
         from agentdbg.checker import check
 
         seen.messages = body.get("messages") or []
@@ -77,7 +77,9 @@ def rejudge(seen: Seen, body: dict, tracker: Tracker, profile: str) -> None:
     # what the proxy saw before: the stored chain, else this conversation's earlier outputs
     # (they name the reasoning item a call came with)
     prior = seen.chain.items if seen.chain is not None else (seen.conv.outputs or None)
-    findings, seen.pairing = seen.wire.analyze(body, profile, prior=prior)
+    from agentdbg.checker.formats import analyze
+
+    findings, seen.pairing = analyze(seen.wire.name, body, profile, prior=prior)
     across = [_mapped(seen, f) for f in tracker.check(seen.conv, seen.messages)
               # continuing a stored response cannot rewrite it: going on from an earlier one
               # of the chain is a branch the API offers, not a changed history
@@ -86,9 +88,8 @@ def rejudge(seen: Seen, body: dict, tracker: Tracker, profile: str) -> None:
     seen.notes = seen.notes[:1] + list(getattr(seen.pairing, "notes", []))
 
 
-def _chain(tracker: Tracker, body: dict) -> tuple[Stored | None, list[str]]:
-    prev = body.get("previous_response_id")
-    if not isinstance(prev, str) or not prev:
+def _chain(tracker: Tracker, prev: str | None) -> tuple[Stored | None, list[str]]:
+    if prev is None:
         return None, []
     chain = tracker.stored.get(prev)
     if chain is not None:
@@ -113,16 +114,14 @@ def _native_index(seen: Seen, i: int) -> int:
 
 
 def _native_len(seen: Seen) -> int:
-    key = "input" if seen.wire.name == "responses" else "messages"
-    items = seen.body.get(key)
-    return len(items) if isinstance(items, list) else 1 if isinstance(items, str) else 0
+    return len(seen.wire.items(seen.body))
 
 
 def _mapped(seen: Seen, f: Any) -> Any:
     """A cross-request finding (a chat index) moved onto the native item it concerns."""
     if f.index is None:
         return f
-    key = "input" if seen.wire.name == "responses" else "messages"
+    key = seen.wire.key
     src = seen.sources[f.index] if f.index < len(seen.sources) else None
     if src == "stored":
         return dataclasses.replace(f, index=None, path="the stored response (previous_response_id)")
@@ -141,7 +140,7 @@ class Replied:
     error: str | None = None
 
 
-def read_reply(wire: Wire, status: int, data: bytes, stream: bool) -> Replied:
+def read_reply(wire: Codec, status: int, data: bytes, stream: bool) -> Replied:
     if stream and status < 400:
         acc = wire.accumulator()
         acc.feed(data)

@@ -14,7 +14,7 @@ from rich.text import Text
 from agentdbg.checker import summary
 from agentdbg.render.run import empty_answer_finding, no_text
 from agentdbg.render.safe import safe
-from agentdbg.render.view import render_finding, render_messages
+from agentdbg.render.view import render_finding, render_messages, render_tools
 
 
 class ProxyView:
@@ -31,12 +31,15 @@ class ProxyView:
         self.count += 1
         stream = " · stream" if body.get("stream") else ""
         n, what = self._size(seen)
-        fmt = "" if seen.wire.name == "chat" else f" · {seen.wire.label}"
+        fmt = "" if seen.wire.chat_native else f" · {seen.wire.label}"
         self.console.print(Rule(f"request {self.count} · conversation {seen.conv.number} · "
                                 f"{n} {what}{'s' if n != 1 else ''}{fmt}{stream}", align="left",
                                 style="dim"))
         shown_from = 0 if self.full else seen.new_from
-        if seen.wire.name == "chat":
+        if self.full or seen.new_from == 0:   # a conversation's first request shows its tools
+            definitions = [d.to_dict() for d in seen.wire.tools(body)]
+            self.console.print(render_tools(self.redact(definitions), self.full))
+        if seen.wire.chat_native:
             self.console.print(render_messages(self.redact(body["messages"]), findings=findings,
                                                new_from=seen.new_from, full=self.full,
                                                seen=shown_from, hide_seen=True))
@@ -56,10 +59,7 @@ class ProxyView:
 
     @staticmethod
     def _size(seen) -> tuple[int, str]:
-        if seen.wire.name == "responses":
-            items = seen.body.get("input")
-            return (len(items) if isinstance(items, list) else 1), "item"
-        return len(seen.body.get("messages") or []), "message"
+        return len(seen.wire.items(seen.body)), seen.wire.unit
 
     def show_response(self, seen, reply: dict, native, shape: list[str], latency_ms: float) -> None:
         self.console.print(Text(f"← response for conversation {seen.conv.number} "
@@ -68,7 +68,7 @@ class ProxyView:
         # a reply without calls ends the app's loop: with no text, the user gets nothing
         empty = [] if pending or not no_text(reply) else \
             [empty_answer_finding(len(seen.messages), reply)]
-        if seen.wire.name == "chat":
+        if seen.wire.chat_native:
             messages = seen.messages
             self.console.print(render_messages(self.redact(list(messages) + [reply]),
                                                findings=empty, start=len(messages),
@@ -82,16 +82,13 @@ class ProxyView:
 
     def _native_response(self, seen, native, pending: bool):
         """The request's items (or messages) and the response's, drawn from the response on."""
+        from agentdbg.checker.formats import pair
         from agentdbg.render.wire_view import render_wire
-        from agentdbg.wire.pairing import pair_anthropic, pair_responses
 
-        key = "input" if seen.wire.name == "responses" else "messages"
-        before = seen.body.get(key)
-        before = [{"role": "user", "content": before}] if isinstance(before, str) else \
-            [x for x in before if isinstance(x, dict)] if isinstance(before, list) else []
+        key = seen.wire.key
+        before = seen.wire.items(seen.body)
         together = before + seen.wire.output(native)
-        pairing = (pair_responses(together) if seen.wire.name == "responses"
-                   else pair_anthropic(together))
+        pairing = pair(seen.wire.name, together)
         return render_wire(seen.wire.name, self.redact({key: together}), pairing,
                            start=len(before), full=self.full, in_progress=pending)
 

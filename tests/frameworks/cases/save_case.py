@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from agentdbg.transcript import load_transcript, messages_over_time
+from agentdbg.transcript.events import Request, Response
 
 HERE = Path(__file__).resolve().parent
 
@@ -22,14 +23,14 @@ def save(transcript: Path, name: str) -> Path:
     folder = HERE / name
     folder.mkdir(parents=True, exist_ok=True)
     loaded = load_transcript(transcript)
-    tools = loaded.header.get("tools") or []
-    requests = [e for e in loaded.events if e["type"] == "request"]
-    responses = [e for e in loaded.events if e["type"] == "response"]
+    tools = loaded.header.tools or []
+    requests = [e for e in loaded.events if isinstance(e, Request)]
+    responses = [e for e in loaded.events if isinstance(e, Response)]
     for n, (event, messages) in enumerate(zip(requests, messages_over_time(loaded.events)), 1):
-        body = {**event["params"], "messages": messages, **({"tools": tools} if tools else {})}
+        body = {**event.param_map, "messages": messages, **({"tools": tools} if tools else {})}
         write(folder / f"request-{n}.json", body)
     for n, event in enumerate(responses, 1):
-        write(folder / f"response-{n}.json", event["message"])
+        write(folder / f"response-{n}.json", event.message)
     shutil.copyfile(transcript, folder / "transcript.jsonl")
     return folder
 

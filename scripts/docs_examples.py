@@ -1,13 +1,15 @@
-"""README.md's examples, produced by running them.
+"""The examples of README.md and of the documentation pages (docs/), produced by running them.
 
-    python tools/readme_examples.py           # rewrite every example block from its command
-    python tools/readme_examples.py --check   # exit 1 (with a diff) when README.md differs
+    python scripts/docs_examples.py           # rewrite every example block from its command
+    python scripts/docs_examples.py --check   # exit 1 (with a diff) when a page differs
+    python scripts/docs_examples.py init      # only the blocks of these examples
 
 An example block is the fenced block right after a marker line ``<!-- example: NAME -->``;
 ``NAME`` is a function below that runs the example's commands with the agentdbg of this
 interpreter and returns the block's text. The recipe block (``<!-- recipe: NAME -->``) is
 not rewritten: its commands are run as written (``run_recipe``), and an example may show
-what they print. ``tests/readme/`` runs both, so the README cannot drift from the program.
+what they print. ``tests/readme/`` runs both, so no page can drift from the program. The same
+example may appear on several pages (the README's quick starts and their reference page).
 
 Commands run in a temporary folder holding a copy of ``examples/``, with an empty
 ``AGENTDBG_HOME``, no API key, no colour and ``COLUMNS`` fixed; piped output (no padding,
@@ -37,6 +39,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+
+
+def pages() -> list[Path]:
+    """README.md and every page of the site (not docs/notes/, the helpers' drafts)."""
+    return [README, *sorted(p for p in DOCS.rglob("*.md") if "notes" not in p.relative_to(DOCS).parts)]
 WIDTH = 90              # COLUMNS for piped examples; step mode is a pty at 80
 ORDER_Q = "订单 ORD-2026-001 到哪里了?"
 MARKER = re.compile(r"^<!-- (example|recipe): ([\w-]+) -->$")
@@ -54,7 +62,7 @@ class Block:
     body: str
 
 
-def blocks(text: str) -> list[Block]:
+def blocks(text: str, source: str = "README.md") -> list[Block]:
     lines = text.split("\n")
     found = []
     for i, line in enumerate(lines):
@@ -63,7 +71,7 @@ def blocks(text: str) -> list[Block]:
             continue
         fence = lines[i + 1] if i + 1 < len(lines) else ""
         if not fence.lstrip().startswith("```"):
-            raise SystemExit(f"README.md:{i + 1}: marker {m.group(2)!r} is not followed by a fence")
+            raise SystemExit(f"{source}:{i + 1}: marker {m.group(2)!r} is not followed by a fence")
         close = next(j for j in range(i + 2, len(lines)) if lines[j].strip() == "```")
         found.append(Block(m.group(1), m.group(2), fence, i + 2, close,
                            "\n".join(lines[i + 2:close])))
@@ -71,8 +79,9 @@ def blocks(text: str) -> list[Block]:
 
 
 def block(name: str, text: str | None = None) -> Block:
-    text = README.read_text(encoding="utf-8") if text is None else text
-    return next(b for b in blocks(text) if b.name == name)
+    """The block ``name`` of ``text``, else of the first page that has it."""
+    texts = [text] if text is not None else [p.read_text(encoding="utf-8") for p in pages()]
+    return next(b for t in texts for b in blocks(t) if b.name == name)
 
 
 # -- running commands -------------------------------------------------------------------
@@ -339,7 +348,50 @@ def ex_mcp_step(runner: Runner) -> str:
                       planned, rpc, "  ...", injected, "  ...", fault, retry, "  ...", answer])
 
 
+WEATHER_Q = "What's the weather in Paris?"
+
+
+def in_project(runner: Runner, *lines: str) -> str:
+    """``commands`` run in the scratch folder's ``project/`` (shown as typed there)."""
+    (runner.folder / "project").mkdir(exist_ok=True)
+    out = []
+    for line in lines:
+        done = runner.run(f"cd project && {line}")
+        if "Traceback" in done.stderr:
+            raise RuntimeError(f"{line}: {done.stderr}")
+        out += [f"$ {line}", clean(done.stderr + done.stdout)]
+    return "\n".join(part for part in out if part)
+
+
+def ex_init(runner: Runner) -> str:
+    out = in_project(runner, "agentdbg init", "agentdbg tools", f'agentdbg run "{WEATHER_Q}"')
+    head, run = out.split(f'$ agentdbg run "{WEATHER_Q}"')
+    return "\n".join([head.rstrip(), f'$ agentdbg run "{WEATHER_Q}"', "  ...",
+                      between(run, "+ [2] tool", "turn 2 "), "  ...", between(run, "stop: ", "usage: ")])
+
+
+def ex_handler_error(runner: Runner) -> str:
+    """The handler's parameter renamed by mistake: what the model sees, and what you see."""
+    in_project(runner, "agentdbg init")
+    handlers = runner.folder / "project" / "handlers.py"
+    handlers.write_text(handlers.read_text(encoding="utf-8").replace("city", "town"), encoding="utf-8")
+    # named with --tools: an edited handler module makes a found ./tools.yaml ask to be
+    # trusted again (agentdbg trust); a file you name runs as it is
+    out = in_project(runner, f'agentdbg run --tools tools.yaml "{WEATHER_Q}"')
+    warning = next(line for line in out.splitlines() if line.startswith("agentdbg: warning:"))
+    return "\n".join([f'$ sed -i s/city/town/g handlers.py && agentdbg run --tools tools.yaml "{WEATHER_Q}"',
+                      warning,
+                      "  ...", between(out, "+ [2] tool", "turn 2 ")])
+
+
+def ex_help(runner: Runner) -> str:
+    return commands(runner, "agentdbg --help")
+
+
 EXAMPLES: dict[str, Callable[[Runner], str]] = {
+    "init": ex_init,
+    "handler-error": ex_handler_error,
+    "help": ex_help,
     "run-turn": ex_run_turn,
     "step-lesson": ex_step_lesson,
     "check-missing-assistant": ex_check("examples/missing_assistant.json"),
@@ -359,17 +411,21 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
 
 # -- regenerating and comparing --------------------------------------------------------
 
-def regenerate(text: str, names: list[str] | None = None) -> str:
-    """``text`` with every example block (or those of ``names``) produced anew."""
+def regenerate(text: str, names: list[str] | None = None, source: str = "README.md",
+               made: dict[str, str] | None = None) -> str:
+    """``text`` with every example block (or those of ``names``) produced anew; ``made`` keeps
+    what each example printed, for the other pages that show it."""
+    made = {} if made is None else made
     lines = text.split("\n")
-    for b in reversed(blocks(text)):
+    for b in reversed(blocks(text, source)):
         if b.kind != "example" or (names and b.name not in names):
             continue
         if b.name not in EXAMPLES:
-            raise SystemExit(f"README.md: no example function for {b.name!r}")
-        with scratch() as runner:
-            body = EXAMPLES[b.name](runner)
-        lines[b.start:b.end] = body.split("\n")
+            raise SystemExit(f"{source}: no example function for {b.name!r}")
+        if b.name not in made:
+            with scratch() as runner:
+                made[b.name] = EXAMPLES[b.name](runner)
+        lines[b.start:b.end] = made[b.name].split("\n")
     return "\n".join(lines)
 
 
@@ -412,12 +468,18 @@ def comparable(text: str) -> str:
 
 
 def differences(text: str | None = None, names: list[str] | None = None) -> str:
-    """A unified diff of README.md against what the commands print now ('' when equal)."""
-    text = README.read_text(encoding="utf-8") if text is None else text
-    fresh = regenerate(text, names)
-    a, b = comparable(text).split("\n"), comparable(fresh).split("\n")
-    return "\n".join(difflib.unified_diff(a, b, "README.md", "what the commands print",
-                                         lineterm="", n=2))
+    """A unified diff of the pages (or of ``text``, as README.md) against what the commands print
+    now ('' when equal)."""
+    sources = [(README, text)] if text is not None else [(p, None) for p in pages()]
+    made: dict[str, str] = {}
+    out = []
+    for path, given in sources:
+        page = path.read_text(encoding="utf-8") if given is None else given
+        name = str(path.relative_to(ROOT))
+        fresh = regenerate(page, names, name, made)
+        a, b = comparable(page).split("\n"), comparable(fresh).split("\n")
+        out += difflib.unified_diff(a, b, name, "what the commands print", lineterm="", n=2)
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -425,13 +487,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     parser.add_argument("names", nargs="*", help="only these examples")
     args = parser.parse_args(argv)
-    text = README.read_text(encoding="utf-8")
     if args.check:
-        diff = differences(text, args.names)
-        print(diff or "README.md examples match what the commands print")
+        diff = differences(None, args.names)
+        print(diff or "the examples of README.md and docs/ match what the commands print")
         return 1 if diff else 0
-    README.write_text(regenerate(text, args.names), encoding="utf-8")
-    print(f"rewrote the example blocks of {README}")
+    made: dict[str, str] = {}
+    for path in pages():
+        text = path.read_text(encoding="utf-8")
+        fresh = regenerate(text, args.names, str(path.relative_to(ROOT)), made)
+        if fresh != text:
+            path.write_text(fresh, encoding="utf-8")
+            print(f"rewrote the example blocks of {path.relative_to(ROOT)}")
     return 0
 
 

@@ -1,0 +1,437 @@
+"""The transcript's events, typed: one class per kind of line, decoded and checked by ``msgspec``.
+
+A transcript may come from anyone: a field of the wrong type is a one-line error naming the
+line and the field (``decode_event``), never a crash somewhere later. Unknown fields are left
+alone and an event of an unknown kind is kept as ``Other`` (newer writers may add them).
+
+What an event records from the wire (messages, request bodies, responses, findings) is JSON
+data, typed with the ``JSON`` aliases: the parser already made it JSON, so it is not walked
+again, but the parts the engine acts on are checked (``tool_calls`` hold objects, usage counts
+are numbers). Version 2 stores each message once (``reader`` reads version 1 too):
+
+* the header's ``initial_messages`` are the start; the first request's ``prefix`` counts them
+  (version 1 counted from none, repeating them in its ``append``);
+* a request's ``params`` leave out ``tools`` when they are the header's (restored on read);
+* the stop event keeps its final messages as ``prefix`` + ``append`` of the last request;
+* a request's native ``body`` (the proxy's Responses / Anthropic requests) keeps of each of
+  its arrays only what the previous request's body did not hold (``body_prefix``);
+* the header's ``question`` is a preview of at most ``QUESTION_PREVIEW`` characters.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import msgspec
+
+FORMAT = "agentdbg-transcript"
+VERSION = 2
+READS = (1, 2)                 # the versions this agentdbg reads (1 through a migration)
+QUESTION_PREVIEW = 300
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    JSON: TypeAlias = bool | int | float | str | list["JSON"] | dict[str, "JSON"] | None
+else:   # at run time a JSON value is what the parser made; msgspec does not walk it again
+    JSON = Any
+JSONObject = dict[str, JSON]
+#: one recorded message (the chat form the engine works on; a Responses or Anthropic
+#: message keeps its native original under "wire")
+Message = JSONObject
+#: a usage object as the API reported it: every count kept (the known ones are numbers)
+Usage = JSONObject
+#: a recorded finding, ``Finding.to_dict()``
+FindingRecord = JSONObject
+
+USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+class _Event(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type"):
+    seq: int | None = None
+    event_type: ClassVar[str]
+
+    def problem(self) -> str | None:
+        """What the types alone do not say (None: nothing a reader would trip on)."""
+        return None
+
+
+class Options(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The run's options as the header records them (``RunConfig``'s fields)."""
+    model: str | msgspec.UnsetType | None = msgspec.UNSET
+    max_turns: int | msgspec.UnsetType = msgspec.UNSET
+    max_tool_calls: int | msgspec.UnsetType = msgspec.UNSET
+    repeat_limit: int | msgspec.UnsetType = msgspec.UNSET
+    timeout: float | msgspec.UnsetType | None = msgspec.UNSET
+    approve: str | msgspec.UnsetType | None = msgspec.UNSET
+    tool_choice: JSON | msgspec.UnsetType = msgspec.UNSET
+    parallel_tool_calls: bool | msgspec.UnsetType | None = msgspec.UNSET
+    temperature: float | msgspec.UnsetType | None = msgspec.UNSET
+    send_anyway: bool | msgspec.UnsetType = msgspec.UNSET
+    stop_on_invalid: bool | msgspec.UnsetType = msgspec.UNSET
+
+    def given(self) -> dict[str, JSON]:
+        """The options the recording holds (absent ones left out)."""
+        return {f: getattr(self, f) for f in self.__struct_fields__
+                if getattr(self, f) is not msgspec.UNSET}
+
+
+class Parent(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A fork's recording and the message it was forked at."""
+    path: str
+    from_index: int
+
+
+class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="header"):
+    format: str | None = None
+    version: JSON = None
+    agentdbg_version: str | None = None
+    created: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    question: str | None = None            # a preview (version 1: the whole question)
+    tools: list[JSON] | None = None
+    #: the proxy: every tool the requests offered in their own form (hosted, namespaced too)
+    tool_definitions: list[JSON] | None = None
+    tools_hash: str | None = None
+    tools_file: str | None = None
+    options: Options | None = None
+    initial_messages: list[Message] | None = None
+    parent: Parent | None = None
+    api: str | None = None                 # the wire format the run spoke (None: chat)
+    api_params: JSONObject | None = None   # what the run's provider adds to each body
+    mcp_servers: list[JSON] | None = None
+    conversation: int | None = None        # the proxy's number for the conversation
+
+    def problem(self) -> str | None:
+        return _messages_problem("initial_messages", self.initial_messages)
+
+    @property
+    def wire(self) -> str:
+        return self.api or "chat"
+
+    @property
+    def tool_list(self) -> list[JSON]:
+        return self.tools or []
+
+
+class Request(_Event, kw_only=True, tag="request"):
+    """A request sent: the previous request's first ``prefix`` messages, then ``append``."""
+    event_type: ClassVar[str] = "request"
+    turn: int | None = None
+    params: JSONObject | None = None       # the rest of the body (tools: see the module)
+    prefix: int
+    append: list[Message]
+    findings: list[FindingRecord] | None = None  # the proxy's checks of it
+    body: JSONObject | None = None         # the proxy: a Responses / Anthropic body as sent
+    #: version 2: the body's arrays (its items, its tools) hold what the previous request's
+    #: body did not: ``{name: how many of that array's first items come from it}``
+    body_prefix: dict[str, int] | None = None
+    #: the whole messages array, rebuilt by the reader (never written)
+    messages: list[Message] | None = None
+
+    def problem(self) -> str | None:
+        if self.prefix < 0:
+            return "field 'prefix' must be an integer >= 0"
+        if any(n < 0 for n in (self.body_prefix or {}).values()):
+            return "field 'body_prefix' must count items (integers >= 0)"
+        return _messages_problem("append", self.append)
+
+    @property
+    def param_map(self) -> JSONObject:
+        return self.params or {}
+
+
+class Response(_Event, kw_only=True, tag="response"):
+    event_type: ClassVar[str] = "response"
+    turn: int | None = None
+    message: Message
+    usage: Usage | None = None
+    finish_reason: str | None = None
+    latency_ms: float | None = None
+    note: str | None = None
+    id: JSON = None                       # the proxy: a Responses API response's id ...
+    output: JSON = None                   # ... and its output items
+
+    def problem(self) -> str | None:
+        return _message_problem("message", self.message) or _usage_problem(self.usage)
+
+
+class ModelError(_Event, kw_only=True, tag="model_error"):
+    event_type: ClassVar[str] = "model_error"
+    turn: int | None = None
+    message: str | None = None
+    status: int | None = None
+    latency_ms: float | None = None
+
+
+class Blocked(_Event, kw_only=True, tag="blocked"):
+    """The pre-send check stopped a request (not sent)."""
+    event_type: ClassVar[str] = "blocked"
+    turn: int | None = None
+    findings: list[FindingRecord] | None = None
+
+
+class Tool(_Event, kw_only=True, tag="tool"):
+    """One tool call executed (or, through the proxy, run by the app)."""
+    event_type: ClassVar[str] = "tool"
+    turn: int | None = None
+    index: int | None = None               # the tool message's index
+    tool_call_id: str | None = None
+    name: str | None = None
+    arguments: JSON = None                 # as the model sent them (normally a string)
+    ok: bool | None = None
+    error_type: str | None = None
+    retryable: bool | None = None
+    content: str | None = None
+    detail: str | None = None
+    duration_ms: float | None = None
+    started_ms: float | None = None
+    ended_ms: float | None = None
+    truncated_chars: int | None = None
+    stubbed: bool | None = None
+    injected: bool | None = None
+    note: str | None = None
+    cause: str | None = None               # the handler's exception (type, message, file:line)
+    mcp: JSONObject | None = None
+
+
+class Action(_Event, kw_only=True, tag="action"):
+    """The user's hand: edit, drop, rewind, retry, inject, fail, send."""
+    event_type: ClassVar[str] = "action"
+    action: str
+    at_ms: float | None = None
+    index: int | None = None
+    before: Message | None = None
+    after: Message | None = None
+    message: Message | None = None         # drop: the message removed
+    cut: int | None = None
+    tool_call_id: JSON = None
+    fault: str | None = None
+    kind_: str | None = msgspec.field(default=None, name="kind")  # a fault's kind
+    custom: str | None = None
+    pending: bool | None = None
+    content: str | None = None
+    tool: str | None = None
+    sticky: bool | None = None
+
+    def problem(self) -> str | None:
+        need: tuple[str, ...] = _ACTION_NEEDS.get(self.action, ())
+        if self.action == "inject":
+            need = ("tool_call_id",) if self.pending else ("index",)
+        for name in need:
+            value = getattr(self, name)
+            if value is None:
+                return f"{self.action} action event without its field '{name}'"
+            if name == "index" and value < 0:
+                return f"{self.action} action event: field 'index' must be an integer >= 0, got {value}"
+            if name == "tool_call_id" and not isinstance(value, str):
+                return f"{self.action} action event: field 'tool_call_id' must be a string"
+        problem = _message_problem("after", self.after) if self.after is not None else None
+        return f"{self.action} action event: {problem}" if problem else None
+
+
+_ACTION_NEEDS: dict[str, tuple[str, ...]] = {
+    "edit": ("index", "after"), "drop": ("index",), "rewind": ("index",), "fail": ("tool",)}
+
+
+class Stop(_Event, kw_only=True, tag="stop"):
+    """How the run ended, and its final messages (version 2: ``prefix`` + ``append`` of the
+    last request; the reader rebuilds ``messages``)."""
+    event_type: ClassVar[str] = "stop"
+    reason: str
+    detail: str | None = None
+    messages: list[Message] | None = None
+    prefix: int | None = None
+    append: list[Message] | None = None
+    usage: Usage | None = None
+    ended_on_call: bool | None = None      # the proxy: the app ended on a call it never answered
+
+    def problem(self) -> str | None:
+        if self.prefix is not None and self.prefix < 0:
+            return "field 'prefix' must be an integer >= 0"
+        return (_messages_problem("messages", self.messages) or _messages_problem("append", self.append)
+                or _usage_problem(self.usage))
+
+
+class Other(msgspec.Struct, kw_only=True):
+    """An event of a kind this agentdbg does not know (a newer writer's): kept, not read."""
+    kind: str
+    seq: int | None = None
+    data: JSONObject = msgspec.field(default_factory=dict)
+
+    def problem(self) -> str | None:
+        return None
+
+    @property
+    def event_type(self) -> str:
+        return self.kind
+
+
+Event = Request | Response | ModelError | Blocked | Tool | Action | Stop
+AnyEvent = Event | Other
+KINDS: dict[str, type[Event]] = {c.event_type: c for c in (Request, Response, ModelError, Blocked,
+                                                      Tool, Action, Stop)}
+
+
+# -- the checks types cannot say ---------------------------------------------------------------
+
+def _message_problem(name: str, message: JSON) -> str | None:
+    """A message whose ``tool_calls``, when a list, holds objects (the engine runs them)."""
+    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    if isinstance(calls, list) and not all(isinstance(c, dict) for c in calls):
+        return f"field '{name}.tool_calls' must hold objects"
+    return None
+
+
+def _messages_problem(name: str, messages: list[Message] | None) -> str | None:
+    for i, m in enumerate(messages or ()):
+        problem = _message_problem(f"{name}[{i}]", m)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _usage_problem(usage: Usage | None) -> str | None:
+    for key in USAGE_COUNTS:
+        value = (usage or {}).get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return f"field 'usage.{key}' must be a number or null"
+    return None
+
+
+# -- decoding ------------------------------------------------------------------------------------
+
+_DECODER = msgspec.json.Decoder(Event)
+_HEADER_DECODER = msgspec.json.Decoder(Header)
+
+
+class EventError(ValueError):
+    """A line that is not the event it says it is; the text names the field."""
+
+
+def decode_line(raw: bytes, *, header: bool) -> Header | AnyEvent:
+    """One line as its typed event. The fast path decodes the bytes straight into the type;
+    whatever it refuses is parsed again by ``json`` (which reads what our writer may write:
+    a lone surrogate escape, a number too large for a float) and converted, so the error said
+    is the same either way. Raises ``EventError`` (bad types) or ``ValueError`` (bad JSON)."""
+    try:
+        event: Header | AnyEvent = (_HEADER_DECODER if header else _DECODER).decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        import json
+
+        return convert(json.loads(raw), header=header)
+    return _checked(event)
+
+
+def convert(value: JSON, *, header: bool) -> Header | AnyEvent:
+    """A parsed line as its typed event (``EventError`` naming the field when it is not)."""
+    tag = value.get("type") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or not isinstance(tag, str):
+        raise EventError("each line must be a JSON object with a 'type'")
+    kind = "header" if header else tag
+    cls: type[Header] | type[Event] | None = Header if header else KINDS.get(kind)
+    if cls is None:
+        seq = value.get("seq")
+        return Other(kind=kind, seq=seq if isinstance(seq, int) and not isinstance(seq, bool) else None,
+                     data=value)
+    try:
+        event: Header | AnyEvent = msgspec.convert(value, cls)
+    except msgspec.ValidationError as exc:
+        said = _said(str(exc), value)
+        raise EventError(f"{kind} event{' ' if said.startswith('without') else ': '}{said}") from None
+    return _checked(event)
+
+
+def _checked(event: Header | AnyEvent) -> Header | AnyEvent:
+    problem = event.problem()
+    if problem is not None:
+        kind = "header" if isinstance(event, Header) else \
+            event.kind if isinstance(event, Other) else event.event_type
+        raise EventError(problem if isinstance(event, Action) else f"{kind} event: {problem}")
+    return event
+
+
+_WORDS = {"int": "an integer", "float": "a number", "str": "a string", "bool": "true or false",
+          "object": "an object", "array": "an array", "null": "null"}
+
+
+def _said(text: str, value: JSON) -> str:
+    """msgspec's words as this project says them: ``field 'options.max_turns' must be an
+    integer, got "x"``; ``without its field 'prefix'``."""
+    import re
+
+    missing = re.match(r"Object missing required field `(.+)`(?: - at `\$\.?(.*)`)?$", text)
+    if missing:
+        where = f"{missing.group(2)}.{missing.group(1)}" if missing.group(2) else missing.group(1)
+        return f"without its field '{where}'"
+    at = re.match(r"(.*) - at `\$\.?(.*)`$", text)
+    if not at:
+        return text
+    said, where = at.group(1), at.group(2)
+    expected = re.match(r"Expected `(.+)`, got `.+`$", said)
+    if expected:
+        kinds = [_WORDS.get(k.strip(), k.strip()) for k in expected.group(1).split("|")]
+        if "an integer" in kinds and "a number" in kinds:
+            kinds.remove("an integer")
+        words = " or ".join(kinds)
+        return f"field '{where}' must be {words}, got {_shown(_at(value, where))}"
+    return f"field '{where}': {said[:1].lower()}{said[1:]}"
+
+
+def _at(value: JSON, where: str) -> JSON:
+    """The value at ``where`` (``usage.prompt_tokens``, ``append[0].role``) in ``value``."""
+    import re
+
+    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", where):
+        if index and isinstance(value, list) and int(index) < len(value):
+            value = value[int(index)]
+        elif name and isinstance(value, dict):
+            value = value.get(name)
+        else:
+            return None
+    return value
+
+
+def _shown(value: JSON) -> str:
+    import json
+
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+# -- encoding ------------------------------------------------------------------------------------
+
+def to_json_value(event: Header | Event | Other) -> JSONObject:
+    """The event as the JSON object its line holds (``type`` first, then ``seq``). Shallow:
+    recorded payloads are passed on as they are, however deeply they nest."""
+    if isinstance(event, Other):
+        return {"type": event.kind, "seq": event.seq,
+                **{k: v for k, v in event.data.items() if k not in ("type", "seq")}}
+    out: JSONObject = {"type": type(event).__struct_config__.tag}
+    out.update(_fields(event))
+    if isinstance(event, Request):
+        out.pop("messages", None)   # rebuilt on read, never written
+    return out
+
+
+def _fields(struct: msgspec.Struct) -> JSONObject:
+    out: JSONObject = {}
+    for name, key in zip(struct.__struct_fields__, struct.__struct_encode_fields__):
+        value = getattr(struct, name)
+        if value is None or value is msgspec.UNSET:
+            continue
+        out[key] = _fields(value) if isinstance(value, msgspec.Struct) else value
+    return out
+
+
+def fields_of(event: Event | Other) -> JSONObject:
+    """The event's fields with its whole ``messages`` (what a session observer is given)."""
+    if isinstance(event, Other):
+        return {k: v for k, v in event.data.items() if k != "type"}
+    return _fields(event)

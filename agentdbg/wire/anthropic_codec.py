@@ -1,0 +1,211 @@
+"""The Anthropic Messages API codec (``POST /v1/messages``).
+
+The chat form and its way back are in ``wire.anthropic``, the message object and the error
+bodies in ``wire.anthropic_reply``, streaming in ``wire.anthropic_stream``; this module puts them
+behind the one ``Codec`` protocol and reads a body into the conversation model: one part per
+content block (``messages[3].content[1]``; a string content is one part at ``messages[3]``),
+thinking with its signature, redacted thinking, server tool use and results; client tools and
+server tools. Usage keeps the cache counts: ``input`` is ``input_tokens`` +
+``cache_creation_input_tokens`` + ``cache_read_input_tokens``, each also kept as it came.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from agentdbg.conversation import (
+    AssistantText,
+    HostedCall,
+    HostedResult,
+    Instructions,
+    Other,
+    Part,
+    Reasoning,
+    Request,
+    ToolCall,
+    ToolDef,
+    ToolResult,
+    UserText,
+    Where,
+    as_str,
+    text_of,
+)
+from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem
+from agentdbg.wire.common import ChatForm, ChatReply
+
+CHAT_KEYS = ("messages", "system", "tools", "tool_choice")
+SERVER_CALLS = ("server_tool_use", "mcp_tool_use")
+
+
+def message_parts(messages: list) -> list[Part]:
+    parts: list[Part] = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            continue
+        role, content = m.get("role"), m.get("content")
+        if isinstance(content, list):
+            for j, block in enumerate(content):
+                if isinstance(block, dict):
+                    parts.append(_block(role, Where((i, j), f"messages[{i}].content[{j}]"), block))
+        else:
+            parts.append(_text(role, Where((i,), f"messages[{i}].content"), m, text_of(content)))
+    return parts
+
+
+def _text(role: Any, at: Where, raw: Any, text: str) -> Part:
+    if role == "system":
+        return Instructions(at, raw, None, text)
+    return AssistantText(at, raw, None, text) if role == "assistant" else UserText(at, raw, None, text)
+
+
+def _block(role: Any, at: Where, block: dict) -> Part:
+    kind = block.get("type")
+    if kind == "text":
+        return _text(role, at, block, text_of([block]))
+    if kind == "tool_use":
+        return ToolCall(at, block, None, as_str(block.get("id")), as_str(block.get("name")),
+                        block.get("input"))
+    if kind == "tool_result":
+        return ToolResult(at, block, None, as_str(block.get("tool_use_id")), None,
+                          block.get("content"), block.get("is_error") is True)
+    if kind == "thinking":
+        return Reasoning(at, block, None, str(block.get("thinking") or ""),
+                         as_str(block.get("signature")))
+    if kind == "redacted_thinking":
+        return Reasoning(at, block, None, "", None, as_str(block.get("data")))
+    if kind in SERVER_CALLS:
+        return HostedCall(at, block, None, as_str(block.get("id")), as_str(block.get("name")),
+                          block.get("input"))
+    if isinstance(kind, str) and kind.endswith("_tool_result"):
+        return HostedResult(at, block, None, as_str(block.get("tool_use_id")), block.get("content"))
+    return Other(at, block, None, str(kind))
+
+
+def tool_defs(tools: Any) -> list[ToolDef]:
+    out: list[ToolDef] = []
+    for k, t in enumerate(tools if isinstance(tools, list) else []):
+        if not isinstance(t, dict):
+            continue
+        client = t.get("type") in (None, "custom")
+        out.append(ToolDef(as_str(t.get("name")) or str(t.get("type")), "function" if client else
+                           "hosted", None, as_str(t.get("description")),
+                           t.get("input_schema") if client else None, f"tools[{k}]", t))
+    return out
+
+
+class AnthropicCodec(Codec):
+    name = "anthropic"
+    label = "Anthropic Messages"
+    paths = ("/messages",)
+    stream_end = (b"message_stop",)
+    secret_headers = ("x-api-key",)
+    provider = "anthropic"
+
+    def shape_error(self, body: Any) -> tuple[str, str | None] | None:
+        if not isinstance(body, dict):
+            return "request body: Input should be a valid dictionary", None
+        messages = body.get("messages")
+        if "messages" not in body:
+            return "messages: Field required", "messages"
+        if not isinstance(messages, list):
+            return "messages: Input should be a valid list", "messages"
+        for i, m in enumerate(messages):
+            if not isinstance(m, dict):
+                return f"messages.{i}: Input should be a valid dictionary", None
+            content = m.get("content")
+            if isinstance(content, list):
+                for j, block in enumerate(content):
+                    if not isinstance(block, dict):
+                        return f"messages.{i}.content.{j}: Input should be a valid dictionary", None
+        problem = schema_problem(body.get("tools"), "input_schema", nested=False)
+        if problem:
+            return f"tools.{problem[2]}.custom.input_schema: Input should be a valid dictionary", None
+        return None
+
+    def definition_error(self, body: Any) -> tuple[str, str | None] | None:
+        tools = body.get("tools") if isinstance(body, dict) else None
+        found = json_schema_error(tools, "input_schema", nested=False)
+        return (f"tools.{found[0]}.custom.input_schema: {found[4]}", None) if found else None
+
+    def error(self, status: int, message: str, *, param: str | None = None,
+              code: str | None = None, type_: str = "invalid_request_error", **extra: Any) -> dict:
+        from agentdbg.wire.anthropic_reply import ERROR_STATUS, error_body
+
+        if type_ not in ERROR_STATUS:
+            type_ = {404: "not_found_error", 413: "request_too_large"}.get(
+                status, "api_error" if status >= 500 else "invalid_request_error")
+        body = error_body(message, type_)
+        body["error"].update(extra)
+        return body
+
+    def bad_json(self) -> dict:
+        return self.error(400, "There was an error parsing the body of your request: it is not "
+                               "valid JSON.")
+
+    def chat_form(self, body: dict) -> ChatForm:
+        from agentdbg.wire.anthropic import to_chat
+
+        return to_chat(body)
+
+    def tools(self, body: Any) -> list[ToolDef]:
+        return tool_defs(body.get("tools") if isinstance(body, dict) else None)
+
+    def parse_request(self, body: Any) -> Request:
+        body = body if isinstance(body, dict) else {"messages": body}
+        parts: list[Part] = []
+        if "system" in body:
+            parts.append(Instructions(Where((), "system"), body["system"], None,
+                                      text_of(body["system"])))
+        parts += message_parts(self.items(body))
+        return Request(self.name, parts, tool_defs(body.get("tools")), body.get("tool_choice"),
+                       {k: v for k, v in body.items() if k not in CHAT_KEYS},
+                       as_str(body.get("model")))
+
+    def reasons(self, body: dict) -> bool:
+        thinking = body.get("thinking")
+        return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
+
+    def encode_request(self, messages: list[dict], tools: list[dict] | None = None,
+                       tool_choice: Any = None, parallel_tool_calls: bool | None = None, *,
+                       params: dict | None = None) -> dict:
+        from agentdbg.wire.anthropic import from_chat
+
+        return from_chat(messages, tools, tool_choice, parallel_tool_calls, params=params)
+
+    def tool_from_chat(self, tool: dict) -> dict:
+        from agentdbg.wire.anthropic import tool_from_chat
+
+        return tool_from_chat(tool)
+
+    def rejection(self, findings: list[Any]) -> tuple[int, dict] | None:
+        from agentdbg.wire.anthropic_reply import rejection
+
+        return rejection(findings)
+
+    def answer(self, message: dict, body: dict, usage: dict | None, finish: str | None,
+               model_name: str = "offline") -> dict:
+        from agentdbg.wire.anthropic_reply import message_json
+
+        return message_json(message, body, usage, finish, model_name)
+
+    def stream(self, native: dict, body: dict) -> Iterator[bytes]:
+        from agentdbg.wire.anthropic_stream import encode_stream
+
+        return encode_stream(native)
+
+    def accumulator(self) -> StreamReader:
+        from agentdbg.wire.anthropic_stream import AnthropicAccumulator
+
+        return AnthropicAccumulator()
+
+    def reply(self, doc: Any) -> ChatReply | None:
+        from agentdbg.wire.anthropic_reply import chat_reply
+
+        if not isinstance(doc, dict) or doc.get("type") != "message":
+            return None
+        return chat_reply(doc)
+
+    def output(self, native: Any) -> list:
+        content = native.get("content") if isinstance(native, dict) else None
+        return [{"role": "assistant", "content": content}] if isinstance(content, list) else []
