@@ -51,7 +51,7 @@ REPORTS = {
                      "reasoning-without-following-item", "duplicate-item-id", "item-id-prefix",
                      "item-not-persisted", "reasoning-item-malformed"), "E"),
     **dict.fromkeys(("duplicate-tool-response", "duplicate-tool-call-id", "unknown-tool",
-                     "arguments-schema-mismatch"), "W"),
+                     "arguments-schema-mismatch", "arguments-duplicate-key"), "W"),
     **dict.fromkeys(("arguments-invalid-json", "arguments-not-object"), "W (E under `vllm`, `qwen`)"),
     "interleaved-message": "P `deepseek`, `deepseek-thinking`",
     "reasoning-item-missing": "E (W with `store: false`)",
