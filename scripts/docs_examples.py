@@ -318,7 +318,7 @@ TIME_Q = "What time is it in Asia/Tokyo, and what is 09:30 Paris time in New Yor
 
 
 def ex_mcp_tools(runner: Runner) -> str:
-    return commands(runner, "agentdbg tools examples/mcp_tools.yaml")
+    return commands(runner, "agentdbg tools --connect examples/mcp_tools.yaml")
 
 
 def ex_mcp_run(runner: Runner) -> str:
@@ -375,9 +375,12 @@ def ex_handler_error(runner: Runner) -> str:
     in_project(runner, "agentdbg init")
     handlers = runner.folder / "project" / "handlers.py"
     handlers.write_text(handlers.read_text(encoding="utf-8").replace("city", "town"), encoding="utf-8")
-    out = in_project(runner, f'agentdbg run "{WEATHER_Q}"')
+    # named with --tools: an edited handler module makes a found ./tools.yaml ask to be
+    # trusted again (agentdbg trust); a file you name runs as it is
+    out = in_project(runner, f'agentdbg run --tools tools.yaml "{WEATHER_Q}"')
     warning = next(line for line in out.splitlines() if line.startswith("agentdbg: warning:"))
-    return "\n".join([f'$ sed -i s/city/town/g handlers.py && agentdbg run "{WEATHER_Q}"', warning,
+    return "\n".join([f'$ sed -i s/city/town/g handlers.py && agentdbg run --tools tools.yaml "{WEATHER_Q}"',
+                      warning,
                       "  ...", between(out, "+ [2] tool", "turn 2 ")])
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from agentdbg.checker.findings import Finding
@@ -45,20 +44,31 @@ class CheckItem:
     recorded: list | None = None  # a request the proxy blocked: the findings it was blocked for
 
 
+MAX_INPUT = 256 * 1024 * 1024   # bytes ``check`` reads (a transcript of a long proxy session fits)
+
+
 def read_text(path: str) -> tuple[str, str]:
-    """(display name, text) of a file or of stdin for ``-``."""
+    """(display name, text) of a file or of stdin for ``-``: at most ``MAX_INPUT`` bytes,
+    whatever it is (``/dev/zero``, a FIFO, ``<(command)``; one nobody writes is given up after
+    ``paths.IDLE_SECONDS``)."""
+    from agentdbg.paths import read_at_most, read_bounded
+
     if path == "-":
-        data, name = sys.stdin.buffer.read(), "<stdin>"
+        data, name = read_at_most(sys.stdin.buffer, MAX_INPUT), "<stdin>"
     else:
         name = path
         try:
-            data = Path(path).read_bytes()
+            data = read_bounded(path, MAX_INPUT)
         except FileNotFoundError:
             raise InputError(f"{path}: no such file") from None
         except IsADirectoryError:
             raise InputError(f"{path}: is a directory") from None
+        except TimeoutError as exc:
+            raise InputError(f"{path}: {exc}") from None
         except OSError as exc:
             raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(data) > MAX_INPUT:
+        raise InputError(f"{name}: more than {MAX_INPUT} bytes; check reads at most that much")
     try:
         return name, data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

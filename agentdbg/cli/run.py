@@ -108,16 +108,20 @@ def run(
     debug: DebugOpt = False,
 ) -> int:
     """Run the tool loop on QUESTION and show every turn's full messages array."""
+    from agentdbg.cli.trust import ask, interactive
     from agentdbg.drivers.launch import drive, handler_warnings, load_run_tools
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.options import RunOptions
     from agentdbg.providers.factory import make_provider, precheck_for
+    from agentdbg.trust import untrusted_line
 
     if step and json_out:
         raise AgentdbgError("--step and --json cannot be combined")
     _step_only(step, explain, lang)
     _never_over_inputs(save, script=script, tools=tools)
-    toolset = load_run_tools(tools, mcp or [])  # MCP servers start in drive()
+    toolset = load_run_tools(tools, mcp or [], ask=ask if interactive(json_out) else None)
+    if toolset.trust == "untrusted":           # MCP servers start in drive(), if trusted
+        warn(untrusted_line(toolset))
     for line in handler_warnings(toolset):
         warn(line)
     info = make_provider(model, base_url, api_key, script, retries, api=api.value)

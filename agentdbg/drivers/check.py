@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentdbg import schemas
 from agentdbg.checker import has_errors, summary
 from agentdbg.checker.inputs import load_check_input
 from agentdbg.checker.judge import Judged, judge_all
@@ -32,9 +33,11 @@ def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, fu
         from agentdbg.toolspec import load_tools
 
         definitions = load_tools(tools, resolve=False).openai_tools()
-    results = judge_all(items, definitions, profile)
+    with schemas.noting_skips() as skips:
+        results = judge_all(items, definitions, profile)
     every = [f for r in results for f in r.findings]
     notes = [SKIPPED] if any(r.skipped_tools for r in results) else []
+    notes += skips.take()
     if json_out:
         doc: dict[str, Any] = {"ok": not has_errors(every),
                                "findings": [_as_dict(r, f) for r in results for f in r.findings]}

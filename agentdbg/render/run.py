@@ -46,6 +46,8 @@ def outcome_meta(o: ToolOutcome) -> str:
         parts.append("injected fault")
     if o.cause and not o.ok:
         parts.append(f"raised {o.cause}")   # the developer's view; the model saw only the error
+    if o.unchecked:
+        parts.append("arguments not checked (over the work budget)")
     return " · ".join(parts)
 
 
@@ -81,16 +83,38 @@ def render_action(a: Action) -> RenderableType:
                          (" (recorded; re-applied here)", "dim"))
 
 
-def render_header(model_desc: str, tools: list[str], offline: bool,
+def render_header(model_desc: str, toolset: Any, offline: bool,
                   title: str = "agentdbg run") -> RenderableType:
     lines = [Text.assemble(("model: ", "bold"), safe(model_desc)),
-             Text.assemble(("tools: ", "bold"), safe(", ".join(tools)))]
+             Text.assemble(("tools: ", "bold"), safe(", ".join(toolset.names())))]
+    source, warning = tools_source(toolset)
+    if source:
+        lines.append(Text.assemble(("from: ", "bold"), (safe(source), "yellow" if warning else "")))
     if offline:
         lines.append(Text("The offline model is not an LLM: a deterministic planner that fills "
                           "tool parameters from the question and earlier results.", style="dim"))
         lines.append(Text("Use a real endpoint with --model NAME --base-url URL "
                           "(key from OPENAI_API_KEY).", style="dim"))
     return Panel(Group(*lines), title=title, title_align="left", expand=False)
+
+
+def tools_source(toolset: Any) -> tuple[str, bool]:
+    """Where the run's tools come from, and whether that is a warning (a found tools file not
+    trusted: its code does not run)."""
+    from agentdbg.paths import same_file
+    from agentdbg.toolspec import bundled_tools_path
+
+    trust, path = getattr(toolset, "trust", "named"), str(toolset.path)
+    if trust == "recording":
+        return "the recording (recorded results; nothing runs)", False
+    if trust == "sample" or (trust == "named" and same_file(path, bundled_tools_path())):
+        return "agentdbg's sample tools", False
+    if path == "--mcp":
+        return "--mcp", False
+    if trust == "untrusted":
+        return (f"{path}, not trusted: {', '.join(toolset.skipped)} (agentdbg trust {path})",
+                True)
+    return {"trusted": f"{path} (trusted)", "harmless": f"{path} (fixtures only)"}.get(trust, path), False
 
 
 def render_turn_title(turn: int) -> RenderableType:

@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agentdbg.engine.actions import message_problem
 from agentdbg.engine.phases import Phase
 
 
@@ -240,8 +241,9 @@ def cmd_edit(dbg, arg):
         message = dbg.edit_json(original, "message")
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-        raise CommandError("a message must be a JSON object with a role; message unchanged")
+    problem = message_problem(message)
+    if problem is not None:
+        raise CommandError(f"{problem}; message unchanged")
     if message == original:
         dbg.say("no change")
         return

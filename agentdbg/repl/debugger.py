@@ -23,7 +23,7 @@ from agentdbg.messages import call_arguments, call_name
 from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
 from agentdbg.render.safe import safe
-from agentdbg.render.view import render_finding, render_messages
+from agentdbg.render.view import render_finding, render_messages, shown_arguments
 from agentdbg.repl.breakpoints import Breakpoints
 from agentdbg.repl.commands import CommandError, lookup
 from agentdbg.repl.editor import edit_json
@@ -75,7 +75,7 @@ class Debugger:
     # -- the loop ----------------------------------------------------------------------
     def loop(self) -> ExitStatus:
         o = self.options
-        self.console.print(view_run.render_header(o.model_desc, self.session.toolset.names(),
+        self.console.print(view_run.render_header(o.model_desc, self.session.toolset,
                                                   o.offline, o.title))
         self.say("step mode: Enter or 'next' performs the pending phase; 'help' lists commands.")
         self.show_new()
@@ -241,7 +241,7 @@ class Debugger:
             self.console.print(Text(f"▶ next: ask the model (turn {len(s.turns) + 1}) with "
                                     f"{len(s.messages)} message(s)", style="bold"))
         else:
-            calls = [f"{safe(c.get('id'))} {safe(call_name(c))}({safe(call_arguments(c))})"
+            calls = [f"{safe(c.get('id'))} {safe(call_name(c))}({shown_arguments(call_arguments(c))})"
                      for c in s.pending]
             head = f"▶ next: execute {len(calls)} call(s):"
             if len(calls) == 1 and cell_len(f"{head} {calls[0]}") <= self.console.width:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdbg.messages import loads_json
+from agentdbg.messages import loads_json, token_count
 from agentdbg.report import adapter
 from agentdbg.transcript.events import (
     Action,
@@ -173,7 +173,7 @@ class Run:
         for t in self.turns:
             for key in total:
                 value = t.usage.get(key)
-                total[key] += int(value) if isinstance(value, (int, float)) else 0
+                total[key] += token_count(value)
             estimated = estimated or bool(t.usage.get("estimated"))
         return {**total, "estimated": estimated}
 
@@ -235,7 +235,7 @@ def _call(card: Card, h: History, h_no: int, pos: int, call: Any, index: int) ->
             c.result = event.content
         c.ok = event.ok
         c.error_type = event.error_type
-        c.duration_ms = event.duration_ms
+        c.duration_ms = _num(event.duration_ms)
         c.injected = bool(event.injected)
     elif c.result is not None:
         from agentdbg.messages import is_error_result
@@ -346,7 +346,7 @@ class RunBuilder:
         if self.native is not None and isinstance(output, list):
             self.native_prior.extend(x for x in output if isinstance(x, dict))
         info = self._turn_info()
-        usage, latency = e.usage or {}, e.latency_ms
+        usage, latency = e.usage or {}, _num(e.latency_ms)
         finish, note = e.finish_reason, e.note
         response = {"usage": usage, "finish_reason": finish, "latency_ms": latency, "note": note}
         if info is not None:
@@ -363,7 +363,7 @@ class RunBuilder:
 
     def _on_model_error(self, e: ModelError) -> None:
         info = self._turn_info()
-        message, latency = e.message or "model error", e.latency_ms
+        message, latency = e.message or "model error", _num(e.latency_ms)
         error = {"message": message, "status": e.status, "latency_ms": latency}
         if info is not None:
             info.error, info.latency_ms = message, latency
@@ -386,8 +386,9 @@ class RunBuilder:
             if self.history is not None:
                 self.history.marks.setdefault(e.index, set()).add("injected")
         info = self._turn_info()
-        if info is not None and e.duration_ms is not None:
-            info.tool_ms += e.duration_ms
+        took = _num(e.duration_ms)
+        if info is not None and took is not None:
+            info.tool_ms += took
 
     def _on_action(self, e: Action) -> None:
         self.actions.append(e)
@@ -531,7 +532,9 @@ def _str(value: Any) -> str | None:
 
 
 def _num(value: Any) -> float | None:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A recorded duration; None for anything else (``NaN``, ``Infinity``, ``1e400`` …)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return value if number and 0 <= value < 1e12 else None
 
 
 def _is_tool(m: Any) -> bool:

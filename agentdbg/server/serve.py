@@ -18,6 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from agentdbg import schemas
 from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
 from agentdbg.providers.replay import ReplayDiverged
@@ -83,6 +84,7 @@ class ServeApp:
         self.stored = ResponseStore()
         # fc id -> the reasoning item before it in serve's own output (None: it had none)
         self.reasoned: OrderedDict[str, dict | None] = OrderedDict()
+        self.skips = schemas.Skips()      # schemas left unchecked (work budget): said once
 
     def handle(self, wire: Codec, raw: bytes, path: str = "") -> Answer:
         try:   # NaN and Infinity are Python's, not JSON: the real APIs refuse them
@@ -90,8 +92,10 @@ class ServeApp:
         except (ValueError, RecursionError):
             return Answer(400, wire.bad_json())
         try:
-            with self.lock:
+            with self.lock, schemas.noting_skips(self.skips):
                 answer = self._handle(wire, body, path)
+            for line in self.skips.take():
+                self.log(f"agentdbg serve: {one_line(line)}")
             if answer.status >= 400:  # the app sees the body; serve's terminal says it too
                 self.log(f"agentdbg serve: answered a {wire.name} request with "
                          f"{answer.status}: {one_line(error_message(answer.body))}")

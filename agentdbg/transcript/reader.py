@@ -9,11 +9,13 @@ through the same path (its first request counted from no messages, its stop even
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentdbg.errors import InputError, located
 from agentdbg.transcript.events import (
@@ -71,16 +73,36 @@ def read_transcript(path: str | os.PathLike[str], warnings: list[str] | None = N
 
 
 def _file_lines(p: Path) -> Iterator[bytes]:
+    from agentdbg.paths import open_input
+
     try:
-        fh = open(p, "rb")
+        fh = open_input(p)
     except FileNotFoundError:
         raise InputError(f"{p}: no such transcript") from None
     except IsADirectoryError:
         raise InputError(f"{p}: is a folder, not a transcript") from None
+    except TimeoutError as exc:
+        raise InputError(f"{p}: {exc}") from None
     except OSError as exc:
         raise InputError(f"{p}: cannot read: {exc.strerror}") from None
     with fh:
-        yield from fh
+        yield from bounded_lines(p, fh)
+
+
+MAX_LINE = 256 * 1024 * 1024   # bytes of one transcript line (one event)
+
+
+def bounded_lines(name: Path, fh: Any) -> Iterator[bytes]:
+    """``fh``'s lines, none longer than ``MAX_LINE``: ``/dev/zero`` or a line that never ends is
+    one error naming the line, never read until memory runs out."""
+    for n in itertools.count(1):
+        line = fh.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE:
+            raise InputError(located(name, n, None, f"longer than {MAX_LINE} bytes; not a "
+                                                    "transcript line"))
+        yield line
 
 
 def _header(p: Path, raw: bytes) -> tuple[Header, int]:
@@ -197,9 +219,11 @@ def messages_over_time(events: Iterable[AnyEvent]) -> Iterator[list[Message]]:
 
 
 def is_transcript(path: str | os.PathLike[str]) -> bool:
+    from agentdbg.paths import open_input
+
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             head = fh.read(200)
-    except OSError:
+    except OSError:   # TimeoutError too: a FIFO nobody writes is no transcript
         return False
     return f'"{FORMAT}"'.encode() in head
