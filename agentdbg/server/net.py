@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 
 MAX_BODY = 32 * 1024 * 1024   # proxy and serve: a request body larger than this gets a 413
 
@@ -134,3 +135,21 @@ class Contained:
                             "headers": [(b"content-type", b"application/json"),
                                         (b"content-length", str(len(data)).encode())]})
                 await send({"type": "http.response.body", "body": data})
+
+
+class Background:
+    """An ASGI app served by uvicorn on a thread of its own (its own event loop)."""
+
+    def __init__(self, app, sock, name: str):
+        import uvicorn
+
+        config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
+                                timeout_graceful_shutdown=2)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]},
+                                       name=name, daemon=True)
+        self.thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
