@@ -11,5 +11,9 @@ SAMPLE = "agentdbg._sample.sample_tools"
 setup(
     packages=[*find_packages(include=["agentdbg", "agentdbg.*"]), SAMPLE],
     package_dir={SAMPLE: "sample_tools"},
-    package_data={SAMPLE: ["../tools.yaml"]},   # lands beside the folder, as at the root
+    package_data={
+        SAMPLE: ["../tools.yaml"],                   # lands beside the folder, as at the root
+        "agentdbg": ["py.typed"],                    # the package ships its types (PEP 561)
+        "agentdbg.server.live": ["assets/*.js", "assets/*.css"],
+    },
 )
