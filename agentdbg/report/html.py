@@ -167,7 +167,10 @@ def summary_html(run: Run, heading: str = "<h2>Summary</h2>") -> str:
            f"<span>{u['prompt_tokens']} prompt + {u['completion_tokens']} completion = "
            f"{u['total_tokens']} tokens{est}</span>"
            f"<span>{errors} error(s), {len(findings) - errors} warning(s)</span>"
-           f"<span>{len(run.actions)} action(s) by you</span></p>"]
+           f"<span>{len(run.actions) + run.actions_not_shown} action(s) by you</span></p>"]
+    if run.actions_not_shown:
+        out.append(f"<p>The timeline shows your first {len(run.actions):,} actions; the other "
+                   f"{run.actions_not_shown:,} are in the transcript, not drawn here.</p>")
     if findings:
         out.append("<ul>")
         for f in findings:

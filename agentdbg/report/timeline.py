@@ -137,6 +137,9 @@ class Run:
     warnings: list[str]
     last_request: list = field(default_factory=list)
     last_usage: dict = field(default_factory=dict)
+    #: actions past ``ACTIONS_SHOWN`` are counted here, not kept (a recording with a million
+    #: of them would otherwise cost gigabytes to read and a page nobody can open)
+    actions_not_shown: int = 0
 
     # -- summary ---------------------------------------------------------------------------
     @property
@@ -246,6 +249,10 @@ def _call(card: Card, h: History, h_no: int, pos: int, call: Any, index: int) ->
 
 # -- building ------------------------------------------------------------------------------
 
+#: how many of the user's actions a report keeps and draws; the rest are counted
+ACTIONS_SHOWN = 1000
+
+
 class RunBuilder:
     """Consumes transcript events in order; ``finish()`` returns the Run."""
 
@@ -259,6 +266,7 @@ class RunBuilder:
         self.turns: list[TurnInfo] = []
         self.stop: Stop | None = None
         self.actions: list[Action] = []
+        self.actions_not_shown = 0
         self.blocked: list[Card] = []
         self.marks: dict[int, set] = {}
         self.last_usage: dict = {}
@@ -391,7 +399,11 @@ class RunBuilder:
             info.tool_ms += took
 
     def _on_action(self, e: Action) -> None:
-        self.actions.append(e)
+        shown = len(self.actions) < ACTIONS_SHOWN
+        if shown:
+            self.actions.append(e)
+        else:
+            self.actions_not_shown += 1
         kind, index = e.action, e.index
         if index is not None:
             if kind in ("edit", "inject") and not e.pending:
@@ -406,7 +418,8 @@ class RunBuilder:
                 self.marks = {k: v for k, v in self.marks.items() if k <= index}
             elif kind == "retry":
                 self.marks = {k: v for k, v in self.marks.items() if k < index}
-        self._add(Card("action", action=e))
+        if shown:
+            self._add(Card("action", action=e))
 
     def _on_stop(self, e: Stop) -> None:
         self.stop = e
@@ -512,7 +525,8 @@ class RunBuilder:
                 not last.get("tool_calls") and adapter.no_text(last):
             h.findings.append(adapter.empty_answer_finding(len(h.messages) - 1, last))
         return Run(self.path, self.header, self.histories, self.turns, self.stop, self.actions,
-                   self.blocked, warnings, self.msgs[:self.last_len], self.last_usage)
+                   self.blocked, warnings, self.msgs[:self.last_len], self.last_usage,
+                   self.actions_not_shown)
 
 
 def _int(value: Any, default: int) -> int:

@@ -133,3 +133,28 @@ def test_report_output_onto_the_diffed_transcript_is_refused(tmp_path):
     r = invoke("report", a, "--diff", b, "-o", b)
     assert r.exit_code == 2 and "--diff transcript being read" in r.stderr, r.output
     assert (tmp_path / "b.jsonl").read_bytes() == before
+
+
+# -- a recording with very many actions --------------------------------------------------------
+
+def test_a_report_of_a_recording_with_very_many_actions_stays_small(tmp_path):
+    """A shared recording may carry any number of action lines; the report draws the first
+    ``ACTIONS_SHOWN`` and counts the rest (before: every one became a card in a page of
+    hundreds of MB, and reading 10^6 of them took 1.6 GB)."""
+    from agentdbg.report.timeline import ACTIONS_SHOWN
+
+    events = recording_events()
+    extra = ACTIONS_SHOWN + 2500
+    many = [{"seq": 10_000 + i, "type": "action", "action": "inject", "at_ms": 1.0,
+             "tool_call_id": "call_zz", "fault": "timeout", "kind": "timeout", "pending": True}
+            for i in range(extra)]
+    path = write_events(tmp_path / "many.jsonl", events[:-1] + many + events[-1:])
+    out = tmp_path / "many.html"
+    result = invoke("report", path, "-o", out)
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    total = extra + sum(e["type"] == "action" for e in events)
+    assert f"{total} action(s) by you" in page
+    assert f"the other {total - ACTIONS_SHOWN:,} are in the transcript" in page
+    assert page.count('class="card action') <= ACTIONS_SHOWN
+    assert len(page) < 2_000_000
