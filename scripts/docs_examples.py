@@ -313,6 +313,16 @@ def ex_share(runner: Runner) -> str:
                     "agentdbg export order.jsonl --format otlp-json -o order.otlp.json")
 
 
+def ex_transcript_bad_fields(runner: Runner) -> str:
+    """Two recordings with one field broken each: one line naming the line and the field."""
+    save_order_run(runner)
+    return commands(runner,
+                    """sed '1s/"max_turns": 8/"max_turns": "x"/' order.jsonl > odd.jsonl""",
+                    "agentdbg report odd.jsonl",
+                    """sed '2s/"prefix": 1, //' order.jsonl > cut.jsonl""",
+                    "agentdbg check cut.jsonl")
+
+
 MCP_TIME = "python -m mcp_server_time --local-timezone Europe/Paris"
 TIME_Q = "What time is it in Asia/Tokyo, and what is 09:30 Paris time in New York?"
 
@@ -384,6 +394,24 @@ def ex_handler_error(runner: Runner) -> str:
                       "  ...", between(out, "+ [2] tool", "turn 2 ")])
 
 
+def ex_trust(runner: Runner) -> str:
+    """A tools file agentdbg finds by itself (a copy of the project ``init`` made, as a clone
+    would be) runs nothing until it is trusted."""
+    in_project(runner, "agentdbg init")
+    runner.run("cp -r project clone")
+    out = []
+    for line in (f'agentdbg run "{WEATHER_Q}"', "agentdbg trust", "agentdbg trust --list"):
+        done = runner.run(f"cd clone && {line}")
+        if "Traceback" in done.stderr:
+            raise RuntimeError(f"{line}: {done.stderr}")
+        out.append((line, clean(done.stderr + done.stdout)))
+    (run_line, run), (trust_line, trust), (list_line, listed) = out
+    header = between(run, "agentdbg: warning:", "│ The offline model")
+    return "\n".join(["$ cp -r project clone && cd clone", f"$ {run_line}", header, "  ...",
+                      between(run, "+ [2] tool", "turn 2 "), f"$ {trust_line}", trust,
+                      f"$ {list_line}", listed])
+
+
 def ex_help(runner: Runner) -> str:
     return commands(runner, "agentdbg --help")
 
@@ -392,6 +420,7 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "init": ex_init,
     "handler-error": ex_handler_error,
     "help": ex_help,
+    "trust": ex_trust,
     "run-turn": ex_run_turn,
     "step-lesson": ex_step_lesson,
     "check-missing-assistant": ex_check("examples/missing_assistant.json"),
@@ -403,6 +432,7 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "runs": ex_runs,
     "diff": ex_diff,
     "share": ex_share,
+    "transcript-bad-fields": ex_transcript_bad_fields,
     "mcp-tools": ex_mcp_tools,
     "mcp-run": ex_mcp_run,
     "mcp-step": ex_mcp_step,
