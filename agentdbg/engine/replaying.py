@@ -113,7 +113,7 @@ class Replay:
         #: a proxy recording: the app drove the loop, so each recorded request *is* the
         #: history (whatever form the app gave it: text tool calls, trimmed, retried, a
         #: second question); the replay plays the model's answers to exactly those requests
-        self.app_driven = model.header.provider == "proxy"
+        self.app_driven = model.header.app_driven
 
     def sync(self) -> int:
         """Apply the recorded actions and stops that come next; returns how many actions."""
