@@ -68,6 +68,11 @@ def read_text(path: str) -> tuple[str, str]:
 
 def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
     """The documents to check; ``fmt`` forces the wire format (None: recognise each)."""
+    if path != "-" and fmt is None:
+        from agentdbg.transcript import foreign
+
+        if foreign(path):   # another tool's record of a run: judged as its transcript
+            return _imported(path)
     name, text = read_text(path)
     if not text.strip():
         raise InputError(f"{name}: empty input; expected JSON")
@@ -145,6 +150,19 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
         items.append(CheckItem(CheckRequest(messages=final, tools=tools or MISSING), None,
                                codecs.DEFAULT, None, None, final))
     return items
+
+
+def _imported(path: str) -> list[CheckItem]:
+    """A Claude Code session, a Codex rollout or OTLP traces: its first conversation, imported."""
+    import sys
+
+    from agentdbg.textsafe import one_line
+    from agentdbg.transcript.imported import as_transcript
+
+    with as_transcript(Path(path)) as (transcript, warnings):
+        for warning in warnings:
+            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
+        return _transcript(path, transcript.read_text(encoding="utf-8"))
 
 
 def native_of(fmt: str, body: Any, request: CheckRequest, params: dict) -> Any:

@@ -69,7 +69,9 @@ class Thread:
         if not self.missing:
             return None
         words = [MISSING_WORDS.get(m, m) for m in self.missing]
-        return f"{_source_name(self.source)} does not record {_joined(words)}"
+        skipped = "; the checks that need them are skipped (no unknown-tool finding without tool " \
+            "definitions)" if "tools" in self.missing or "params" in self.missing else ""
+        return f"{_source_name(self.source)} does not record {_joined(words)}{skipped}"
 
 
 def _source_name(source: str) -> str:
