@@ -71,12 +71,13 @@ class Thread:
         words = [MISSING_WORDS.get(m, m) for m in self.missing]
         skipped = "; the checks that need them are skipped (no unknown-tool finding without tool " \
             "definitions)" if "tools" in self.missing or "params" in self.missing else ""
-        return f"{_source_name(self.source)} does not record {_joined(words)}{skipped}"
+        verb = "do" if self.source == "otlp" else "does"
+        return f"{_source_name(self.source)} {verb} not record {_joined(words)}{skipped}"
 
 
 def _source_name(source: str) -> str:
     return {"claude-code": "a Claude Code session file", "codex": "a Codex CLI rollout file",
-            "otlp": "these spans"}.get(source, source)
+            "otlp": "the spans"}.get(source, source)
 
 
 def _joined(words: list[str]) -> str:
