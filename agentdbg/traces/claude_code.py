@@ -137,13 +137,13 @@ class _Session:
             content = message.get("content")
             if not isinstance(content, (str, list)):
                 raise where.error(f"{kind} entry: field 'message.content' must be a string or an array")
-        if kind == "assistant":
+        if kind == "assistant" and isinstance(message, dict):
             yield from self._assistant(where, chain, entry, message, parent)
         else:
             if kind == "user" or not self._continues(chain, entry, parent):
                 yield from self._flush(chain)
             self._rewind(chain, parent)
-            if kind == "user":
+            if kind == "user" and isinstance(message, dict):
                 self._user(chain, entry, message)
                 chain.compacting = False
         if uuid is not None:

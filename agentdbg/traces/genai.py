@@ -117,7 +117,7 @@ def from_parts(message: Any) -> list[dict[str, Any]]:
     if not isinstance(message, dict):
         return []
     role = _str(message.get("role")) or "user"
-    parts = message.get("parts") if isinstance(message.get("parts"), list) else []
+    parts: list[Any] = message["parts"] if isinstance(message.get("parts"), list) else []
     text = "".join(str(p.get("content", "")) for p in parts
                    if isinstance(p, dict) and p.get("type") == "text")
     responses = [p for p in parts if isinstance(p, dict) and p.get("type") == "tool_call_response"]
@@ -155,7 +155,7 @@ def tool_list(value: Any) -> list[dict[str, Any]] | None:
     for t in value:
         if not isinstance(t, dict):
             continue
-        fn = t.get("function") if isinstance(t.get("function"), dict) else t
+        fn: dict[str, Any] = t["function"] if isinstance(t.get("function"), dict) else t
         if isinstance(fn.get("name"), str):
             tool = {k: fn[k] for k in ("name", "description", "parameters") if k in fn}
             if "parameters" not in tool and isinstance(fn.get("input_schema"), dict):

@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import InputError
-from agentdbg.traces import genai, openinference
 from agentdbg.traces.exchange import Called, Exchange, Item, Link, Thread
 from agentdbg.traces.genai import SECRET_KEY, LlmCall
+from agentdbg.traces.genai import read as read_genai
 from agentdbg.traces.lines import open_lines
+from agentdbg.traces.openinference import read as read_openinference
 from agentdbg.traces.spans import OtlpError, Span, from_json, from_protobuf
 
 SOURCE = "otlp"
@@ -57,13 +58,16 @@ class Assembler:
     def feed(self, spans: list[Span]) -> Iterator[Item]:
         self.learn(spans)
         for span in sorted(spans, key=lambda s: (s.start_ns, s.end_ns)):
-            call = openinference.read(span) or genai.read(span)
+            call = read_openinference(span) or read_genai(span)
             if call is not None:
                 yield from self._call(span, call)
 
     def _ancestry(self, span: Span) -> tuple[str | None, str | None]:
         """The agent that made the call and the tool call that started that agent's work."""
-        agent, call, sid, hops = None, None, span.span_id, 0
+        agent: str | None = None
+        call: str | None = None
+        sid: str | None = span.span_id
+        hops = 0
         while sid is not None and hops < 64:
             parent, named, tool_call = self.info.get(sid, (None, None, None))
             if agent is None and named is not None:

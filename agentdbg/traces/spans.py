@@ -46,7 +46,8 @@ def from_json(doc: Any, where: str = "") -> list[Span]:
     if not isinstance(doc, dict) or not isinstance(doc.get("resourceSpans", doc.get("resource_spans")), list):
         raise OtlpError(f"{where}not an OTLP trace export (no 'resourceSpans' array)")
     out: list[Span] = []
-    for r, rs in enumerate(doc.get("resourceSpans", doc.get("resource_spans"))):
+    resource_spans: list[Any] = doc.get("resourceSpans", doc.get("resource_spans")) or []
+    for r, rs in enumerate(resource_spans):
         at = f"{where}resourceSpans[{r}]"
         if not isinstance(rs, dict):
             raise OtlpError(f"{at} must be an object")
@@ -82,7 +83,7 @@ def _span_json(span: Any, at: str, resource: dict[str, Any]) -> Span:
         if isinstance(ev, dict):
             events.append((str(ev.get("name") or ""), _nanos(ev.get("timeUnixNano")),
                            _attributes_json(ev.get("attributes"), f"{at}.events[{e}]")))
-    status = span.get("status") if isinstance(span.get("status"), dict) else {}
+    status: dict[str, Any] = span["status"] if isinstance(span.get("status"), dict) else {}
     code = status.get("code")
     failed = code in (2, "2", "STATUS_CODE_ERROR")
     return Span(_hex(trace), _hex(sid), _hex(parent) if isinstance(parent, str) and parent else None,

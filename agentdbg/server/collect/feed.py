@@ -11,7 +11,6 @@ stop.
 
 from __future__ import annotations
 
-import gzip
 import queue
 import threading
 import time
