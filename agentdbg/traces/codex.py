@@ -47,7 +47,7 @@ class _Rollout:
     def __init__(self, path: Path):
         self.path = path
         self.thread = Thread(path.stem, "responses", SOURCE, agent="main",
-                             missing=("tools", "params"))
+                             missing=("tools", "params", "instructions"))
         self.instructions: str | None = None
         self.model: str | None = None
         self.items: list[dict[str, Any]] = []

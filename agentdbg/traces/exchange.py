@@ -26,6 +26,7 @@ MISSING_WORDS = {
     "system": "the system prompt",
     "reminders": "the reminders and attachments the client added to each request",
     "timing": "how long each request took",
+    "instructions": "the instructions exactly as sent (the session's base instructions stand in)",
 }
 
 
