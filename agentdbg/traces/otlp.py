@@ -2,7 +2,9 @@
 
 A span is a model call when it records one (``openinference`` first, then ``genai``): its
 request (the messages sent, the tools when recorded, the parameters) and its reply. The calls
-of one trace are one conversation; a trace whose calls were made by several agents
+of one trace are one conversation (and a call in another trace that goes on from a
+conversation's last request and reply continues it: an app whose every model call is a trace
+of its own); a trace whose calls were made by several agents
 (``gen_ai.agent.name`` on the span or an ancestor) holds one conversation per agent, each
 linked to the first (and to the tool call that started it, when an ``execute_tool`` ancestor
 names it). A request that starts afresh (no assistant or tool message yet) after others starts
@@ -32,6 +34,7 @@ from agentdbg.traces.spans import OtlpError, Span, from_json, from_protobuf
 SOURCE = "otlp"
 MAX_DOCUMENT = 256 << 20     # bytes of a file that is one JSON document or one protobuf message
 KEPT_SPANS = 200_000         # spans whose ancestry (parent, agent, tool call) is remembered
+FOLLOWED = 256               # conversations whose last request a new trace may continue
 
 
 class Assembler:
@@ -43,6 +46,9 @@ class Assembler:
         self.current: dict[str, str] = {}          # (trace/agent) -> its current thread's key
         self.roots: dict[str, str] = {}            # trace -> its first thread's key
         self.calls: dict[str, int] = {}            # thread key -> calls so far
+        #: the latest conversations' last request + reply: a call in another trace that goes on
+        #: from one of them continues it (an app whose every model call is a trace of its own)
+        self.history: OrderedDict[str, list[Any]] = OrderedDict()
 
     def learn(self, spans: list[Span]) -> None:
         """Remember each span's parent, agent and tool call (to find a call's agent later)."""
@@ -83,6 +89,8 @@ class Assembler:
         key = self.current.get(base)
         if key is not None and self.calls.get(key) and _fresh(call.messages):
             key = None                             # a new question: a new conversation
+        if key is None and not _fresh(call.messages):
+            key = self._continued(call.messages, agent)
         if key is None:
             n = sum(1 for k in self.threads if k == base or k.startswith(base + "#"))
             key = self.current[base] = base if n == 0 else f"{base}#{n + 1}"
@@ -96,7 +104,37 @@ class Assembler:
             self.threads[key] = thread
             yield thread
         self.calls[key] = self.calls.get(key, 0) + 1
+        self.history[key] = [len(call.messages), call.reply]
+        self.history.move_to_end(key)
+        while len(self.history) > FOLLOWED:
+            self.history.popitem(last=False)
         yield Called(key, exchange(span, call))
+
+    def _continued(self, messages: list[dict[str, Any]], agent: str | None) -> str | None:
+        """The latest conversation of ``agent`` whose last reply ``messages`` carry after more
+        messages than its last request held: the reply's calls (ids a model makes are unique), or
+        its text when it made none."""
+        for key in reversed(self.history):
+            sent, reply = self.history[key]
+            if self.threads[key].agent == agent and len(messages) > sent and \
+                    isinstance(reply, dict) and _carries(messages[sent:], reply):
+                return key
+        return None
+
+
+def _carries(messages: list[dict[str, Any]], reply: dict[str, Any]) -> bool:
+    ids = {c.get("id") for c in reply.get("tool_calls") or [] if isinstance(c, dict)
+           and isinstance(c.get("id"), str) and c.get("id")}
+    for m in messages:
+        if not isinstance(m, dict) or m.get("role") != "assistant":
+            continue
+        if ids:
+            theirs = {c.get("id") for c in m.get("tool_calls") or [] if isinstance(c, dict)}
+            if ids <= theirs:
+                return True
+        elif reply.get("content") and m.get("content") == reply.get("content"):
+            return True
+    return False
 
 
 def _fresh(messages: list[dict[str, Any]]) -> bool:
