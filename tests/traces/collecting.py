@@ -50,7 +50,7 @@ class Receiver:
         got = self.got = []
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - the standard library's name
+            def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
                 got.append((self.path, self.headers.get("content-type"),
                             self.headers.get("content-encoding"), body))

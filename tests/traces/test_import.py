@@ -81,7 +81,7 @@ def test_replay_report_and_diff_read_a_session_file_directly(tmp_path):
 
 
 def test_a_folder_is_searched_and_subagent_files_go_with_their_session(tmp_path):
-    paths, said = imported(tmp_path, FIXTURES)
+    paths, _ = imported(tmp_path, FIXTURES)
     sources = [load_transcript(p).header.source for p in paths]
     assert sum(s.startswith("claude-code") for s in sources) == 2     # main + subagent, once
     assert sum(s.startswith("codex") for s in sources) == 1

@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 from agentdbg.cli import app
 from agentdbg.transcript import load_transcript
-from agentdbg.transcript.events import Request
 
 from .support import FIXTURES, OTLP_JSON, pairs
 
@@ -194,7 +193,7 @@ def test_agents_of_one_trace_are_conversations_linked_to_the_first(tmp_path):
     second = semconv_events(12, False) | {"parentSpanId": helper["spanId"]}
     source = tmp_path / "agents.json"
     source.write_text(_export(first, second, helper, tool, root))   # parents end last
-    paths, said = _imported(tmp_path, source)
+    paths, _ = _imported(tmp_path, source)
     headers = [load_transcript(p).header for p in paths]
     assert [h.agent for h in headers] == ["planner", "helper"]
     assert headers[1].parent_call.conversation == 1 and headers[1].parent_call.call_id == "call_9"
