@@ -70,8 +70,9 @@ class Thread:
         if not self.missing:
             return None
         words = [MISSING_WORDS.get(m, m) for m in self.missing]
-        skipped = "; the checks that need them are skipped (no unknown-tool finding without tool " \
-            "definitions)" if "tools" in self.missing or "params" in self.missing else ""
+        skipped = "; the checks that need them are skipped" if {"tools", "params"} & set(self.missing) else ""
+        if "tools" in self.missing:
+            skipped += " (no unknown-tool finding without tool definitions)"
         verb = "do" if self.source == "otlp" else "does"
         return f"{_source_name(self.source)} {verb} not record {_joined(words)}{skipped}"
 

@@ -72,6 +72,8 @@ def test_the_spans_make_the_conversation_the_proxy_recorded(tmp_path, kind):
     assert "findings: none" in collect.said
     header = load_transcript(collected).header
     assert [t["function"]["name"] for t in header.tools] == ["get_weather"]
+    # the spans recorded the tool definitions: a note names only what they did not record
+    assert "without tool definitions" not in collect.said
 
 
 @pytest.mark.parametrize("kind", KINDS)
