@@ -114,6 +114,9 @@ class Replay:
         #: history (whatever form the app gave it: text tool calls, trimmed, retried, a
         #: second question); the replay plays the model's answers to exactly those requests
         self.app_driven = model.header.app_driven
+        self._adopted: Request | None = None       # the app's recorded request adopted last
+        self._recorded = list(session.messages)    # ... its messages (at first: the start's)
+        self._played = 0                           # replies played before it was adopted
 
     def sync(self) -> int:
         """Apply the recorded actions and stops that come next; returns how many actions."""
@@ -162,13 +165,34 @@ class Replay:
 
     def _adopt_next_request(self) -> None:
         """The app's next request becomes the session's history (it carries the app's own
-        results of the previous calls, a retry, or a new question)."""
+        results of the previous calls, a retry, or a new question). Once the user changed the
+        history (an edit, an injected result …), only what the app added since its previous
+        request is appended to the user's history, so the change stays and the recorded
+        responses are seen as stale."""
         s = self.session
-        upcoming = self.model.next_request_messages()
-        if upcoming is None:
+        event = self.model.next_request()
+        if event is None or event is self._adopted:    # already the session's history
             return
-        if s.stop_reason is not None or s.phase is not Phase.MODEL or s.messages != upcoming:
-            s.adopt(upcoming)
+        upcoming = list(event.messages or [])
+        messages = upcoming
+        if len(s.actions) > self.applied:
+            messages = self._after_users_history(upcoming) or upcoming
+        self._adopted, self._recorded, self._played = event, upcoming, self.model.turns_played
+        if s.stop_reason is not None or s.phase is not Phase.MODEL or s.messages != messages:
+            s.adopt(messages)
+
+    def _after_users_history(self, upcoming: list[dict]) -> list[dict] | None:
+        """The user's history followed by what the app appended after its previous request and
+        the model's reply to it (None: the app rewrote its history instead of appending)."""
+        before, seen = self._recorded, self.model._seen
+        start = len(before) + self.model.turns_played - self._played     # after the reply, if any
+        if len(upcoming) < start or seen(upcoming[:len(before)]) != seen(before) \
+                or any(m.get("role") != "assistant" for m in upcoming[len(before):start]):
+            return None
+        answered = {m.get("tool_call_id") for m in self.session.messages if m.get("role") == "tool"}
+        added = [m for m in upcoming[start:]
+                 if not (m.get("role") == "tool" and m.get("tool_call_id") in answered)]
+        return [*self.session.messages, *added]
 
     def pause_reason(self) -> str | None:
         """Why the next step must not play the recording (None: go on).
