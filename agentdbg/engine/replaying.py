@@ -178,6 +178,9 @@ class Replay:
         if len(s.actions) > self.applied:
             messages = self._after_users_history(upcoming) or upcoming
         self._adopted, self._recorded, self._played = event, upcoming, self.model.turns_played
+        if self.model.on_app_result is not None and s.phase is Phase.TOOLS:
+            for call, result in _app_results(s.pending, messages):
+                self.model.on_app_result(call, result)
         if s.stop_reason is not None or s.phase is not Phase.MODEL or s.messages != messages:
             s.adopt(messages)
 
@@ -279,13 +282,35 @@ class LiveTools:
 
 
 def with_live_tools(session: Session, model: ReplayModel, live: LiveTools) -> None:
-    """Wrap the recorded-result source so every recorded call is also re-run and compared."""
+    """Wrap the recorded-result source so every recorded call is also re-run and compared
+    (in an app-driven recording, each result the app sent in its next request)."""
     def source(call: dict) -> RecordedResult | None:
         recorded = model.recorded_tool(call)
         if recorded is not None:
             live.compare(call, recorded.event)
         return recorded
     session.result_source = source
+    model.on_app_result = live.compare
+
+
+def _app_results(calls: list[dict], messages: list[dict]) -> Iterator[tuple[dict, Tool]]:
+    """Each of ``calls`` with the result the app sent for it in ``messages`` (its last one)."""
+    from agentdbg.messages import call_name
+
+    results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
+    for call in calls:
+        message = results.get(call.get("id"))
+        if message is not None:
+            yield call, Tool(tool_call_id=str(call.get("id")), name=call_name(call),
+                             content=_result_text(message.get("content")))
+
+
+def _result_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return json.dumps(content, ensure_ascii=False)
 
 
 # -- the verdict ------------------------------------------------------------------------

@@ -80,3 +80,34 @@ def test_the_pytest_plugin_makes_session_files_tests_and_a_lost_result_fails(pyt
     result = pytester.runpytest("--agentdbg-replay", str(folder), "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*rollout-lost.jsonl*", "*missing-tool-response*"])
+
+
+def test_live_tools_rerun_each_call_the_app_ran_and_compare_with_its_result(tmp_path):
+    """Codex ran exec_command itself (no tool event in the session): --live-tools re-runs each
+    call with the tools of --tools and compares with the output Codex sent back."""
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    tools = tmp_path / "shell.yaml"
+    tools.write_text(SHELL_TOOLS, encoding="utf-8")
+    result = CliRunner().invoke(app, ["replay", str(CODEX), "--live-tools", "--tools", str(tools), "--strict"])
+    said = result.output
+    assert "live tools: 2 recorded call(s): 1 same, 1 different, 0 not re-run" in said, said
+    assert "call_2 exec_command differs" in said and "+hello-one" in said
+    assert result.exit_code == 1
+
+
+SHELL_TOOLS = """\
+version: 1
+tools:
+  - name: exec_command
+    description: Run a shell command (a fixture standing in for Codex's shell, printing hello-one).
+    parameters:
+      type: object
+      properties:
+        cmd: {type: string}
+      required: [cmd]
+    handler:
+      fixture: "Chunk ID: 6fa1f6\\nWall time: 0.0138 seconds\\nProcess exited with code 0\\nOriginal token count: 3\\nOutput:\\nhello-one\\n"
+"""
