@@ -216,7 +216,9 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
     if isinstance(doc, list):
         return CheckItem(CheckRequest(messages=_messages(where, doc)), line)
     if isinstance(doc, dict) and doc.get("format") == "agentdbg-run":
-        tools = doc.get("tools") if isinstance(doc.get("tools"), list) else MISSING
+        # a run without tool definitions (none given; a session file that records none) sent
+        # no 'tools' key: its empty list says so, it was never sent as tools: []
+        tools = doc.get("tools") if isinstance(doc.get("tools"), list) and doc.get("tools") else MISSING
         return CheckItem(CheckRequest(messages=_messages(where, doc.get("messages")), tools=tools),
                          line)
     if isinstance(doc, dict) and "messages" in doc:

@@ -6,6 +6,7 @@ exactly there; the pytest plugin turns session files into tests."""
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 
@@ -111,3 +112,16 @@ tools:
     handler:
       fixture: "Chunk ID: 6fa1f6\\nWall time: 0.0138 seconds\\nProcess exited with code 0\\nOriginal token count: 3\\nOutput:\\nhello-one\\n"
 """
+
+
+def test_a_run_saved_in_step_mode_from_a_session_without_tool_definitions_checks_clean(tmp_path):
+    """Codex's rollout records no tool definitions: the run 'save' writes has tools [] — the
+    requests never carried tools: [], so check must not say the API rejects it."""
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    step(CODEX, "c", f"save {tmp_path / 'run.json'}")
+    assert json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))["tools"] == []
+    result = CliRunner().invoke(app, ["check", str(tmp_path / "run.json")])
+    assert result.exit_code == 0 and "tool-params-without-tools" not in result.output, result.output
