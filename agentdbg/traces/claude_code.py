@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdbg.traces.exchange import Called, Exchange, Item, Link, Thread, epoch
+from agentdbg.traces.exchange import Called, Ended, Exchange, Item, Link, Thread, epoch
 from agentdbg.traces.lines import Where, records, text
 
 SOURCE = "claude-code"
@@ -129,6 +129,7 @@ class _Session:
         if (kind == "system" and entry.get("subtype") == "compact_boundary") or \
                 (entry.get("isCompactSummary") is True and not chain.compacting):
             yield from self._flush(chain)
+            yield Ended(chain.thread.key)
             chain = self._compacted(chain)
         message = entry.get("message")
         if kind in ("user", "assistant"):
@@ -182,8 +183,11 @@ class _Session:
         return self.prompts.get(content) if isinstance(content, str) else None
 
     def _compacted(self, chain: _Chain) -> _Chain:
-        """A compaction: the conversation goes on as a new one, from its summary."""
+        """A compaction: the conversation goes on as a new one, from its summary; the old one
+        is let go (its messages, where its entries were)."""
         old = chain.thread
+        del self.chains[old.key]
+        self.after = {u: at for u, at in self.after.items() if at[0] != old.key}
         base = old.key.split("+compacted-")[0]
         self.segments[base] = self.segments.get(base, 0) + 1
         thread = Thread(self._current(base), "anthropic", SOURCE, agent=old.agent,

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agentdbg.traces.exchange import Called, Exchange, Item, Link, Thread, epoch
+from agentdbg.traces.exchange import Called, Ended, Exchange, Item, Link, Thread, epoch
 from agentdbg.traces.lines import Where, records, text
 
 SOURCE = "codex"
@@ -111,6 +111,7 @@ class _Rollout:
     def compacted(self, payload: dict[str, Any]) -> Iterator[Item]:
         """A compaction: the conversation goes on as a new one, from the history that replaced it."""
         yield from self.close()
+        yield Ended(self.thread.key)
         history = payload.get("replacement_history")
         old = self.thread
         self.segment += 1

@@ -95,8 +95,17 @@ class Called:
     exchange: Exchange
 
 
-#: what a source's reader yields: each thread once, before its first exchange, then calls
-Item = Thread | Called
+@dataclass
+class Ended:
+    """The thread called ``key`` has no more calls (a compaction started a new one): what was
+    kept for it can go (a long session is read in the memory of one conversation)."""
+
+    key: str
+
+
+#: what a source's reader yields: each thread once, before its first exchange, then calls,
+#: and when the source knows it, the end of a thread
+Item = Thread | Called | Ended
 
 
 def epoch(stamp: object) -> float | None:

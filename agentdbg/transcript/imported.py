@@ -28,7 +28,7 @@ from typing import Any
 from agentdbg.errors import InputError
 from agentdbg.messages import call_name, is_error_result, tool_calls_of
 from agentdbg.traces import detect, read_items
-from agentdbg.traces.exchange import Called, Exchange, Item, Thread
+from agentdbg.traces.exchange import Called, Ended, Exchange, Item, Thread
 from agentdbg.transcript.events import (
     Header,
     ModelError,
@@ -56,6 +56,9 @@ class _Conversation:
     last_messages: list[Any] = field(default_factory=list)
     last_reply: dict[str, Any] | None = None
     failed: str | None = None
+    chat: _ChatMemo = field(default_factory=lambda: _ChatMemo())
+    path: Path | None = None
+    written: Written | None = None            # ended: its transcript is complete
 
 
 @dataclass
@@ -81,14 +84,28 @@ class Recorder:
         self.conversations: dict[str, _Conversation] = {}
 
     def add(self, item: Item, findings: list[dict[str, Any]] | None = None) -> _Conversation | None:
-        """A thread (remembered) or a call (written at once); ``findings``: the call's checks."""
+        """A thread (remembered), a call (written at once; ``findings``: its checks) or the end
+        of a thread (its transcript completed, what was kept for it let go)."""
         if isinstance(item, Thread):
             self.threads[item.key] = item
             return None
+        if isinstance(item, Ended):
+            self.end(item.key)
+            return None
         return self.call(item, findings)
+
+    def end(self, key: str) -> None:
+        conv = self.conversations.get(key)
+        if conv is None or conv.writer is None:
+            return
+        _stop(conv)
+        conv.written = Written(conv.writer.path, conv.thread, conv.number, conv.requests)
+        conv.writer, conv.last_messages, conv.last_reply, conv.chat = None, [], None, _ChatMemo()
 
     def call(self, called: Called, findings: list[dict[str, Any]] | None = None) -> _Conversation:
         conv = self.conversations.get(called.key)
+        if conv is not None and conv.written is not None:
+            raise InputError(f"{conv.written.path}: a call after its conversation ended")
         if conv is None:
             thread = self.threads.get(called.key) or Thread(called.key, "chat", "unknown")
             conv = self.conversations[called.key] = _Conversation(len(self.conversations) + 1, thread)
@@ -101,32 +118,58 @@ class Recorder:
 
     def close(self) -> list[Written]:
         """Each conversation's stop event; what was written."""
-        out = []
-        for conv in self.conversations.values():
-            if conv.writer is None:
-                continue
-            _stop(conv)
-            out.append(Written(conv.writer.path, conv.thread, conv.number, conv.requests))
-        return out
+        for key in self.conversations:
+            self.end(key)
+        return [c.written for c in self.conversations.values() if c.written is not None]
 
 
-def chat_of(wire: str, body: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+@dataclass
+class _ChatMemo:
+    """A conversation's last request in chat form, kept so that the next request — the same
+    entries and a few more — converts only its new entries (else each request of a long
+    conversation would convert its whole history again: quadratic in its length)."""
+
+    entries: list[Any] = field(default_factory=list)         # the native entries
+    chat: list[tuple[int, Any]] = field(default_factory=list)  # (entry index, chat message)
+
+
+def chat_of(wire: str, body: dict[str, Any], memo: _ChatMemo | None = None) -> tuple[list[Any], list[Any]]:
     """The request's messages and tools in chat form (what the engine and the rules read)."""
     codec = codecs.get(wire)
     if codec.chat_native:
         tools = body.get("tools")
         return list(body.get("messages") or []), tools if isinstance(tools, list) else []
-    form = codec.chat_form(body)
-    return strip_wire(form.messages), strip_wire(form.tools)
+    entries = body.get(codec.key)
+    if memo is None or not codec.entry_local or not isinstance(entries, list):
+        form = codec.chat_form(body)
+        return strip_wire(form.messages), strip_wire(form.tools)
+    same = _same_start(memo.entries, entries)
+    rest = codec.chat_form({codec.key: entries[same:]})
+    fields = codec.chat_form({k: v for k, v in body.items() if k != codec.key})
+    chat = [(i, m) for i, m in memo.chat if i < same] + \
+        [(loc[0] + same, m) for loc, m in zip(rest.locs, strip_wire(rest.messages))]
+    memo.entries, memo.chat = entries, chat
+    return strip_wire(fields.messages) + [m for _, m in chat], strip_wire(fields.tools)
+
+
+def _same_start(before: list[Any], now: list[Any]) -> int:
+    """How many first entries ``now`` shares with ``before`` (the same objects, or equal)."""
+    n = 0
+    for a, b in zip(before, now):
+        if a is not b and a != b:
+            break
+        n += 1
+    return n
 
 
 def _record(rec: Recorder, conv: _Conversation, ex: Exchange,
             findings: list[dict[str, Any]] | None) -> None:
     wire = conv.thread.wire
     codec = codecs.get(wire)
-    messages, tools = chat_of(wire, ex.body)
+    messages, tools = chat_of(wire, ex.body, conv.chat)
     if conv.writer is None:
         conv.writer = _open(rec, conv, ex.body, messages, tools)
+        conv.path = conv.writer.path
     elif conv.last_reply is not None:
         _tool_events(conv, messages)
     writer = conv.writer
@@ -191,7 +234,7 @@ def _open(rec: Recorder, conv: _Conversation, body: dict[str, Any], messages: li
     if thread.parent is not None:
         linked = rec.conversations.get(thread.parent.thread)
         parent = ParentCall(conversation=linked.number if linked else None,
-                            path=str(linked.writer.path) if linked and linked.writer else None,
+                            path=str(linked.path) if linked and linked.path else None,
                             call_id=thread.parent.call_id)
     notes = [n for n in (thread.missing_text(), *thread.notes) if n]
     header = Header(model=model, provider=thread.source, question=question

@@ -154,7 +154,7 @@ class Feed:
         for item in self.assembler.feed(spans):
             if isinstance(item, Thread):
                 self.recorder.add(item)
-            else:
+            elif isinstance(item, Called):
                 self._call(item)
 
     def _call(self, called: Called) -> None:
