@@ -9,6 +9,7 @@ import json
 import httpx
 
 from agentdbg.transcript import load_transcript
+from agentdbg.transcript.events import Request
 
 from .collecting import Collect, Receiver
 from .support import FIXTURES, OTLP_JSON, pairs
@@ -73,3 +74,26 @@ def test_what_is_not_an_export_is_refused_or_said_in_one_line(tmp_path):
     shown = collect.out.read_text(encoding="utf-8")
     assert "export 1: not an OTLP trace export: more than 64 MB once decompressed" in shown
     assert "Traceback" not in shown + said
+
+
+def test_a_burst_is_read_whole_on_ctrl_c_and_drawn_in_brief_while_behind(tmp_path):
+    """More exports than collect draws in time, then Ctrl-C at once: every span is still read
+    and saved (nothing received is lost), the calls with no finding drawn as one line per
+    export while it catches up."""
+    from .otlp_exports import export
+
+    collect = Collect(tmp_path)
+    try:
+        with httpx.Client(trust_env=False, timeout=30) as client:
+            for i in range(30):
+                answer = client.post(collect.endpoint + "/v1/traces", content=export(i * 10),
+                                     headers={"content-type": "application/x-protobuf"})
+                assert answer.status_code == 200
+    finally:
+        said = collect.stop()
+    assert "30 export(s), 3000 span(s), 3000 model call(s) in 300 conversation(s); findings: none" in said
+    saved = collect.transcripts()
+    assert len(saved) == 300
+    assert sum(isinstance(e, Request) for p in saved for e in load_transcript(p).events) == 3000
+    shown = " ".join(collect.out.read_text(encoding="utf-8").split())
+    assert "(not drawn: collect is catching up)" in shown

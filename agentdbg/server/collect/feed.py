@@ -113,6 +113,8 @@ class Feed:
         self.convs: dict[str, _Conv] = {}
         self.queue: queue.Queue[Export | None] = queue.Queue()
         self.waiting = 0
+        self.closing = False      # Ctrl-C: catch up, drawing only what has findings
+        self.abandon = False      # a second Ctrl-C: the exports still waiting are not read
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._run, name="agentdbg-collect", daemon=True)
         self.thread.start()
@@ -135,6 +137,10 @@ class Feed:
                 return
             with self.lock:
                 self.waiting -= len(export.body)
+            if self.abandon:
+                self.stats.dropped += 1
+                self.queue.task_done()
+                continue
             try:
                 self.handle(export)
             except Exception as exc:  # noqa: BLE001 - one export's failure never stops the rest
@@ -151,13 +157,25 @@ class Feed:
             self._said(f"export {export.number}: not an OTLP trace export: {exc}")
             return
         self.stats.spans += len(spans)
+        # behind (more exports waiting): a call is drawn only when it has findings, the rest
+        # are one line for the export — drawing every call would never catch up
+        brief = self.closing or not self.queue.empty()
+        quiet: list[int] = []
         for item in self.assembler.feed(spans):
             if isinstance(item, Thread):
                 self.recorder.add(item)
             elif isinstance(item, Called):
-                self._call(item)
+                number = self._call(item, brief)
+                if number is not None:
+                    quiet.append(number)
+        if quiet and self.view is not None:
+            convs = sorted(set(quiet))
+            self.view.note(f"export {export.number}: {len(quiet)} call(s) with no finding in "
+                           f"conversation(s) {_numbers(convs)} (not drawn: collect is catching up)")
 
-    def _call(self, called: Called) -> None:
+    def _call(self, called: Called, brief: bool = False) -> int | None:
+        """Check, record and draw one call; in ``brief`` mode one with no finding is not drawn
+        (its conversation's number is returned, for the export's line)."""
         from agentdbg.checker import check
 
         thread = self.recorder.threads[called.key]
@@ -178,13 +196,16 @@ class Feed:
         message = strip_wire(reply.message) if reply is not None else None
         conv.rules.saw_response(messages, message)
         if self.view is None:
-            return
+            return None
+        if brief and not findings and message is not None:
+            return conv.number
         self.view.show_request(seen)
         if message is not None:
             self.view.show_response(seen, message, called.exchange.reply, [],
                                     called.exchange.latency_ms or 0.0)
         else:
             self.view.note(f"conversation {conv.number}: no reply: {called.exchange.error}")
+        return None
 
     def _said(self, text: str) -> None:
         if len(self.stats.bad) < 1000:
@@ -192,10 +213,19 @@ class Feed:
         if self.view is not None:
             self.view.note(text)
 
-    def close(self, timeout: float = 30.0) -> list[Any]:
-        """Finish the exports received (up to ``timeout`` seconds), then the stop events."""
+    def close(self) -> list[Any]:
+        """Finish every export received (nothing received is lost; a second Ctrl-C leaves the
+        ones still waiting unread, counted), then the stop events."""
+        self.closing = True
+        waiting = self.queue.qsize()
+        if waiting and self.view is not None:
+            self.view.note(f"reading the {waiting} export(s) still waiting (Ctrl-C again: leave them)")
         self.queue.put(None)
-        self.thread.join(timeout)
+        try:
+            self.thread.join()
+        except KeyboardInterrupt:
+            self.abandon = True
+            self.thread.join()
         return self.recorder.close()
 
     def settle(self, timeout: float = 10.0) -> None:
@@ -203,6 +233,17 @@ class Feed:
         deadline = time.monotonic() + timeout
         while self.queue.unfinished_tasks and time.monotonic() < deadline:
             time.sleep(0.002)
+
+
+def _numbers(numbers: list[int]) -> str:
+    """1, 2, 3, 5 -> "1–3, 5"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
 
 
 def _common(before: list[Any], now: list[Any]) -> int:
