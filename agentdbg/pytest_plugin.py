@@ -47,9 +47,9 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> Transcript
     if not parent.config.getoption("agentdbg_replay", default=False):
         return None
     if file_path.suffix == ".jsonl":
-        from agentdbg.transcript import is_transcript
+        from agentdbg.transcript import is_run
 
-        if is_transcript(file_path):
+        if is_run(file_path):   # a transcript, or a Claude Code / Codex session file
             return TranscriptFile.from_parent(parent, path=file_path)
     return None
 

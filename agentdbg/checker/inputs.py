@@ -78,6 +78,11 @@ def read_text(path: str) -> tuple[str, str]:
 
 def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
     """The documents to check; ``fmt`` forces the wire format (None: recognise each)."""
+    if path != "-" and fmt is None:
+        from agentdbg.transcript import foreign
+
+        if foreign(path):   # another tool's record of a run: judged as its transcript
+            return _imported(path)
     name, text = read_text(path)
     if not text.strip():
         raise InputError(f"{name}: empty input; expected JSON")
@@ -157,6 +162,19 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
     return items
 
 
+def _imported(path: str) -> list[CheckItem]:
+    """A Claude Code session, a Codex rollout or OTLP traces: its first conversation, imported."""
+    import sys
+
+    from agentdbg.textsafe import one_line
+    from agentdbg.transcript.imported import as_transcript
+
+    with as_transcript(Path(path)) as (transcript, warnings):
+        for warning in warnings:
+            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
+        return _transcript(path, transcript.read_text(encoding="utf-8"))
+
+
 def native_of(fmt: str, body: Any, request: CheckRequest, params: dict) -> Any:
     """The native body a transcript's request stands for: as the proxy recorded it, else
     rebuilt from the chat form (each message keeps its native original, so it is exact)."""
@@ -208,7 +226,9 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
     if isinstance(doc, list):
         return CheckItem(CheckRequest(messages=_messages(where, doc)), line)
     if isinstance(doc, dict) and doc.get("format") == "agentdbg-run":
-        tools = doc.get("tools") if isinstance(doc.get("tools"), list) else MISSING
+        # a run without tool definitions (none given; a session file that records none) sent
+        # no 'tools' key: its empty list says so, it was never sent as tools: []
+        tools = doc.get("tools") if isinstance(doc.get("tools"), list) and doc.get("tools") else MISSING
         return CheckItem(CheckRequest(messages=_messages(where, doc.get("messages")), tools=tools),
                          line)
     if isinstance(doc, dict) and "messages" in doc:

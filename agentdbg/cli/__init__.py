@@ -7,7 +7,7 @@ import importlib
 from agentdbg.cli.app import app
 
 # each registers its commands, in --help order
-for _module in ("run", "share", "inspect", "servers", "trust"):
+for _module in ("run", "share", "inspect", "servers", "traces", "trust"):
     importlib.import_module(f"agentdbg.cli.{_module}")
 
 

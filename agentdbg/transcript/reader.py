@@ -5,6 +5,8 @@ The one reader every command uses. Each line is decoded into its event class
 field. The reader also rebuilds each request's whole messages array (``Request.messages``) and
 the stop event's, from ``prefix`` + ``append``, so no consumer does it again; it reads version 1
 through the same path (its first request counted from no messages, its stop event held them all).
+A file that is another tool's record of a run (a Claude Code session, a Codex CLI rollout,
+OpenTelemetry traces: recognised by content) is imported first and read the same way.
 """
 
 from __future__ import annotations
@@ -68,8 +70,41 @@ def read_transcript(path: str | os.PathLike[str], warnings: list[str] | None = N
     first = next(source, None)
     if first is None:
         raise InputError(f"{p}: empty transcript")
+    if lines is None and FORMAT.encode() not in first[:4096] and foreign(p):
+        return _imported(p, warnings)
     header, version = _header(p, first)
     return header, _events(p, header, version, source, warnings)
+
+
+def foreign(path: str | os.PathLike[str]) -> str | None:
+    """The other tool whose record ``path`` is (a Claude Code session, a Codex CLI rollout,
+    OpenTelemetry traces), None for anything else: such a file is read as a transcript."""
+    from agentdbg.transcript.imported import foreign as detect
+
+    return detect(Path(path))
+
+
+def _imported(p: Path, warnings: list[str] | None) -> tuple[Header, Numbered]:
+    """Another tool's record, imported into a temporary transcript and read from there (the
+    temporary folder goes when the events are read, or dropped)."""
+    from agentdbg.transcript.imported import as_transcript
+
+    held = as_transcript(p)
+    path, said = held.__enter__()
+    try:
+        header, events = read_transcript(path, warnings)
+    except BaseException:
+        held.__exit__(None, None, None)
+        raise
+    if warnings is not None:
+        warnings.extend(said)
+
+    def read() -> Numbered:
+        try:
+            yield from events
+        finally:
+            held.__exit__(None, None, None)
+    return header, read()
 
 
 def _file_lines(p: Path) -> Iterator[bytes]:
@@ -205,7 +240,8 @@ def _shown(value: object) -> str:
 
 
 def load_transcript(path: str | os.PathLike[str], lines: Iterable[bytes] | None = None) -> Transcript:
-    """Load a whole transcript (from ``lines`` when given, e.g. stdin's)."""
+    """Load a whole transcript (from ``lines`` when given, e.g. stdin's); another tool's
+    record (``foreign``) is read as its first conversation."""
     warnings: list[str] = []
     header, events = read_transcript(path, warnings, lines)
     return Transcript(Path(path), header, [e for _, e in events], warnings)
@@ -216,6 +252,11 @@ def messages_over_time(events: Iterable[AnyEvent]) -> Iterator[list[Message]]:
     for e in events:
         if isinstance(e, Request) and e.messages is not None:
             yield e.messages
+
+
+def is_run(path: str | os.PathLike[str]) -> bool:
+    """A transcript, or another tool's record read as one (``foreign``)."""
+    return is_transcript(path) or foreign(path) is not None
 
 
 def is_transcript(path: str | os.PathLike[str]) -> bool:

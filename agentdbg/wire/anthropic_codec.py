@@ -101,6 +101,7 @@ class AnthropicCodec(Codec):
     stream_end = (b"message_stop",)
     secret_headers = ("x-api-key",)
     provider = "anthropic"
+    entry_local = True
 
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):
