@@ -1,7 +1,5 @@
 """``run``, ``replay`` and ``runs``: drive the loop, replay it, list what was recorded."""
 
-from __future__ import annotations
-
 from enum import Enum
 from pathlib import Path
 from typing import Annotated

@@ -1,8 +1,6 @@
 """``agentdbg trust``: say which found tools files may run code (see ``agentdbg.trust``), and
 the (y/N) question an interactive run asks about one."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,7 +10,6 @@ import typer
 from agentdbg.cli.app import command
 from agentdbg.cli.options import DebugOpt
 from agentdbg.errors import AgentdbgError
-from agentdbg.textsafe import one_line
 
 
 @command(name="trust", epilog="Exit status: 0 done; 2 no such file or bad usage.")
@@ -30,6 +27,7 @@ def trust_cmd(
     and the handler modules and scripts it names): a change asks again. A file you name with
     --tools is trusted anyway."""
     from agentdbg import trust
+    from agentdbg.textsafe import one_line
 
     if list_:
         if file is not None or revoke:
@@ -57,6 +55,8 @@ def interactive(json_out: bool = False) -> bool:
 
 def ask(path: Any, runs: Any) -> bool:
     """Ask once, on the terminal, whether to trust a found tools file (default no)."""
+    from agentdbg.textsafe import one_line
+
     print(f"agentdbg: {one_line(path)} was found here, not named with --tools; it "
           f"{one_line(runs.phrase())}.", file=sys.stderr)
     print("Trust it and run its code? (agentdbg trust records it; a change asks again) [y/N] ",
