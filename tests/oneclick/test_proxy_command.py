@@ -15,7 +15,8 @@ from agentdbg.transcript import load_transcript
 
 from .helpers import EXAMPLES, QUESTION, Serve, agentdbg, clean_env, summary_paths
 
-APPS = {"agent_app.py": "chat", "anthropic_app.py": "anthropic", "responses_app.py": "responses"}
+APPS = {"agent_app.py": "chat", "anthropic_app.py": "anthropic", "responses_app.py": "responses",
+        "gemini_app.py": "gemini"}
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,8 @@ def serve(tmp_path_factory):
 
 def direct(app: str, serve: Serve) -> subprocess.CompletedProcess:
     env = clean_env(OPENAI_BASE_URL=serve.url, OPENAI_API_KEY="unused",
-                    ANTHROPIC_BASE_URL=serve.root, ANTHROPIC_API_KEY="unused")
+                    ANTHROPIC_BASE_URL=serve.root, ANTHROPIC_API_KEY="unused",
+                    GOOGLE_GEMINI_BASE_URL=serve.root, GEMINI_API_KEY="unused")
     return subprocess.run([sys.executable, str(EXAMPLES / app), QUESTION], capture_output=True,
                           env=env, timeout=120)
 
