@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from agentdbg.errors import AgentdbgError, ExitStatus
 from agentdbg.server.launch import child
 from agentdbg.server.launch.clients import App, Plan, client_for
 from agentdbg.server.launch.formats import Family, relayed
+from agentdbg.server.net import Background
 
 
 class CommandNotFound(AgentdbgError):
@@ -59,24 +59,6 @@ class Running:
     threads: list = field(default_factory=list)        # Background servers
     analyst: Any = None
     live: Any = None
-
-
-class Background:
-    """An ASGI app served by uvicorn on a thread of its own (its own event loop)."""
-
-    def __init__(self, app, sock, name: str):
-        import uvicorn
-
-        config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=2)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]},
-                                       name=name, daemon=True)
-        self.thread.start()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout)
 
 
 class ByFamily:

@@ -65,7 +65,7 @@ def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
                            allow_hosts=allow_hosts)
     background = None
     if serve is not None:
-        from agentdbg.server.launch.command import Background
+        from agentdbg.server.net import Background
 
         background = Background(serve[0], serve[1], "agentdbg-serve")
     sock = bind(host, port)
