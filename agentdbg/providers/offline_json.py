@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from agentdbg.providers import offline_patterns
@@ -167,9 +168,20 @@ def _num(s: dict, key: str) -> float | None:
         and math.isfinite(v) else None
 
 
+STATED_RANGE = re.compile(r"(?:from|between|range|of|\()\s*(-?\d{1,9}(?:\.\d+)?)\s*(?:-|–|to|and)\s*"
+                          r"(-?\d{1,9}(?:\.\d+)?)", re.I)
+
+
 def _number(s: dict, integer: bool) -> int | float:
-    """The smallest value the bounds allow (0 when it is allowed), a multiple of ``multipleOf``."""
+    """The smallest value the bounds allow (0 when it is allowed), a multiple of ``multipleOf``.
+    With no bounds, a range its description states ("a score from 1-100") is the bounds: the
+    client may check what the schema does not say."""
     low, high = _num(s, "minimum"), _num(s, "maximum")
+    description = s.get("description")
+    if low is None and high is None and isinstance(description, str):
+        stated = STATED_RANGE.search(description[:MAX_TEXT])
+        if stated and float(stated.group(1)) <= float(stated.group(2)):
+            low, high = float(stated.group(1)), float(stated.group(2))
     ex_low, ex_high = _num(s, "exclusiveMinimum"), _num(s, "exclusiveMaximum")
     step = _num(s, "multipleOf")
     step = step if step is not None and step > 0 else (1.0 if integer else None)

@@ -60,6 +60,18 @@ def test_google_genai_json_schema_answer_is_json_of_the_schema(served):
     assert 1 <= answer["complexity_score"] <= 100
 
 
+def test_a_range_the_description_states_is_kept_when_the_schema_has_no_bounds():
+    # Gemini CLI 0.61.0 sends its classifier's score without minimum/maximum, and rejects 0
+    # with its own check ("Number must be greater than or equal to 1")
+    sent = json.loads(json.dumps(CLASSIFIER))
+    for key in ("minimum", "maximum"):
+        del sent["properties"]["complexity_score"][key]
+    assert 1 <= json.loads(json_answer(sent, "x"))["complexity_score"] <= 100
+    between = {"type": "number", "description": "a ratio between 0.5 and 2"}
+    assert json.loads(json_answer(between, "x")) == 0.5
+    assert json.loads(json_answer({"type": "integer", "description": "the year 2026"}, "x")) == 0
+
+
 def test_google_genai_response_schema_parses_into_the_pydantic_model(served):
     class Shipment(BaseModel):
         order_id: str
