@@ -70,6 +70,17 @@ def test_the_command_s_status_is_agentdbg_s_and_its_findings_are_summed_up(tmp_p
     assert "conversation 1: 2 requests ✗ 1" in err
 
 
+def test_a_last_request_sent_with_its_calls_unanswered_is_counted(tmp_path):
+    # the app appends the model's calls but never their results: the request it then sends
+    # (the last one, which the API refuses) ends on calls no tool message answers
+    run = agentdbg("proxy", "--offline", "--save", str(tmp_path), "--", sys.executable,
+                   str(EXAMPLES / "agent_app.py"), QUESTION, "--drop-results")
+    err = run.stderr.decode()
+    assert run.returncode == 1 and "did not have response messages: call_o1" in err
+    assert "findings: 1 error, 0 warnings\n    ✗ missing-tool-response ×1\n" in err, err[-1500:]
+    assert "conversation 1: 2 requests ✗ 1" in err
+
+
 def test_a_script_answers_and_the_report_holds_the_request_diff(tmp_path):
     script = tmp_path / "turns.yaml"
     script.write_text("turns:\n"
