@@ -274,6 +274,24 @@ def ex_check(path: str) -> Callable[[Runner], str]:
     return example
 
 
+CLIENT_LINES = "one-line-per-client"
+
+
+def one_line_app(name: str = CLIENT_LINES) -> str:
+    """The recipe's line that runs an app (the others start a coding agent, which needs its
+    own installation and a terminal: tests/oneclick/test_coding_agents.py runs each)."""
+    return next(c for c in recipe_commands(name) if " -- python " in c)
+
+
+def ex_proxy_summary(runner: Runner) -> str:
+    """The app line of the one-line recipe, as typed: the app's output, then the summary."""
+    line = one_line_app()
+    done = runner.run(line)
+    if done.returncode != 0 or "Traceback" in done.stderr:
+        raise RuntimeError(f"{line}: {done.stderr}")
+    return "\n".join([f"$ {line}", clean(done.stdout), clean(done.stderr)])
+
+
 def ex_proxy_drop_results(runner: Runner) -> str:
     run = run_recipe(runner, "--drop-results")
     proxy = next(out for out in run.servers if "agentdbg proxy:" in out)
@@ -429,6 +447,7 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "check-forgot-responses": ex_check("examples/forgot_responses.json"),
     "check-forgot-anthropic": ex_check("examples/forgot_anthropic.json"),
     "proxy-drop-results": ex_proxy_drop_results,
+    "proxy-summary": ex_proxy_summary,
     "runs": ex_runs,
     "diff": ex_diff,
     "share": ex_share,
@@ -473,6 +492,8 @@ def normalise(text: str) -> str:
     text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:<port>", text)
     # the runs folder names a transcript after its start time; `runs` shows when it was created
     text = re.sub(r"\b\d{8}-\d{6}-", "<stamp>-", text)
+    text = re.sub(r"\bproxy-<stamp>-[0-9a-f]{4}\b", "proxy-<stamp>-<id>", text)   # + 2 random bytes
+    text = re.sub(r"(exited with status \d+ after )\d+(\.\d+)? s\b", r"\1<t> s", text)
     text = re.sub(r"\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\b", "<created>", text)
     # OpenTelemetry trace ids are random
     text = re.sub(r"\btrace [0-9a-f]{32}\b", "trace <trace-id>", text)

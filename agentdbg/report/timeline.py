@@ -271,6 +271,9 @@ class RunBuilder:
         self.marks: dict[int, set] = {}
         self.last_usage: dict = {}
         self.recorded_keys: set = set()
+        #: the last request ended on an assistant message with calls, and no reply came after
+        #: it: those calls were sent unanswered (an error), not left pending by a stop
+        self.sent_unanswered = False
         api = header.api
         #: a Responses / Anthropic run is judged request by request in its own format (as
         #: ``check`` judges it); a Chat Completions run on each history's last state
@@ -327,6 +330,7 @@ class RunBuilder:
                     self.recorded_keys.add(key)
                     self.history.recorded.append(f)  # type: ignore[union-attr]
         self.turns.append(TurnInfo(turn, len(new)))
+        self.sent_unanswered = bool(new) and bool(_calls_of(new[-1]))
         if self.native is not None and self.with_findings:
             self._judge_native(e, new)
 
@@ -368,6 +372,7 @@ class RunBuilder:
         self.card.reply = len(self.msgs)
         self.card.response = response
         self.msgs.append(message)
+        self.sent_unanswered = False
 
     def _on_model_error(self, e: ModelError) -> None:
         info = self._turn_info()
@@ -495,7 +500,7 @@ class RunBuilder:
             h.findings = list(h.recorded)   # judged as each request was sent
         elif self.with_findings:
             found = adapter.check(h.messages, self.header.tools or None, self.profile,
-                                  in_progress=h.pending_last)
+                                  in_progress=h.pending_last and not self.sent_unanswered)
             h.findings = found + h.recorded
 
     def _recorded_results(self) -> None:

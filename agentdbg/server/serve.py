@@ -131,7 +131,8 @@ class ServeApp:
         request = ModelRequest(messages=strip_wire(messages), tools=strip_wire(form.tools),
                                tool_choice=form.tool_choice,
                                parallel_tool_calls=form.parallel_tool_calls,
-                               model=str(wire.model_of(path, body) or self.model_name))
+                               model=str(wire.model_of(path, body) or self.model_name),
+                               answer_schema=wire.answer_schema(body))
         try:
             reply = self.provider.complete(request)
         except ReplayDiverged as exc:  # 400, not 409: clients retry a 409

@@ -125,6 +125,10 @@ class Codec(ABC):
         """The id of a stored response this request continues (``previous_response_id``)."""
         return None
 
+    def answer_schema(self, body: Any) -> dict | None:
+        """The JSON Schema the request wants its answer in (``{}``: any JSON; None: text)."""
+        return None
+
     def routes(self) -> list[str]:
         """The paths serve and the proxy answer: each of ``paths`` with and without ``/v1``."""
         return [route for path in self.paths for route in ("/v1" + path, path)]
