@@ -8,6 +8,7 @@ engine, the checker, transcripts and renderers all share this one shape.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -58,6 +59,15 @@ def json_kind(value: Any) -> str:
              float: "a number"}
     return next((kind for t, kind in kinds.items() if isinstance(value, t)),
                 f"a {type(value).__name__}")
+
+
+def token_count(value: Any) -> int:
+    """A recorded token count as a number to add up: 0 for anything that is not one (a
+    string, a bool, ``NaN``, ``Infinity``, ``1e400``, a negative or absurd number) — usage
+    comes from endpoints and transcripts, and is data."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    return int(value) if 0 <= value < 1e15 else 0   # NaN fails both comparisons
 
 
 def a_or_an(word: str) -> str:
@@ -176,6 +186,30 @@ def shown_json(value: Any, **kw: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str, **kw)
     except (RecursionError, ValueError):   # ValueError: a circular reference
         return f"({json_kind(value)} nested too deeply to show)"
+
+
+@functools.lru_cache(maxsize=4096)
+def duplicate_keys(text: str) -> tuple[str, ...]:
+    """The keys an object in the JSON ``text`` repeats, at any depth, in order (empty when it
+    repeats none or is not JSON). Every JSON parser keeps the last value of a repeated key
+    (``{"to": "alice@…", "to": "attacker@…"}`` sends to the attacker), so a reader, a
+    display or an approval that saw the first was misled."""
+    if text.count('"') < 4:                 # too few strings for two keys
+        return ()
+    found: list[str] = []
+
+    def pairs(items: list) -> dict:
+        seen: set = set()
+        for key, _ in items:
+            if key in seen and key not in found:
+                found.append(key)
+            seen.add(key)
+        return dict(items)
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return ()
+    return tuple(found)
 
 
 def canonical_arguments(arguments: str) -> str:

@@ -3,8 +3,9 @@
 Each ``*.jsonl`` agentdbg transcript found under the paths pytest collects is
 replayed; the test fails on divergence, a different stop reason or final
 messages, or an error-level checker finding. ``--agentdbg-live-tools`` also
-re-runs each recorded call with the current tools (``--agentdbg-tools PATH``)
-and fails when a result differs. Inert unless ``--agentdbg-replay`` is given.
+re-runs each recorded call with the tools of ``--agentdbg-tools PATH`` (required: a
+``./tools.yaml`` is never loaded by itself) and fails when a result differs. Inert unless
+``--agentdbg-replay`` is given.
 
 The ``agentdbg_trajectory`` fixture loads a run for the trajectory assertions
 (``agentdbg.testing``): a path, or what ``agentdbg runs`` shows (a #, a name, ``last``).
@@ -34,13 +35,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--agentdbg-profile", default="openai", help="checker profile")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("agentdbg_live_tools", default=False) and \
+            not config.getoption("agentdbg_tools", default=None):
+        # never ./tools.yaml by itself: a checkout's file may run anyone's code
+        raise pytest.UsageError("--agentdbg-live-tools needs --agentdbg-tools PATH: the tools "
+                                "to re-run the calls with (./tools.yaml is never loaded by itself)")
+
+
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> TranscriptFile | None:
     if not parent.config.getoption("agentdbg_replay", default=False):
         return None
     if file_path.suffix == ".jsonl":
-        from agentdbg.transcript import is_transcript
+        from agentdbg.transcript import is_run
 
-        if is_transcript(file_path):
+        if is_run(file_path):   # a transcript, or a Claude Code / Codex session file
             return TranscriptFile.from_parent(parent, path=file_path)
     return None
 
@@ -60,10 +69,14 @@ class TranscriptItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: TracebackStyle | None = None) -> str | TerminalRepr:
+        from agentdbg.errors import AgentdbgError
         from agentdbg.testing import ReplayMismatch
+        from agentdbg.textsafe import one_line
 
         if isinstance(excinfo.value, ReplayMismatch):
-            return str(excinfo.value)
+            return str(excinfo.value)          # escaped where it is made
+        if isinstance(excinfo.value, AgentdbgError):   # an unreadable recording: its one line
+            return f"{one_line(self.path)}: {one_line(excinfo.value.message)}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -53,6 +53,7 @@ class ToolSpec:
     base_dir: Path = field(default_factory=Path.cwd)
     line: int | None = None      # where the tool starts in its file (1-based)
     env: tuple[str, ...] = ()    # command tools: variables passed although they look secret
+    blocked: str | None = None   # why it may not run (a found tools file not trusted: ``trust``)
 
     @property
     def server(self) -> str | None:
@@ -80,6 +81,8 @@ class ToolSet:
     servers: list[McpServerConfig] = field(default_factory=list)  # MCP servers to start
     max_result_chars: int = 4000        # the file's default, for MCP tools
     mcp: Any = None                     # the started servers (``agentdbg.mcp.servers.McpServers``)
+    trust: str = "named"                # named | sample | trusted | harmless | untrusted (``trust``)
+    skipped: list[Any] = field(default_factory=list)   # untrusted: what was skipped (i18n.Msg)
 
     def get(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)
@@ -102,7 +105,7 @@ class ToolSet:
                     parameters=fn.get("parameters") or {"type": "object", "properties": {}},
                     handler_kind="recorded", handler=None,
                     strict=bool(fn.get("strict"))))
-        return cls(path=Path(path), tools=specs)
+        return cls(path=Path(path), tools=specs, trust="recording")
 
 
 def start_servers(toolset: ToolSet, *, lenient: bool = False,

@@ -19,20 +19,28 @@ MAX_VALUES = 1_000_000    # values once every alias is expanded
 
 
 def read_text(path: Path, what: str) -> str:
-    """The file's text; ``what`` names it in errors ("tools file", "script file")."""
+    """The file's text; ``what`` names it in errors ("tools file", "script file"). At most
+    ``MAX_BYTES`` are read whatever the file is (``/dev/zero``, a FIFO, ``<(command)``), and a
+    FIFO or pipe nobody writes is given up after ``paths.IDLE_SECONDS``."""
+    from agentdbg.paths import read_bounded
+
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ConfigError(f"{path}: {size} bytes; a {what} is at most {MAX_BYTES} bytes")
-        return path.read_text(encoding="utf-8")
+        data = read_bounded(path, MAX_BYTES)
+        if len(data) > MAX_BYTES:
+            raise ConfigError(f"{path}: more than {MAX_BYTES} bytes; a {what} is at most "
+                              f"{MAX_BYTES} bytes")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such {what}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a directory, not a {what}") from None
+    except TimeoutError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")   # universal newlines, as before
 
 
 def parse(path: Path, text: str) -> tuple[Any, Any]:

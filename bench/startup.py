@@ -1,6 +1,11 @@
 """Start-up: `agentdbg --help` and `agentdbg check small.json` vs `python -c "import typer, rich"`.
 
-Target: --help within 1.5x of the import baseline. Best of 7 wall times.
+Target: --help within 1.2x of the import baseline. Best of 7 wall times.
+
+The children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` removed, one warm-up
+run first), as an installed package runs: typer and rich were compiled when pip installed
+them, and an editable checkout left to compile its modules on every start measures the
+compiler, not agentdbg (about +100 ms here).
 
     python bench/startup.py
 """
@@ -8,6 +13,7 @@ Target: --help within 1.5x of the import baseline. Best of 7 wall times.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -16,13 +22,14 @@ from pathlib import Path
 from _util import best, machine
 
 PY = sys.executable
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def imported(args: list[str]) -> list[str]:
     code = ("import sys\nfrom agentdbg.cli import app\ntry:\n    app(%r)\nexcept SystemExit:\n    pass\n"
             "print('LOADED:' + ','.join(m for m in ('openai', 'jsonschema', 'prompt_toolkit', 'httpx2', "
             "'httpx', 'pydantic', 'yaml') if m in sys.modules))" % (args,))
-    out = subprocess.run([PY, "-c", code], capture_output=True, text=True).stdout
+    out = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=ENV).stdout
     line = next(ln for ln in out.splitlines() if ln.startswith("LOADED:"))
     return [m for m in line[len("LOADED:"):].split(",") if m]
 
@@ -30,14 +37,16 @@ def imported(args: list[str]) -> list[str]:
 def main() -> None:
     small = Path(tempfile.mkdtemp()) / "small.json"
     small.write_text(json.dumps([{"role": "user", "content": "北京和上海今天哪个更热?"}]))
-    base = best([PY, "-c", "import typer, rich"])
-    bare = best([PY, "-c", "pass"])
-    helptime = best([PY, "-m", "agentdbg", "--help"])
-    check = best([PY, "-m", "agentdbg", "check", str(small), "--json"])
+    for warm in (["--help"], ["check", str(small), "--json"]):   # writes the bytecode caches
+        subprocess.run([PY, "-m", "agentdbg", *warm], capture_output=True, env=ENV)
+    base = best([PY, "-c", "import typer, rich"], env=ENV)
+    bare = best([PY, "-c", "pass"], env=ENV)
+    helptime = best([PY, "-m", "agentdbg", "--help"], env=ENV)
+    check = best([PY, "-m", "agentdbg", "check", str(small), "--json"], env=ENV)
     print(f"machine: {machine()}")
     print(f"python -c pass                 {bare * 1000:7.1f} ms")
     print(f"python -c 'import typer, rich' {base * 1000:7.1f} ms  (baseline)")
-    print(f"agentdbg --help                {helptime * 1000:7.1f} ms  {helptime / base:.2f}x  (target <= 1.5x)")
+    print(f"agentdbg --help                {helptime * 1000:7.1f} ms  {helptime / base:.2f}x  (target <= 1.2x)")
     print(f"agentdbg check small.json      {check * 1000:7.1f} ms  {check / base:.2f}x")
     heavy = ", ".join(imported(["--help"])) or "none of openai, jsonschema, prompt_toolkit, httpx, pydantic, yaml"
     print(f"heavy modules loaded by --help: {heavy}")

@@ -313,6 +313,24 @@ def ex_check(path: str) -> Callable[[Runner], str]:
     return example
 
 
+CLIENT_LINES = "one-line-per-client"
+
+
+def one_line_app(name: str = CLIENT_LINES) -> str:
+    """The recipe's line that runs an app (the others start a coding agent, which needs its
+    own installation and a terminal: tests/oneclick/test_coding_agents.py runs each)."""
+    return next(c for c in recipe_commands(name) if " -- python " in c)
+
+
+def ex_proxy_summary(runner: Runner) -> str:
+    """The app line of the one-line recipe, as typed: the app's output, then the summary."""
+    line = one_line_app()
+    done = runner.run(line)
+    if done.returncode != 0 or "Traceback" in done.stderr:
+        raise RuntimeError(f"{line}: {done.stderr}")
+    return "\n".join([f"$ {line}", clean(done.stdout), clean(done.stderr)])
+
+
 def ex_proxy_drop_results(runner: Runner) -> str:
     run = run_recipe(runner, "--drop-results")
     proxy = next(out for out in run.servers if "agentdbg proxy:" in out)
@@ -352,12 +370,22 @@ def ex_share(runner: Runner) -> str:
                     "agentdbg export order.jsonl --format otlp-json -o order.otlp.json")
 
 
+def ex_transcript_bad_fields(runner: Runner) -> str:
+    """Two recordings with one field broken each: one line naming the line and the field."""
+    save_order_run(runner)
+    return commands(runner,
+                    """sed '1s/"max_turns": 8/"max_turns": "x"/' order.jsonl > odd.jsonl""",
+                    "agentdbg report odd.jsonl",
+                    """sed '2s/"prefix": 1, //' order.jsonl > cut.jsonl""",
+                    "agentdbg check cut.jsonl")
+
+
 MCP_TIME = "python -m mcp_server_time --local-timezone Europe/Paris"
 TIME_Q = "What time is it in Asia/Tokyo, and what is 09:30 Paris time in New York?"
 
 
 def ex_mcp_tools(runner: Runner) -> str:
-    return commands(runner, "agentdbg tools examples/mcp_tools.yaml")
+    return commands(runner, "agentdbg tools --connect examples/mcp_tools.yaml")
 
 
 def ex_mcp_run(runner: Runner) -> str:
@@ -414,10 +442,31 @@ def ex_handler_error(runner: Runner) -> str:
     in_project(runner, "agentdbg init")
     handlers = runner.folder / "project" / "handlers.py"
     handlers.write_text(handlers.read_text(encoding="utf-8").replace("city", "town"), encoding="utf-8")
-    out = in_project(runner, f'agentdbg run "{WEATHER_Q}"')
+    # named with --tools: an edited handler module makes a found ./tools.yaml ask to be
+    # trusted again (agentdbg trust); a file you name runs as it is
+    out = in_project(runner, f'agentdbg run --tools tools.yaml "{WEATHER_Q}"')
     warning = next(line for line in out.splitlines() if line.startswith("agentdbg: warning:"))
-    return "\n".join([f'$ sed -i s/city/town/g handlers.py && agentdbg run "{WEATHER_Q}"', warning,
+    return "\n".join([f'$ sed -i s/city/town/g handlers.py && agentdbg run --tools tools.yaml "{WEATHER_Q}"',
+                      warning,
                       "  ...", between(out, "+ [2] tool", "turn 2 ")])
+
+
+def ex_trust(runner: Runner) -> str:
+    """A tools file agentdbg finds by itself (a copy of the project ``init`` made, as a clone
+    would be) runs nothing until it is trusted."""
+    in_project(runner, "agentdbg init")
+    runner.run("cp -r project clone")
+    out = []
+    for line in (f'agentdbg run "{WEATHER_Q}"', "agentdbg trust", "agentdbg trust --list"):
+        done = runner.run(f"cd clone && {line}")
+        if "Traceback" in done.stderr:
+            raise RuntimeError(f"{line}: {done.stderr}")
+        out.append((line, clean(done.stderr + done.stdout)))
+    (run_line, run), (trust_line, trust), (list_line, listed) = out
+    header = between(run, "agentdbg: warning:", "│ The offline model")
+    return "\n".join(["$ cp -r project clone && cd clone", f"$ {run_line}", header, "  ...",
+                      between(run, "+ [2] tool", "turn 2 "), f"$ {trust_line}", trust,
+                      f"$ {list_line}", listed])
 
 
 def ex_help(runner: Runner) -> str:
@@ -428,6 +477,7 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "init": ex_init,
     "handler-error": ex_handler_error,
     "help": ex_help,
+    "trust": ex_trust,
     "run-turn": ex_run_turn,
     "step-lesson": ex_step_lesson,
     "offline-400": ex_offline_400,
@@ -440,9 +490,11 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "check-forgot-responses": ex_check("examples/forgot_responses.json"),
     "check-forgot-anthropic": ex_check("examples/forgot_anthropic.json"),
     "proxy-drop-results": ex_proxy_drop_results,
+    "proxy-summary": ex_proxy_summary,
     "runs": ex_runs,
     "diff": ex_diff,
     "share": ex_share,
+    "transcript-bad-fields": ex_transcript_bad_fields,
     "mcp-tools": ex_mcp_tools,
     "mcp-run": ex_mcp_run,
     "mcp-step": ex_mcp_step,
@@ -483,6 +535,8 @@ def normalise(text: str) -> str:
     text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:<port>", text)
     # the runs folder names a transcript after its start time; `runs` shows when it was created
     text = re.sub(r"\b\d{8}-\d{6}-", "<stamp>-", text)
+    text = re.sub(r"\bproxy-<stamp>-[0-9a-f]{4}\b", "proxy-<stamp>-<id>", text)   # + 2 random bytes
+    text = re.sub(r"(exited with status \d+ after )\d+(\.\d+)? s\b", r"\1<t> s", text)
     text = re.sub(r"\b\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\b", "<created>", text)
     # OpenTelemetry trace ids are random
     text = re.sub(r"\btrace [0-9a-f]{32}\b", "trace <trace-id>", text)

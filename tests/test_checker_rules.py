@@ -88,6 +88,8 @@ DEFECTS = [
                                       ("arguments-schema-mismatch", "warning", 1, "a")]),
     ("invalid-tool-name", [U, asst(call("a", name="weather.get")), tool("a")], {}, "openai",
      [("invalid-tool-name", "error", 1, "a")]),
+    ("arguments-duplicate-key", [U, asst(call("a", args='{"city": "北京", "city": "上海"}')), tool("a")],
+     {}, "openai", [("arguments-duplicate-key", "warning", 1, "a")]),
     ("null-content", [{"role": "user", "content": None}], {}, "openai",
      [("null-content", "error", 0, None)]),
     ("content-wrong-type", [U, asst(call("a")), tool("a", content={"temperature": 24})], {}, "openai",
@@ -149,6 +151,8 @@ VALID = [
     ("arguments-schema-mismatch", [U, asst(call("a", args='{"city": "北京"}')), tool("a")],
      {"tools": [WEATHER]}, "openai"),
     ("invalid-tool-name", [U, asst(call("a", name="get-weather_2")), tool("a")], {}, "openai"),
+    ("arguments-duplicate-key", [U, asst(call("a", args='{"city": "北京", "q": {"city": "上海"}}')),
+                                 tool("a")], {}, "openai"),   # the same key in two objects
     ("null-content", [U, asst(call("a")), tool("a")], {}, "openai"),  # content null with tool_calls
     ("content-wrong-type", [U, asst(call("a")), tool("a", content=[{"type": "text", "text": "24"}])],
      {}, "openai"),
@@ -178,8 +182,8 @@ VALID = [
 ]
 
 
-def test_the_vocabulary_has_all_29_rules():
-    assert len([r for r in RULES.values() if r.scope == "chat"]) == 29
+def test_the_vocabulary_has_all_30_rules():
+    assert len([r for r in RULES.values() if r.scope == "chat"]) == 30
     assert {r for r, *_ in DEFECTS} == {r.id for r in RULES.values() if r.scope == "chat"}
     assert {r for r, *_ in VALID} == {r.id for r in RULES.values() if r.scope == "chat"}
 

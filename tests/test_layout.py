@@ -74,6 +74,9 @@ def test_a_non_editable_install_carries_and_runs_the_sample(tmp_path):
     assert install.returncode == 0, install.stderr
     assert (site / "agentdbg" / "_sample" / "tools.yaml").is_file()
     assert not (site / "sample_tools").exists()   # no top-level module of that name
+    # the package's other data files ship too: its types and the live view's page assets
+    assert (site / "agentdbg" / "py.typed").is_file()
+    assert {p.name for p in (site / "agentdbg" / "server" / "live" / "assets").iterdir()} >= {"live.js", "live.css"}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     done = run_cli(python, "run", QUESTION, "--json", cwd=elsewhere, home=tmp_path / "home")

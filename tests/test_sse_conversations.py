@@ -46,6 +46,22 @@ def test_a_call_that_never_carries_an_id():
     assert "call at index 0 never carried an id" in acc.shape()
 
 
+def test_chunks_only_the_lenient_json_reader_accepts_read_as_before():
+    # what the stdlib json reads and a strict parser refuses: a 70-bit integer, NaN, a lone
+    # surrogate; the stream also ends its lines with CRLF and arrives in 5-byte pieces
+    data = (b'data: {"choices": [{"index": 0, "delta": {"content": "\\ud800x"}}]}\r\n\r\n'
+            b'data: {"choices": [{"index": 0, "delta": {"content": "y"}, "finish_reason": "stop"}],'
+            b' "usage": {"total_tokens": 1180591620717411303424, "cost": NaN}}\r\n\r\n'
+            b"data: [DONE]")
+    acc = StreamAccumulator()
+    for i in range(0, len(data), 5):
+        acc.feed(data[i:i + 5])
+    acc.close()
+    assert acc.message["content"] == "\ud800xy" and acc.finish_reason == "stop"
+    assert acc.usage["total_tokens"] == 2 ** 70 and acc.usage["cost"] != acc.usage["cost"]
+    assert acc.chunks == 2 and acc.notes == []
+
+
 U = {"role": "user", "content": "北京和上海哪个更热?"}
 
 

@@ -279,7 +279,8 @@ def test_sigkill_during_a_tool_keeps_every_completed_event(tmp_path):
     (tmp_path / "tools.yaml").write_text(SLOW, encoding="utf-8")
     path = tmp_path / "killed.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "run", "please wait (slow)",
-                             "--save", str(path)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             "--tools", "tools.yaml", "--save", str(path)], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 20
     while time.time() < deadline:  # wait until the model's reply is on disk: the tool is running

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from agentdbg import schemas
 from agentdbg.checker.findings import ERROR, RULES, WARNING, Finding
 from agentdbg.checker.profiles import PROFILES, get_profile
 from agentdbg.checker.request import CheckRequest
@@ -43,8 +44,9 @@ def check(request: CheckRequest | dict | list, profile: str = "openai", *,
             m if isinstance(m, dict) else {"role": None} for m in request.messages])
     ctx = Ctx(request, get_profile(profile), in_progress)
     findings: list[Finding] = []
-    for run in CHECKS:
-        findings.extend(run(ctx))
+    with schemas.budget():   # the request's calls share one check's work budget
+        for run in CHECKS:
+            findings.extend(run(ctx))
     findings.sort(key=lambda f: (-1 if f.index is None else f.index))
     return findings
 

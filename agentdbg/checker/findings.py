@@ -92,6 +92,8 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        "qwen)"),
     _r("unknown-tool", WARNING, "function.name not among the request's tools"),
     _r("arguments-schema-mismatch", WARNING, "arguments fail the tool's JSON Schema"),
+    _r("arguments-duplicate-key", WARNING, "arguments repeat a key: every JSON parser keeps the "
+       "last value, so the tool gets it while a reader (or an approval) may have seen the first"),
     _r("invalid-tool-name", ERROR, "name does not match ^[a-zA-Z0-9_-]{1,64}$"),
     # content / legacy
     _r("null-content", ERROR, "content null where a string is required"),
@@ -146,6 +148,9 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
        "lets the model leave out", scope="tools"),
     _r("schema-not-checkable", WARNING, "a part of a parameters schema agentdbg cannot check "
        "safely (a $ref it never retrieves, a pattern RE2 cannot run): skipped", scope="tools"),
+    _r("schema-too-costly", WARNING, "a parameters schema over agentdbg's work budget (its "
+       "references expanded, more than 10,000 parts): arguments are not checked against it",
+       scope="tools"),
     _r("mcp-tool-invalid", ERROR, "an MCP server lists a tool the API would reject (its name, "
        "its inputSchema, a name two tools share)", scope="tools"),
     _r("mcp-tool-undescribed", WARNING, "an MCP tool with no description", scope="tools"),

@@ -46,20 +46,31 @@ class CheckItem:
     sent_anyway: bool = False  # a transcript: sent with 'send' after the checker blocked it
 
 
+MAX_INPUT = 256 * 1024 * 1024   # bytes ``check`` reads (a transcript of a long proxy session fits)
+
+
 def read_text(path: str) -> tuple[str, str]:
-    """(display name, text) of a file or of stdin for ``-``."""
+    """(display name, text) of a file or of stdin for ``-``: at most ``MAX_INPUT`` bytes,
+    whatever it is (``/dev/zero``, a FIFO, ``<(command)``; one nobody writes is given up after
+    ``paths.IDLE_SECONDS``)."""
+    from agentdbg.paths import read_at_most, read_bounded
+
     if path == "-":
-        data, name = sys.stdin.buffer.read(), "<stdin>"
+        data, name = read_at_most(sys.stdin.buffer, MAX_INPUT), "<stdin>"
     else:
         name = path
         try:
-            data = Path(path).read_bytes()
+            data = read_bounded(path, MAX_INPUT)
         except FileNotFoundError:
             raise InputError(f"{path}: no such file") from None
         except IsADirectoryError:
             raise InputError(f"{path}: is a directory") from None
+        except TimeoutError as exc:
+            raise InputError(f"{path}: {exc}") from None
         except OSError as exc:
             raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    if len(data) > MAX_INPUT:
+        raise InputError(f"{name}: more than {MAX_INPUT} bytes; check reads at most that much")
     try:
         return name, data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -69,6 +80,11 @@ def read_text(path: str) -> tuple[str, str]:
 
 def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
     """The documents to check; ``fmt`` forces the wire format (None: recognise each)."""
+    if path != "-" and fmt is None:
+        from agentdbg.transcript import foreign
+
+        if foreign(path):   # another tool's record of a run: judged as its transcript
+            return _imported(path)
     name, text = read_text(path)
     if not text.strip():
         raise InputError(f"{name}: empty input; expected JSON")
@@ -154,6 +170,19 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
     return items
 
 
+def _imported(path: str) -> list[CheckItem]:
+    """A Claude Code session, a Codex rollout or OTLP traces: its first conversation, imported."""
+    import sys
+
+    from agentdbg.textsafe import one_line
+    from agentdbg.transcript.imported import as_transcript
+
+    with as_transcript(Path(path)) as (transcript, warnings):
+        for warning in warnings:
+            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
+        return _transcript(path, transcript.read_text(encoding="utf-8"))
+
+
 def native_of(fmt: str, body: Any, request: CheckRequest, params: dict) -> Any:
     """The native body a transcript's request stands for: as the proxy recorded it, else
     rebuilt from the chat form (each message keeps its native original, so it is exact)."""
@@ -205,7 +234,9 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
     if isinstance(doc, list):
         return CheckItem(CheckRequest(messages=_messages(where, doc)), line)
     if isinstance(doc, dict) and doc.get("format") == "agentdbg-run":
-        tools = doc.get("tools") if isinstance(doc.get("tools"), list) else MISSING
+        # a run without tool definitions (none given; a session file that records none) sent
+        # no 'tools' key: its empty list says so, it was never sent as tools: []
+        tools = doc.get("tools") if isinstance(doc.get("tools"), list) and doc.get("tools") else MISSING
         return CheckItem(CheckRequest(messages=_messages(where, doc.get("messages")), tools=tools),
                          line)
     if isinstance(doc, dict) and "messages" in doc:

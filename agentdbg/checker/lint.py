@@ -38,11 +38,16 @@ def lint(toolset: ToolSet) -> list[LintFinding]:
 
 
 def _schema_skips(spec: ToolSpec) -> list[LintFinding]:
-    """What checking arguments against the schema has to skip: a ``$ref`` that does not
-    resolve inside the schema (agentdbg never retrieves one) or a pattern RE2 cannot run."""
-    from agentdbg.schemas import warnings
+    """What checking arguments against the schema has to skip: the whole schema when it is
+    over the work budget, a ``$ref`` that does not resolve inside the schema (agentdbg never
+    retrieves one) or a pattern RE2 cannot run."""
+    from agentdbg.schemas import over_budget, warnings
 
-    return [finding("schema-not-checkable", spec, f"parameters: {w}") for w in warnings(spec.parameters)]
+    costly = over_budget(spec.parameters)
+    found = [finding("schema-too-costly", spec, f"parameters: {costly}; check, run, serve and "
+                     "the proxy leave its arguments unchecked and say so")] if costly else []
+    return found + [finding("schema-not-checkable", spec, f"parameters: {w}")
+                    for w in warnings(spec.parameters)]
 
 
 # -- the file as a whole ----------------------------------------------------------------

@@ -6,7 +6,8 @@ import importlib
 
 from agentdbg.cli.app import app
 
-for _module in ("run", "share", "inspect", "servers"):  # each registers its commands, in --help order
+# each registers its commands, in --help order
+for _module in ("run", "share", "inspect", "servers", "traces", "trust"):
     importlib.import_module(f"agentdbg.cli.{_module}")
 
 

@@ -4,8 +4,6 @@ Heavy modules (openai, jsonschema, prompt_toolkit, rich …) are imported inside
 commands that need them, so ``agentdbg --help`` stays fast.
 """
 
-from __future__ import annotations
-
 import functools
 import sys
 from collections.abc import Callable

@@ -1,7 +1,5 @@
 """``check`` and ``tools``: judge a history or a tools file without running anything."""
 
-from __future__ import annotations
-
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -74,13 +72,19 @@ def check(
 def tools_cmd(
     path: Annotated[Path | None, typer.Argument(
         help="tools.yaml (default ./tools.yaml, else the bundled sample).")] = None,
+    connect: Annotated[bool, typer.Option(
+        "--connect", help="Also start the MCP servers the file names, to list and lint their "
+        "tools (a found ./tools.yaml only when trusted: agentdbg trust).")] = False,
     json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
-    """List the tools of a tools.yaml and lint their definitions."""
+    """List the tools of a tools.yaml and lint their definitions. Reads the file only: no
+    handler is imported, no command run, no MCP server started (--connect starts them)."""
+    from agentdbg.cli.trust import ask, interactive
     from agentdbg.drivers.tools import run_tools
 
-    return run_tools(path, json_out=json_out, console=make_console(), debug=debug)
+    return run_tools(path, json_out=json_out, console=make_console(), debug=debug,
+                     connect=connect, ask=ask if interactive(json_out) else None)
 
 
 class Shell(str, Enum):
@@ -120,6 +124,9 @@ def init(
     from agentdbg.render.safe import one_line
 
     written = init_project(folder, source)
+    from agentdbg.trust import record_trust
+
+    record_trust(written.tools)   # it wrote the file: ./tools.yaml runs without asking
     names = ", ".join(written.names)
     print(f"wrote {one_line(written.tools)} ({len(written.names)} tool(s): {one_line(names)}) "
           f"and {one_line(written.module)}")

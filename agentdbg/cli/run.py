@@ -1,7 +1,5 @@
 """``run``, ``replay`` and ``runs``: drive the loop, replay it, list what was recorded."""
 
-from __future__ import annotations
-
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -120,10 +118,12 @@ def run(
     debug: DebugOpt = False,
 ) -> int:
     """Run the tool loop on QUESTION and show every turn's full messages array."""
+    from agentdbg.cli.trust import ask, interactive
     from agentdbg.drivers.launch import drive, handler_warnings, load_run_tools
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.options import RunOptions
     from agentdbg.providers.factory import make_provider, precheck_for
+    from agentdbg.trust import untrusted_line
 
     plan = _lesson_plan(ctx, lesson, locals())
     question, step = plan.pop("question"), step or bool(lesson or commands)
@@ -135,7 +135,9 @@ def run(
     _step_only(step, explain)
     _never_over_inputs(save, script=script, tools=tools)
     _offline_has_no_url(ctx, model, script)
-    toolset = load_run_tools(tools, mcp or [])  # MCP servers start in drive()
+    toolset = load_run_tools(tools, mcp or [], ask=ask if interactive(json_out) else None)
+    if toolset.trust == "untrusted":           # MCP servers start in drive(), if trusted
+        warn(untrusted_line(toolset))
     for line in handler_warnings(toolset):
         warn(line)
     info = make_provider(model, base_url, api_key, script, retries, api=api.value,

@@ -82,7 +82,7 @@ def run_batch(session: Session, console, options: RunOptions, replay=None,
     that names the ``transcript`` being written)."""
     show = not options.json_out
     if show:
-        console.print(view_run.render_header(options.model_desc, session.toolset.names(),
+        console.print(view_run.render_header(options.model_desc, session.toolset,
                                              options.offline, options.title, compact=options.present))
     shown = 0
     try:
@@ -103,7 +103,10 @@ def run_batch(session: Session, console, options: RunOptions, replay=None,
                     console.print(render_finding(finding))
             if isinstance(event, ToolsExecuted) and replay is None:
                 for o in event.outcomes:
-                    if o.error_type == "denied" and not o.injected:
+                    spec = session.toolset.get(o.name)
+                    # a tool of an untrusted tools file: the run's first line said why
+                    if o.error_type == "denied" and not o.injected and \
+                            not (spec is not None and spec.blocked):
                         console.print(view_run.render_denied(o), soft_wrap=True)
             if isinstance(event, ToolsExecuted) and options.debug:
                 for detail in view_run.outcome_details(event.outcomes):
@@ -131,7 +134,9 @@ def run_batch(session: Session, console, options: RunOptions, replay=None,
         sys.stdout.write(utf8_json(doc, indent=2) + "\n")
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):
-            _show(console, session, shown, options)
+            # stopped by a signal: shown as it stands, not judged again (a stop is due now)
+            _show(console, session, shown, options,
+                  judge=session.stop_reason is not StopReason.CANCELLED)
         head, *lines = view_run.render_footer(session, replayed=replay is not None)
         console.print(head)
         for line in lines:
@@ -139,12 +144,13 @@ def run_batch(session: Session, console, options: RunOptions, replay=None,
     return session.stop_reason.exit_status if session.stop_reason else ExitStatus.INTERNAL
 
 
-def _show(console, session: Session, shown: int, options: RunOptions) -> None:
+def _show(console, session: Session, shown: int, options: RunOptions, judge: bool = True) -> None:
     """The whole messages array: new messages marked and in full, the others one line each
-    (all in full with --full), with the checker's findings on them."""
+    (all in full with --full), with the checker's findings on them (``judge``)."""
     from agentdbg.checker import check
 
-    findings = check(session.request().body(), options.profile, in_progress=bool(session.pending))
+    findings = check(session.request().body(), options.profile,
+                     in_progress=bool(session.pending)) if judge else []
     findings += view_run.answer_findings(session)
     console.print(render_messages(session.messages, new_from=shown, full=options.full,
                                   seen=0 if options.full else shown, brief_seen=True,

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentdbg import schemas
 from agentdbg.checker import has_errors, summary
 from agentdbg.checker.inputs import load_check_input
 from agentdbg.checker.judge import Judged, judge_all
@@ -22,6 +23,20 @@ from agentdbg.messages import utf8_json
 
 SKIPPED = N_("tool checks skipped: the input sends no tool definitions, so calls were not checked "
              "against names and schemas (pass --tools tools.yaml)")
+
+#: a tool whose arguments a check left unchecked (``schemas.note_skip``: what, then why)
+UNCHECKED = N_("tool {name}: arguments left unchecked: {why}")
+
+
+def _note(note: str) -> str:
+    """A note in the chosen language: a skipped check's reason read back into its template
+    (the tool's name as recorded); another note through the catalog."""
+    from agentdbg.i18n import Msg, recorded
+
+    found = Msg.parse(UNCHECKED, note)
+    if found is None:
+        return _(note)
+    return _(UNCHECKED).format(name=found.values["name"], why=recorded(found.values["why"]))
 
 
 def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, full: bool,
@@ -37,9 +52,11 @@ def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, fu
         from agentdbg.toolspec import load_tools
 
         definitions = load_tools(tools, resolve=False).openai_tools()
-    results = judge_all(items, definitions, profile)
+    with schemas.noting_skips() as skips:
+        results = judge_all(items, definitions, profile)
     every = [f for r in results for f in r.findings]
     notes = [SKIPPED] if any(r.skipped_tools for r in results) else []
+    notes += skips.take()
     if json_out:
         doc: dict[str, Any] = {"ok": not has_errors(every),
                                "findings": [_as_dict(r, f) for r in results for f in r.findings]}
@@ -85,7 +102,7 @@ def _show(console, results: list[Judged], profile: str, full: bool, notes: list[
         console.print(_final_view(results[-1], full))
     every = [f for r in results for f in r.findings]
     for note in notes:
-        console.print(Text(_("note: {note}").format(note=_(note)), style="yellow"), soft_wrap=True)
+        console.print(Text(_("note: {note}").format(note=_note(note)), style="yellow"), soft_wrap=True)
     style = "bold red" if has_errors(every) else "bold yellow" if every else "bold green"
     mark = "✗" if has_errors(every) else "!" if every else "✓"
     said = _("{summary} ({n} recorded request(s), profile {profile})") if transcript else \

@@ -25,6 +25,7 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
     not deliver)."""
     try:
         open_servers(session.toolset, console, options)
+        warn_unchecked(session.toolset)
         return _drive(session, console, options, replay=replay, go_live=go_live, export=export)
     finally:
         close_servers(session.toolset)
@@ -103,18 +104,29 @@ def handler_warnings(toolset) -> list[str]:
     return lines
 
 
-def load_run_tools(path: Path | None, mcp: Iterable[str] = ()):
+def load_run_tools(path: Path | None, mcp: Iterable[str] = (), ask: Callable | None = None):
     """The tools of a run: the tools file plus the ``--mcp`` servers (started by ``drive``).
 
-    With ``--mcp`` and no ``--tools``, only ``./tools.yaml`` joins (never the bundled sample)."""
+    A file named with ``--tools`` loads as it is. Without one, ``./tools.yaml`` is a file
+    agentdbg *found*: it runs code only when trusted (agentdbg's own sample, ``agentdbg
+    trust``, or ``ask(path, runs)`` saying yes), else its definitions are data only (see
+    ``agentdbg.trust``). Without it, the bundled sample; with ``--mcp`` and no ``--tools``, only
+    ``./tools.yaml`` joins (never the bundled sample)."""
     from agentdbg.mcp.config import parse_mcp_option
-    from agentdbg.toolspec import ToolSet, load_tools
+    from agentdbg.toolspec import ToolSet, bundled_tools_path, load_tools
+    from agentdbg.trust import load_found
 
     texts = list(mcp)
-    if texts and path is None and not Path("tools.yaml").is_file():
+    found = Path("tools.yaml")
+    if path is not None:
+        toolset = load_tools(path)
+    elif found.is_file():
+        toolset = load_found(found, ask)
+    elif texts:
         toolset = ToolSet(path=Path("--mcp"), tools=[])
     else:
-        toolset = load_tools(path)
+        toolset = load_tools(bundled_tools_path())
+        toolset.trust = "sample"
     for text in texts:
         toolset.servers.append(parse_mcp_option(text, taken=[s.name for s in toolset.servers]))
     return toolset
@@ -144,6 +156,18 @@ def open_servers(toolset, console, options: RunOptions | None = None, *, lenient
 
         console.print(render_servers(servers.records()), soft_wrap=True)
     return servers
+
+
+def warn_unchecked(toolset) -> None:
+    """One line for each tool whose schema is over the work budget: its arguments are left
+    unchecked (by the executor and by the checker) for the whole run."""
+    from agentdbg.schemas import over_budget
+
+    for spec in toolset.tools:
+        why = over_budget(spec.parameters)
+        if why is not None:
+            print(f"agentdbg: warning: tool {one_line(spec.name)!r}: arguments left unchecked: "
+                  f"{why}", file=sys.stderr)
 
 
 def close_servers(toolset) -> None:

@@ -45,13 +45,13 @@ class ReplayArgs:
 
 def run_replay(args: ReplayArgs, console) -> ExitStatus:
     from agentdbg.checker.profiles import get_profile
-    from agentdbg.transcript import is_transcript
+    from agentdbg.transcript import is_run
     from agentdbg.transcript.runs import resolve_run
 
     get_profile(args.profile)
     args = replace(args, file=str(resolve_run(args.file)))  # a path, or a run `runs` lists
     refuse_saving_over(args.file, args.save)
-    if not is_transcript(args.file):
+    if not is_run(args.file):   # a transcript, or another tool's record of a run
         if not args.step:
             raise InputError(f"{args.file}: not an agentdbg transcript; a plain messages array "
                              "can be opened with 'replay FILE --step' as a starting state")

@@ -1,27 +1,55 @@
-"""``agentdbg tools``: list the tools (also those of the MCP servers the file names) and lint them."""
+"""``agentdbg tools``: list the tools and lint them, reading the file only: nothing is imported
+(handlers are linted from their source) and nothing is started. ``--connect`` starts the MCP
+servers the file names to list and lint their tools too — a file agentdbg found by itself
+only when it is trusted (``agentdbg.trust``)."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from agentdbg.checker.lint import lint
 from agentdbg.drivers.launch import close_servers, open_servers
 from agentdbg.errors import ExitStatus
 from agentdbg.messages import utf8_json
-from agentdbg.toolspec import load_tools
+from agentdbg.toolspec import default_tools_path, load_tools
 
 
-def run_tools(path: Path | None, *, json_out: bool, console, debug: bool = False) -> ExitStatus:
+def run_tools(path: Path | None, *, json_out: bool, console, debug: bool = False,
+              connect: bool = False, ask: Callable | None = None) -> ExitStatus:
     toolset = load_tools(path, resolve=False, lenient=True)
+    notes = []
+    if toolset.servers and not connect:
+        notes.append(f"{len(toolset.servers)} MCP server(s) not started: their tools are not "
+                     "listed (--connect starts them)")
+    elif toolset.servers and path is None and not _may_start(default_tools_path(), ask):
+        notes.append(f"{toolset.path} is not trusted: its MCP servers were not started; to "
+                     f"trust it: agentdbg trust {toolset.path}")
+    else:
+        connect = connect and bool(toolset.servers)
     try:
-        open_servers(toolset, console, lenient=True, quiet=True, debug=debug)
-        return _report(toolset, json_out, console)
+        if connect and not notes:
+            open_servers(toolset, console, lenient=True, quiet=True, debug=debug)
+        return _report(toolset, json_out, console, notes)
     finally:
         close_servers(toolset)
 
 
-def _report(toolset, json_out: bool, console) -> ExitStatus:
+def _may_start(found: Path, ask: Callable | None) -> bool:
+    """A found file's servers start when it is agentdbg's sample or trusted (or the person
+    at the terminal says so, which records it)."""
+    from agentdbg import trust
+
+    if trust.standing(found) != "untrusted":
+        return True
+    if ask is not None and ask(found, trust.runs(found)):
+        trust.record_trust(found)
+        return True
+    return False
+
+
+def _report(toolset, json_out: bool, console, notes: list[str]) -> ExitStatus:
     findings = lint(toolset)
     status = ExitStatus.FINDINGS if any(f.severity == "error" for f in findings) else ExitStatus.OK
     if json_out:
@@ -30,9 +58,19 @@ def _report(toolset, json_out: bool, console) -> ExitStatus:
                "findings": [f.to_dict() for f in findings]}
         if toolset.mcp is not None:
             doc["mcp_servers"] = toolset.mcp.records()
+        elif toolset.servers:
+            doc["mcp_servers_not_started"] = [s.public_dict() for s in toolset.servers]
+        if notes:
+            doc["notes"] = notes
         sys.stdout.write(utf8_json(doc) + "\n")
         return status
     _show(console, toolset, findings)
+    for note in notes:
+        from rich.text import Text
+
+        from agentdbg.render.safe import safe
+
+        console.print(Text(f"note: {safe(note)}", style="yellow"), soft_wrap=True)
     return status
 
 

@@ -108,8 +108,15 @@ class UserActions:
         self._set_pending([], 0)
 
     def edit(self, index: int, message: dict) -> None:
-        """Replace message ``index``; it is marked as edited in the view and the saved run."""
+        """Replace message ``index``; it is marked as edited in the view and the saved run.
+
+        ``ValueError`` when it is not a message the loop can go on from: an object with a
+        role, whose ``tool_calls`` (when a list) are objects — a call that is a number or a
+        string could be neither executed nor recorded (the transcript format holds calls)."""
         self._check_index(index)
+        problem = message_problem(message)
+        if problem is not None:
+            raise ValueError(problem)
         before = self.messages[index]
         self.messages[index] = message
         self.marks[index] = (self.marks.get(index, set()) - {"injected"}) | {"edited"}  # yours now
@@ -270,3 +277,17 @@ def as_edited(outcome: Any, message: dict) -> Any:
 def _shift(mapping: dict, removed: int) -> dict:
     """Re-index a message-index mapping after message ``removed`` was deleted."""
     return {(k - 1 if k > removed else k): v for k, v in mapping.items() if k != removed}
+
+
+def message_problem(message: Any) -> Msg | None:
+    """Why ``message`` cannot stand in the history (None: it can); English as ``str()``."""
+    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        return Msg("a message must be a JSON object with a role")
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        bad = next((i for i, c in enumerate(calls) if not isinstance(c, dict)), None)
+        if bad is not None:
+            return Msg("tool_calls[{bad}] is not an object; each call is {shape}",
+                       {"bad": bad, "shape": '{"id": …, "type": "function", "function": '
+                                             '{"name": …, "arguments": "…"}}'})
+    return None

@@ -60,6 +60,8 @@ class ToolOutcome:
     injected: bool = False      # a fault the user injected
     note: str | None = None
     mcp: dict | None = None     # an MCP call: {"server", "tool", "exchange", "dropped"}
+    unchecked: bool = False     # its arguments were not checked against the schema (the note
+                                # says why: over the work budget)
 
     @property
     def duration_ms(self) -> float:
@@ -87,6 +89,21 @@ class _Failure(Exception):
         self.retryable = ERROR_TYPES.get(type, False) if retryable is None else retryable
 
 
+def _repeated(spec: ToolSpec, raw: str) -> str | None:
+    """Arguments that repeat a key (``{"to": "alice@…", "to": "attacker@…"}``): a read-only
+    call runs with the last value, as every JSON parser reads it, and says so; a call with
+    side effects is refused — its approval, or whoever read the call, may have seen the first."""
+    from agentdbg.messages import duplicate_keys
+
+    keys = duplicate_keys(raw)
+    if not keys:
+        return None
+    if spec.side_effects:
+        raise _Failure("invalid_arguments", f"arguments repeat the key {keys[0]!r}; a call with "
+                       "side effects is not run with one of two values: send each key once")
+    return f"arguments repeat the key {keys[0]!r}: the last value was used"
+
+
 class ToolExecutor:
     def __init__(self, toolset: ToolSet, *, parallel: int | None = None,
                  clock: Callable[[], float] = time.perf_counter, secrets: Iterable[str] = ()):
@@ -98,6 +115,7 @@ class ToolExecutor:
         self._validators: dict[str, Any] = {}
         self._funcs: dict[str, Callable] = {}
         self.processes = Processes()              # command tools running now
+        self._cancel = threading.Event()          # set on Ctrl-C / SIGTERM: checks stop
 
     # -- public -----------------------------------------------------------
     def run(self, calls: list[dict], approved: Callable[[dict], bool],
@@ -107,6 +125,7 @@ class ToolExecutor:
         ``override(call)`` may return a ``Fault`` to answer that call without running it.
         """
         faults = [override(c) if override else None for c in calls]
+        self._cancel = threading.Event()
         if len(calls) == 1:  # nothing to overlap with: no extra thread
             try:
                 return [self.run_one(calls[0], approved, faults[0])]
@@ -139,7 +158,10 @@ class ToolExecutor:
 
     def kill_running(self) -> None:
         """Kill every command tool still running, with its children, and cancel every MCP
-        call in flight (the server is sent ``notifications/cancelled``), on Ctrl-C / SIGTERM."""
+        call in flight (the server is sent ``notifications/cancelled``), on Ctrl-C / SIGTERM.
+        Argument checks still running in the tool threads stop at their next step (their
+        calls never run), so they do not hold the interpreter while the run stops."""
+        self._cancel.set()
         self.processes.kill_all()
         if self.toolset.mcp is not None:
             self.toolset.mcp.cancel_all()
@@ -169,10 +191,18 @@ class ToolExecutor:
             return outcome
         try:
             spec = self._lookup(name)
-            args = self._parse_arguments(spec, raw_args)
+            args, unchecked = self._parse_arguments(spec, raw_args)
+            repeated = _repeated(spec, raw_args)
+            if spec.blocked is not None:   # a found tools file not trusted: nothing of it runs
+                raise _Failure("denied", spec.blocked)
             if spec.approval == "always" and not approved(call):
                 raise _Failure("denied", f"the user did not approve this call of {name!r}")
             result, outcome.stubbed, outcome.note = self._invoke(spec, args, outcome)
+            if unchecked is not None:
+                outcome.unchecked = True
+            outcome.note = "; ".join(filter(None, [
+                f"arguments not checked: {unchecked}" if unchecked is not None else None,
+                repeated, outcome.note])) or None
             outcome.content, outcome.truncated_chars = self._encode(spec, result)
             outcome.ok = True
         except _Failure as f:
@@ -207,7 +237,10 @@ class ToolExecutor:
             raise _Failure("unknown_tool", f"unknown tool {name!r}; available tools: {allowed}")
         return spec
 
-    def _parse_arguments(self, spec: ToolSpec, raw: Any) -> dict:
+    def _parse_arguments(self, spec: ToolSpec, raw: Any) -> tuple[dict, str | None]:
+        """The arguments, checked against the schema; and why they were not checked, when
+        the schema or this check is over the work budget (``schemas``): they are run
+        unchecked, as the model sent them, rather than refused for what was not found."""
         if not isinstance(raw, str):
             raise _Failure("invalid_json", "arguments must be a JSON string")
         try:
@@ -219,26 +252,25 @@ class ToolExecutor:
         if not isinstance(args, dict):
             raise _Failure("invalid_arguments",
                            f"arguments must be a JSON object, got {type(args).__name__}")
-        validator = self._validator(spec)
+        validator, skipped = self._validator(spec)
         try:
-            problems = schemas.problems(validator, args) if validator is not None else []
+            problems = schemas.problems(validator, args, self._cancel) if validator is not None else []
         except schemas.Uncheckable as exc:
             raise _Failure("invalid_arguments", str(exc)) from None
+        except schemas.TooCostly as exc:
+            if self._cancel.is_set():   # the run is stopping: this call never runs
+                raise _Failure("internal_error", "the call was cancelled before it ran") from None
+            return args, str(exc)
         if problems:
             raise _Failure("invalid_arguments", "; ".join(problems))
-        return args
+        return args, skipped
 
-    def _validator(self, spec: ToolSpec) -> Any:
-        """The arguments' validator (never retrieves, patterns on RE2); None when the schema
-        is not valid (the tools loader reports it), so nothing can be checked."""
+    def _validator(self, spec: ToolSpec) -> tuple[Any, str | None]:
+        """The arguments' validator (never retrieves, patterns on RE2), or None and why not:
+        the schema is over the work budget; (None, None) when it is not valid (the tools
+        loader reports it), so nothing can be checked."""
         if spec.name not in self._validators:
-            params = spec.parameters
-            try:
-                self._validators[spec.name] = (schemas.validator(params)
-                                               if isinstance(params, dict) and
-                                               schemas.schema_error(params) is None else None)
-            except schemas.Uncheckable:
-                self._validators[spec.name] = None
+            self._validators[spec.name] = schemas.checkable(spec.parameters)
         return self._validators[spec.name]
 
     def _invoke(self, spec: ToolSpec, args: dict,

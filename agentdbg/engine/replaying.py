@@ -116,7 +116,10 @@ class Replay:
         #: a proxy recording: the app drove the loop, so each recorded request *is* the
         #: history (whatever form the app gave it: text tool calls, trimmed, retried, a
         #: second question); the replay plays the model's answers to exactly those requests
-        self.app_driven = model.header.provider == "proxy"
+        self.app_driven = model.header.app_driven
+        self._adopted: Request | None = None       # the app's recorded request adopted last
+        self._recorded = list(session.messages)    # ... its messages (at first: the start's)
+        self._played = 0                           # replies played before it was adopted
 
     def sync(self) -> int:
         """Apply the recorded actions and stops that come next; returns how many actions."""
@@ -165,13 +168,37 @@ class Replay:
 
     def _adopt_next_request(self) -> None:
         """The app's next request becomes the session's history (it carries the app's own
-        results of the previous calls, a retry, or a new question)."""
+        results of the previous calls, a retry, or a new question). Once the user changed the
+        history (an edit, an injected result …), only what the app added since its previous
+        request is appended to the user's history, so the change stays and the recorded
+        responses are seen as stale."""
         s = self.session
-        upcoming = self.model.next_request_messages()
-        if upcoming is None:
+        event = self.model.next_request()
+        if event is None or event is self._adopted:    # already the session's history
             return
-        if s.stop_reason is not None or s.phase is not Phase.MODEL or s.messages != upcoming:
-            s.adopt(upcoming)
+        upcoming = list(event.messages or [])
+        messages = upcoming
+        if len(s.actions) > self.applied:
+            messages = self._after_users_history(upcoming) or upcoming
+        self._adopted, self._recorded, self._played = event, upcoming, self.model.turns_played
+        if self.model.on_app_result is not None and s.phase is Phase.TOOLS:
+            for call, result in _app_results(s.pending, messages):
+                self.model.on_app_result(call, result)
+        if s.stop_reason is not None or s.phase is not Phase.MODEL or s.messages != messages:
+            s.adopt(messages)
+
+    def _after_users_history(self, upcoming: list[dict]) -> list[dict] | None:
+        """The user's history followed by what the app appended after its previous request and
+        the model's reply to it (None: the app rewrote its history instead of appending)."""
+        before, seen = self._recorded, self.model._seen
+        start = len(before) + self.model.turns_played - self._played     # after the reply, if any
+        if len(upcoming) < start or seen(upcoming[:len(before)]) != seen(before) \
+                or any(m.get("role") != "assistant" for m in upcoming[len(before):start]):
+            return None
+        answered = {m.get("tool_call_id") for m in self.session.messages if m.get("role") == "tool"}
+        added = [m for m in upcoming[start:]
+                 if not (m.get("role") == "tool" and m.get("tool_call_id") in answered)]
+        return [*self.session.messages, *added]
 
     def pause_reason(self) -> Msg | None:
         """Why the next step must not play the recording (None: go on).
@@ -258,13 +285,35 @@ class LiveTools:
 
 
 def with_live_tools(session: Session, model: ReplayModel, live: LiveTools) -> None:
-    """Wrap the recorded-result source so every recorded call is also re-run and compared."""
+    """Wrap the recorded-result source so every recorded call is also re-run and compared
+    (in an app-driven recording, each result the app sent in its next request)."""
     def source(call: dict) -> RecordedResult | None:
         recorded = model.recorded_tool(call)
         if recorded is not None:
             live.compare(call, recorded.event)
         return recorded
     session.result_source = source
+    model.on_app_result = live.compare
+
+
+def _app_results(calls: list[dict], messages: list[dict]) -> Iterator[tuple[dict, Tool]]:
+    """Each of ``calls`` with the result the app sent for it in ``messages`` (its last one)."""
+    from agentdbg.messages import call_name
+
+    results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
+    for call in calls:
+        message = results.get(call.get("id"))
+        if message is not None:
+            yield call, Tool(tool_call_id=str(call.get("id")), name=call_name(call),
+                             content=_result_text(message.get("content")))
+
+
+def _result_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return json.dumps(content, ensure_ascii=False)
 
 
 # -- the verdict ------------------------------------------------------------------------

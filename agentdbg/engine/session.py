@@ -25,7 +25,7 @@ from agentdbg.engine.faults import CallOverride
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.errors import ProviderError
 from agentdbg.i18n import N_, Msg
-from agentdbg.messages import call_fingerprint, call_name, tool_calls_of, tool_message
+from agentdbg.messages import call_fingerprint, call_name, token_count, tool_calls_of, tool_message
 from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.toolspec import ToolSet
 
@@ -156,7 +156,7 @@ class Session(UserActions):
         for t in self.turns:
             for key in total:
                 value = t.usage.get(key)
-                total[key] += int(value) if isinstance(value, (int, float)) else 0
+                total[key] += token_count(value)
         return total
 
     @property

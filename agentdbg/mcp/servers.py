@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentdbg.errors import ConfigError
+from agentdbg.mcp import sdklog
 from agentdbg.mcp.config import McpServerConfig
 from agentdbg.mcp.errors import McpServerError
 from agentdbg.mcp.tools import McpToolDef, select_tools
@@ -84,6 +85,9 @@ class McpServers:
                               "pip install 'agentdbg-cli[mcp]'")
         check_names(self.configs)
         names = dict(taken or {})
+        said = sdklog.install()
+        said.hold()    # a failed start is its own one error line; a good one says what was held
+        started = False
         try:
             for cfg in self.configs:
                 client = McpClient(cfg, environ=self.environ)
@@ -97,9 +101,12 @@ class McpServers:
                     self._check(d, names, lenient, line)
                     names.setdefault(d.name, f"the tool {d.name!r} of MCP server {cfg.name!r}")
                 self.started[cfg.name] = Started(client, listed, defs, line)
+            started = True
         except BaseException:
             self.close()
             raise
+        finally:
+            said.let_go(show=started)
         return self
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ class ModelRequest:
     model: str = "offline"
     timeout: float | None = None
     side_effect_tools: frozenset[str] = frozenset()  # tools the engine knows change things; not sent
+    answer_schema: dict | None = None   # the request asks for a JSON answer of this schema ({}: any)
 
     def body(self) -> dict:
         """The Chat Completions request body this stands for."""

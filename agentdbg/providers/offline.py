@@ -18,11 +18,12 @@ Independent calls go out together; a call already made for this question is neve
 repeated, except that a retryable error is retried once (a side-effecting call only
 with an idempotency key). ``tool_choice`` and ``parallel_tool_calls`` are honoured;
 call ids never repeat an id of the history. When nothing more can be called it
-answers from the results and says plainly which tool and parameter it could not fill.
+answers from the results and says plainly which tool and parameter it could not fill; a
+request that asks for a JSON answer gets a value of its schema (``offline_json``).
 
 Each reply carries a short ``note`` explaining the choice. The pieces live in
 ``offline_*`` modules: history, schema, prose, values, phrases, zones, fill, intent, plan,
-report (results in sentences), answer, patterns. The answer is in the question's language;
+report (results in sentences), answer, json, patterns. The answer is in the question's language;
 the notes in the chosen one (``--lang``).
 """
 
@@ -32,6 +33,7 @@ from agentdbg.i18n import Msg, tr
 from agentdbg.providers.base import ModelReply, ModelRequest, estimated_usage, tool_call
 from agentdbg.providers.offline_answer import answer
 from agentdbg.providers.offline_history import Conversation
+from agentdbg.providers.offline_json import json_answer
 from agentdbg.providers.offline_plan import MAX_CALLS_PER_TURN, Planner, read_choice
 from agentdbg.providers.offline_schema import read_tools
 
@@ -58,10 +60,14 @@ class OfflineModel:
             finish = "tool_calls"
         else:
             no_tools = not tools or choice.mode == "none"
-            message = {"role": "assistant",
-                       "content": answer(conv, plan, no_tools, [t.name for t in tools])}
+            text = answer(conv, plan, no_tools, [t.name for t in tools])
             plan.notes.append(Msg("nothing left to call: answering from {n} tool result(s)",
                                   {"n": len(conv.results)}))
+            if request.answer_schema is not None:   # asked for JSON: a value of its schema
+                text = json_answer(request.answer_schema, text)
+                plan.notes.append(Msg("the request asks for JSON: answering with a value of its "
+                                      "schema"))
+            message = {"role": "assistant", "content": text}
             finish = "stop"
         return ModelReply(message=message, usage=estimated_usage(request, message),
                           finish_reason=finish, note="; ".join(tr(n) for n in plan.notes))

@@ -21,6 +21,7 @@ from agentdbg.providers import offline_patterns, offline_prose
 from agentdbg.providers.offline_text import name_tokens, words, wordset
 
 MAX_DEPTH = 12
+FITS_STEPS = 2_000   # schemas looked at to tell whether one value fits (see ``fits``)
 MAX_TOOLS = 256
 MAX_PARAMS = 64
 
@@ -264,8 +265,19 @@ def _accepts_null(schema: Any, root: dict) -> bool:
     return any(resolve(b, root) == {"type": "null"} for b in branches)
 
 
-def fits(value: Any, schema: Any, root: dict, depth: int = 0) -> bool:
-    """Whether a scalar ``value`` satisfies ``schema``. Unknown or uncheckable -> False."""
+def fits(value: Any, schema: Any, root: dict) -> bool:
+    """Whether a scalar ``value`` satisfies ``schema``. Unknown or uncheckable -> False.
+
+    At most ``FITS_STEPS`` schemas are looked at for one value: ``allOf``/``anyOf``/``oneOf``
+    of references that lead to more of them would otherwise multiply the work at every
+    level (16 branches over 7 levels: 16^7); past the budget the value does not fit."""
+    return _fits(value, schema, root, 0, [FITS_STEPS])
+
+
+def _fits(value: Any, schema: Any, root: dict, depth: int, left: list[int]) -> bool:
+    left[0] -= 1
+    if left[0] < 0:
+        return False
     s = resolve(schema, root)
     if s is True or s == {}:
         return True
@@ -282,10 +294,11 @@ def fits(value: Any, schema: Any, root: dict, depth: int = 0) -> bool:
     if _is_number(value) and not _number_ok(value, s):
         return False
     for key in ("anyOf", "oneOf"):
-        if isinstance(s.get(key), list) and not any(fits(value, b, root, depth + 1) for b in s[key][:16]):
+        if isinstance(s.get(key), list) and \
+                not any(_fits(value, b, root, depth + 1, left) for b in s[key][:16]):
             return False
     return not (isinstance(s.get("allOf"), list)
-                and not all(fits(value, b, root, depth + 1) for b in s["allOf"][:16]))
+                and not all(_fits(value, b, root, depth + 1, left) for b in s["allOf"][:16]))
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -9,6 +9,7 @@ request differs from the recorded request, ``first_difference`` says where.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentdbg.errors import ProviderError
@@ -100,6 +101,9 @@ class ReplayModel:
         self.recorded_stop: Stop | None = None     # its last stop event
         self.ends_with_stop = False                # ... and that is its last event
         self.last_request: Request | None = None
+        #: told of each call's result an app-driven recording's next request carries (the app
+        #: ran the tools: no tool event), e.g. to re-run it with --live-tools
+        self.on_app_result: Callable[[dict, Tool], None] | None = None
 
     # -- the stream ----------------------------------------------------------------------
     def peek(self) -> AnyEvent | None:

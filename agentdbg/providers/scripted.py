@@ -9,25 +9,71 @@
 
 ``arguments`` given as a string is sent verbatim, so broken JSON can be
 scripted on purpose. Running past the last turn is a clear error.
+
+Which requests a turn answers: by default, the next request, whatever it is. A client that
+sends requests of its own besides its tool loop (Gemini CLI asks a routing classifier first,
+with no tools) says so with ``when``, on a turn or for the whole script:
+
+    when: {tools: true}         # the script answers requests that offer tools
+    turns:
+      - tool_calls: [{name: run_shell_command, arguments: {command: ls}}]
+      - content: done
+        when: {tool: run_shell_command, text: "list the files"}   # this turn's own
+
+``tools: true|false`` (the request offers tools, or none), ``tool: NAME`` (it offers that
+tool), ``text: WORDS`` (its latest user message contains them, case ignored); a turn's own
+``when`` replaces the script's. A request the next turn's ``when`` does not match is not the
+script's: the offline model answers it (a request asking for JSON gets a value of its schema)
+and the turn waits for the next request. So does a request, after the last turn, that the
+script's ``when`` does not match; one it matches gets the played-out error, as without
+``when``.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import ConfigError, ProviderError
 from agentdbg.providers.base import ModelReply, ModelRequest, estimated_usage, tool_call
+from agentdbg.wire.common import text_of
+
+WHEN_KEYS = ("tools", "tool", "text")
+
+
+@dataclass(frozen=True)
+class When:
+    """Which requests a turn answers (each condition given must hold)."""
+
+    tools: bool | None = None
+    tool: str | None = None
+    text: str | None = None
+
+    def missing(self, request: ModelRequest) -> str | None:
+        """What the request lacks (None: it matches), said as 'a request that …' ends."""
+        names = {_tool_name(t) for t in request.tools}
+        if self.tools is not None and bool(request.tools) != self.tools:
+            return "offers tools" if self.tools else "offers no tools"
+        if self.tool is not None and self.tool not in names:
+            return f"offers the tool {self.tool!r}"
+        if self.text is not None and self.text.casefold() not in _latest_user_text(request).casefold():
+            return f"asks {self.text!r}"
+        return None
 
 
 class ScriptedModel:
     name = "scripted"
 
-    def __init__(self, turns: list[dict], source: str = "<script>"):
+    def __init__(self, turns: list[dict], source: str = "<script>", *,
+                 whens: list[When | None] | None = None, when: When | None = None):
         self.turns = turns
         self.source = source
         self.position = 0
+        self.whens = whens or [None] * len(turns)
+        self.when = when            # the script's own: for the turns without one
+        self._offline: Any = None
 
     @classmethod
     def from_file(cls, path: str | Path) -> ScriptedModel:
@@ -35,12 +81,22 @@ class ScriptedModel:
 
         p = Path(path)
         data, _ = parse(p, read_text(p, "script file"))
-        return cls(parse_turns(data, str(p)), str(p))
+        turns, whens = parse_script(data, str(p))
+        return cls(turns, str(p), whens=whens, when=script_when(data, str(p)))
 
     def complete(self, request: ModelRequest) -> ModelReply:
         if self.position >= len(self.turns):
+            lacks = self.when.missing(request) if self.when is not None else None
+            if lacks is not None:
+                return self._aside(request, f"the script is played out and answers only a "
+                                            f"request that {lacks}")
             raise ProviderError(f"script {self.source} has {len(self.turns)} turn(s); "
                                 f"the run asked for turn {self.position + 1}")
+        when = self.whens[self.position] or self.when
+        lacks = when.missing(request) if when is not None else None
+        if lacks is not None:
+            return self._aside(request, f"turn {self.position + 1} of the script waits for a "
+                                        f"request that {lacks}")
         message = self.turns[self.position]
         self.position += 1
         message = json.loads(json.dumps(message))  # a fresh copy each time
@@ -49,13 +105,28 @@ class ScriptedModel:
                           finish_reason=finish,
                           note=f"scripted turn {self.position} of {len(self.turns)}")
 
+    def _aside(self, request: ModelRequest, why: str) -> ModelReply:
+        """A request that is not the script's: the offline model answers it."""
+        if self._offline is None:
+            from agentdbg.providers.offline import OfflineModel
+
+            self._offline = OfflineModel()
+        reply: ModelReply = self._offline.complete(request)
+        reply.note = f"not the script's ({why}): the offline model answered — {reply.note}"
+        return reply
+
 
 def parse_turns(data: Any, source: str) -> list[dict]:
+    return parse_script(data, source)[0]
+
+
+def parse_script(data: Any, source: str) -> tuple[list[dict], list[When | None]]:
+    """The turns (assistant messages) and each one's own ``when``."""
     if isinstance(data, dict) and "turns" in data:
         data = data["turns"]
     if not isinstance(data, list) or not data:
         raise ConfigError(f"{source}: expected a non-empty list of turns (or a mapping with 'turns')")
-    turns = []
+    turns, whens = [], []
     for i, raw in enumerate(data):
         where = f"{source}: turns[{i}]"
         if not isinstance(raw, dict) or not ({"content", "tool_calls"} & set(raw)):
@@ -68,7 +139,45 @@ def parse_turns(data: Any, source: str) -> list[dict]:
             message["tool_calls"] = [_call(c, f"{where}.tool_calls[{j}]", i, j)
                                      for j, c in enumerate(calls)]
         turns.append(message)
-    return turns
+        whens.append(parse_when(raw["when"], f"{where}.when") if "when" in raw else None)
+    return turns, whens
+
+
+def script_when(data: Any, source: str) -> When | None:
+    """The script's own ``when`` (a key beside ``turns``), if it has one."""
+    if isinstance(data, dict) and "when" in data:
+        return parse_when(data["when"], f"{source}: when")
+    return None
+
+
+def parse_when(raw: Any, where: str) -> When:
+    if not isinstance(raw, dict) or not raw:
+        raise ConfigError(f"{where}: expected a mapping with one or more of {', '.join(WHEN_KEYS)}")
+    unknown = [str(k) for k in raw if k not in WHEN_KEYS]
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(WHEN_KEYS)})")
+    tools = raw.get("tools")
+    if tools is not None and not isinstance(tools, bool):
+        raise ConfigError(f"{where}.tools: expected true or false")
+    for key in ("tool", "text"):
+        if key in raw and (not isinstance(raw[key], str) or not raw[key]):
+            raise ConfigError(f"{where}.{key}: expected a non-empty string")
+    return When(tools, raw.get("tool"), raw.get("text"))
+
+
+def _tool_name(tool: Any) -> str | None:
+    if not isinstance(tool, dict):
+        return None
+    fn = tool.get("function")
+    name = fn.get("name") if isinstance(fn, dict) else tool.get("name")
+    return name if isinstance(name, str) else None
+
+
+def _latest_user_text(request: ModelRequest) -> str:
+    for m in reversed(request.messages):
+        if isinstance(m, dict) and m.get("role") == "user":
+            return text_of(m.get("content"))
+    return ""
 
 
 def _call(raw: Any, where: str, turn: int, j: int) -> dict:

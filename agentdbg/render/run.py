@@ -11,7 +11,7 @@ from rich.text import Text
 
 from agentdbg.engine.executor import ToolOutcome
 from agentdbg.engine.phases import StopReason
-from agentdbg.i18n import N_, Msg, _, tr
+from agentdbg.i18n import N_, Join, Msg, _, tr
 from agentdbg.render.safe import safe
 from agentdbg.render.wrap import cjk
 from agentdbg.transcript.events import Action
@@ -54,6 +54,8 @@ def outcome_meta(o: ToolOutcome) -> str:
         parts.append(_("injected fault"))
     if o.cause and not o.ok:   # the developer's view; the model saw only the error
         parts.append(_("raised {cause}").format(cause=o.cause))
+    if o.unchecked:
+        parts.append(_("arguments not checked (over the work budget)"))
     return " · ".join(parts)
 
 
@@ -100,22 +102,50 @@ def render_action(a: Action) -> RenderableType:
                          (_(" (recorded; re-applied here)"), "dim"))
 
 
-def render_header(model_desc, tools: list[str], offline: bool,
+def render_header(model_desc: Any, toolset: Any, offline: bool,
                   title: str = "agentdbg run", compact: bool = False) -> RenderableType:
-    """The run's header box; ``compact`` (the presenter view): one line."""
+    """The run's header box; ``compact`` (the presenter view): one line (where the tools come
+    from only when that is a warning)."""
+    tools = safe(", ".join(toolset.names()))
+    source, warning = tools_source(toolset)
     if compact:
         line = Text.assemble((f"{title} · ", "bold"), safe(tr(model_desc)), " · ",
-                             (_("tools: "), "bold"), safe(", ".join(tools)))
+                             (_("tools: "), "bold"), tools)
+        if warning:
+            line.append_text(Text.assemble(" · ", (_("from: "), "bold"), (safe(source), "yellow")))
         line.no_wrap, line.overflow = True, "ellipsis"
         return Group(line)     # a group: printed on its own, so it keeps to one line
     lines = [cjk(Text.assemble((_("model: "), "bold"), safe(tr(model_desc)))),
-             cjk(Text.assemble((_("tools: "), "bold"), safe(", ".join(tools))))]
+             cjk(Text.assemble((_("tools: "), "bold"), tools))]
+    if source:
+        lines.append(cjk(Text.assemble((_("from: "), "bold"),
+                                       (safe(source), "yellow" if warning else ""))))
     if offline:
         lines.append(cjk(_("The offline model is not an LLM: a deterministic planner that fills "
                            "tool parameters from the question and earlier results."), style="dim"))
         lines.append(cjk(_("Use a real endpoint with --model NAME --base-url URL "
                            "(key from OPENAI_API_KEY)."), style="dim"))
     return Panel(Group(*lines), title=title, title_align="left", expand=False)
+
+
+def tools_source(toolset: Any) -> tuple[str, bool]:
+    """Where the run's tools come from, and whether that is a warning (a found tools file not
+    trusted: its code does not run)."""
+    from agentdbg.paths import same_file
+    from agentdbg.toolspec import bundled_tools_path
+
+    trust, path = getattr(toolset, "trust", "named"), str(toolset.path)
+    if trust == "recording":
+        return _("the recording (recorded results; nothing runs)"), False
+    if trust == "sample" or (trust == "named" and same_file(path, bundled_tools_path())):
+        return _("agentdbg's sample tools"), False
+    if path == "--mcp":
+        return "--mcp", False
+    if trust == "untrusted":
+        return (_("{path}, not trusted: {skipped} (agentdbg trust {path})").format(
+            path=path, skipped=tr(Join(tuple(toolset.skipped)))), True)
+    shown = {"trusted": N_("{path} (trusted)"), "harmless": N_("{path} (fixtures only)")}
+    return _(shown[trust]).format(path=path) if trust in shown else path, False
 
 
 def render_turn_title(turn: int) -> RenderableType:

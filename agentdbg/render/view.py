@@ -20,7 +20,7 @@ from rich.text import Text
 
 from agentdbg.checker.pairing import CallState, Pairing, ResultState, analyze
 from agentdbg.i18n import N_, _
-from agentdbg.messages import NestedTooDeeply, json_kind, loads_json, shown_json
+from agentdbg.messages import NestedTooDeeply, duplicate_keys, json_kind, loads_json, shown_json
 from agentdbg.render.safe import safe
 from agentdbg.render.wrap import CJKText, cell_fold, cjk
 
@@ -64,9 +64,30 @@ def pretty_arguments(arguments: Any) -> Text:
         return Text(safe(arguments) + f"   (JSON {exc})", style="red")
     except ValueError:
         return Text(safe(arguments) + _("   (not valid JSON)"), style="red")
-    if isinstance(value, dict) and len(json.dumps(value, ensure_ascii=False)) <= 60:
-        return Text(safe(json.dumps(value, ensure_ascii=False)))
-    return Text(safe(json.dumps(value, ensure_ascii=False, indent=2)))
+    compact = isinstance(value, dict) and len(json.dumps(value, ensure_ascii=False)) <= 60
+    out = Text(safe(json.dumps(value, ensure_ascii=False, indent=None if compact else 2)))
+    return out.append(repeated_note(arguments), style="red")
+
+
+def repeated_note(arguments: str) -> str:
+    """What to add after arguments shown parsed when their text repeats a key: the value shown
+    is the last, the one the tool gets (every JSON parser keeps it); '' when none repeats."""
+    keys = duplicate_keys(arguments)
+    if not keys:
+        return ""
+    return _("   (repeats the key {key}: the tool gets the last value, shown; the first is "
+             "ignored)").format(key=repr(safe(keys[0])))
+
+
+def shown_arguments(arguments: Any) -> str:
+    """One line of arguments as the tool will get them: the text as sent, unless it repeats a
+    key — then parsed and re-encoded (the last value, the one the tool gets) and said so."""
+    if not isinstance(arguments, str):
+        return safe(shown_json(arguments))
+    if not duplicate_keys(arguments):
+        return safe(arguments)
+    return safe(json.dumps(loads_json(arguments, max_depth=None), ensure_ascii=False)) + \
+        repeated_note(arguments)
 
 
 def _content(message: dict, full: bool) -> Text | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentdbg.engine.actions import message_problem
 from agentdbg.engine.phases import Phase
 from agentdbg.i18n import N_, Msg, _, tr
 from agentdbg.repl.table import CommandError, command, index_arg, one_arg, section
@@ -22,8 +23,9 @@ def cmd_edit(dbg, arg):
         message = dbg.edit_json(original, _("message"))
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-        raise CommandError(Msg("a message must be a JSON object with a role; message unchanged"))
+    problem = message_problem(message)
+    if problem is not None:
+        raise CommandError(Msg("{problem}; message unchanged", {"problem": problem}))
     if message == original:
         dbg.say(_("no change"))
         return

@@ -20,7 +20,7 @@ from agentdbg.i18n import _, language
 from agentdbg.messages import call_arguments, call_name
 from agentdbg.render import run as view_run
 from agentdbg.render.safe import safe
-from agentdbg.render.view import render_finding, render_messages
+from agentdbg.render.view import render_finding, render_messages, shown_arguments
 from agentdbg.render.wrap import Paragraph, cjk
 from agentdbg.repl.explain import narrate
 
@@ -63,7 +63,7 @@ class Screen:
     # -- the run -------------------------------------------------------------------------
     def header(self) -> None:
         o = self.options
-        self.console.print(view_run.render_header(o.model_desc, self.session.toolset.names(),
+        self.console.print(view_run.render_header(o.model_desc, self.session.toolset,
                                                   o.offline, o.title, compact=self.present))
 
     def report(self, event) -> None:
@@ -151,7 +151,7 @@ class Screen:
         self.narrate()
 
     def _pending_banner(self) -> None:
-        calls = [f"{safe(c.get('id'))} {safe(call_name(c))}({safe(call_arguments(c))})"
+        calls = [f"{safe(c.get('id'))} {safe(call_name(c))}({shown_arguments(call_arguments(c))})"
                  for c in self.session.pending]
         head = _("▶ next: execute {n} call(s):").format(n=len(calls))
         one = f"{head}{'' if head.endswith('：') else ' '}{calls[0]}" if len(calls) == 1 else ""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
+from agentdbg.textsafe import one_line
 
 EXPORT_FORMATS = ("otlp-json",)
 
@@ -33,16 +34,19 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     _exists(path)
     if diff_with is not None:
         _exists(diff_with)
+    target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + ".html")
+    never_over_inputs(target, "-o" if output is not None else "the report", transcript=path,
+                      **{"--diff transcript": diff_with})
     run = read_run(path, profile=profile)
     page = render_report(run, diff_with=diff_with, profile=profile)
-    target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + ".html")
     write_text(target, page, mode=shared_mode(path))
     findings = run.findings()
     said = _("report: {path} ({turns} turn(s), {calls} tool call(s), {findings} finding(s), "
-                  "stop {reason})")
-    console.print(said.format(path=target, turns=len(run.turns), calls=len(run.calls()),
+             "stop {reason})")
+    console.print(said.format(path=one_line(target), turns=len(run.turns), calls=len(run.calls()),
                               findings=len(findings),
-                              reason=stop_label(run.stop_reason) if run.stop_reason else "none"),
+                              reason=one_line(stop_label(run.stop_reason)) if run.stop_reason
+                              else _("none")),
                   markup=False, highlight=False, soft_wrap=True)
     return ExitStatus.OK
 
@@ -57,6 +61,9 @@ def run_handout(path: str | os.PathLike, output: str | os.PathLike | None, conso
 
     i18n.use(lang)
     _exists(path)
+    target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + "-handout.html")
+    never_over_inputs(target, "-o" if output is not None else "the handout", transcript=path,
+                      lesson=lesson)
     exercises, title = [], None
     if lesson is not None:
         from agentdbg.repl.lesson import load_lesson
@@ -64,9 +71,8 @@ def run_handout(path: str | os.PathLike, output: str | os.PathLike | None, conso
         found = load_lesson(Path(lesson))
         exercises, title = found.exercises, found.title or None
     page = render_handout(path, exercises=exercises, title=title)
-    target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + "-handout.html")
     write_text(target, page, mode=shared_mode(path))
-    console.print(_("handout: {path} ({n} exercise(s))").format(path=target, n=len(exercises)),
+    console.print(_("handout: {path} ({n} exercise(s))").format(path=one_line(target), n=len(exercises)),
                   markup=False, highlight=False, soft_wrap=True)
     return ExitStatus.OK
 
@@ -102,10 +108,13 @@ def run_export(path: str | os.PathLike, otlp_url: str | None, fmt: str | None,
     if otlp_url is None and output is None:
         raise AgentdbgError("say where to: --otlp URL (an OTLP/HTTP receiver) and/or "
                             "--format otlp-json -o FILE")
+    if output is not None:
+        never_over_inputs(Path(output), "-o", transcript=path)
     result = export_transcript(path, otlp_url=otlp_url, json_path=output, content=content,
                                profile=profile, timeout=timeout or DEFAULT_TIMEOUT)
     console.print(f"exported {result.spans} span(s) of trace {result.trace_id} to "
-                  f"{', '.join(result.destinations)}", markup=False, highlight=False, soft_wrap=True)
+                  f"{one_line(', '.join(result.destinations))}", markup=False, highlight=False,
+                  soft_wrap=True)
     return ExitStatus.OK
 
 
@@ -129,7 +138,7 @@ def run_export_factory(otlp_url: str, *, content: bool = False) -> Callable[[dic
         from agentdbg.report.otel import LiveExporter
 
         return LiveExporter(header, otlp_url=otlp_url, content=content,
-                            conversation_id=writer.path.stem)
+                            name=writer.path.stem)
     return export
 
 
@@ -150,7 +159,7 @@ class ConversationExport:
         if self.pipeline is None:
             self.pipeline = Pipeline(otlp_url=self.otlp_url)
         return Beside(writer, LiveExporter(to_json_value(header), content=self.content,
-                                           pipeline=self.pipeline, conversation_id=writer.path.stem))
+                                           pipeline=self.pipeline, name=writer.path.stem))
 
     def close(self) -> list[str]:
         return self.pipeline.shutdown() if self.pipeline is not None else []
@@ -230,6 +239,17 @@ def write_text(target: Path, text: str, mode: int | None = None) -> None:
             raise
     except OSError as exc:
         raise AgentdbgError(f"{target}: cannot write: {exc.strerror or exc}") from None
+
+
+def never_over_inputs(target: Path, option: str, **inputs: str | os.PathLike | None) -> None:
+    """Refuse to write ``target`` when it is a file being read (by any path, a symlink or a
+    hard link): the page or the spans would replace or corrupt the transcript."""
+    from agentdbg.paths import same_file
+
+    for what, path in inputs.items():
+        if path is not None and same_file(path, target):
+            raise AgentdbgError(f"{option} {target}: that is the {what} being read; writing "
+                                "there would destroy it: choose another path")
 
 
 def _exists(path: str | os.PathLike) -> None:

@@ -177,9 +177,13 @@ def summary_html(run: Run, heading: str | None = None) -> str:
                            total=u["total_tokens"]),
              _("{errors} error(s), {warnings} warning(s)").format(errors=errors,
                                                                   warnings=len(findings) - errors),
-             _("{n} action(s) by you").format(n=len(run.actions))]
+             _("{n} action(s) by you").format(n=len(run.actions) + run.actions_not_shown)]
     out = [f'<section class="summary">{heading}<p><span class="{cls}">{esc(spans[0])}</span>'
            + "".join(f"<span>{esc(text)}</span>" for text in spans[1:]) + "</p>"]
+    if run.actions_not_shown:
+        out.append("<p>" + esc(_("The timeline shows your first {shown} actions; the other {rest} "
+                                 "are in the transcript, not drawn here.").format(
+            shown=f"{len(run.actions):,}", rest=f"{run.actions_not_shown:,}")) + "</p>")
     if findings:
         out.append("<ul>")
         at = _(" at {where}: ")

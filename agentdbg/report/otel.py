@@ -5,8 +5,11 @@ request (CLIENT) with the provider, model, token usage and finish reasons; an
 ``execute_tool {name}`` span per tool call (INTERNAL) with the tool's name and call id,
 and ``error.type`` when it failed. Checker findings become span events on the span of
 the message they concern; your step-mode actions become events on the run's span.
-Message contents (prompts, replies, arguments, results, tool definitions) are added
-only with ``content=True``. Spans are made by the official SDK and sent by its OTLP
+Message contents (prompts, replies, arguments, results, tool definitions and
+descriptions, finding messages and API errors that may quote them, a model error's text)
+are added only with ``content=True``; without it the conversation id is an opaque digest
+of the transcript's name (which is made from the question), never the name itself.
+Spans are made by the official SDK and sent by its OTLP
 exporters: protobuf over HTTP to a URL, or OTLP/JSON lines to a file.
 
 * ``export_transcript(path, otlp_url=..., json_path=..., content=False)``: after the fact,
@@ -25,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from agentdbg.errors import AgentdbgError
@@ -153,13 +156,55 @@ def usage_attributes(usage: dict | None) -> dict:
     return out
 
 
+def conversation_id(name: str, content: bool) -> str:
+    """``gen_ai.conversation.id``: the transcript's name with contents, else an opaque id.
+
+    A run's name is made from its question ("…-my-password-is-hunter2"), so without contents
+    it is HMAC-SHA256'd under a random key kept in ``$AGENTDBG_HOME`` (made on first use): a
+    run exported live and exported again later get the same id on this machine, and the id
+    cannot be reversed or checked against a guessed question."""
+    if content:
+        return name
+    import hashlib
+    import hmac
+
+    return "agentdbg-" + hmac.new(_id_key(), name.encode("utf-8", "surrogatepass"),
+                                  hashlib.sha256).hexdigest()[:32]
+
+
+def _id_key() -> bytes:
+    import os
+
+    from agentdbg.paths import data_dir
+
+    path = data_dir() / "export-id.key"
+    with contextlib.suppress(OSError):
+        key = path.read_bytes()
+        if len(key) >= 32:
+            return key
+    key = os.urandom(32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(key)
+    except FileExistsError:           # another agentdbg made it first: use theirs
+        with contextlib.suppress(OSError):
+            theirs = path.read_bytes()
+            if len(theirs) >= 32:
+                return theirs
+    except OSError:                   # a home that cannot be written: an id for this export only
+        pass
+    return key
+
+
 def tool_attributes(event: dict, *, content: bool, description: str | None = None) -> dict:
     attrs: dict[str, Any] = {sc.OPERATION_NAME: sc.OP_EXECUTE_TOOL, sc.TOOL_TYPE: "function"}
     if isinstance(event.get("name"), str):
         attrs[sc.TOOL_NAME] = event["name"]
     if isinstance(event.get("tool_call_id"), str):
         attrs[sc.TOOL_CALL_ID] = event["tool_call_id"]
-    if description:
+    if description and content:          # the tools file's text: content
         attrs[sc.TOOL_DESCRIPTION] = description
     if event.get("ok") is False:
         attrs[sc.ERROR_TYPE] = str(event.get("error_type") or "_OTHER")
@@ -174,10 +219,17 @@ def tool_attributes(event: dict, *, content: bool, description: str | None = Non
     return attrs
 
 
-def finding_attributes(f: Any) -> dict:
+def finding_attributes(f: Any, content: bool) -> dict:
+    """A finding as event attributes. Its message and the API's error text may quote what
+    was said (an argument's value, a message's text): without contents the message is the
+    rule's own summary and the API error is left out."""
+    from agentdbg.checker.findings import RULES
+
+    rule = RULES.get(str(f.rule))
+    message = str(f.message) if content else (rule.summary if rule is not None else str(f.rule))
     attrs: dict[str, Any] = {sc.FINDING_RULE: str(f.rule), sc.FINDING_SEVERITY: str(f.severity),
-             sc.FINDING_MESSAGE: str(f.message)}
-    if getattr(f, "api_error", None):
+                             sc.FINDING_MESSAGE: message}
+    if getattr(f, "api_error", None) and content:
         attrs[sc.FINDING_API_ERROR] = str(f.api_error)
     if isinstance(f.index, int):
         attrs[sc.FINDING_INDEX] = f.index
@@ -384,7 +436,8 @@ class _RunSpans:
         self.agent = self.tracer.start_span(
             sc.OP_INVOKE_AGENT, kind=SpanKind.INTERNAL, start_time=self.base,
             attributes={sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.PROVIDER_NAME: provider_name(header),
-                        sc.REQUEST_MODEL: self.run.model, sc.CONVERSATION_ID: self.run.path.stem,
+                        sc.REQUEST_MODEL: self.run.model,
+                        sc.CONVERSATION_ID: conversation_id(self.run.path.stem, self.content),
                         **server_attributes(header)})
         for history in self.run.histories:
             for card in history.cards:
@@ -392,7 +445,8 @@ class _RunSpans:
             for f in history.findings:
                 span = self.at_index.get(f.index) if isinstance(f.index, int) else None
                 when = self.starts.get(id(span), self.cursor) if span is not None else self.cursor
-                (span or self.agent).add_event(sc.EVENT_FINDING, finding_attributes(f), timestamp=when)
+                (span or self.agent).add_event(sc.EVENT_FINDING, finding_attributes(f, self.content),
+                                               timestamp=when)
         self._finish_agent()
         for span, end in self.open:
             span.end(end_time=end)
@@ -411,13 +465,14 @@ class _RunSpans:
         if card.kind == "action":
             a: dict = to_json_value(card.action) if card.action is not None else {}
             at = a.get("at_ms")
-            when = self.base + int(at * 1e6) if isinstance(at, (int, float)) else self.cursor
+            when = self.base + int(at * 1e6) if _finite(at) else self.cursor
             self.cursor = max(self.cursor, when)
             self.agent.add_event(sc.EVENT_ACTION, action_attributes(a), timestamp=self.cursor)
         elif card.kind == "blocked":
             self.agent.add_event(sc.EVENT_BLOCKED, {sc.TURN: card.turn or 0}, timestamp=self.cursor)
             for f in card.findings:
-                self.agent.add_event(sc.EVENT_FINDING, finding_attributes(f), timestamp=self.cursor)
+                self.agent.add_event(sc.EVENT_FINDING, finding_attributes(f, self.content),
+                                     timestamp=self.cursor)
         elif card.kind == "turn" and (card.response is not None or card.error is not None):
             self._chat(h, card)
             self._tools(card)
@@ -429,7 +484,7 @@ class _RunSpans:
         r = card.response or {}
         latency = (card.error or {}).get("latency_ms") if card.error else r.get("latency_ms")
         start = self.cursor
-        end = start + int(float(latency) * 1e6) if isinstance(latency, (int, float)) else start
+        end = start + int(float(latency) * 1e6) if _finite(latency) else start
         n = card.request.get("messages") if card.request else None
         reply = h.messages[card.reply] if card.reply is not None else None
         model = str((card.request.get("params") or {}).get("model") or self.run.model)
@@ -442,12 +497,12 @@ class _RunSpans:
             attrs[sc.ERROR_TYPE] = str(card.error.get("status") or "model_error")
         span = self._child(f"{sc.OP_CHAT} {model}", SpanKind.CLIENT, attrs, start, end)
         if card.error:
-            span.set_status(Status(StatusCode.ERROR, str(card.error.get("message") or "")[:500]))
+            span.set_status(Status(StatusCode.ERROR, _error_text(card.error, self.content)))
         for i in card.sent + ([card.reply] if card.reply is not None else []):
             self.at_index[i] = span
         for f in card.findings:
             if f.index is None:
-                span.add_event(sc.EVENT_FINDING, finding_attributes(f), timestamp=start)
+                span.add_event(sc.EVENT_FINDING, finding_attributes(f, self.content), timestamp=start)
         self.cursor = end
 
     def _tools(self, card: Card) -> None:
@@ -458,10 +513,10 @@ class _RunSpans:
         last = self.cursor
         for e in events:
             started = e.get("started_ms")
-            start = self.base + int(started * 1e6) if isinstance(started, (int, float)) else self.cursor
+            start = self.base + int(started * 1e6) if _finite(started) else self.cursor
             start = max(start, self.cursor)
             duration = e.get("duration_ms")
-            end = start + (int(float(duration) * 1e6) if isinstance(duration, (int, float)) else 0)
+            end = start + (int(float(duration) * 1e6) if _finite(duration) else 0)
             name = str(e.get("name") or "?")
             span = self._child(f"{sc.OP_EXECUTE_TOOL} {name}", SpanKind.INTERNAL,
                                tool_attributes(e, content=self.content,
@@ -497,7 +552,26 @@ class _RunSpans:
             self.agent.set_attribute(sc.STOP_REASON, reason)
         if reason and reason != "completed":
             self.agent.set_attribute(sc.ERROR_TYPE, reason)
-            self.agent.set_status(Status(StatusCode.ERROR, self.run.stop_detail[:500]))
+            self.agent.set_status(Status(StatusCode.ERROR, _stop_text(reason, self.run.stop_detail,
+                                                                     self.content)))
+
+
+def _finite(value: Any) -> TypeGuard[float]:
+    """A recorded time that is a number to compute with (not NaN, Infinity or 1e400: data)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e15
+
+
+def _error_text(error: dict, content: bool) -> str:
+    """A model error's text for a span's status: the endpoint's answer may quote the request,
+    so only with contents (``error.type`` says what kind of error it was)."""
+    return str(error.get("message") or "")[:500] if content else ""
+
+
+def _stop_text(reason: str, detail: Any, content: bool) -> str:
+    """The run's stop detail; a model error's is the endpoint's text (see ``_error_text``)."""
+    if reason == "model_error" and not content:
+        return ""
+    return str(detail or "")[:500]
 
 
 def _created_ns(run: Run) -> int:
@@ -603,7 +677,7 @@ class LiveExporter:
     def __init__(self, header: dict, *, otlp_url: str | None = None, json_path: Any = None,
                  content: bool = False, timeout: float | None = None,
                  clock: Callable[[], int] = time.time_ns,
-                 pipeline: Pipeline | None = None, conversation_id: str | None = None):
+                 pipeline: Pipeline | None = None, name: str | None = None):
         from opentelemetry.trace import SpanKind
 
         self.owns = pipeline is None
@@ -618,8 +692,8 @@ class LiveExporter:
         self.finish: str | None = None
         attrs = {sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.PROVIDER_NAME: provider_name(header),
                  sc.REQUEST_MODEL: str(header.get("model") or "?"), **server_attributes(header)}
-        if conversation_id:
-            attrs[sc.CONVERSATION_ID] = conversation_id   # the transcript's name, as in export
+        if name:   # the transcript's name, as in export (an opaque id without contents)
+            attrs[sc.CONVERSATION_ID] = conversation_id(name, content)
         self.agent = self.tracer.start_span(sc.OP_INVOKE_AGENT, kind=SpanKind.INTERNAL,
                                             start_time=clock(), attributes=attrs)
         self.closed = False
@@ -658,7 +732,7 @@ class LiveExporter:
             if isinstance(f, dict):
                 from agentdbg.report.adapter import finding_from_dict
 
-                self.chat.add_event(sc.EVENT_FINDING, finding_attributes(finding_from_dict(f)))
+                self.chat.add_event(sc.EVENT_FINDING, finding_attributes(finding_from_dict(f), self.content))
 
     def _on_response(self, d: dict) -> None:
         if self.chat is None:
@@ -682,7 +756,7 @@ class LiveExporter:
         if self.chat is None:
             return
         self.chat.set_attribute(sc.ERROR_TYPE, str(d.get("status") or "model_error"))
-        self.chat.set_status(Status(StatusCode.ERROR, str(d.get("message") or "")[:500]))
+        self.chat.set_status(Status(StatusCode.ERROR, _error_text(d, self.content)))
         self._end_chat()
 
     def _end_chat(self) -> None:
@@ -695,7 +769,7 @@ class LiveExporter:
 
         now = self.clock()
         duration = d.get("duration_ms")
-        start = now - int(float(duration) * 1e6) if isinstance(duration, (int, float)) else now
+        start = now - int(float(duration) * 1e6) if _finite(duration) else now
         name = str(d.get("name") or "?")
         span = self.tracer.start_span(f"{sc.OP_EXECUTE_TOOL} {name}", context=self._context(),
                                       kind=SpanKind.INTERNAL, start_time=start,
@@ -711,7 +785,7 @@ class LiveExporter:
         self.agent.add_event(sc.EVENT_BLOCKED, {sc.TURN: d.get("turn") or 0})
         for f in d.get("findings") or []:
             if isinstance(f, dict):
-                self.agent.add_event(sc.EVENT_FINDING, finding_attributes(finding_from_dict(f)))
+                self.agent.add_event(sc.EVENT_FINDING, finding_attributes(finding_from_dict(f), self.content))
 
     def _on_action(self, d: dict) -> None:
         self.agent.add_event(sc.EVENT_ACTION, action_attributes(d))
@@ -727,7 +801,8 @@ class LiveExporter:
         self.agent.set_attribute(sc.STOP_REASON, reason)
         if reason != "completed":
             self.agent.set_attribute(sc.ERROR_TYPE, reason)
-            self.agent.set_status(Status(StatusCode.ERROR, str(d.get("detail") or "")[:500]))
+            self.agent.set_status(Status(StatusCode.ERROR, _stop_text(reason, d.get("detail"),
+                                                                     self.content)))
         self._end_run()
 
     def _end_run(self) -> None:

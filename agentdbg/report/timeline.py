@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdbg.messages import loads_json
+from agentdbg.messages import loads_json, token_count
 from agentdbg.report import adapter
 from agentdbg.transcript.events import (
     Action,
@@ -137,6 +137,9 @@ class Run:
     warnings: list[str]
     last_request: list = field(default_factory=list)
     last_usage: dict = field(default_factory=dict)
+    #: actions past ``ACTIONS_SHOWN`` are counted here, not kept (a recording with a million
+    #: of them would otherwise cost gigabytes to read and a page nobody can open)
+    actions_not_shown: int = 0
 
     # -- summary ---------------------------------------------------------------------------
     @property
@@ -173,7 +176,7 @@ class Run:
         for t in self.turns:
             for key in total:
                 value = t.usage.get(key)
-                total[key] += int(value) if isinstance(value, (int, float)) else 0
+                total[key] += token_count(value)
             estimated = estimated or bool(t.usage.get("estimated"))
         return {**total, "estimated": estimated}
 
@@ -235,7 +238,7 @@ def _call(card: Card, h: History, h_no: int, pos: int, call: Any, index: int) ->
             c.result = event.content
         c.ok = event.ok
         c.error_type = event.error_type
-        c.duration_ms = event.duration_ms
+        c.duration_ms = _num(event.duration_ms)
         c.injected = bool(event.injected)
     elif c.result is not None:
         from agentdbg.messages import is_error_result
@@ -245,6 +248,10 @@ def _call(card: Card, h: History, h_no: int, pos: int, call: Any, index: int) ->
 
 
 # -- building ------------------------------------------------------------------------------
+
+#: how many of the user's actions a report keeps and draws; the rest are counted
+ACTIONS_SHOWN = 1000
+
 
 class RunBuilder:
     """Consumes transcript events in order; ``finish()`` returns the Run."""
@@ -259,10 +266,14 @@ class RunBuilder:
         self.turns: list[TurnInfo] = []
         self.stop: Stop | None = None
         self.actions: list[Action] = []
+        self.actions_not_shown = 0
         self.blocked: list[Card] = []
         self.marks: dict[int, set] = {}
         self.last_usage: dict = {}
         self.recorded_keys: set = set()
+        #: the last request ended on an assistant message with calls, and no reply came after
+        #: it: those calls were sent unanswered (an error), not left pending by a stop
+        self.sent_unanswered = False
         api = header.api
         #: a Responses / Anthropic run is judged request by request in its own format (as
         #: ``check`` judges it); a Chat Completions run on each history's last state
@@ -319,6 +330,7 @@ class RunBuilder:
                     self.recorded_keys.add(key)
                     self.history.recorded.append(f)  # type: ignore[union-attr]
         self.turns.append(TurnInfo(turn, len(new)))
+        self.sent_unanswered = bool(new) and bool(_calls_of(new[-1]))
         if self.native is not None and self.with_findings:
             self._judge_native(e, new)
 
@@ -346,7 +358,7 @@ class RunBuilder:
         if self.native is not None and isinstance(output, list):
             self.native_prior.extend(x for x in output if isinstance(x, dict))
         info = self._turn_info()
-        usage, latency = e.usage or {}, e.latency_ms
+        usage, latency = e.usage or {}, _num(e.latency_ms)
         finish, note = e.finish_reason, e.note
         response = {"usage": usage, "finish_reason": finish, "latency_ms": latency, "note": note}
         if info is not None:
@@ -360,10 +372,11 @@ class RunBuilder:
         self.card.reply = len(self.msgs)
         self.card.response = response
         self.msgs.append(message)
+        self.sent_unanswered = False
 
     def _on_model_error(self, e: ModelError) -> None:
         info = self._turn_info()
-        message, latency = e.message or "model error", e.latency_ms
+        message, latency = e.message or "model error", _num(e.latency_ms)
         error = {"message": message, "status": e.status, "latency_ms": latency}
         if info is not None:
             info.error, info.latency_ms = message, latency
@@ -386,11 +399,16 @@ class RunBuilder:
             if self.history is not None:
                 self.history.marks.setdefault(e.index, set()).add("injected")
         info = self._turn_info()
-        if info is not None and e.duration_ms is not None:
-            info.tool_ms += e.duration_ms
+        took = _num(e.duration_ms)
+        if info is not None and took is not None:
+            info.tool_ms += took
 
     def _on_action(self, e: Action) -> None:
-        self.actions.append(e)
+        shown = len(self.actions) < ACTIONS_SHOWN
+        if shown:
+            self.actions.append(e)
+        else:
+            self.actions_not_shown += 1
         kind, index = e.action, e.index
         if index is not None:
             if kind in ("edit", "inject") and not e.pending:
@@ -405,7 +423,8 @@ class RunBuilder:
                 self.marks = {k: v for k, v in self.marks.items() if k <= index}
             elif kind == "retry":
                 self.marks = {k: v for k, v in self.marks.items() if k < index}
-        self._add(Card("action", action=e))
+        if shown:
+            self._add(Card("action", action=e))
 
     def _on_stop(self, e: Stop) -> None:
         self.stop = e
@@ -481,7 +500,7 @@ class RunBuilder:
             h.findings = list(h.recorded)   # judged as each request was sent
         elif self.with_findings:
             found = adapter.check(h.messages, self.header.tools or None, self.profile,
-                                  in_progress=h.pending_last)
+                                  in_progress=h.pending_last and not self.sent_unanswered)
             h.findings = found + h.recorded
 
     def _recorded_results(self) -> None:
@@ -511,7 +530,8 @@ class RunBuilder:
                 not last.get("tool_calls") and adapter.no_text(last):
             h.findings.append(adapter.empty_answer_finding(len(h.messages) - 1, last))
         return Run(self.path, self.header, self.histories, self.turns, self.stop, self.actions,
-                   self.blocked, warnings, self.msgs[:self.last_len], self.last_usage)
+                   self.blocked, warnings, self.msgs[:self.last_len], self.last_usage,
+                   self.actions_not_shown)
 
 
 def _int(value: Any, default: int) -> int:
@@ -531,7 +551,9 @@ def _str(value: Any) -> str | None:
 
 
 def _num(value: Any) -> float | None:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A recorded duration; None for anything else (``NaN``, ``Infinity``, ``1e400`` …)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return value if number and 0 <= value < 1e12 else None
 
 
 def _is_tool(m: Any) -> bool:

@@ -285,14 +285,19 @@ def _schema_error(value: Any, schema: dict) -> str | None:
 
     from agentdbg import schemas
 
+    costly = schemas.over_budget(schema)
+    if costly is not None:
+        raise ValueError(f"the schema given to tool_args cannot be checked: {costly}")
     bad = schemas.schema_error(schema)
     if bad is not None:
         where = "/".join(str(p) for p in bad[0]) or "(root)"
         raise ValueError(f"the schema given to tool_args is not a valid JSON Schema at {where}: {bad[1]}")
     try:
-        error = best_match(schemas.validator(schema).iter_errors(value))
+        error = best_match(schemas.errors(schemas.validator(schema), value))
     except (schemas.Uncheckable, RecursionError):
         return "$: nested too deeply to check against the schema"
+    except schemas.TooCostly as exc:
+        raise ValueError(f"tool_args: {exc}") from None
     if error is None:
         return None
     where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)

@@ -46,6 +46,25 @@ def run_app(app, sock: socket.socket, *, on_ready=None) -> None:
     server.run(sockets=[sock])
 
 
+class Background:
+    """An ASGI app served by uvicorn on a thread of its own (its own event loop)."""
+
+    def __init__(self, app, sock: socket.socket, name: str):
+
+        import uvicorn
+
+        config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
+                                timeout_graceful_shutdown=2)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]},
+                                       name=name, daemon=True)
+        self.thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+
+
 def url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     host = f"[{host}]" if ":" in host else host
@@ -135,21 +154,3 @@ class Contained:
                             "headers": [(b"content-type", b"application/json"),
                                         (b"content-length", str(len(data)).encode())]})
                 await send({"type": "http.response.body", "body": data})
-
-
-class Background:
-    """An ASGI app served by uvicorn on a thread of its own (its own event loop)."""
-
-    def __init__(self, app, sock, name: str):
-        import uvicorn
-
-        config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
-                                timeout_graceful_shutdown=2)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]},
-                                       name=name, daemon=True)
-        self.thread.start()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout)

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from agentdbg import schemas
 from agentdbg.checker.verdict import verdict
 from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
@@ -77,6 +78,7 @@ class ServeApp:
         self.stored = ResponseStore()
         # fc id -> the reasoning item before it in serve's own output (None: it had none)
         self.reasoned: OrderedDict[str, dict | None] = OrderedDict()
+        self.skips = schemas.Skips()      # schemas left unchecked (work budget): said once
 
     def handle(self, wire: Codec, raw: bytes, path: str = "") -> Answer:
         try:   # NaN and Infinity are Python's, not JSON: the real APIs refuse them
@@ -84,8 +86,10 @@ class ServeApp:
         except (ValueError, RecursionError):
             return Answer(400, wire.bad_json())
         try:
-            with self.lock:
+            with self.lock, schemas.noting_skips(self.skips):
                 answer = self._handle(wire, body, path)
+            for line in self.skips.take():
+                self.log(f"agentdbg serve: {one_line(line)}")
             if answer.status >= 400:  # the app sees the body; serve's terminal says it too
                 self.log(f"agentdbg serve: answered a {wire.name} request with "
                          f"{answer.status}: {one_line(error_text(answer.body))}")
@@ -118,7 +122,8 @@ class ServeApp:
         request = ModelRequest(messages=strip_wire(messages), tools=strip_wire(form.tools),
                                tool_choice=form.tool_choice,
                                parallel_tool_calls=form.parallel_tool_calls,
-                               model=str(wire.model_of(path, body) or self.model_name))
+                               model=str(wire.model_of(path, body) or self.model_name),
+                               answer_schema=wire.answer_schema(body))
         try:
             reply = self.provider.complete(request)
         except ReplayDiverged as exc:  # 400, not 409: clients retry a 409

@@ -29,6 +29,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentdbg.errors import AgentdbgError
 from agentdbg.report.trajectory import (
     Trajectory,
     TrajectoryError,
@@ -41,6 +42,7 @@ from agentdbg.report.trajectory import (
     assert_tool_sequence,
     assert_tool_used,
 )
+from agentdbg.textsafe import one_line
 from agentdbg.transcript.events import Message
 
 __all__ = [  # the trajectory assertions come from agentdbg.report.trajectory
@@ -88,6 +90,8 @@ def replay_transcript(path: str | os.PathLike[str], *, live_tools: bool = False,
     )
     from agentdbg.toolspec import load_tools, running
 
+    if live_tools and tools is None:   # never ./tools.yaml by itself (see agentdbg.trust)
+        raise AgentdbgError("live_tools needs tools=PATH: the tools to re-run the calls with")
     session, model = replay_session(path)
     live = None
     # live tools from MCP servers run with their servers started, and stopped at the end
@@ -110,6 +114,6 @@ def assert_replays(path: str | os.PathLike[str], *, live_tools: bool = False,
     """Replay ``path``; raise ``ReplayMismatch`` listing every problem found."""
     result = replay_transcript(path, live_tools=live_tools, tools=tools, profile=profile,
                                strict=strict)
-    if result.problems:
-        raise ReplayMismatch(f"{path}:\n  " + "\n  ".join(result.problems))
+    if result.problems:   # the problems quote the recording: escaped for the terminal
+        raise ReplayMismatch(f"{one_line(path)}:\n  " + "\n  ".join(map(one_line, result.problems)))
     return result

@@ -30,6 +30,8 @@ the redaction patterns are replaced.
 from agentdbg.transcript.events import FORMAT, VERSION
 from agentdbg.transcript.reader import (
     Transcript,
+    foreign,
+    is_run,
     is_transcript,
     load_transcript,
     messages_over_time,
@@ -46,6 +48,8 @@ __all__ = [
     "Redactor",
     "Transcript",
     "TranscriptWriter",
+    "foreign",
+    "is_run",
     "is_transcript",
     "load_transcript",
     "messages_over_time",

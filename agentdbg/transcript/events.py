@@ -82,6 +82,15 @@ class Parent(msgspec.Struct, kw_only=True, omit_defaults=True):
     from_index: int
 
 
+class ParentCall(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The call of another conversation that started this one (a subagent's: Claude Code's
+    ``Task``/``Agent`` call, a span's parent): that conversation's number and transcript, and
+    the call's id (None when the source does not say which call)."""
+    conversation: int | None = None
+    path: str | None = None
+    call_id: str | None = None
+
+
 class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="header"):
     format: str | None = None
     version: JSON = None
@@ -103,6 +112,14 @@ class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type",
     api_params: JSONObject | None = None   # what the run's provider adds to each body
     mcp_servers: list[JSON] | None = None
     conversation: int | None = None        # the proxy's number for the conversation
+    #: the agent that held this conversation (a subagent's type, ``gen_ai.agent.name``) and
+    #: the call of its parent conversation that started it
+    agent: str | None = None
+    parent_call: ParentCall | None = None
+    #: an imported run: what it was read from ("claude-code FILE") and what that source does
+    #: not record ("… does not record the tool definitions …"), said once
+    source: str | None = None
+    notes: list[str] | None = None
 
     def problem(self) -> str | None:
         return _messages_problem("initial_messages", self.initial_messages)
@@ -110,6 +127,12 @@ class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type",
     @property
     def wire(self) -> str:
         return self.api or "chat"
+
+    @property
+    def app_driven(self) -> bool:
+        """The app drove the loop (a proxy recording, an imported run): each recorded request
+        is the history as the app sent it."""
+        return self.provider == "proxy" or self.source is not None
 
     @property
     def tool_list(self) -> list[JSON]:

@@ -5,15 +5,19 @@ The one reader every command uses. Each line is decoded into its event class
 field. The reader also rebuilds each request's whole messages array (``Request.messages``) and
 the stop event's, from ``prefix`` + ``append``, so no consumer does it again; it reads version 1
 through the same path (its first request counted from no messages, its stop event held them all).
+A file that is another tool's record of a run (a Claude Code session, a Codex CLI rollout,
+OpenTelemetry traces: recognised by content) is imported first and read the same way.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentdbg.errors import InputError, located
 from agentdbg.transcript.events import (
@@ -66,21 +70,74 @@ def read_transcript(path: str | os.PathLike[str], warnings: list[str] | None = N
     first = next(source, None)
     if first is None:
         raise InputError(f"{p}: empty transcript")
+    if lines is None and FORMAT.encode() not in first[:4096] and foreign(p):
+        return _imported(p, warnings)
     header, version = _header(p, first)
     return header, _events(p, header, version, source, warnings)
 
 
-def _file_lines(p: Path) -> Iterator[bytes]:
+def foreign(path: str | os.PathLike[str]) -> str | None:
+    """The other tool whose record ``path`` is (a Claude Code session, a Codex CLI rollout,
+    OpenTelemetry traces), None for anything else: such a file is read as a transcript."""
+    from agentdbg.transcript.imported import foreign as detect
+
+    return detect(Path(path))
+
+
+def _imported(p: Path, warnings: list[str] | None) -> tuple[Header, Numbered]:
+    """Another tool's record, imported into a temporary transcript and read from there (the
+    temporary folder goes when the events are read, or dropped)."""
+    from agentdbg.transcript.imported import as_transcript
+
+    held = as_transcript(p)
+    path, said = held.__enter__()
     try:
-        fh = open(p, "rb")
+        header, events = read_transcript(path, warnings)
+    except BaseException:
+        held.__exit__(None, None, None)
+        raise
+    if warnings is not None:
+        warnings.extend(said)
+
+    def read() -> Numbered:
+        try:
+            yield from events
+        finally:
+            held.__exit__(None, None, None)
+    return header, read()
+
+
+def _file_lines(p: Path) -> Iterator[bytes]:
+    from agentdbg.paths import open_input
+
+    try:
+        fh = open_input(p)
     except FileNotFoundError:
         raise InputError(f"{p}: no such transcript") from None
     except IsADirectoryError:
         raise InputError(f"{p}: is a folder, not a transcript") from None
+    except TimeoutError as exc:
+        raise InputError(f"{p}: {exc}") from None
     except OSError as exc:
         raise InputError(f"{p}: cannot read: {exc.strerror}") from None
     with fh:
-        yield from fh
+        yield from bounded_lines(p, fh)
+
+
+MAX_LINE = 256 * 1024 * 1024   # bytes of one transcript line (one event)
+
+
+def bounded_lines(name: Path, fh: Any) -> Iterator[bytes]:
+    """``fh``'s lines, none longer than ``MAX_LINE``: ``/dev/zero`` or a line that never ends is
+    one error naming the line, never read until memory runs out."""
+    for n in itertools.count(1):
+        line = fh.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE:
+            raise InputError(located(name, n, None, f"longer than {MAX_LINE} bytes; not a "
+                                                    "transcript line"))
+        yield line
 
 
 def _header(p: Path, raw: bytes) -> tuple[Header, int]:
@@ -183,7 +240,8 @@ def _shown(value: object) -> str:
 
 
 def load_transcript(path: str | os.PathLike[str], lines: Iterable[bytes] | None = None) -> Transcript:
-    """Load a whole transcript (from ``lines`` when given, e.g. stdin's)."""
+    """Load a whole transcript (from ``lines`` when given, e.g. stdin's); another tool's
+    record (``foreign``) is read as its first conversation."""
     warnings: list[str] = []
     header, events = read_transcript(path, warnings, lines)
     return Transcript(Path(path), header, [e for _, e in events], warnings)
@@ -196,10 +254,17 @@ def messages_over_time(events: Iterable[AnyEvent]) -> Iterator[list[Message]]:
             yield e.messages
 
 
+def is_run(path: str | os.PathLike[str]) -> bool:
+    """A transcript, or another tool's record read as one (``foreign``)."""
+    return is_transcript(path) or foreign(path) is not None
+
+
 def is_transcript(path: str | os.PathLike[str]) -> bool:
+    from agentdbg.paths import open_input
+
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             head = fh.read(200)
-    except OSError:
+    except OSError:   # TimeoutError too: a FIFO nobody writes is no transcript
         return False
     return f'"{FORMAT}"'.encode() in head

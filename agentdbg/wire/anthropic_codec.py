@@ -32,7 +32,7 @@ from agentdbg.conversation import (
     text_of,
 )
 from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem
-from agentdbg.wire.common import ChatForm, ChatReply
+from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 
 CHAT_KEYS = ("messages", "system", "tools", "tool_choice")
 SERVER_CALLS = ("server_tool_use", "mcp_tool_use")
@@ -101,6 +101,7 @@ class AnthropicCodec(Codec):
     stream_end = (b"message_stop",)
     secret_headers = ("x-api-key",)
     provider = "anthropic"
+    entry_local = True
 
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):
@@ -161,6 +162,15 @@ class AnthropicCodec(Codec):
         return Request(self.name, parts, tool_defs(body.get("tools")), body.get("tool_choice"),
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))
+
+    def answer_schema(self, body: Any) -> dict | None:
+        # structured outputs: ``output_config.format``, or the beta's ``output_format``
+        config = as_dict(body.get("output_config")) if isinstance(body, dict) else {}
+        fmt = as_dict(config.get("format") if config else
+                      body.get("output_format") if isinstance(body, dict) else None)
+        if fmt.get("type") == "json_schema":
+            return fmt["schema"] if isinstance(fmt.get("schema"), dict) else {}
+        return None
 
     def reasons(self, body: dict) -> bool:
         thinking = body.get("thinking")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from agentdbg.messages import canonical_json
 from agentdbg.wire.chat_stream import StreamAccumulator, encode_stream
 from agentdbg.wire.codec import Codec, json_schema_error, schema_problem, type_word
-from agentdbg.wire.common import ChatForm, ChatReply
+from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 
 if TYPE_CHECKING:
     from agentdbg.conversation import Request, ToolDef
@@ -79,6 +79,13 @@ class ChatCodec(Codec):
                         sources=[f"messages[{i}]" for i in range(len(messages))],
                         locs=[(i,) for i in range(len(messages))],
                         params={k: v for k, v in body.items() if k not in CHAT_KEYS})
+
+    def answer_schema(self, body: Any) -> dict | None:
+        fmt = as_dict(body.get("response_format")) if isinstance(body, dict) else {}
+        if fmt.get("type") == "json_schema":
+            schema = as_dict(fmt.get("json_schema")).get("schema")
+            return schema if isinstance(schema, dict) else {}
+        return {} if fmt.get("type") == "json_object" else None
 
     def tools(self, body: Any) -> list[ToolDef]:
         from agentdbg.wire.chat_model import tool_defs

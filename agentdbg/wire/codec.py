@@ -80,6 +80,8 @@ class Codec(ABC):
     unit: str = "message"               # what one entry of ``key`` is called
     stores: bool = False                # a response can be continued by its id (Responses API)
     chat_native: bool = False           # the body is its own chat form (Chat Completions)
+    entry_local: bool = False           # each entry of ``key`` has a chat form of its own, so a
+                                        # body's is its other fields' then its entries', in order
     text_input: bool = False            # ``key`` may be a plain string (one user message)
     provider: str | None = None         # OpenTelemetry's gen_ai.provider.name for an endpoint
                                         # of this format on an unknown host (None: "openai")
@@ -121,6 +123,10 @@ class Codec(ABC):
 
     def continues(self, body: Any) -> str | None:
         """The id of a stored response this request continues (``previous_response_id``)."""
+        return None
+
+    def answer_schema(self, body: Any) -> dict | None:
+        """The JSON Schema the request wants its answer in (``{}``: any JSON; None: text)."""
         return None
 
     def routes(self) -> list[str]:

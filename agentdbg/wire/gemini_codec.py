@@ -333,6 +333,14 @@ class GeminiCodec(Codec):
     def reasons(self, body: dict) -> bool:
         return _thinks(body)
 
+    def answer_schema(self, body: Any) -> dict | None:
+        config = as_dict(field(body, "generationConfig"))
+        if str(field(config, "responseMimeType")).lower() != "application/json":
+            return None
+        schema = field(config, "responseJsonSchema")
+        schema = schema if isinstance(schema, dict) else field(config, "responseSchema")
+        return schema if isinstance(schema, dict) else {}
+
     def encode_request(self, messages: list[dict], tools: list[dict] | None = None,
                        tool_choice: Any = None, parallel_tool_calls: bool | None = None, *,
                        params: dict | None = None) -> dict:

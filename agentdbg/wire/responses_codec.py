@@ -33,7 +33,7 @@ from agentdbg.conversation import (
     text_of,
 )
 from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem, type_word
-from agentdbg.wire.common import ChatForm, ChatReply
+from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL
 
 CHAT_KEYS = ("input", "instructions", "tools", "tool_choice", "parallel_tool_calls")
@@ -150,6 +150,13 @@ class ResponsesCodec(Codec):
         reasoning = body.get("reasoning")
         effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
         return isinstance(effort, str) and effort != "none"
+
+    def answer_schema(self, body: Any) -> dict | None:
+        text = as_dict(body.get("text")) if isinstance(body, dict) else {}
+        fmt = as_dict(text.get("format"))
+        if fmt.get("type") == "json_schema":
+            return fmt["schema"] if isinstance(fmt.get("schema"), dict) else {}
+        return {} if fmt.get("type") == "json_object" else None
 
     def continues(self, body: Any) -> str | None:
         prev = body.get("previous_response_id") if isinstance(body, dict) else None

@@ -139,9 +139,10 @@ def test_batch_approvals_follow_the_flag_for_every_call(outbox, tmp_path):
         {"tool_calls": [email("alice@example.com")]},
         {"tool_calls": [email("everyone@example.com", "SPAM")]},
         {"content": "done"}]}), encoding="utf-8")
-    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--json"])
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "tools.yaml", "--json"])
     assert r.exit_code == 0 and outbox() == []  # denied by default, both times
-    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--json", "--approve", "all"])
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "tools.yaml", "--json",
+                            "--approve", "all"])
     assert [m["to"] for m in outbox()] == ["alice@example.com", "everyone@example.com"]
 
 

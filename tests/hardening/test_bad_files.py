@@ -101,3 +101,57 @@ def test_directories_and_missing_files(tmp_path):
     one_line_error(runner.invoke(app, ["replay", str(tmp_path / "nope.jsonl")]), "no such file")
     one_line_error(runner.invoke(app, ["run", "q", "--script", str(tmp_path / "x.yaml")]),
                    "no such script file")
+
+
+# -- files that never end (issue 21): the caps hold whatever the file is -----------------------
+
+def bounded_agentdbg(*args, cwd, shell: str | None = None):
+    """agentdbg in a process whose memory is limited to 3 GB (reading /dev/zero to its end
+    would pass that), with a timeout."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+    argv = ["bash", "-c", shell] if shell else [sys.executable, "-m", "agentdbg", *args]
+    return subprocess.run(argv, cwd=str(cwd), capture_output=True, text=True, timeout=120,
+                          preexec_fn=limit)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["run", "q", "--tools", "/dev/zero"], "/dev/zero: more than 5000000 bytes; a tools file is at most"),
+    (["run", "q", "--script", "/dev/zero"], "/dev/zero: more than 5000000 bytes; a script file is at most"),
+    (["tools", "/dev/zero"], "a tools file is at most 5000000 bytes"),
+    (["check", "/dev/zero"], "/dev/zero: more than 268435456 bytes; check reads at most that much"),
+    (["report", "/dev/zero"], "/dev/zero:1: longer than 268435456 bytes"),
+])
+def test_dev_zero_is_read_up_to_the_cap(tmp_path, args, needle):
+    r = bounded_agentdbg(*args, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr[-500:]
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("agentdbg: error: ") and needle in line, line
+
+
+def test_a_pipe_that_never_ends_is_read_up_to_the_cap(tmp_path):
+    import sys
+
+    r = bounded_agentdbg(cwd=tmp_path, shell=f"{sys.executable} -m agentdbg run q --tools <(yes)")
+    assert r.returncode == 2, r.stderr[-500:]
+    assert "more than 5000000 bytes; a tools file is at most" in r.stderr
+    r = bounded_agentdbg(cwd=tmp_path, shell=f"{sys.executable} -m agentdbg tools <(printf '%s' '{TOOL}')")
+    assert r.returncode == 0, r.stderr                  # a pipe that ends is read like a file
+
+
+def test_a_fifo_nobody_writes_is_given_up(tmp_path):
+    import os
+    import time
+
+    from agentdbg.paths import open_input
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"nothing to read for 0\.3 s"):
+        open_input(fifo, idle=0.3)            # open() would wait for a writer for ever
+    assert time.monotonic() - started < 5

@@ -94,6 +94,49 @@ def test_ctrl_c_kills_the_command_and_its_children(tmp_path, child_pid):
     assert not alive(pid)
 
 
+# a command whose grandchild leaves the command's session and process group (issue 21)
+ESCAPES = [sys.executable, "-c", """
+import os, sys, time
+if os.fork() == 0:
+    if os.fork() == 0:
+        os.setsid()
+        open("child.pid", "w").write(str(os.getpid()))
+        time.sleep(60)
+        os._exit(0)
+    time.sleep(60)
+    os._exit(0)
+while not os.path.exists("child.pid"):
+    time.sleep(0.01)
+if sys.argv[1:] == ["exit"]:
+    print('{"done": 1}')
+    sys.exit(0)
+time.sleep(60)
+"""]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the supervisor is Linux's")
+@pytest.mark.parametrize("how", ["timeout", "exit", "ctrl-c"])
+def test_a_grandchild_that_calls_setsid_dies_with_the_command(tmp_path, child_pid, how):
+    setup(tmp_path, ESCAPES + (["exit"] if how == "exit" else []), timeout=2 if how == "timeout" else 60)
+    if how == "ctrl-c":
+        proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "run", "q", "--script", "s.yaml",
+                                 "--tools", "t.yaml"], cwd=str(tmp_path), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        pid = child_pid()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 130
+    else:
+        r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json"])
+        assert r.exit_code == 0, r.output
+        result = tool_result(r.stdout)
+        assert result == {"done": 1} if how == "exit" else result["error"]["type"] == "timeout"
+        pid = child_pid()
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)
+
+
 def test_output_past_the_cap_stops_the_tool_at_once(tmp_path):
     # 11 MB, then the tool would sit there for its whole timeout: reading stops at 10 MB
     chatty = [sys.executable, "-c", "import sys, time; sys.stdout.buffer.write(b'x' * 11_000_000); "
@@ -119,6 +162,35 @@ def test_tools_get_no_secrets_from_the_environment(tmp_path, monkeypatch):
     names = tool_result(r.stdout)
     assert "TOOL_MODE" in names and "PATH" in names
     assert not {"OPENAI_API_KEY", "SHOP_DB_PASSWORD", "INNOCENT_LOOKING"} & set(names)
+
+
+ROUND_TWO_SECRETS = {   # issue 21: what the first filter let through
+    "CACHE_URL": "redis://:hunter2-redis@cache:6379/0",                     # empty user
+    "MYSQL_PWD": "hunter2-mysql",
+    "SESSION_JWT_VALUE": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+    "NOTIFY_URL": "https://hooks.slack.com/services/T0000/B0000/hunter2slackhook",
+    "ALERTS": "https://discord.com/api/webhooks/123456/hunter2-discord-token",
+    "SHOP_DB": "Server=db;Database=shop;User Id=sa;Password=hunter2-mssql;",
+    "OTHER_DB": "Server=db;Uid=sa;Pwd=hunter2-odbc",
+}
+
+
+def test_tools_get_none_of_the_secrets_round_two_found(tmp_path, monkeypatch):
+    for name, value in ROUND_TWO_SECRETS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("TOOL_MODE", "fast")
+    dump = [sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"]
+    setup(tmp_path, dump)
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json",
+                            "--save", "t.jsonl"])
+    seen = tool_result(r.stdout)
+    assert seen["TOOL_MODE"] == "fast" and "PWD" in seen and "PATH" in seen
+    assert not set(ROUND_TWO_SECRETS) & set(seen), set(ROUND_TWO_SECRETS) & set(seen)
+    recorded = (tmp_path / "t.jsonl").read_text(encoding="utf-8")   # nor the transcript
+    assert "hunter2" not in recorded and "hunter2" not in r.stdout   # nor the model
+    setup(tmp_path, dump, env=["MYSQL_PWD"])                         # unless passed by name
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "t.yaml", "--json"])
+    assert tool_result(r.stdout)["MYSQL_PWD"] == "hunter2-mysql"
 
 
 def test_a_tools_file_passes_a_secret_by_name(tmp_path, monkeypatch):

@@ -163,7 +163,8 @@ def test_fields_a_tool_sets(tmp_path, env):
     (tmp_path / "hostile_handler.py").write_text(
         f"def boom():\n    raise RuntimeError({HOSTILE!r})\n", encoding="utf-8")
     (tmp_path / "s.yaml").write_text(json.dumps(SCRIPT), encoding="utf-8")
-    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--debug", "--save", "t.jsonl"],
+    r = runner.invoke(app, ["run", "q", "--script", "s.yaml", "--tools", "tools.yaml", "--debug",
+                            "--save", "t.jsonl"],
                       env=env)
     assert r.exit_code == 0, r.output
     assert_inert(r.stdout + r.stderr)

@@ -420,3 +420,82 @@ def test_hostile_schemas_never_fetch_read_or_hang(tmp_path_factory):
         validate()
     finally:
         watching[0] = False
+
+
+# -- schemas whose work multiplies: the budget holds for every keyword --------------------------
+
+DEFS = [f"d{i}" for i in range(8)]
+ref = st.sampled_from(DEFS).map(lambda name: {"$ref": f"#/$defs/{name}"})
+refs = st.lists(ref, min_size=1, max_size=16)
+OVERLAPPING = [".", "^a", "a$", "a", "^.*$"]
+costly_keywords = st.fixed_dictionaries({}, optional={
+    "allOf": refs, "anyOf": refs, "oneOf": refs, "not": ref, "if": ref, "then": ref, "else": ref,
+    "dependentSchemas": st.fixed_dictionaries({"a": ref}),
+    "properties": st.fixed_dictionaries({"a": ref}, optional={"b": ref}),
+    "patternProperties": st.dictionaries(st.sampled_from(OVERLAPPING), ref, max_size=5),
+    "additionalProperties": ref | st.booleans(), "unevaluatedProperties": ref | st.booleans(),
+    "items": ref, "prefixItems": st.lists(ref, max_size=3), "contains": ref,
+    "unevaluatedItems": ref | st.booleans(), "uniqueItems": st.booleans(),
+    "type": st.sampled_from(["object", "array", "string", "integer"]),
+    "enum": st.lists(json_scalar, max_size=3), "minContains": st.integers(0, 3)})
+costly_schema = st.fixed_dictionaries({
+    "$defs": st.fixed_dictionaries({name: costly_keywords for name in DEFS}),
+    "properties": st.fixed_dictionaries({"a": ref})}).map(lambda s: {"type": "object", **s})
+
+
+def _deep(depth: int, width: int, leaf: Any) -> Any:
+    value = leaf
+    for _ in range(depth):
+        value = {"a": value, "aa": value} if width > 1 else {"a": value}
+    return value
+
+
+costly_instance = st.tuples(st.integers(0, 40), st.integers(1, 2), st.integers(0, 2000), json_scalar).filter(
+    lambda t: max(t[2], 1) * t[1] ** t[0] <= 20_000).map(   # at most 20,000 values (about 200 KB)
+    lambda t: {"a": [_deep(t[0], t[1], t[3])] * t[2] if t[2] else _deep(t[0], t[1], t[3])})
+
+
+def test_schema_work_is_bounded_whatever_the_schema(tmp_path_factory):
+    """Any schema of this shape (eight definitions referring to each other through every
+    applicator, up to 16 at a time, recursion included) with any instance of this shape (up
+    to 40 levels, up to 2,000 items): the check, the request's check, the executor and the
+    offline planner each end within their budget — a result, or left unchecked."""
+    import time
+
+    from agentdbg import schemas
+    from agentdbg.engine.executor import ToolExecutor
+    from agentdbg.providers.base import ModelRequest
+    from agentdbg.providers.offline import OfflineModel
+    from agentdbg.toolspec import ToolSet, ToolSpec
+
+    @settings(max_examples=max(20, EXAMPLES // 3), deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(params=costly_schema, value=costly_instance)
+    def bounded(params, value):
+        args = json.dumps(value)
+        value = json.loads(args)              # distinct objects, as arguments arrive
+        started = time.process_time()
+        validator, _ = schemas.checkable(params)
+        if validator is not None:
+            with contextlib.suppress(schemas.TooCostly, schemas.Uncheckable):
+                schemas.problems(validator, value)
+        assert time.process_time() - started < 3, "one check"
+        started = time.process_time()
+        call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}
+        tools = [{"type": "function", "function": {"name": "f", "description": "Use when asked.",
+                                                   "parameters": params}}]
+        check({"model": "m", "tools": tools, "messages": [
+            {"role": "user", "content": "a"}, {"role": "assistant", "tool_calls": [call] * 3}]})
+        assert time.process_time() - started < 3, "a request's check"
+        started = time.process_time()
+        spec = ToolSpec(name="f", description="Use when asked.", parameters=params,
+                        handler_kind="fixture", handler={"ok": 1})
+        (outcome,) = ToolExecutor(ToolSet(path=tmp_path_factory.getbasetemp(), tools=[spec])).run(
+            [call], approved=lambda c: True)
+        assert outcome.ok or outcome.error_type in ("invalid_arguments", "invalid_json")
+        assert time.process_time() - started < 3, "the executor"
+        started = time.process_time()
+        OfflineModel().complete(ModelRequest(messages=[{"role": "user", "content": "a aa 5 x"}],
+                                             tools=tools))
+        assert time.process_time() - started < 3, "the planner"
+    bounded()

@@ -31,7 +31,8 @@ tools:
 def start(tmp_path, *args):
     (tmp_path / "tools.yaml").write_text(SLOW_TOOLS)
     save = tmp_path / "t.jsonl"
-    proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "run", *args, "--save", str(save)],
+    proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "run", *args, "--tools", "tools.yaml",
+                             "--save", str(save)],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return proc, save
 

@@ -34,7 +34,8 @@ def recording(tmp_path):
     (shared / "s.yaml").write_text(SCRIPT, encoding="utf-8")
     rec = shared / "rec.jsonl"
     subprocess.run([sys.executable, "-m", "agentdbg", "run", "probe", "--script", "s.yaml",
-                    "--save", str(rec)], check=True, capture_output=True, cwd=str(shared))
+                    "--tools", "tools.yaml", "--save", str(rec)], check=True, capture_output=True,
+                   cwd=str(shared))
     assert (shared / "IMPORTED").exists()  # the recording run really used the handler
     (shared / "IMPORTED").unlink()
     return shared, rec

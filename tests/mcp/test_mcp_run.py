@@ -164,7 +164,7 @@ def test_over_streamable_http_with_a_secret_header(tmp_path, monkeypatch):
             "    headers: {Authorization: 'Bearer ${WEB_TOKEN}'}\n    include: [auth_check, lookup_city]\n")
         script = write_script(tmp_path / "s.yaml", {"calls": [("auth_check", {}), ("lookup_city", {"city": "Lima"})]},
                               {"content": "done"})
-        r = invoke("run", "--script", script, "q", "--save", tmp_path / "t.jsonl")
+        r = invoke("run", "--script", script, "q", "--tools", "tools.yaml", "--save", tmp_path / "t.jsonl")
         assert r.exit_code == 0, r.output
         assert f"over http (http://127.0.0.1:{server.port}/mcp)" in r.stdout
         assert '{"header": true, "env": false}' in r.stdout and "Lima is in Peru" in r.stdout

@@ -27,7 +27,7 @@ def crowded(tmp_path_factory):
 
 
 def test_tools_lists_and_lints_mcp_tools(crowded):
-    r = runner.invoke(app, ["tools", str(crowded)], env={"COLUMNS": "200"})
+    r = runner.invoke(app, ["tools", str(crowded), "--connect"], env={"COLUMNS": "200"})
     assert r.exit_code == 1, r.output
     rows = {line.split("│")[1].strip(): line for line in r.stdout.splitlines() if line.startswith("│")}
     assert "mcp demo" in rows["lookup_city"] and "read-only, idempotent → parallel" in rows["lookup_city"]
@@ -46,7 +46,7 @@ def test_tools_lists_and_lints_mcp_tools(crowded):
     assert ("! warning mcp-no-read-only-hint (tool untagged): MCP server 'demo': no readOnlyHint "
             "annotation") in out
     assert f"({crowded}:8)" in out                           # MCP findings point at the server's entry
-    r = runner.invoke(app, ["tools", str(crowded), "--json"])
+    r = runner.invoke(app, ["tools", str(crowded), "--connect", "--json"])
     doc = json.loads(r.stdout)
     tools = {t["function"]["name"]: t for t in doc["tools"]}
     assert (tools["delete_note"]["server"], tools["delete_note"]["annotations"]["destructiveHint"],

@@ -23,6 +23,7 @@ from pathlib import Path
 PINNED = {
     "claude": [("@anthropic-ai/claude-code", "2.1.332")],   # Claude Code
     "codex": [("@openai/codex", "0.171.0")],                # Codex CLI
+    "gemini": [("@google/gemini-cli", "0.61.0")],           # Gemini CLI (as tests/clients pins it)
     # the SDKs for Node, as an app would use them (both ask for Node 22; they run on 20)
     "node-sdks": [("openai", "7.59.0"), ("@anthropic-ai/sdk", "1.15.0")],
 }

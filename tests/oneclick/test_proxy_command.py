@@ -15,7 +15,8 @@ from agentdbg.transcript import load_transcript
 
 from .helpers import EXAMPLES, QUESTION, Serve, agentdbg, clean_env, summary_paths
 
-APPS = {"agent_app.py": "chat", "anthropic_app.py": "anthropic", "responses_app.py": "responses"}
+APPS = {"agent_app.py": "chat", "anthropic_app.py": "anthropic", "responses_app.py": "responses",
+        "gemini_app.py": "gemini"}
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,8 @@ def serve(tmp_path_factory):
 
 def direct(app: str, serve: Serve) -> subprocess.CompletedProcess:
     env = clean_env(OPENAI_BASE_URL=serve.url, OPENAI_API_KEY="unused",
-                    ANTHROPIC_BASE_URL=serve.root, ANTHROPIC_API_KEY="unused")
+                    ANTHROPIC_BASE_URL=serve.root, ANTHROPIC_API_KEY="unused",
+                    GOOGLE_GEMINI_BASE_URL=serve.root, GEMINI_API_KEY="unused")
     return subprocess.run([sys.executable, str(EXAMPLES / app), QUESTION], capture_output=True,
                           env=env, timeout=120)
 
@@ -65,6 +67,17 @@ def test_the_command_s_status_is_agentdbg_s_and_its_findings_are_summed_up(tmp_p
     assert run.returncode == 1 and "must be a response to a preceeding message" in err
     assert "python exited with status 1" in err
     assert "findings: 1 error, 0 warnings\n    ✗ orphan-tool-message ×1\n" in err
+    assert "conversation 1: 2 requests ✗ 1" in err
+
+
+def test_a_last_request_sent_with_its_calls_unanswered_is_counted(tmp_path):
+    # the app appends the model's calls but never their results: the request it then sends
+    # (the last one, which the API refuses) ends on calls no tool message answers
+    run = agentdbg("proxy", "--offline", "--save", str(tmp_path), "--", sys.executable,
+                   str(EXAMPLES / "agent_app.py"), QUESTION, "--drop-results")
+    err = run.stderr.decode()
+    assert run.returncode == 1 and "did not have response messages: call_o1" in err
+    assert "findings: 1 error, 0 warnings\n    ✗ missing-tool-response ×1\n" in err, err[-1500:]
     assert "conversation 1: 2 requests ✗ 1" in err
 
 

@@ -85,11 +85,34 @@ def test_the_debug_your_own_app_recipe_runs_as_written():
         assert replay.returncode == 0, replay.stdout + replay.stderr
 
 
+@pytest.mark.slow
+def test_the_one_line_per_client_recipe_runs_as_written():
+    commands = readme.recipe_commands(readme.CLIENT_LINES)
+    app = readme.one_line_app()
+    # the coding agents' lines are run by tests/oneclick/test_coding_agents.py (pinned clients)
+    agents = {c.split(" -- ", 1)[1] for c in commands if c != app}
+    assert commands[0] == app and agents == {"claude", "codex", "gemini"}
+    tested = (ROOT / "tests" / "oneclick" / "test_coding_agents.py").read_text(encoding="utf-8")
+    for name in ("claude_code", "codex", "gemini_cli"):
+        assert f"def test_{name}_completes_a_tool_turn_through_the_proxy(" in tested
+    with readme.scratch() as runner:
+        run = runner.run(app)
+        assert run.returncode == 0, run.stderr                 # no key, no network
+        assert "杭州转运中心已发出" in run.stdout and "agentdbg" not in run.stdout
+        assert "3 requests in 1 conversation" in run.stderr and "findings: none" in run.stderr
+        [saved] = (runner.folder / "home" / "runs").glob("proxy-*-conversation-1.jsonl")
+        replay = runner.run(f"agentdbg replay {saved}")
+        assert replay.returncode == 0, replay.stdout + replay.stderr
+
+
 def test_normalising_keeps_everything_but_timings_paths_and_ports():
     text = "turn 1 · 59 tokens · 0.7 ms\ntranscript: /tmp/agentdbg-readme-x1/home/runs/a.jsonl\n" \
-           "127.0.0.1:43121 call_o1 SF123456"
+           "127.0.0.1:43121 call_o1 SF123456\nagentdbg proxy: python exited with status 0 after " \
+           "5.2 s\n  log: ~/runs/proxy-20261201-192949-dd98.log"
     assert readme.normalise(text) == ("turn 1 · 59 tokens · <t> ms\ntranscript: <tmp>\n"
-                                      "127.0.0.1:<port> call_o1 SF123456")
+                                      "127.0.0.1:<port> call_o1 SF123456\nagentdbg proxy: python "
+                                      "exited with status 0 after <t> s\n"
+                                      "  log: ~/runs/proxy-<stamp>-<id>.log")
 
 
 def test_normalising_what_varies_from_day_to_day_keeps_the_rest():

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from agentdbg.cli import app
 from agentdbg.report import semconv as sc
+from agentdbg.report.otel import conversation_id
 
 from .otlp_receiver import Receiver, attributes
 from .report_fixtures import APP, ORDER_Q, ROOT, SECRET, Proc
@@ -171,7 +172,7 @@ def test_run_exports_as_it_goes(tmp_path):
     spans = rec.spans()
     agent = next(s for s in spans if s.name == "invoke_agent")
     a = attributes(agent)
-    assert a[sc.CONVERSATION_ID] == "order" and a[sc.STOP_REASON] == "completed"
+    assert a[sc.CONVERSATION_ID] == conversation_id("order", False) and a[sc.STOP_REASON] == "completed"
     assert a[sc.PROVIDER_NAME] == "agentdbg.offline"
     assert sorted(s.name for s in spans if s is not agent) == ["chat offline"] * 3 + [
         "execute_tool query_logistics", "execute_tool query_order"]
@@ -221,7 +222,8 @@ def test_the_proxy_exports_each_conversation_as_it_goes(tmp_path):
     assert "warning" not in log and "Traceback" not in log
     transcripts = sorted(saved.glob("*.jsonl"))
     agents = [s for s in spans if s.name == "invoke_agent"]
-    assert sorted(attributes(a)[sc.CONVERSATION_ID] for a in agents) == [p.stem for p in transcripts]
+    assert sorted(attributes(a)[sc.CONVERSATION_ID] for a in agents) == \
+        sorted(conversation_id(p.stem, False) for p in transcripts)
     assert len({a.trace_id for a in agents}) == 2                  # one trace per conversation
     for agent in agents:
         mine = [s for s in spans if s.trace_id == agent.trace_id and s is not agent]

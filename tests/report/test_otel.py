@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 
 from agentdbg.report import semconv as sc
-from agentdbg.report.otel import ExportError, LiveExporter, export_transcript
+from agentdbg.report.otel import ExportError, LiveExporter, conversation_id, export_transcript
 
 from .otlp_receiver import Receiver, attributes
 from .report_fixtures import ORDER_Q, ROOT
@@ -41,7 +41,8 @@ def test_a_run_is_one_agent_span_with_chat_and_tool_children(made):
     assert r.scopes()[0].name == "agentdbg"
     a = attributes(agent)
     assert a[sc.OPERATION_NAME] == "invoke_agent" and a[sc.PROVIDER_NAME] == "agentdbg.offline"
-    assert a[sc.STOP_REASON] == "completed" and a[sc.CONVERSATION_ID] == "order"
+    assert a[sc.STOP_REASON] == "completed"
+    assert a[sc.CONVERSATION_ID] == conversation_id("order", False) != "order"   # no content
     assert a[sc.USAGE_INPUT_TOKENS] == 2072 and a[sc.USAGE_OUTPUT_TOKENS] == 140   # estimated from the answer
     chat = sorted(names["chat offline"], key=lambda s: s.start_time_unix_nano)
     first = attributes(chat[0])
@@ -55,7 +56,7 @@ def test_a_run_is_one_agent_span_with_chat_and_tool_children(made):
     assert chat[0].kind == 3 and agent.kind == 1 and names["execute_tool query_order"][0].kind == 1
     for s in spans:                       # no content unless asked for
         assert not {sc.INPUT_MESSAGES, sc.OUTPUT_MESSAGES, sc.TOOL_CALL_ARGUMENTS,
-                    sc.TOOL_CALL_RESULT, sc.TOOL_DEFINITIONS} & set(attributes(s))
+                    sc.TOOL_CALL_RESULT, sc.TOOL_DEFINITIONS, sc.TOOL_DESCRIPTION} & set(attributes(s))
 
 
 def test_timestamps_come_from_the_transcript(made):
@@ -116,7 +117,7 @@ def test_a_failed_tool_and_the_users_actions(made):
 
 def test_findings_are_events_on_the_span_of_their_message(made):
     with Receiver() as r:
-        export_transcript(made["proxy_forget"], otlp_url=r.url)
+        export_transcript(made["proxy_forget"], otlp_url=r.url, content=True)
     spans = r.spans()
     agent = next(s for s in spans if s.name == "invoke_agent")
     assert attributes(agent)[sc.PROVIDER_NAME] == "openai"        # an OpenAI-compatible endpoint

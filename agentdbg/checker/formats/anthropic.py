@@ -23,6 +23,7 @@ from agentdbg.checker.formats.common import (
 )
 from agentdbg.checker.rules.pairing import first_misplaced
 from agentdbg.i18n import Msg
+from agentdbg.schemas import budgeted
 from agentdbg.wire.common import canonical
 from agentdbg.wire.pairing import SERVER_CALLS, Turn, WirePairing, pair_anthropic
 
@@ -60,6 +61,7 @@ def check_anthropic(body: dict | list, profile: str = "openai", *,
     return analyze_anthropic(body, profile, in_progress=in_progress)[0]
 
 
+@budgeted   # the request's calls share one check's work budget
 def analyze_anthropic(body: dict | list, profile: str = "openai", *,
                       in_progress: bool = False) -> tuple[list[Finding], WirePairing]:
     """Findings and the pairing they were judged on (the view draws the same pairing).

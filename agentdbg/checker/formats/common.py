@@ -82,7 +82,7 @@ def parsed_arguments(text: str) -> tuple[Any, str | None]:
 
 def schema_mismatch(schemas: dict, name: str, text: str, value: dict) -> str:
     schema = schemas.get(name)
-    return schema_problems(schema, text, value) if isinstance(schema, dict) else ""
+    return schema_problems(schema, text, value, name=name) if isinstance(schema, dict) else ""
 
 
 __all__ = ["ERROR", "WARNING", "FormatCtx", "registry"]

@@ -35,7 +35,8 @@ from agentdbg.checker.formats.responses_items import (
 )
 from agentdbg.checker.rules.request import _strict_problem
 from agentdbg.i18n import N_, Msg
-from agentdbg.messages import json_kind
+from agentdbg.messages import duplicate_keys, json_kind
+from agentdbg.schemas import budgeted
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing, pair_responses
 
 RESPONSES_RULES = {**SHARED_RULES, **registry(
@@ -51,7 +52,7 @@ REPORTS = {
                      "reasoning-without-following-item", "duplicate-item-id", "item-id-prefix",
                      "item-not-persisted", "reasoning-item-malformed"), "E"),
     **dict.fromkeys(("duplicate-tool-response", "duplicate-tool-call-id", "unknown-tool",
-                     "arguments-schema-mismatch"), "W"),
+                     "arguments-schema-mismatch", "arguments-duplicate-key"), "W"),
     **dict.fromkeys(("arguments-invalid-json", "arguments-not-object"), "W (E under `vllm`, `qwen`)"),
     "interleaved-message": "P `deepseek`, `deepseek-thinking`",
     "reasoning-item-missing": "E (W with `store: false`)",
@@ -69,6 +70,7 @@ def check_responses(body: dict | list, profile: str = "openai", *, prior: list |
     return analyze_responses(body, profile, prior=prior, in_progress=in_progress)[0]
 
 
+@budgeted   # the request's calls share one check's work budget
 def analyze_responses(body: dict | list, profile: str = "openai", *, prior: list | None = None,
                       in_progress: bool = False) -> tuple[list[Finding], WirePairing]:
     """Findings and the pairing they were judged on (the view draws the same pairing).
@@ -171,6 +173,12 @@ def _arguments(ctx: FormatCtx, i: int, item: dict, name: str, schemas: dict | No
                 f"string, but got {kind.split()[-1]} instead.", cid)
         return
     value, error = parsed_arguments(args)
+    repeated = duplicate_keys(args) if isinstance(value, dict) else ()
+    if repeated:
+        ctx.add("arguments-duplicate-key", i, path, Msg(
+                "arguments repeat the key {key}: JSON parsers keep the last value, so the tool "
+                "gets that one and the first is ignored (a reader or an approval may have seen "
+                "the first); send each key once", {"key": repr(repeated[0])}), None, cid)
     if error is not None:
         ctx.add("arguments-invalid-json", i, path, Msg(
                 "arguments are not valid JSON ({error}); a history with broken arguments poisons "

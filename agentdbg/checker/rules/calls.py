@@ -10,7 +10,7 @@ from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_argu
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.profiles import quoted, severity
 from agentdbg.i18n import N_, Msg
-from agentdbg.messages import canonical_json, json_kind
+from agentdbg.messages import canonical_json, duplicate_keys, json_kind
 
 # -- tool-call shape -------------------------------------------------------------------
 
@@ -58,13 +58,13 @@ def _clean_call(ctx: Ctx, i: int, j: int, call: Any) -> bool:
         parsed = parse_arguments(args)
     except ValueError:
         return False
-    if type(parsed) is not dict:
+    if type(parsed) is not dict or duplicate_keys(args):
         return False
     if not ctx.req.declares_tools() or _answered(ctx, i, j):
         return True
     schemas = ctx.req.tool_schemas()
     return name in schemas and not schema_problems(schemas[name], args, parsed,
-                                                   ctx.schema_key(name, schemas[name]))
+                                                   ctx.schema_key(name, schemas[name]), name)
 
 
 def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
@@ -113,6 +113,13 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
             {"j": j, "kind": Msg(json_kind(parsed))}),
                                 f"'{kind}' object has no attribute 'items'")
         return
+    repeated = duplicate_keys(args)
+    if repeated:
+        yield make("arguments-duplicate-key", i, Msg(
+                   "tool_calls[{j}] arguments repeat the key {key}{more}: JSON parsers keep the "
+                   "last value, so the tool gets that one and the first is ignored (a reader or an "
+                   "approval may have seen the first); send each key once",
+                   {"j": j, "key": repr(repeated[0]), "more": _more(repeated)}), None, cid)
     if not name_ok or not ctx.req.declares_tools() or _answered(ctx, i, j):
         return
     schemas = ctx.req.tool_schemas()
@@ -123,11 +130,15 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
                    {"j": j, "name": repr(name), "tools": ", ".join(schemas) or Msg("none")}),
                    None, cid)
         return
-    problems = schema_problems(schemas[name], args, parsed, ctx.schema_key(name, schemas[name]))
+    problems = schema_problems(schemas[name], args, parsed, ctx.schema_key(name, schemas[name]), name)
     if problems:
         yield make("arguments-schema-mismatch", i, Msg(
                    "tool_calls[{j}] arguments fail the {name} schema: {problems}; validate before "
                    "executing", {"j": j, "name": repr(name), "problems": problems}), None, cid)
+
+
+def _more(keys: tuple[str, ...]) -> Msg | str:
+    return Msg(" (and {keys})", {"keys": ", ".join(map(repr, keys[1:4]))}) if len(keys) > 1 else ""
 
 
 def _broken_arguments(ctx: Ctx, rule: str, i: int, cid: str | None, what: Msg,
@@ -187,31 +198,37 @@ _VALIDATORS: LruCache[str, Any] = LruCache(2_000)                 # schema text 
 _RESULTS: LruCache[tuple[str, str], str] = LruCache(20_000)       # (schema, arguments) -> problems
 
 
-def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None = None) -> str:
+def schema_problems(schema: Any, args_text: str, parsed: dict, key: str | None = None,
+                    name: str = "?") -> str:
     """'' when ``parsed`` fits ``schema``; else the failing fields. Cached by schema+arguments.
 
     Nothing is retrieved (``$ref`` resolves only inside the schema) and patterns run on RE2
-    (see ``agentdbg.schemas``); what cannot be checked is not claimed to fail."""
+    (see ``agentdbg.schemas``); what cannot be checked is not claimed to fail, and a schema
+    or arguments over the work budget are left unchecked and noted (``schemas.note_skip``)."""
     if not isinstance(schema, dict):
         return ""
+    from agentdbg import schemas
+
     key = key or canonical_json(schema)
+    compiled = _VALIDATORS.get(key)
+    if compiled is None:
+        compiled = schemas.checkable(schema)
+        _VALIDATORS.put(key, compiled)
+    validator, skipped = compiled
+    if skipped is not None:
+        schemas.note_skip(f"tool {name!r}", f"arguments left unchecked: {skipped}")
+    if validator is None:
+        return ""
     hit = _RESULTS.get((key, args_text))
     if hit is not None:
         return hit
-    from agentdbg import schemas
-
-    validator = _VALIDATORS.get(key)
-    if validator is None:
-        try:
-            validator = schemas.validator(schema) if schemas.schema_error(schema) is None else False
-        except schemas.Uncheckable:
-            validator = False
-        _VALIDATORS.put(key, validator)
-    if validator is False:
-        return ""
     try:
         result = "; ".join(schemas.problems(validator, parsed))
     except schemas.Uncheckable:
         result = ""  # nested too deeply to follow: nothing is claimed
+    except schemas.TooCostly as exc:
+        schemas.note_skip(f"tool {name!r}", f"arguments left unchecked: {exc}")
+        result = ""  # over the budget: nothing is claimed (and the result is not cached:
+        return result  # it would hide the note from the next check)
     _RESULTS.put((key, args_text), result)
     return result

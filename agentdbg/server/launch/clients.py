@@ -11,7 +11,11 @@ are recognised by their command's name (``--client NAME`` forces one):
   model_providers.ID.base_url="…"`` (a provider of the user's own): an overlay of its
   config.toml for this run only. The file is never touched.
 * ``gemini`` (Gemini CLI): the variables, and ``GEMINI_CLI_TRUST_WORKSPACE=true`` when it runs
-  without a terminal (headless, it refuses a folder not yet trusted).
+  without a terminal (headless, it refuses a folder not yet trusted). Only API-key sign-in
+  sends Gemini API requests; it is chosen in its settings files alone
+  (``security.auth.selectedType: gemini-api-key``; with ``GOOGLE_GEMINI_BASE_URL`` set and none
+  chosen, ``gemini -p`` stops with "Invalid auth method selected."), so agentdbg reads them and
+  says what to set — it never writes them.
 
 With ``--offline`` or ``--script`` (agentdbg serve behind the proxy), a placeholder key goes
 where a client insists on one and has none.
@@ -138,9 +142,17 @@ class Codex(App):
                   f'base_url = {url}, wire_api = "responses", supports_websockets = false, {auth}}}'])
 
 
+API_KEY_AUTH = "gemini-api-key"
+
+
 class GeminiCli(App):
     name = "gemini"
     commands = ("gemini",)
+
+    def upstreams(self, plan: Plan, families: tuple[Family, ...], cwd: Path) -> None:
+        super().upstreams(plan, families, cwd)
+        if family("gemini") in families:
+            plan.notes.extend(_gemini_sign_in(configs.gemini_auth(plan.env, cwd)))
 
     def point(self, plan: Plan, families: tuple[Family, ...], root: str, offline: bool) -> None:
         super().point(plan, families, root, offline)
@@ -149,6 +161,24 @@ class GeminiCli(App):
                               "this build): gemini's requests go to its own endpoint, unrecorded")
         if not os.isatty(0):
             plan.env.setdefault("GEMINI_CLI_TRUST_WORKSPACE", "true")
+
+
+def _gemini_sign_in(found: configs.Found) -> list[str]:
+    """What to tell the user when Gemini CLI's settings do not pick API-key sign-in: only then
+    are its requests Gemini API requests that reach agentdbg. The setting lives in a file
+    only (no variable or flag sets it), and agentdbg does not write the client's files."""
+    if found.value == API_KEY_AUTH:
+        return found.notes
+    fix = (f'put {{"security": {{"auth": {{"selectedType": "{API_KEY_AUTH}"}}}}}} in '
+           "~/.gemini/settings.json (agentdbg does not write it)")
+    if found.value is None:
+        said = ("Gemini CLI's settings pick no sign-in (security.auth.selectedType): with "
+                "GOOGLE_GEMINI_BASE_URL set, it stops with 'Invalid auth method selected.' when "
+                f"run with -p; {fix}")
+    else:
+        said = (f"Gemini CLI signs in with {found.value!r} ({found.source}): its requests do "
+                f"not go to the Gemini API, nor through agentdbg; for API-key sign-in, {fix}")
+    return [*found.notes, said]
 
 
 CLIENTS: dict[str, type[App]] = {c.name: c for c in (App, ClaudeCode, Codex, GeminiCli)}

@@ -168,3 +168,36 @@ def toml_key(key: str) -> str:
     """``key`` as a TOML key: bare when it may be, else quoted."""
     bare = key and all(c.isascii() and (c.isalnum() or c in "-_") for c in key)
     return key if bare else json.dumps(key)
+
+
+# -- Gemini CLI ---------------------------------------------------------------------------------
+
+def gemini_settings_files(env: dict[str, str], cwd: Path) -> list[Path]:
+    """Its settings files, the one that wins first: the workspace's, then the user's
+    (``$GEMINI_CLI_HOME``, else the home folder, ``/.gemini/settings.json``)."""
+    home = Path(env.get("GEMINI_CLI_HOME") or env.get("HOME") or Path.home())
+    return [cwd / ".gemini" / "settings.json", home / ".gemini" / "settings.json"]
+
+
+def gemini_auth(env: dict[str, str], cwd: Path) -> Found:
+    """How Gemini CLI signs in: ``security.auth.selectedType`` of the first settings file that
+    sets it (or the older top-level ``selectedAuthType``). A file with comments is not read."""
+    found = Found()
+    for path in gemini_settings_files(env, cwd):
+        raw = _read(path, found.notes)
+        if raw is None:
+            continue
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            found.notes.append(f"{path}: not plain JSON; its sign-in setting is not taken "
+                               "into account")
+            continue
+        auth = _table(_table(data, "security") if isinstance(data, dict) else {}, "auth")
+        value = auth.get("selectedType")
+        if value is None and isinstance(data, dict):
+            value = data.get("selectedAuthType")
+        if isinstance(value, str) and value:
+            found.value, found.source = value, f"{path} (security.auth.selectedType)"
+            return found
+    return found

@@ -17,8 +17,7 @@ The variables, as the clients read them (looked up in their sources):
 
 The first variable is always set; the others only where the command's environment already
 has them (litellm and LangChain read them before, or instead of, the first). A family is
-pointed at the proxy only when the proxy relays one of its wire formats (Gemini waits for
-its codec).
+pointed at the proxy only when the proxy relays one of its wire formats.
 """
 
 from __future__ import annotations

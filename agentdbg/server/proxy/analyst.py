@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentdbg import schemas
 from agentdbg.checker import has_errors
 from agentdbg.server.proxy.conversations import Tracker
 from agentdbg.server.proxy.copies import Cut, decoded, size_text
@@ -73,6 +74,20 @@ class Analysis:
         self._open: dict[int, Seen | None] = {}
         self.unrecorded: list[str] = []     # relayed, not recorded (or only in part): why
         tracker.say = view.note
+        self.skips = schemas.Skips()      # schemas left unchecked (work budget): said once
+
+    @staticmethod
+    def warm() -> None:
+        """Load now what the first exchange would load on its way (each format's codec and
+        chat conversion, the checker of each format, the wire view): done at the first request,
+        it delayed that request's analysis (and with --block-invalid the request itself) by
+        hundreds of ms."""
+        import importlib
+
+        for module in ("agentdbg.wire.anthropic", "agentdbg.wire.responses", "agentdbg.wire.gemini",
+                       "agentdbg.checker.formats", "agentdbg.render.wire_view"):
+            importlib.import_module(module)
+        codecs.every()
 
     def handle(self, job: tuple) -> Any:
         kind, *args = job
@@ -103,7 +118,8 @@ class Analysis:
             self.view.note(note)
             return Verdict(note=note)
         try:
-            seen = judge(wire, body, self.tracker, client, self.profile)
+            with schemas.noting_skips(self.skips):
+                seen = judge(wire, body, self.tracker, client, self.profile)
         except Exception as exc:  # noqa: BLE001 - what is relayed is recorded, checked or not
             seen = self._unchecked(wire, body, client)
             self._follow(ex_id, seen, len(raw))
@@ -112,6 +128,8 @@ class Analysis:
             return Verdict(seen.conv.number, body, [], wire=wire_name)
         self._follow(ex_id, seen, len(raw))
         self.view.show_request(seen)
+        for line in self.skips.take():
+            self.view.note(line)
         return Verdict(seen.conv.number, body, seen.findings, wire=wire_name)
 
     def _follow(self, ex_id: int, seen: Seen, size: int) -> None:

@@ -110,6 +110,7 @@ class ThreadAnalyst(_Analyst):
         self._jobs.put(job)
 
     def _run(self) -> None:
+        self.analysis.warm()
         while True:
             job = self._jobs.get()
             if job[0] == "_sync":
@@ -320,6 +321,7 @@ def _child(make_analysis: Callable[[], Analysis], jobs, results, taken, stage,
     _yield_cpu()
     parent = os.getppid()
     analysis = make_analysis()
+    analysis.warm()      # on CPU time nobody else wants, before the first request comes
     yielding = True
     while True:
         if yielding and stage[0] != RUNNING:   # the proxy is stopping: the backlog at full speed

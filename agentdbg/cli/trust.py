@@ -1,0 +1,65 @@
+"""``agentdbg trust``: say which found tools files may run code (see ``agentdbg.trust``), and
+the (y/N) question an interactive run asks about one."""
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from agentdbg.cli.app import command
+from agentdbg.cli.options import DebugOpt
+from agentdbg.errors import AgentdbgError
+
+
+@command(name="trust", epilog="Exit status: 0 done; 2 no such file or bad usage.")
+def trust_cmd(
+    file: Annotated[Path | None, typer.Argument(
+        help="The tools file (default ./tools.yaml).", show_default=False)] = None,
+    list_: Annotated[bool, typer.Option(
+        "--list", help="List the trusted files and whether each changed since.")] = False,
+    revoke: Annotated[bool, typer.Option(
+        "--revoke", help="Forget FILE's trust: it runs nothing again until trusted.")] = False,
+    debug: DebugOpt = False,
+) -> int:
+    """Trust a tools file agentdbg finds by itself (./tools.yaml): its python handlers may be
+    imported, its commands run and its MCP servers started. Its content is recorded (the file
+    and the handler modules and scripts it names): a change asks again. A file you name with
+    --tools is trusted anyway."""
+    from agentdbg import trust
+    from agentdbg.textsafe import one_line
+
+    if list_:
+        if file is not None or revoke:
+            raise AgentdbgError("--list takes no FILE and no --revoke")
+        entries = trust.recorded()
+        for name, state in entries:
+            print(f"{state:<14} {one_line(name)}")
+        if not entries:
+            print(f"no trusted tools files ({one_line(trust.store_path())})")
+        return 0
+    path = file if file is not None else Path("tools.yaml")
+    if revoke:
+        done = trust.revoke(path)
+        print(f"{'no longer trusted' if done else 'was not trusted'}: {one_line(path)}")
+        return 0
+    value = trust.record_trust(path)
+    print(f"trusted: {one_line(path)} ({value[:19]}…): it {one_line(trust.runs(path).phrase())}")
+    return 0
+
+
+def interactive(json_out: bool = False) -> bool:
+    """A person at a terminal can be asked (not with --json, not when piped)."""
+    return not json_out and sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def ask(path: Any, runs: Any) -> bool:
+    """Ask once, on the terminal, whether to trust a found tools file (default no)."""
+    from agentdbg.textsafe import one_line
+
+    print(f"agentdbg: {one_line(path)} was found here, not named with --tools; it "
+          f"{one_line(runs.phrase())}.", file=sys.stderr)
+    print("Trust it and run its code? (agentdbg trust records it; a change asks again) [y/N] ",
+          end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline()
+    return answer.strip().lower() in ("y", "yes")

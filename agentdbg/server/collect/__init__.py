@@ -1,0 +1,1 @@
+"""``agentdbg collect``: an OTLP/HTTP receiver whose spans become checked, saved conversations."""

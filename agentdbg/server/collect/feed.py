@@ -1,0 +1,252 @@
+"""What ``collect`` does with each export it received, away from the receiver, in order.
+
+The receiver only reads bytes and answers; each export is handed here (``Feed.take``), and one
+worker thread decodes it (gzip undone with a cap, OTLP JSON or protobuf), turns its spans into
+calls (``traces.otlp.Assembler``: one conversation per trace and agent), checks each request as
+the proxy does (the format's rules on the body, the cross-request rules on the conversation),
+writes it to the conversation's transcript (``transcript.imported.Recorder``, the proxy's
+shape) and draws it as the proxy draws it. A bad export is one line on the console, never a
+stop.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentdbg.checker.rules.conversation import ConversationRules
+from agentdbg.traces.exchange import Called, Thread
+from agentdbg.traces.otlp import Assembler
+from agentdbg.traces.spans import OtlpError, Span, from_json, from_protobuf
+from agentdbg.transcript.imported import Recorder, chat_of
+from agentdbg.wire import codec as codecs
+from agentdbg.wire.common import strip_wire
+
+MAX_DECODED = 64 << 20       # bytes of one export once gzip is undone
+BACKLOG = 256 << 20          # bytes of exports waiting for the worker; past it, counted as dropped
+
+
+@dataclass
+class Export:
+    number: int
+    body: bytes
+    content_type: str
+    encoding: str | None
+
+
+@dataclass
+class Stats:
+    exports: int = 0
+    spans: int = 0
+    calls: int = 0
+    findings: int = 0
+    dropped: int = 0
+    bad: list[str] = field(default_factory=list)
+
+
+class _Conv:
+    """What the drawing reads of a conversation (the proxy view's ``seen.conv``)."""
+
+    def __init__(self, number: int):
+        self.number = number
+        self.rules = ConversationRules()
+
+
+@dataclass
+class _Seen:
+    """One request as the proxy view draws it."""
+
+    wire: Any
+    body: dict[str, Any]
+    conv: _Conv
+    messages: list[Any]
+    findings: list[Any]
+    new_from: int = 0
+    pairing: Any = None
+    notes: list[str] = field(default_factory=list)
+
+
+def decode(export: Export) -> list[Span]:
+    """The spans of one export (``OtlpError`` naming what it is not)."""
+    data = export.body
+    if export.encoding == "gzip":
+        data = _gunzip(data)
+    elif export.encoding not in (None, "", "identity"):
+        raise OtlpError(f"content encoding {export.encoding!r} is not supported (gzip is)")
+    if export.content_type.startswith("application/json"):
+        import json
+
+        try:
+            doc = json.loads(data)
+        except (ValueError, RecursionError) as exc:
+            raise OtlpError(f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+        return from_json(doc)
+    return from_protobuf(data)
+
+
+def _gunzip(data: bytes) -> bytes:
+    """gzip undone, refusing more than ``MAX_DECODED`` bytes (a small bomb stays small)."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = d.decompress(data, MAX_DECODED + 1)
+    except zlib.error as exc:
+        raise OtlpError(f"not gzip data ({exc})") from None
+    if len(out) > MAX_DECODED:
+        raise OtlpError(f"more than {MAX_DECODED >> 20} MB once decompressed")
+    return out
+
+
+class Feed:
+    """The worker: exports in, conversations out (``take`` from any thread)."""
+
+    def __init__(self, folder: Path, label: str, view: Any, profile: str = "openai"):
+        self.recorder = Recorder(folder, label, origin="otlp collect")
+        self.assembler = Assembler()
+        self.view = view
+        self.profile = profile
+        self.stats = Stats()
+        self.convs: dict[str, _Conv] = {}
+        self.queue: queue.Queue[Export | None] = queue.Queue()
+        self.waiting = 0
+        self.closing = False      # Ctrl-C: catch up, drawing only what has findings
+        self.abandon = False      # a second Ctrl-C: the exports still waiting are not read
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._run, name="agentdbg-collect", daemon=True)
+        self.thread.start()
+
+    def take(self, export: Export) -> bool:
+        """Queue an export; False (counted as dropped) when the backlog is full."""
+        with self.lock:
+            if self.waiting + len(export.body) > BACKLOG:
+                self.stats.dropped += 1
+                return False
+            self.waiting += len(export.body)
+        self.queue.put(export)
+        return True
+
+    def _run(self) -> None:
+        while True:
+            export = self.queue.get()
+            if export is None:
+                self.queue.task_done()
+                return
+            with self.lock:
+                self.waiting -= len(export.body)
+            if self.abandon:
+                self.stats.dropped += 1
+                self.queue.task_done()
+                continue
+            try:
+                self.handle(export)
+            except Exception as exc:  # noqa: BLE001 - one export's failure never stops the rest
+                self._said(f"export {export.number}: agentdbg could not read it "
+                           f"({type(exc).__name__}: {exc})")
+            finally:
+                self.queue.task_done()
+
+    def handle(self, export: Export) -> None:
+        self.stats.exports += 1
+        try:
+            spans = decode(export)
+        except OtlpError as exc:
+            self._said(f"export {export.number}: not an OTLP trace export: {exc}")
+            return
+        self.stats.spans += len(spans)
+        # behind (more exports waiting): a call is drawn only when it has findings, the rest
+        # are one line for the export — drawing every call would never catch up
+        brief = self.closing or not self.queue.empty()
+        quiet: list[int] = []
+        for item in self.assembler.feed(spans):
+            if isinstance(item, Thread):
+                self.recorder.add(item)
+            elif isinstance(item, Called):
+                number = self._call(item, brief)
+                if number is not None:
+                    quiet.append(number)
+        if quiet and self.view is not None:
+            convs = sorted(set(quiet))
+            self.view.note(f"export {export.number}: {len(quiet)} call(s) with no finding in "
+                           f"conversation(s) {_numbers(convs)} (not drawn: collect is catching up)")
+
+    def _call(self, called: Called, brief: bool = False) -> int | None:
+        """Check, record and draw one call; in ``brief`` mode one with no finding is not drawn
+        (its conversation's number is returned, for the export's line)."""
+        from agentdbg.checker import check
+
+        thread = self.recorder.threads[called.key]
+        codec = codecs.get(thread.wire)
+        body = called.exchange.body
+        messages, _ = chat_of(thread.wire, body)
+        conv = self.convs.get(called.key)
+        fresh = conv is None
+        if conv is None:
+            conv = self.convs[called.key] = _Conv(len(self.convs) + 1)
+        new_from = 0 if fresh else _common(conv.rules.last_messages, messages)
+        findings = conv.rules.check(messages) + check(body, self.profile)
+        self.recorder.add(called, [f.to_dict() for f in findings])
+        self.stats.calls += 1
+        self.stats.findings += len(findings)
+        seen = _Seen(codec, body, conv, messages, findings, new_from)
+        reply = codec.reply(called.exchange.reply) if called.exchange.reply is not None else None
+        message = strip_wire(reply.message) if reply is not None else None
+        conv.rules.saw_response(messages, message)
+        if self.view is None:
+            return None
+        if brief and not findings and message is not None:
+            return conv.number
+        self.view.show_request(seen)
+        if message is not None:
+            self.view.show_response(seen, message, called.exchange.reply, [],
+                                    called.exchange.latency_ms or 0.0)
+        else:
+            self.view.note(f"conversation {conv.number}: no reply: {called.exchange.error}")
+        return None
+
+    def _said(self, text: str) -> None:
+        if len(self.stats.bad) < 1000:
+            self.stats.bad.append(text)
+        if self.view is not None:
+            self.view.note(text)
+
+    def close(self) -> list[Any]:
+        """Finish every export received (nothing received is lost; a second Ctrl-C leaves the
+        ones still waiting unread, counted), then the stop events."""
+        self.closing = True
+        waiting = self.queue.qsize()
+        if waiting and self.view is not None:
+            self.view.note(f"reading the {waiting} export(s) still waiting (Ctrl-C again: leave them)")
+        self.queue.put(None)
+        try:
+            self.thread.join()
+        except KeyboardInterrupt:
+            self.abandon = True
+            self.thread.join()
+        return self.recorder.close()
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Wait until every export received so far is handled (tests, the bench)."""
+        deadline = time.monotonic() + timeout
+        while self.queue.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.002)
+
+
+def _numbers(numbers: list[int]) -> str:
+    """1, 2, 3, 5 -> "1–3, 5"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+
+
+def _common(before: list[Any], now: list[Any]) -> int:
+    from agentdbg.transcript.compare import common_prefix
+
+    return common_prefix(before, now)

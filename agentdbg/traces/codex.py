@@ -1,0 +1,170 @@
+"""Codex CLI rollout files (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl``) as a Responses
+API conversation.
+
+Each line is ``{"timestamp", "type", "payload"}``: ``session_meta`` (the session's id, its base
+instructions, and for a subagent's session the thread that spawned it), ``turn_context`` (the
+model of the turn), ``response_item`` (an item of the conversation as the API knows it:
+messages, ``reasoning``, ``function_call`` / ``function_call_output``, ``custom_tool_call`` /
+``custom_tool_call_output``, …), ``compacted`` (a compaction and the history that replaced
+it) and ``event_msg`` / ``token_usage_record`` (the client's own events; a usage record closes
+one response and names it). A request is the instructions and every item so far; its response
+is the run of items the model produced after them. Codex sends its base instructions as a
+first developer message: so does the import.
+
+A rollout does not record the tools offered nor the requests' parameters: said once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agentdbg.traces.exchange import Called, Ended, Exchange, Item, Link, Thread, epoch
+from agentdbg.traces.lines import Where, records, text
+
+SOURCE = "codex"
+#: items the model produces (a response's output); every other item is input
+OUTPUT_TYPES = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call",
+                          "web_search_call", "file_search_call", "computer_call",
+                          "code_interpreter_call", "image_generation_call", "mcp_call",
+                          "tool_search_call"})
+#: fields Codex adds to an item for itself (never sent to the API)
+PRIVATE = ("internal_chat_message_metadata_passthrough",)
+
+
+def looks_like(first: list[dict[str, Any]]) -> bool:
+    return any(r.get("type") in ("session_meta", "response_item", "turn_context")
+               and isinstance(r.get("payload"), dict) for r in first)
+
+
+def is_output(item: dict[str, Any]) -> bool:
+    kind = item.get("type")
+    return kind in OUTPUT_TYPES or (kind == "message" and item.get("role") == "assistant")
+
+
+class _Rollout:
+    def __init__(self, path: Path):
+        self.path = path
+        self.thread = Thread(path.stem, "responses", SOURCE, agent="main",
+                             missing=("tools", "params", "instructions"))
+        self.instructions: str | None = None
+        self.model: str | None = None
+        self.items: list[dict[str, Any]] = []
+        self.output: list[dict[str, Any]] = []
+        self.started: float | None = None     # when the current response's first item came
+        self.last: float | None = None
+        self.announced = False
+        self.segment = 0
+
+    def meta(self, where: Where, payload: dict[str, Any]) -> None:
+        sid = text(payload.get("id")) or text(payload.get("session_id"))
+        if sid:
+            self.thread.key = sid
+        base = payload.get("base_instructions")
+        self.instructions = text(base.get("text")) if isinstance(base, dict) else text(base)
+        source = payload.get("source")
+        spawned = source.get("subagent") if isinstance(source, dict) else None
+        if isinstance(spawned, dict):
+            parent = text(spawned.get("parent_thread_id")) or text(spawned.get("thread_id"))
+            self.thread.agent = text(spawned.get("agent_name")) or text(spawned.get("name")) \
+                or "subagent"
+            if parent:
+                self.thread.parent = Link(parent, text(spawned.get("call_id")))
+        elif spawned is not None:
+            self.thread.agent = text(spawned) or "subagent"
+        self.thread.started = epoch(payload.get("timestamp"))
+
+    def item(self, item: dict[str, Any], stamp: float | None) -> Iterator[Item]:
+        item = {k: v for k, v in item.items() if k not in PRIVATE}
+        if is_output(item):
+            if not self.output:
+                self.started = self.last
+            self.output.append(item)
+        else:
+            yield from self.close()
+            self.items.append(item)
+        self.last = stamp
+
+    def close(self, response_id: str | None = None, usage: Any = None) -> Iterator[Item]:
+        """The response the output items so far make up."""
+        if not self.output:
+            return
+        if not self.announced:
+            self.announced = True
+            self.thread.model = self.model
+            yield self.thread
+        # Codex sends its base instructions as the first item, a developer message
+        head = [{"type": "message", "role": "developer", "content": [
+            {"type": "input_text", "text": self.instructions}]}] if self.instructions else []
+        body: dict[str, Any] = {"model": self.model or "unknown", "input": head + self.items}
+        reply: dict[str, Any] = {"id": response_id or f"resp_imported_{self.thread.key}_{len(self.items)}",
+                                 "object": "response", "status": "completed",
+                                 "model": self.model, "output": list(self.output)}
+        if isinstance(usage, dict):
+            reply["usage"] = usage
+        latency = (self.last - self.started) * 1000 if self.last and self.started else None
+        yield Called(self.thread.key, Exchange(body, reply, latency_ms=latency, started=self.started))
+        self.items.extend(self.output)
+        self.output = []
+
+    def compacted(self, payload: dict[str, Any]) -> Iterator[Item]:
+        """A compaction: the conversation goes on as a new one, from the history that replaced it."""
+        yield from self.close()
+        yield Ended(self.thread.key)
+        history = payload.get("replacement_history")
+        old = self.thread
+        self.segment += 1
+        key = f"{old.key.split('+compacted-')[0]}+compacted-{self.segment}"
+        self.thread = Thread(key, "responses", SOURCE, agent=old.agent, parent=Link(old.key, None),
+                             missing=old.missing, notes=["the conversation was compacted: this one "
+                                                         "goes on from what replaced it"])
+        self.announced = False
+        self.items = [dict(i) for i in history if isinstance(i, dict)] if isinstance(history, list) \
+            else ([{"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": payload["message"]}]}]
+                if isinstance(payload.get("message"), str) else [])
+
+
+def read(path: Path) -> Iterator[Item]:
+    rollout = _Rollout(path)
+    for where, record in records(path):
+        kind, payload = record.get("type"), record.get("payload")
+        if kind not in ("session_meta", "turn_context", "response_item", "compacted",
+                        "token_usage_record", "event_msg"):
+            continue
+        if not isinstance(payload, dict):
+            raise where.error(f"{kind} record: field 'payload' must be an object")
+        stamp = epoch(record.get("timestamp"))
+        if kind == "session_meta":
+            rollout.meta(where, payload)
+        elif kind == "turn_context":
+            rollout.model = text(payload.get("model")) or rollout.model
+        elif kind == "response_item":
+            if not isinstance(payload.get("type"), str):
+                raise where.error("response_item record: field 'payload.type' must be a string")
+            yield from rollout.item(payload, stamp)
+        elif kind == "compacted":
+            yield from rollout.compacted(payload)
+        elif kind == "token_usage_record":
+            rollout.last = stamp or rollout.last
+            yield from rollout.close(text(payload.get("response_id")), _usage(payload.get("usage")))
+    yield from rollout.close()
+
+
+def _usage(usage: Any) -> dict[str, Any] | None:
+    """Codex's usage record in the Responses API's words."""
+    if not isinstance(usage, dict):
+        return None
+    out: dict[str, Any] = {}
+    for theirs, ours in (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"),
+                         ("total_tokens", "total_tokens")):
+        if isinstance(usage.get(theirs), int):
+            out[ours] = usage[theirs]
+    if isinstance(usage.get("cached_input_tokens"), int):
+        out["input_tokens_details"] = {"cached_tokens": usage["cached_input_tokens"]}
+    if isinstance(usage.get("reasoning_output_tokens"), int):
+        out["output_tokens_details"] = {"reasoning_tokens": usage["reasoning_output_tokens"]}
+    if "total_tokens" not in out and "input_tokens" in out and "output_tokens" in out:
+        out["total_tokens"] = out["input_tokens"] + out["output_tokens"]
+    return out

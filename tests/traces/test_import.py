@@ -1,0 +1,96 @@
+"""agentdbg import on files the real clients wrote (tests/fixtures/traces): the conversations
+pair calls and results exactly as the proxy recorded the same runs, with no finding, and every
+command reads the session files directly."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from agentdbg.cli import app
+from agentdbg.transcript import load_transcript
+
+from .support import CLAUDE, CODEX, FIXTURES, pairs, question
+
+runner = CliRunner()
+
+
+def imported(tmp_path, source):
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["import", str(source), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return sorted(out.glob("*.jsonl"), key=lambda p: load_transcript(p).header.conversation), result.output
+
+
+def test_claude_code_session_pairs_as_the_proxy_recorded_it(tmp_path):
+    paths, said = imported(tmp_path, CLAUDE)
+    proxied = [FIXTURES / "claude-code" / f"proxy-conversation-{n}.jsonl" for n in (1, 2)]
+    assert len(paths) == 2
+    for path in paths:   # the same conversation: the same first question
+        [twin] = [p for p in proxied if question(path) in question(p)]
+        assert pairs(path) == pairs(twin) and pairs(path)
+    main, sub = (load_transcript(p).header for p in paths)
+    assert (main.agent, sub.agent) == ("main", "general-purpose")
+    assert sub.parent_call.conversation == 1 and sub.parent_call.call_id == "toolu_agent1"
+    assert main.api == sub.api == "anthropic" and main.source.startswith("claude-code ")
+    assert [call[1] for call in pairs(paths[0])] == ["Agent", "Bash"]
+    assert "started by conversation 1, call toolu_agent1" in said
+
+
+def test_codex_rollout_pairs_as_the_proxy_recorded_it(tmp_path):
+    [path], said = imported(tmp_path, CODEX)
+    assert pairs(path) == pairs(FIXTURES / "codex" / "proxy-conversation-1.jsonl")
+    assert [p[0] for p in pairs(path)] == ["call_1", "call_2"]
+    header = load_transcript(path).header
+    assert header.api == "responses" and header.tools == []
+    assert "does not record the tool definitions" in " ".join(header.notes)
+    assert "does not record the tool definitions" in said       # said once, plainly
+
+
+def test_the_imported_requests_are_the_proxys_but_for_what_codex_does_not_record(tmp_path):
+    """Item for item, each request's input is what Codex sent (but its first item: Codex adapts
+    its base instructions to the mode before sending them; the rollout keeps the base ones)."""
+    [path], _ = imported(tmp_path, CODEX)
+    from agentdbg.transcript.events import Request
+
+    ours = [e.body for e in load_transcript(path).events if isinstance(e, Request)]
+    theirs = [e.body for e in load_transcript(FIXTURES / "codex" / "proxy-conversation-1.jsonl").events
+              if isinstance(e, Request)]
+    strip = lambda items: [{k: v for k, v in i.items() if k != "id"} for i in items]  # noqa: E731
+    assert [strip(b["input"][1:]) for b in ours] == [strip(b["input"][1:]) for b in theirs]
+    assert all(b["input"][0]["role"] == "developer" for b in ours)
+
+
+def test_check_finds_nothing_in_either_session(tmp_path):
+    for source in (CLAUDE, CODEX):
+        result = runner.invoke(app, ["check", str(source)])
+        assert result.exit_code == 0, result.output
+        assert "no findings (3 recorded request(s)" in result.output
+
+
+def test_replay_report_and_diff_read_a_session_file_directly(tmp_path):
+    replayed = runner.invoke(app, ["replay", str(CODEX), "--save", str(tmp_path / "r.jsonl")])
+    assert replayed.exit_code == 0, replayed.output
+    assert "stop: completed" in replayed.output
+    report = runner.invoke(app, ["report", str(CLAUDE), "-o", str(tmp_path / "r.html")])
+    assert report.exit_code == 0, report.output
+    assert "hello" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    diff = runner.invoke(app, ["diff", str(CODEX), str(tmp_path / "r.jsonl")])
+    assert diff.exit_code == 0 and "same: every turn" in diff.output, diff.output
+
+
+def test_a_folder_is_searched_and_subagent_files_go_with_their_session(tmp_path):
+    paths, _ = imported(tmp_path, FIXTURES)
+    sources = [load_transcript(p).header.source for p in paths]
+    assert sum(s.startswith("claude-code") for s in sources) == 2     # main + subagent, once
+    assert sum(s.startswith("codex") for s in sources) == 1
+    assert sum(s.startswith("otlp") for s in sources) == 1
+
+
+def test_a_file_of_no_known_source_is_one_line_and_exit_2(tmp_path):
+    other = tmp_path / "x.jsonl"
+    other.write_text(json.dumps({"hello": 1}) + "\n")
+    result = runner.invoke(app, ["import", str(other)])
+    assert result.exit_code == 2
+    assert "x.jsonl: not a file agentdbg can import" in result.output

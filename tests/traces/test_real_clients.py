@@ -1,0 +1,106 @@
+"""Claude Code and Codex CLI (pinned from npm: tests/oneclick/npm_clients.py) run a multi-turn
+tool loop through `agentdbg proxy --script` — Claude Code with a subagent started by its Agent
+tool — and write their own session files into a temporary HOME. `agentdbg import` turns those
+files into conversations whose calls and results pair exactly as the proxy recorded the very
+same run, with no finding, and they replay. (The fixtures in tests/fixtures/traces were made
+this way; the fast tests in test_import.py read them without npm.)"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from oneclick import npm_clients
+from typer.testing import CliRunner
+
+from agentdbg.cli import app
+from agentdbg.transcript import load_transcript
+from agentdbg.transcript.events import Request
+
+from .support import FIXTURES, pairs, question
+from .tests_env import clean_env
+
+pytestmark = pytest.mark.slow
+runner = CliRunner()
+
+
+def _drive(tmp_path: Path, client: str, argv: list[str]) -> tuple[Path, list[Path]]:
+    """Run ``client`` through the proxy with the fixture's script; returns the temporary HOME and
+    the proxy's transcripts of the run (ordered by conversation)."""
+    home, work, saved = tmp_path / "home", tmp_path / "work", tmp_path / "proxied"
+    work.mkdir()
+    (home / (".claude" if client == "claude" else ".codex")).mkdir(parents=True)
+    turns = tmp_path / "turns.json"
+    shutil.copy(FIXTURES / ("claude-code" if client == "claude" else "codex") / "turns.json", turns)
+    bin_dir = npm_clients.ensure(client) / ".bin"
+    env = clean_env(HOME=str(home), CODEX_HOME=str(home / ".codex"),
+                    PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    run = subprocess.run([sys.executable, "-m", "agentdbg", "proxy", "--script", str(turns), "--save",
+                          str(saved), "--", client, *argv], capture_output=True, env=env, cwd=work,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr.decode()[-3000:]
+    assert "findings: none" in run.stderr.decode()
+    proxied = sorted(saved.glob("*-conversation-*.jsonl"), key=lambda p: load_transcript(p).header.conversation)
+    return home, proxied
+
+
+def _import(tmp_path: Path, source: Path) -> tuple[list[Path], str]:
+    out = tmp_path / "imported"
+    result = runner.invoke(app, ["import", str(source), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return sorted(out.glob("*.jsonl"), key=lambda p: load_transcript(p).header.conversation), result.output
+
+
+def _no_findings(path: Path) -> None:
+    requests = [e for e in load_transcript(path).events if isinstance(e, Request)]
+    assert requests and [f for r in requests for f in r.findings or []] == []
+
+
+def _replays(tmp_path: Path, path: Path) -> None:
+    result = runner.invoke(app, ["replay", str(path), "--save", str(tmp_path / f"replayed-{path.stem}.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "stop: completed" in result.output
+
+
+def test_claude_code_with_a_subagent_imports_as_the_proxy_recorded_it(tmp_path):
+    home, proxied = _drive(tmp_path, "claude", [
+        "-p", "use a subagent to say hello with the shell, then say hello yourself",
+        "--allowedTools", "Bash", "Agent"])
+    [session] = (home / ".claude" / "projects").glob("*/*.jsonl")        # its own record
+    assert list(session.parent.glob(f"{session.stem}/subagents/agent-*.jsonl"))
+    imported, said = _import(tmp_path, home / ".claude")                 # the folder, as a user has it
+    assert len(imported) == len(proxied) == 2
+    for path in imported:                # the same conversation: the same first question
+        [twin] = [p for p in proxied if question(path) in question(p)]
+        assert pairs(path) == pairs(twin) and pairs(path)
+        _no_findings(path)
+        _replays(tmp_path, path)
+    main, sub = (load_transcript(p).header for p in imported)
+    assert sub.parent_call.conversation == main.conversation and sub.parent_call.call_id == "toolu_agent1"
+    assert [call[1] for call in pairs(imported[0])] == ["Agent", "Bash"]
+    assert "started by conversation 1, call toolu_agent1" in said
+
+
+def test_codex_rollout_imports_as_the_proxy_recorded_it(tmp_path):
+    home, [proxied] = _drive(tmp_path, "codex", ["exec", "--skip-git-repo-check", "say hello twice with the shell"])
+    [rollout] = (home / ".codex" / "sessions").glob("*/*/*/rollout-*.jsonl")
+    [path], said = _import(tmp_path, rollout)
+    assert pairs(path) == pairs(proxied)
+    assert [p[0] for p in pairs(path)] == ["call_1", "call_2"]
+    assert [p[3] for p in pairs(path)] and all("hello-" in (p[3] or "") for p in pairs(path))  # it ran them
+    _no_findings(path)
+    _replays(tmp_path, path)
+    assert "does not record the tool definitions" in said
+    check = runner.invoke(app, ["check", str(rollout)])                  # read directly, too
+    assert check.exit_code == 0 and "no findings (3 recorded request(s)" in check.output, check.output
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _installed():
+    """Install (or find) both clients before the first test, so its time is not a test's."""
+    for name in ("claude", "codex"):
+        npm_clients.ensure(name)
