@@ -173,8 +173,9 @@ class Session(UserActions):
     @property
     def tool_calls_asked(self) -> int:
         """Every tool call the model's replies asked for, as the report and diff count them
-        (also the calls of a recorded app, which agentdbg did not run, and those a limit cut)."""
-        return sum(t.calls for t in self.turns)
+        (also the calls of a recorded app, which agentdbg did not run, and those a limit cut,
+        and those of replies a rewind, retry or drop has cut from the history since)."""
+        return sum(t.calls for t in [*self.turns, *self.cut_turns])
 
     def elapsed(self) -> float:
         return self.clock() - self._started
