@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -35,9 +35,8 @@ def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, fu
         from agentdbg.toolspec import load_tools
 
         definitions = load_tools(tools, resolve=False).openai_tools()
-    with unscanned_input() as parsed:
+    with collector_paused():
         items = load_check_input(file, fmt)
-        parsed()
         with schemas.noting_skips() as skips:
             results = judge_all(items, definitions, profile)
     every = [f for r in results for f in r.findings]
@@ -55,24 +54,23 @@ def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, fu
 
 
 @contextmanager
-def unscanned_input() -> Iterator[Callable[[], None]]:
-    """Keep the garbage collector off the parsed input while it is judged.
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while the input is parsed and judged.
 
-    A 100k-message history is millions of objects holding no reference cycles; each full
-    collection the judging triggers walks all of them again (profiled: a third of ``check``'s
-    time at 100k messages). Collection is paused while the input is parsed (a parse makes no
-    cycles), then what exists is frozen (never scanned) and collection resumes for what the
-    judging allocates; on the way out the frozen objects become collectable again."""
+    A 100k-message history is a million objects holding no reference cycles, and judging it
+    allocates as many again; every full collection walks all of them (profiled at 100k
+    messages: 1.0 s of the collector's time in a 1.1 s check). A parse makes no cycles and the
+    judging next to none, so what waits for the collector is bounded by the input, and it
+    runs again as soon as the check is done."""
     enabled = gc.isenabled()
     gc.disable()
-
-    def parsed() -> None:
-        gc.freeze()
-        if enabled:
-            gc.enable()
     try:
-        yield parsed
+        yield
     finally:
+        # what was allocated meanwhile joins the oldest generation unscanned (moved there
+        # as a list, via the permanent one); re-enabled as it was, the collector would walk
+        # all of it at its next young collection (0.25 s at 100k messages)
+        gc.freeze()
         gc.unfreeze()
         if enabled:
             gc.enable()
