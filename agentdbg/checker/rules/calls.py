@@ -9,7 +9,7 @@ from agentdbg.cache import LruCache
 from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_arguments
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.profiles import quoted, severity
-from agentdbg.messages import canonical_json, duplicate_keys, json_kind
+from agentdbg.messages import canonical_json, json_kind, repeated_keys
 
 # -- tool-call shape -------------------------------------------------------------------
 
@@ -57,7 +57,7 @@ def _clean_call(ctx: Ctx, i: int, j: int, call: Any) -> bool:
         parsed = parse_arguments(args)
     except ValueError:
         return False
-    if type(parsed) is not dict or duplicate_keys(args):
+    if type(parsed) is not dict or repeated_keys(args, parsed):
         return False
     if not ctx.req.declares_tools() or _answered(ctx, i, j):
         return True
@@ -104,7 +104,7 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
                                 f"arguments parse to {json_kind(parsed)}, not an object",
                                 f"'{kind}' object has no attribute 'items'")
         return
-    repeated = duplicate_keys(args)
+    repeated = repeated_keys(args, parsed)
     if repeated:
         yield make("arguments-duplicate-key", i, f"tool_calls[{j}] arguments repeat the key "
                    f"{repeated[0]!r}{_more(repeated)}: JSON parsers keep the last value, so the tool "
