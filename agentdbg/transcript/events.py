@@ -138,6 +138,9 @@ class Request(_Event, kw_only=True, tag="request"):
     prefix: int
     append: list[Message]
     findings: list[FindingRecord] | None = None  # the proxy's checks of it
+    #: the proxy: how this request edited the history the previous one sent (``Edit.to_dict``:
+    #: kind, at, text, severity note|warning; the warnings are findings too)
+    edits: list[JSONObject] | None = None
     body: JSONObject | None = None         # the proxy: a Responses / Anthropic body as sent
     #: version 2: the body's arrays (its items, its tools) hold what the previous request's
     #: body did not: ``{name: how many of that array's first items come from it}``

@@ -73,6 +73,7 @@ class Analysis:
         self._open: dict[int, Seen | None] = {}
         self.unrecorded: list[str] = []     # relayed, not recorded (or only in part): why
         tracker.say = view.note
+        view.tracker_parent = tracker.parent_of
 
     def handle(self, job: tuple) -> Any:
         kind, *args = job
