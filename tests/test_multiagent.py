@@ -253,3 +253,33 @@ def test_the_instructions_name_the_agent_only_when_they_say_it(text, name):
     from agentdbg.agents import identity
 
     assert identity(text) == name
+
+
+def handoff_run(folder):
+    """A triage agent hands off to the billing agent, which starts a subagent: three
+    conversations of one run, saved in ``folder``."""
+    proxy = Proxy(folder)
+    proxy.send({"messages": [TRIAGE, Q]}, asks(HANDOFF))
+    spawn = call("toolu_9", "Agent", {"description": "Read invoices", "prompt": "List the invoices of May."})
+    history = [BILLING, Q, asks(HANDOFF), HANDED]
+    proxy.send({"messages": history}, asks(spawn))
+    proxy.send({"messages": [{"role": "system", "content": "Sub."},
+                             {"role": "user", "content": "List the invoices of May."}]}, says("two"))
+    proxy.send({"messages": history + [asks(spawn), result("toolu_9", "two")]}, says("A duplicate."))
+    return proxy.close()
+
+
+def test_runs_lists_a_run_as_a_tree_under_the_calls_that_started_it(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+    from agentdbg.transcript.runs import runs_dir
+
+    handoff_run(runs_dir())
+    r = CliRunner().invoke(app, ["runs"], env={"COLUMNS": "120"})
+    assert r.exit_code == 0, r.output
+    rows = [line.rstrip() for line in r.output.splitlines() if line.lstrip()[:1].isdigit()]
+    assert [row[:3] for row in rows] == ["  1", "  2", "  3"], r.output
+    assert rows[0].endswith("    1  [triage agent] Why was I charged twice?"), r.output
+    assert rows[1].endswith("    2  └─ Billing agent ← handoff from #1 (call call_h)"), r.output
+    assert rows[2].endswith("    1    └─ Read invoices ← subagent from #2 (call toolu_9)"), r.output
