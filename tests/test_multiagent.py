@@ -279,7 +279,7 @@ def test_runs_lists_a_run_as_a_tree_under_the_calls_that_started_it(tmp_path):
     r = CliRunner().invoke(app, ["runs"], env={"COLUMNS": "120"})
     assert r.exit_code == 0, r.output
     rows = [line.rstrip() for line in r.output.splitlines() if line.lstrip()[:1].isdigit()]
-    assert [row[:3] for row in rows] == ["  1", "  2", "  3"], r.output
+    assert [row[:1] for row in rows] == ["1", "2", "3"], r.output
     assert rows[0].endswith("    1  [triage agent] Why was I charged twice?"), r.output
     assert rows[1].endswith("    2  └─ Billing agent ← handoff from #1 (call call_h)"), r.output
     assert rows[2].endswith("    1    └─ Read invoices ← subagent from #2 (call toolu_9)"), r.output
