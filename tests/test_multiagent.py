@@ -283,3 +283,47 @@ def test_runs_lists_a_run_as_a_tree_under_the_calls_that_started_it(tmp_path):
     assert rows[0].endswith("    1  [triage agent] Why was I charged twice?"), r.output
     assert rows[1].endswith("    2  └─ Billing agent ← handoff from #1 (call call_h)"), r.output
     assert rows[2].endswith("    1    └─ Read invoices ← subagent from #2 (call toolu_9)"), r.output
+
+
+def test_report_of_one_conversation_writes_the_whole_run_as_a_tree(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    t = handoff_run(tmp_path / "saved")
+    out = tmp_path / "run.html"
+    r = CliRunner().invoke(app, ["report", str(t[2].path), "-o", str(out)])
+    assert r.exit_code == 0 and "a run of 3 conversations" in r.output, r.output
+    html = out.read_text(encoding="utf-8")
+    assert html.count('class="agent a') == 6 and 'data-conversation="3"' in html
+    assert "handed off by call call_h (transfer_to_billing_agent) in conversation 1" in html
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_report_draws_the_tree_collapsible_with_a_colour_per_agent(tmp_path):
+    import provision
+    from playwright.sync_api import sync_playwright
+
+    from agentdbg.report.runpage import render_run_report
+
+    t = handoff_run(tmp_path / "saved")
+    out = tmp_path / "run.html"
+    out.write_text(render_run_report([t[n].path for n in (1, 2, 3)], "run"), encoding="utf-8")
+    flags = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=provision.chromium_path(), args=flags)
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.goto(out.resolve().as_uri())
+        tree = page.locator("nav.tree")
+        assert tree.locator("summary").first.inner_text().startswith("conversation 1 (triage agent)")
+        sub = tree.locator('.leaf[data-conversation="3"]')
+        assert sub.is_visible() and "started by call toolu_9 (Agent)" in sub.inner_text()
+        colours = {tree.locator(".agent").nth(k).evaluate("e => getComputedStyle(e).backgroundColor")
+                   for k in range(3)}
+        assert len(colours) == 3                      # each agent its own colour
+        tree.locator('details[data-conversation="2"] > summary').click()
+        assert not sub.is_visible()                   # collapsed with its parent
+        tree.locator('details[data-conversation="1"] > summary a').click()
+        assert page.evaluate("location.hash") == "#c1"
+        browser.close()

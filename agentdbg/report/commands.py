@@ -27,6 +27,10 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     _exists(path)
     if diff_with is not None:
         _exists(diff_with)
+    else:
+        tree = _run_of(Path(path))
+        if len(tree) > 1:   # a conversation of a multi-agent run: the whole run, as a tree
+            return _run_page(tree, output, console, profile)
     run = read_run(path, profile=profile)
     page = render_report(run, diff_with=diff_with, profile=profile)
     target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + ".html")
@@ -34,6 +38,27 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     findings = run.findings()
     console.print(f"report: {target} ({len(run.turns)} turn(s), {len(run.calls())} tool call(s), "
                   f"{len(findings)} finding(s), stop {run.stop_reason or 'none'})",
+                  markup=False, highlight=False, soft_wrap=True)
+    return ExitStatus.OK
+
+
+def _run_of(path: Path) -> list[Path]:
+    from agentdbg.transcript.tree import siblings
+
+    return siblings(path) if path.is_file() else [path]
+
+
+def _run_page(paths: list[Path], output: str | os.PathLike | None, console: Any,
+              profile: str) -> ExitStatus:
+    from agentdbg.report.runpage import render_run_report, summarize
+    from agentdbg.transcript.tree import run_of
+
+    name = (run_of(paths[0]) or (paths[0].stem,))[0]
+    target = Path(output) if output is not None else Path.cwd() / f"{name}.html"
+    write_text(target, render_run_report(paths, name, profile=profile))
+    s = summarize(paths, profile)
+    console.print(f"report: {target} (a run of {len(paths)} conversations, {s.requests} "
+                  f"request(s), {sum(len(c.findings) for c in s.conversations)} finding(s))",
                   markup=False, highlight=False, soft_wrap=True)
     return ExitStatus.OK
 

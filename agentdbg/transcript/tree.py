@@ -37,15 +37,16 @@ class Node:
         return f"{base} ({self.agent})" if self.agent else base
 
     def how(self) -> str:
-        """How it started: ``handed off by call call_h1 (transfer_to_order_agent) in
-        conversation 1``; empty for a root."""
-        s = self.started_by
-        if s is None:
-            return ""
-        verb = "handed off by" if s.kind == "handoff" else "started by"
-        call = f"call {s.call_id}" if s.call_id else "a call"
-        tool = f" ({s.tool})" if s.tool else ""
-        return f"{verb} {call}{tool} in conversation {s.conversation}"
+        """How it started (``how_started``); empty for a root."""
+        return how_started(self.started_by) if self.started_by is not None else ""
+
+
+def how_started(s: StartedBy) -> str:
+    """``handed off by call call_h1 (transfer_to_order_agent) in conversation 1``."""
+    verb = "handed off by" if s.kind == "handoff" else "started by"
+    call = f"call {s.call_id}" if s.call_id else "a call"
+    tool = f" ({s.tool})" if s.tool else ""
+    return f"{verb} {call}{tool} in conversation {s.conversation}"
 
 
 def run_of(path: Path) -> tuple[str, int] | None:
