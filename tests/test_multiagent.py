@@ -327,3 +327,19 @@ def test_the_report_draws_the_tree_collapsible_with_a_colour_per_agent(tmp_path)
         tree.locator('details[data-conversation="1"] > summary a').click()
         assert page.evaluate("location.hash") == "#c1"
         browser.close()
+
+
+def test_the_proxy_command_s_summary_draws_the_run_as_a_tree(tmp_path):
+    from agentdbg.report.runpage import summarize
+    from agentdbg.server.launch.summary import summary_lines
+
+    t = handoff_run(tmp_path)
+    paths = [t[n].path for n in (1, 2, 3)]
+    lines = summary_lines("app exited with status 0 after 1.0 s", summarize(paths), None,
+                          tmp_path / "log", [], 0)
+    convs = [line for line in lines if "conversation " in line and "request" in line]
+    assert [line.split(":")[0] for line in convs] == [
+        "  conversation 1 (triage agent)",
+        "  └─ conversation 2 (Billing agent) ← handoff from conversation 1 (call call_h)",
+        "     └─ conversation 3 (Read invoices) ← subagent from conversation 2 (call toolu_9)"]
+    assert convs[1].split(": ")[1].startswith("2 requests ✓"), convs

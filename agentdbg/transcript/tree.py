@@ -73,7 +73,11 @@ def grouped(paths: Sequence[Path]) -> list[Path]:
 def build(headers: Sequence[tuple[Path, Header]]) -> list[Node]:
     """The roots of the trees the conversations form (in the order given), children under
     the conversation that started them."""
-    nodes = [Node(p, h.conversation, h.agent, h.started_by) for p, h in headers]
+    return link([Node(p, h.conversation, h.agent, h.started_by) for p, h in headers])
+
+
+def link(nodes: Sequence[Node]) -> list[Node]:
+    """``build`` from nodes without children yet."""
     by_number = {n.number: n for n in nodes if n.number is not None}
     roots = []
     for node in nodes:
