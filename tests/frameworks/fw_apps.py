@@ -32,6 +32,8 @@ class App:
     wire: str = "chat"               # chat | responses | messages: what the app sends
     serve: tuple[str, ...] = ("--offline",)
     misuse: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=False)
+    #: a multi-agent run: its conversations depth first, each (depth, agent, how it started)
+    tree: tuple[tuple[int, str, str | None], ...] = ()
 
     @property
     def path(self) -> Path:
@@ -98,3 +100,16 @@ _OTHER_WIRES = [
 
 ALL = _CHAT + _OTHER_WIRES
 MISUSES = [(app, flag, rules) for app in ALL for flag, rules in app.misuse.items()]
+
+# Multi-agent runs (issue 23): one run, several conversations linked as a tree, every agent named.
+_HANDOFF = ((0, "triage agent", None), (1, "Order agent", "handoff"))
+MULTI = [
+    App("openai-agents-handoff-responses", "openai-agents", "openai_agents_handoff.py", wire="responses",
+        serve=_script("handoff.yaml"), tree=_HANDOFF),
+    App("openai-agents-handoff-responses-stream", "openai-agents", "openai_agents_handoff.py", ("--stream",),
+        wire="responses", serve=_script("handoff.yaml"), tree=_HANDOFF),
+    App("openai-agents-handoff-chat", "openai-agents", "openai_agents_handoff.py", ("--chat-completions",),
+        serve=_script("handoff.yaml"), tree=_HANDOFF),
+    App("openai-agents-handoff-chat-stream", "openai-agents", "openai_agents_handoff.py",
+        ("--chat-completions", "--stream"), serve=_script("handoff.yaml"), tree=_HANDOFF),
+]

@@ -1,0 +1,64 @@
+"""Multi-agent runs of real frameworks, each written the way its docs write a team or a
+handoff, through `agentdbg proxy` in front of `agentdbg serve --script` (a real model chooses
+the handoff; the script plays those turns).
+
+For every run: it completes; its correct traffic gets no error or warning finding (a handoff
+is an event, not a defect); the proxy saves one tree of conversations with every agent named,
+each child under the call that started it; every conversation replays and passes `check`; and
+`agentdbg report` of any one of them writes the whole run.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fw_apps import LOCATION, MULTI, App
+from test_frameworks import agentdbg, brief, saved
+
+from agentdbg.transcript import load_transcript
+from agentdbg.transcript.tree import build, walk
+
+
+def ids(apps):
+    return [a.id for a in apps]
+
+
+@pytest.mark.parametrize("app", MULTI, ids=ids(MULTI))
+def test_the_team_completes_with_no_finding(runs, app: App):
+    run = runs.get(app)
+    assert run.returncode == 0 and LOCATION in run.stdout, run.describe()
+    found = [f for f in run.findings() if f.get("severity") in ("error", "warning")]
+    assert not found, "\n".join(f"{f['transcript']} request {f['turn']}: {f['severity']} {f['rule']}"
+                                f"@{f.get('index')}: {f.get('message')}" for f in found)
+    verdicts = run.verdicts()
+    assert verdicts and all(v == "✓ no findings" for v in verdicts), verdicts
+
+
+@pytest.mark.parametrize("app", MULTI, ids=ids(MULTI))
+def test_one_tree_per_run_with_every_agent_named(runs, app: App):
+    run = runs.get(app)
+    transcripts = [load_transcript(p) for p in saved(run)]
+    assert len({t.header.run for t in transcripts}) == 1, [t.header.run for t in transcripts]
+    roots = build([(t.path, t.header) for t in transcripts])
+    drawn = tuple((n.depth, n.agent, n.started_by.kind if n.started_by else None) for n in walk(roots))
+    assert len(roots) == 1 and drawn == app.tree, drawn
+
+
+@pytest.mark.parametrize("app", MULTI, ids=ids(MULTI))
+def test_every_conversation_replays_and_passes_check(runs, app: App):
+    run = runs.get(app)
+    for path in saved(run):
+        replay = agentdbg(run, "replay", str(path))
+        assert replay.returncode == 0, f"{path.name}:\n{brief(replay)}"
+        check = agentdbg(run, "check", str(path))
+        assert check.returncode == 0, f"{path.name}:\n{brief(check, 12)}"
+
+
+@pytest.mark.parametrize("app", MULTI[:1], ids=ids(MULTI[:1]))
+def test_the_report_of_one_conversation_is_the_whole_run(runs, app: App):
+    run = runs.get(app)
+    last = saved(run)[-1]
+    report = agentdbg(run, "report", str(last), "-o", str(run.folder / "run.html"))
+    assert report.returncode == 0, brief(report)
+    assert f"a run of {len(run.transcripts)} conversations" in report.stdout, brief(report)
+    html = (run.folder / "run.html").read_text(encoding="utf-8")
+    assert all(f'data-agent="{agent}"' in html for _, agent, _ in app.tree)
