@@ -33,6 +33,10 @@ SPAWNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "delegate_task_to_members": (("member_id",), ("task", "task_description")),
     "transfer_task_to_member": (("member_id",), ("task_description", "task")),   # agno (older)
 }
+#: what the agent that starts others with one of these tools is, when nothing else names it
+STARTERS = {"Agent": "main agent", "Task": "main agent", "spawn_agent": "main agent",
+            "delegate_task_to_member": "team leader", "delegate_task_to_members": "team leader",
+            "transfer_task_to_member": "team leader"}
 #: tools that talk to an agent already started (Codex): recognised, never a tool of their own
 COORDINATION = frozenset({"send_input", "wait", "close_agent", "resume_agent", "list_agents",
                           "TaskOutput", "SendMessage"})
@@ -42,8 +46,9 @@ HOSTED = frozenset({"web_search", "web_search_preview", "file_search", "code_int
                     "WebFetch"})
 
 _YOU_ARE = re.compile(
-    r"(?:^|[.!\n]\s*)You are (?:an? |the )?([A-Z][\w .'-]{1,40}?|[\w-]+ (?:agent|assistant|"
-    r"expert|specialist|supervisor|manager|coordinator|planner|researcher|writer|reviewer))"
+    r"(?:^|[.!\n]\s*)You are (?:an? |the )?([A-Z][\w .'-]{1,40}?|(?:[\w-]+ )?(?:agent|assistant|"
+    r"expert|specialist|supervisor|manager|coordinator|planner|researcher|writer|reviewer|critic|"
+    r"editor|summarizer|translator|router))"
     r"(?:[,.!:;\n]| who | that | for | and |$)")
 _NI_SHI = re.compile(r"(?:^|[。！\n])\s*你是(?:一[个名位])?([\w\u4e00-\u9fff]{2,12}?)"
                      r"(?:[，,。！!：:；;\n]|$)")
@@ -99,6 +104,12 @@ def spawn_of(name: object, arguments: object) -> Spawn | None:
     return Spawn(tool, agent, task)
 
 
+def starter_role(tool: object) -> str | None:
+    """The role of an agent that called ``tool`` to start another (agno's leader delegates
+    with ``delegate_task_to_member``: "team leader")."""
+    return STARTERS.get(tool.rsplit(".", 1)[-1]) if isinstance(tool, str) else None
+
+
 def is_multi_agent_tool(name: object) -> bool:
     """A tool of the multi-agent machinery itself (spawning, handing off, waiting)."""
     if not isinstance(name, str):
@@ -118,7 +129,7 @@ def identity(instructions: object) -> str | None:
         return None
     name = m.group(1).strip(" .'-")
     if name.lower() in ("helpful assistant", "helpful ai assistant", "assistant", "ai assistant",
-                        "a helpful assistant") or len(name) < 2:
+                        "a helpful assistant", "agent", "ai agent") or len(name) < 2:
         return None
     return name
 

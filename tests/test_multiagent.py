@@ -143,6 +143,25 @@ def test_a_subagent_is_the_child_of_the_call_that_started_it_and_its_result_flow
     assert t[2].header.started_by.call_id == "toolu_01" and t[2].header.started_by.kind == "subagent"
 
 
+def test_a_team_leader_that_delegates_is_named_by_its_role(tmp_path):
+    """agno's Team: the leader's instructions name no one; it delegates with
+    ``delegate_task_to_member``, which makes it the team's leader."""
+    proxy = Proxy(tmp_path)
+    lead = [{"role": "developer", "content": "Delegate questions about orders.\n<team_members>…"}, Q]
+    delegate = call("call_d1", "delegate_task_to_member", {"member_id": "order-agent", "task": "Find ORD-1."})
+    proxy.send({"messages": lead, "tools": [fn("delegate_task_to_member")]}, asks(delegate))
+    member = [{"role": "developer", "content": "<your_role>Look orders up</your_role>"},
+              {"role": "user", "content": "Find ORD-1."}]
+    _, lines = proxy.send({"messages": member}, says("shipped"))
+    assert lines == ["↳ subagent (order-agent) started by call call_d1 (delegate_task_to_member) in "
+                     "conversation 1 (team leader)"]
+    proxy.send({"messages": lead + [asks(delegate), result("call_d1", "shipped")]}, says("Shipped."))
+    t = proxy.close()
+    from agentdbg.transcript.tree import named
+
+    assert [named(t[n].header, t[n].events).agent for n in (1, 2)] == ["team leader", "order-agent"]
+
+
 SK_CALL = call("call_w", "get_weather", {"city": "Paris"})
 
 
@@ -248,6 +267,9 @@ def test_a_text_protocols_steps_stay_one_conversation_with_their_calls_shown(tmp
     ("You are WeatherAgent, who answers weather questions.", "WeatherAgent"),
     ("你是订单客服，用工具查询订单和物流。", "订单客服"),
     ("Answer briefly.", None),
+    ("You are the critic. Check the order agent's answer.", "critic"),   # AutoGen's teams tutorial
+    ("You are an agent.", None),
+    ("You are the best.", None),
 ])
 def test_the_instructions_name_the_agent_only_when_they_say_it(text, name):
     from agentdbg.agents import identity

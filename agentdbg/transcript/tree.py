@@ -10,11 +10,13 @@ these fields, or a run of one conversation, is a tree of one node.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentdbg.transcript.events import Header, StartedBy
+import msgspec
+
+from agentdbg.transcript.events import AgentNamed, Header, StartedBy
 
 NAMED = re.compile(r"^(?P<run>.+)-conversation-(?P<n>\d+)(?:-[0-9a-f]{1,8})?\.jsonl$")
 
@@ -68,6 +70,16 @@ def grouped(paths: Sequence[Path]) -> list[Path]:
             keys.append(key)
         order[key].append((named[1] if named else 0, p))
     return [p for key in keys for _, p in sorted(order[key], key=lambda x: x[0])]
+
+
+def named(header: Header, events: Iterable[object]) -> Header:
+    """``header`` with the agent its transcript's ``agent`` events named last (an agent learned
+    after the header was written)."""
+    agent = header.agent
+    for event in events:
+        if isinstance(event, AgentNamed):
+            agent = event.name
+    return header if agent == header.agent else msgspec.structs.replace(header, agent=agent)
 
 
 def build(headers: Sequence[tuple[Path, Header]]) -> list[Node]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from agentdbg.agents import starter_role
 from agentdbg.checker import Finding
 from agentdbg.checker.rules.conversation import ConversationRules
 from agentdbg.messages import call_name, is_error_result, tool_calls_of
@@ -263,6 +264,8 @@ class Tracker:
                                                  tool=link.tool, kind=link.kind))
         if link.call_id is not None:
             parent.children[link.call_id] = conv
+        if link.kind == "subagent" and parent.agent is None:
+            self._named(parent, starter_role(link.tool))
         if link.kind == "handoff":
             parent.handed_to = conv
             conv.rules.inherited = (parent.last_messages, parent.rules.last_response)
@@ -394,11 +397,15 @@ class Tracker:
 
     def _name(self, conv: Conversation, messages: list) -> None:
         """The agent the app named on this conversation's last reply, recorded when new."""
-        name = lineage.own_name(conv, messages)
+        self._named(conv, lineage.own_name(conv, messages))
+
+    @staticmethod
+    def _named(conv: Conversation, name: str | None) -> None:
+        """``conv`` is ``name``'s context: said in its transcript when new."""
         if name is not None and name != conv.named:
             conv.agent = conv.named = name
-            assert conv.writer is not None
-            conv.writer.write(AgentNamed(turn=conv.requests, name=name))
+            if conv.writer is not None:
+                conv.writer.write(AgentNamed(turn=conv.requests, name=name))
 
     def _tool_events(self, conv: Conversation, messages: list) -> None:
         """The app's tool results, recorded as tool events so replay can play them."""
