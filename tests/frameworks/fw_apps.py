@@ -34,6 +34,7 @@ class App:
     misuse: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=False)
     #: a multi-agent run: its conversations depth first, each (depth, agent, how it started)
     tree: tuple[tuple[int, str, str | None], ...] = ()
+    edits: tuple[str, ...] = ()      # the history edits it makes on purpose: notes, never warnings
 
     @property
     def path(self) -> Path:
@@ -112,4 +113,14 @@ MULTI = [
         serve=_script("handoff.yaml"), tree=_HANDOFF),
     App("openai-agents-handoff-chat-stream", "openai-agents", "openai_agents_handoff.py",
         ("--chat-completions", "--stream"), serve=_script("handoff.yaml"), tree=_HANDOFF),
+    # a round-robin team's agents are peers: each its own context, side by side in one run
+    App("autogen-round-robin", "autogen", "autogen_team.py", serve=_script("team.yaml"),
+        tree=((0, "order agent", None), (0, "critic", None))),
+    App("autogen-round-robin-stream", "autogen", "autogen_team.py", ("--stream",), serve=_script("team.yaml"),
+        tree=((0, "order agent", None), (0, "critic", None))),
+    App("agno-team", "agno", "agno_app.py", serve=_script("agno_team.yaml"),
+        tree=((0, "team leader", None), (1, "order-agent", "subagent"))),
+    # max_tool_calls_from_history=1: the second run's history lost the first call, on purpose
+    App("agno-history", "agno", "agno_app.py", ("--history",), serve=_script("agno_history.yaml"),
+        tree=((0, "order assistant", None),), edits=("2 messages removed (call A and its result)",)),
 ]

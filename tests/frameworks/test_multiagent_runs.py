@@ -1,11 +1,12 @@
-"""Multi-agent runs of real frameworks, each written the way its docs write a team or a
-handoff, through `agentdbg proxy` in front of `agentdbg serve --script` (a real model chooses
-the handoff; the script plays those turns).
+"""Multi-agent runs of real frameworks, each written the way its docs write a team, a handoff
+or an agent with trimmed history, through `agentdbg proxy` in front of `agentdbg serve --script`
+(a real model chooses the handoff or the delegation; the script plays those turns).
 
 For every run: it completes; its correct traffic gets no error or warning finding (a handoff
-is an event, not a defect); the proxy saves one tree of conversations with every agent named,
-each child under the call that started it; every conversation replays and passes `check`; and
-`agentdbg report` of any one of them writes the whole run.
+is an event, not a defect; a framework's documented history trimming is a note); the proxy
+saves one run whose conversations form the expected tree with every agent named, each child
+under the call that started it (a round-robin team's agents side by side); every conversation
+replays and passes `check`; and `agentdbg report` of any one of them writes the whole run.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from fw_apps import LOCATION, MULTI, App
 from test_frameworks import agentdbg, brief, saved
 
 from agentdbg.transcript import load_transcript
-from agentdbg.transcript.tree import build, walk
+from agentdbg.transcript.tree import build, named, walk
 
 
 def ids(apps):
@@ -34,13 +35,13 @@ def test_the_team_completes_with_no_finding(runs, app: App):
 
 
 @pytest.mark.parametrize("app", MULTI, ids=ids(MULTI))
-def test_one_tree_per_run_with_every_agent_named(runs, app: App):
+def test_one_run_as_a_tree_with_every_agent_named(runs, app: App):
     run = runs.get(app)
     transcripts = [load_transcript(p) for p in saved(run)]
     assert len({t.header.run for t in transcripts}) == 1, [t.header.run for t in transcripts]
-    roots = build([(t.path, t.header) for t in transcripts])
+    roots = build([(t.path, named(t.header, t.events)) for t in transcripts])
     drawn = tuple((n.depth, n.agent, n.started_by.kind if n.started_by else None) for n in walk(roots))
-    assert len(roots) == 1 and drawn == app.tree, drawn
+    assert drawn == app.tree and all(agent for _, agent, _ in drawn), drawn
 
 
 @pytest.mark.parametrize("app", MULTI, ids=ids(MULTI))
@@ -62,3 +63,14 @@ def test_the_report_of_one_conversation_is_the_whole_run(runs, app: App):
     assert f"a run of {len(run.transcripts)} conversations" in report.stdout, brief(report)
     html = (run.folder / "run.html").read_text(encoding="utf-8")
     assert all(f'data-agent="{agent}"' in html for _, agent, _ in app.tree)
+
+
+EDITING = [a for a in MULTI if a.edits]
+
+
+@pytest.mark.parametrize("app", EDITING, ids=ids(EDITING))
+def test_documented_history_edits_are_notes_said_as_what_they_are(runs, app: App):
+    run = runs.get(app)
+    edits = [e for _, event in run.events() if event.get("type") == "request" for e in event.get("edits") or []]
+    assert [(e["text"], e["severity"]) for e in edits] == [(text, "note") for text in app.edits], edits
+    assert all(f"history: {text} (note)" in run.proxy_out for text in app.edits), run.proxy_out[-3000:]
