@@ -365,3 +365,28 @@ def test_the_proxy_command_s_summary_draws_the_run_as_a_tree(tmp_path):
         "  └─ conversation 2 (Billing agent) ← handoff from conversation 1 (call call_h)",
         "     └─ conversation 3 (Read invoices) ← subagent from conversation 2 (call toolu_9)"]
     assert convs[1].split(": ")[1].startswith("2 requests ✓"), convs
+
+
+def test_export_of_one_conversation_sends_the_run_as_one_trace_of_agents(tmp_path):
+    """OTel: each conversation an invoke_agent span named by its agent, the subagent's under
+    the execute_tool span of the Agent call that started it, the handoff's under its starter."""
+    from report.otlp_receiver import Receiver, attributes
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    t = handoff_run(tmp_path / "saved")
+    with Receiver() as receiver:
+        r = CliRunner().invoke(app, ["export", str(t[1].path), "--otlp", receiver.url])
+    assert r.exit_code == 0 and "(a run of 3 conversations)" in r.output, r.output
+    spans = receiver.spans()
+    assert len({s.trace_id for s in spans}) == 1
+    agents = {attributes(s).get("gen_ai.agent.name"): s for s in spans
+              if attributes(s).get("gen_ai.operation.name") == "invoke_agent"}
+    assert sorted(agents) == ["Billing agent", "Read invoices", "triage agent"]
+    assert agents["Billing agent"].name == "invoke_agent Billing agent"
+    assert agents["triage agent"].parent_span_id == b""
+    assert agents["Billing agent"].parent_span_id == agents["triage agent"].span_id
+    (spawn,) = [s for s in spans if attributes(s).get("gen_ai.tool.call.id") == "toolu_9"]
+    assert spawn.name == "execute_tool Agent" and spawn.parent_span_id == agents["Billing agent"].span_id
+    assert agents["Read invoices"].parent_span_id == spawn.span_id

@@ -94,9 +94,17 @@ def run_export(path: str | os.PathLike, otlp_url: str | None, fmt: str | None,
     if otlp_url is None and output is None:
         raise AgentdbgError("say where to: --otlp URL (an OTLP/HTTP receiver) and/or "
                             "--format otlp-json -o FILE")
-    result = export_transcript(path, otlp_url=otlp_url, json_path=output, content=content,
-                               profile=profile, timeout=timeout or DEFAULT_TIMEOUT)
-    console.print(f"exported {result.spans} span(s) of trace {result.trace_id} to "
+    tree = _run_of(Path(path))
+    if len(tree) > 1:   # a conversation of a multi-agent run: the whole run, one trace
+        from agentdbg.report.otel_run import export_tree
+
+        result = export_tree(tree, otlp_url=otlp_url, json_path=output, content=content,
+                             profile=profile, timeout=timeout or DEFAULT_TIMEOUT)
+    else:
+        result = export_transcript(path, otlp_url=otlp_url, json_path=output, content=content,
+                                   profile=profile, timeout=timeout or DEFAULT_TIMEOUT)
+    run = f" (a run of {len(tree)} conversations)" if len(tree) > 1 else ""
+    console.print(f"exported {result.spans} span(s){run} of trace {result.trace_id} to "
                   f"{', '.join(result.destinations)}", markup=False, highlight=False, soft_wrap=True)
     return ExitStatus.OK
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agentdbg.agents import handoff_target, identity, message_agent, spawn_of, text_protocol
 from agentdbg.messages import call_arguments, call_name, tool_calls_of
 
-if TYPE_CHECKING:
-    from agentdbg.server.proxy.conversations import Conversation
+#: a ``conversations.Conversation`` (not imported: that module imports this one)
+Conversation = Any
 
 TASK_MATCH = 400     # characters of a task compared with the subagent's first user text
 
