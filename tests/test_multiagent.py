@@ -277,17 +277,17 @@ def test_the_instructions_name_the_agent_only_when_they_say_it(text, name):
     assert identity(text) == name
 
 
-def handoff_run(folder):
-    """A triage agent hands off to the billing agent, which starts a subagent: three
-    conversations of one run, saved in ``folder``."""
+def handoff_run(folder, found="two"):
+    """A triage agent hands off to the billing agent, which starts a subagent (that finds
+    ``found`` invoices): three conversations of one run, saved in ``folder``."""
     proxy = Proxy(folder)
     proxy.send({"messages": [TRIAGE, Q]}, asks(HANDOFF))
     spawn = call("toolu_9", "Agent", {"description": "Read invoices", "prompt": "List the invoices of May."})
     history = [BILLING, Q, asks(HANDOFF), HANDED]
     proxy.send({"messages": history}, asks(spawn))
     proxy.send({"messages": [{"role": "system", "content": "Sub."},
-                             {"role": "user", "content": "List the invoices of May."}]}, says("two"))
-    proxy.send({"messages": history + [asks(spawn), result("toolu_9", "two")]}, says("A duplicate."))
+                             {"role": "user", "content": "List the invoices of May."}]}, says(found))
+    proxy.send({"messages": history + [asks(spawn), result("toolu_9", found)]}, says("A duplicate."))
     return proxy.close()
 
 
@@ -390,3 +390,20 @@ def test_export_of_one_conversation_sends_the_run_as_one_trace_of_agents(tmp_pat
     (spawn,) = [s for s in spans if attributes(s).get("gen_ai.tool.call.id") == "toolu_9"]
     assert spawn.name == "execute_tool Agent" and spawn.parent_span_id == agents["Billing agent"].span_id
     assert agents["Read invoices"].parent_span_id == spawn.span_id
+
+
+def test_diff_of_two_runs_aligns_them_agent_by_agent(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    a, b = handoff_run(tmp_path / "a"), handoff_run(tmp_path / "b", found="three")
+    r = CliRunner().invoke(app, ["diff", str(a[1].path), str(b[1].path)], env={"COLUMNS": "200"})
+    assert r.exit_code == 1, r.output
+    heads = [line for line in r.output.splitlines() if line.startswith("agent ")]
+    assert heads == ["agent triage agent: same",
+                     "agent triage agent › Billing agent: differs",
+                     "agent triage agent › Billing agent › Read invoices: differs"], r.output
+    assert "1 of 3 agent(s) match" in r.output
+    same = CliRunner().invoke(app, ["diff", str(a[2].path), str(handoff_run(tmp_path / "c")[3].path)])
+    assert same.exit_code == 0 and "3 of 3 agent(s) match" in same.output, same.output

@@ -70,6 +70,9 @@ def run_diff(a: str | os.PathLike, b: str | os.PathLike, json_out: bool, console
 
     _exists(a)
     _exists(b)
+    runs = _run_of(Path(a)), _run_of(Path(b))
+    if len(runs[0]) > 1 or len(runs[1]) > 1:   # multi-agent runs: agent by agent
+        return _diff_trees(runs[0], runs[1], json_out, console, profile)
     d = diff_transcripts(a, b, profile=profile)
     if json_out:
         import json
@@ -77,6 +80,20 @@ def run_diff(a: str | os.PathLike, b: str | os.PathLike, json_out: bool, console
         print(json.dumps(d.to_dict(), ensure_ascii=False, indent=2, default=str))
     else:
         console.print(render_diff(d), soft_wrap=True)
+    return ExitStatus.OK if d.same else ExitStatus.FINDINGS
+
+
+def _diff_trees(a: list[Path], b: list[Path], json_out: bool, console: Any,
+                profile: str) -> ExitStatus:
+    from agentdbg.report.diff_tree import diff_trees, render_tree_diff
+
+    d = diff_trees(a, b, profile=profile)
+    if json_out:
+        import json
+
+        print(json.dumps(d.to_dict(), ensure_ascii=False, indent=2, default=str))
+    else:
+        console.print(render_tree_diff(d), soft_wrap=True)
     return ExitStatus.OK if d.same else ExitStatus.FINDINGS
 
 
