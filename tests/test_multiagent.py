@@ -407,3 +407,20 @@ def test_diff_of_two_runs_aligns_them_agent_by_agent(tmp_path):
     assert "1 of 3 agent(s) match" in r.output
     same = CliRunner().invoke(app, ["diff", str(a[2].path), str(handoff_run(tmp_path / "c")[3].path)])
     assert same.exit_code == 0 and "3 of 3 agent(s) match" in same.output, same.output
+
+
+def test_replay_of_one_conversation_replays_the_whole_tree(tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    t = handoff_run(tmp_path / "saved")
+    r = CliRunner().invoke(app, ["replay", str(t[3].path)], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    heads = [line for line in r.output.splitlines() if "── conversation" in line]
+    assert heads == ["── conversation 1 (triage agent)",
+                     "  ── conversation 2 (Billing agent) ← handed off by call call_h "
+                     "(transfer_to_billing_agent) in conversation 1",
+                     "    ── conversation 3 (Read invoices) ← started by call toolu_9 (Agent) in "
+                     "conversation 2"], r.output
+    assert "replayed a run of 3 conversations: all replayed" in r.output
