@@ -123,4 +123,8 @@ MULTI = [
     # max_tool_calls_from_history=1: the second run's history lost the first call, on purpose
     App("agno-history", "agno", "agno_app.py", ("--history",), serve=_script("agno_history.yaml"),
         tree=((0, "order assistant", None),), edits=("2 messages removed (call A and its result)",)),
+    # a follow-up on the same thread: the agent's stored replies come back with its "name" on them
+    App("semantic-kernel-follow-up", "semantic-kernel", "semantic_kernel_app.py", serve=_script("sk_followup.yaml"),
+        tree=((0, "OrderAgent", None),),
+        edits=('name "OrderAgent" added to [2]', 'name "OrderAgent" added to [4]')),
 ]
