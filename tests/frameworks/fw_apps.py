@@ -106,11 +106,11 @@ MISUSES = [(app, flag, rules) for app in ALL for flag, rules in app.misuse.items
 _HANDOFF = ((0, "triage agent", None), (1, "Order agent", "handoff"))
 MULTI = [
     App("openai-agents-handoff-responses", "openai-agents", "openai_agents_handoff.py", wire="responses",
-        serve=_script("handoff.yaml"), tree=_HANDOFF),
+        serve=_script("handoff.yaml"), tree=_HANDOFF, misuse={"--trim": TRIMMED}),
     App("openai-agents-handoff-responses-stream", "openai-agents", "openai_agents_handoff.py", ("--stream",),
         wire="responses", serve=_script("handoff.yaml"), tree=_HANDOFF),
     App("openai-agents-handoff-chat", "openai-agents", "openai_agents_handoff.py", ("--chat-completions",),
-        serve=_script("handoff.yaml"), tree=_HANDOFF),
+        serve=_script("handoff.yaml"), tree=_HANDOFF, misuse={"--trim": TRIMMED}),
     App("openai-agents-handoff-chat-stream", "openai-agents", "openai_agents_handoff.py",
         ("--chat-completions", "--stream"), serve=_script("handoff.yaml"), tree=_HANDOFF),
     # a round-robin team's agents are peers: each its own context, side by side in one run
@@ -128,3 +128,4 @@ MULTI = [
         tree=((0, "OrderAgent", None),),
         edits=('name "OrderAgent" added to [2]', 'name "OrderAgent" added to [4]')),
 ]
+MULTI_MISUSES = [(app, flag, rules) for app in MULTI for flag, rules in app.misuse.items()]

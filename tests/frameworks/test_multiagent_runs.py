@@ -12,7 +12,7 @@ replays and passes `check`; and `agentdbg report` of any one of them writes the 
 from __future__ import annotations
 
 import pytest
-from fw_apps import LOCATION, MULTI, App
+from fw_apps import LOCATION, MULTI, MULTI_MISUSES, App
 from test_frameworks import agentdbg, brief, saved
 
 from agentdbg.transcript import load_transcript
@@ -74,3 +74,16 @@ def test_documented_history_edits_are_notes_said_as_what_they_are(runs, app: App
     edits = [e for _, event in run.events() if event.get("type") == "request" for e in event.get("edits") or []]
     assert [(e["text"], e["severity"]) for e in edits] == [(text, "note") for text in app.edits], edits
     assert all(f"history: {text} (note)" in run.proxy_out for text in app.edits), run.proxy_out[-3000:]
+
+
+@pytest.mark.parametrize(("app", "flag", "rules"), MULTI_MISUSES,
+                         ids=[f"{a.id}{flag}" for a, flag, _ in MULTI_MISUSES])
+def test_misuse_after_a_handoff_is_reported_with_its_rule_in_its_agent_s_conversation(
+        runs, app: App, flag: str, rules: tuple[str, ...]):
+    """A filter that cuts the handoff's call from its output once the order agent works: the
+    API's error, one finding, in the order agent's conversation (not a new one)."""
+    run = runs.run(app, flag)
+    found = [f for f in run.findings() if f.get("severity") in ("error", "warning")]
+    assert [f["rule"] for f in found] == list(rules), found
+    assert all(f["transcript"].endswith("-conversation-2.jsonl") for f in found), found
+    assert len(run.transcripts) == 2, [p.name for p in run.transcripts]
