@@ -45,11 +45,11 @@ HOSTED = frozenset({"web_search", "web_search_preview", "file_search", "code_int
                     "image_generation", "computer_use_preview", "local_shell", "WebSearch",
                     "WebFetch"})
 
+# a capitalised name up to the end of its clause, or a role ("team supervisor") as a whole word
 _YOU_ARE = re.compile(
-    r"(?:^|[.!\n]\s*)You are (?:an? |the )?([A-Z][\w .'-]{1,40}?|(?:[\w-]+ )?(?:agent|assistant|"
-    r"expert|specialist|supervisor|manager|coordinator|planner|researcher|writer|reviewer|critic|"
-    r"editor|summarizer|translator|router))"
-    r"(?:[,.!:;\n]| who | that | for | and |$)")
+    r"(?:^|[.!\n]\s*)You are (?:an? |the )?(?:([A-Z][\w .'-]{1,40}?)(?:[,.!:;\n]| who | that | for "
+    r"| and |$)|((?:[\w-]+ )?(?:agent|assistant|expert|specialist|supervisor|manager|coordinator|"
+    r"planner|researcher|writer|reviewer|critic|editor|summarizer|translator|router))\b)")
 _NI_SHI = re.compile(r"(?:^|[。！\n])\s*你是(?:一[个名位])?([\w\u4e00-\u9fff]{2,12}?)"
                      r"(?:[，,。！!：:；;\n]|$)")
 
@@ -127,7 +127,7 @@ def identity(instructions: object) -> str | None:
     m = _YOU_ARE.search(head) or _NI_SHI.search(head)
     if m is None:
         return None
-    name = m.group(1).strip(" .'-")
+    name = (m.group(1) or m.group(2) or "").strip(" .'-")
     if name.lower() in ("helpful assistant", "helpful ai assistant", "assistant", "ai assistant",
                         "a helpful assistant", "agent", "ai agent") or len(name) < 2:
         return None

@@ -270,6 +270,8 @@ def test_a_text_protocols_steps_stay_one_conversation_with_their_calls_shown(tmp
     ("You are the critic. Check the order agent's answer.", "critic"),   # AutoGen's teams tutorial
     ("You are an agent.", None),
     ("You are the best.", None),
+    ("You are a team supervisor managing an order expert.", "team supervisor"),  # langgraph-supervisor
+    ("You are an order expert. Always use one tool at a time.", "order expert"),
 ])
 def test_the_instructions_name_the_agent_only_when_they_say_it(text, name):
     from agentdbg.agents import identity
