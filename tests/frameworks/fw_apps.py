@@ -123,6 +123,9 @@ MULTI = [
     # max_tool_calls_from_history=1: the second run's history lost the first call, on purpose
     App("agno-history", "agno", "agno_app.py", ("--history",), serve=_script("agno_history.yaml"),
         tree=((0, "order assistant", None),), edits=("2 messages removed (call A and its result)",)),
+    # the supervisor hands off to its expert (transfer_to_order_expert) and gets it back
+    App("langgraph-supervisor", "langgraph-supervisor", "langgraph_supervisor_app.py", serve=_script("supervisor.yaml"),
+        tree=((0, "supervisor", None), (1, "order_expert", "handoff"))),
     # a follow-up on the same thread: the agent's stored replies come back with its "name" on them
     App("semantic-kernel-follow-up", "semantic-kernel", "semantic_kernel_app.py", serve=_script("sk_followup.yaml"),
         tree=((0, "OrderAgent", None),),
