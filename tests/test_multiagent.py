@@ -426,3 +426,21 @@ def test_replay_of_one_conversation_replays_the_whole_tree(tmp_path):
                      "    ── conversation 3 (Read invoices) ← started by call toolu_9 (Agent) in "
                      "conversation 2"], r.output
     assert "replayed a run of 3 conversations: all replayed" in r.output
+
+
+@pytest.mark.parametrize("command", ["replay", "report", "diff", "export"])
+def test_a_damaged_conversation_of_the_run_is_named_in_one_line(tmp_path, command):
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    t = handoff_run(tmp_path / "saved")
+    t[2].path.write_text('{"type": "header", "format": "agentdbg-transcript", "version": 2}\nnot json\n',
+                         encoding="utf-8")
+    args = {"replay": [str(t[1].path)], "report": [str(t[1].path), "-o", str(tmp_path / "r.html")],
+            "diff": [str(t[1].path), str(t[3].path)],
+            "export": [str(t[1].path), "--format", "otlp-json", "-o", str(tmp_path / "s.json")]}[command]
+    r = CliRunner().invoke(app, [command, *args])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines()[-1] == \
+        f"agentdbg: error: {t[2].path}:2:1: invalid JSON: Expecting value", r.output
