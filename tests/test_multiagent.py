@@ -444,3 +444,19 @@ def test_a_damaged_conversation_of_the_run_is_named_in_one_line(tmp_path, comman
     assert r.exit_code == 2, r.output
     assert r.output.strip().splitlines()[-1] == \
         f"agentdbg: error: {t[2].path}:2:1: invalid JSON: Expecting value", r.output
+
+
+def test_assert_run_replays_replays_every_agent_and_names_the_one_that_did_not(tmp_path):
+    from agentdbg.testing import ReplayMismatch, assert_run_replays
+
+    t = handoff_run(tmp_path / "saved")
+    assert list(assert_run_replays(t[2].path)) == [
+        "conversation 1 (triage agent)", "conversation 2 (Billing agent)", "conversation 3 (Read invoices)"]
+    sub = t[3].path
+    sub.write_text(sub.read_text(encoding="utf-8").replace('"reason": "completed"', '"reason": "max_turns"'),
+                   encoding="utf-8")
+    with pytest.raises(ReplayMismatch) as caught:
+        assert_run_replays(t[1].path)
+    assert str(caught.value) == (f"{t[1].path}: 1 of 3 conversation(s) did not replay:\n"
+                                 f"  conversation 3 (Read invoices) ({sub.name}):\n"
+                                 "    stop reason: recorded max_turns, replayed completed")
