@@ -212,6 +212,30 @@ def duplicate_keys(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def repeated_keys(text: str, parsed: Any) -> tuple[str, ...]:
+    """``duplicate_keys(text)`` for a text the caller has parsed already (``parsed``).
+
+    Each key in the text is followed by one ``:`` and strings may hold more, so the text's
+    ``:`` count is at least the number of keys written, which is at least the number of keys
+    parsed: when the count equals the keys parsed, no key was written twice, and the text is
+    not parsed again."""
+    colons = text.count(":")
+    return () if _keys_within(parsed, colons) == colons else duplicate_keys(text)
+
+
+def _keys_within(value: Any, limit: int) -> int:
+    """The number of object keys in a parsed JSON value, counted up to just past ``limit``."""
+    total, stack = 0, [value]
+    while stack and total <= limit:
+        v = stack.pop()
+        if isinstance(v, dict):
+            total += len(v)
+            stack.extend(x for x in v.values() if isinstance(x, (dict, list)))
+        elif isinstance(v, list):
+            stack.extend(x for x in v if isinstance(x, (dict, list)))
+    return total
+
+
 def canonical_arguments(arguments: str) -> str:
     """Parse an ``arguments`` string and re-serialise it canonically.
 

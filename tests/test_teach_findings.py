@@ -112,3 +112,27 @@ def test_a_gemini_finding_is_in_chinese(chinese):
                                                                          "response": {}}}]}]}
     found = check_gemini(doc, "openai")
     assert found and all(CJK.search(f.text()) for f in found), [f.text() for f in found]
+
+
+def test_a_history_edit_is_said_in_chinese(chinese):
+    """history-rewritten says what the app's edit removed and what the model loses, in the
+    chosen language; the finding's English (JSON, transcripts) is unchanged."""
+    from agentdbg.checker.rules.conversation import ConversationRules
+
+    def call(i, name):
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": i, "type": "function", "function": {"name": name, "arguments": "{}"}}]}
+
+    def result(i):
+        return {"role": "tool", "tool_call_id": i, "content": "{}"}
+
+    question = {"role": "user", "content": "订单 ORD-2026-001 到哪里了?"}
+    rules = ConversationRules()
+    first = [question, call("a", "query_order"), result("a")]
+    rules.check(first)
+    rules.saw_response(first, call("b", "query_logistics"))
+    (found,) = rules.check([question, {"role": "user", "content": "继续"},
+                            call("b", "query_logistics"), result("b")])
+    assert found.rule == "history-rewritten"
+    assert found.message.startswith("2 messages removed (call A and its result): the model loses")
+    assert found.text().startswith("删除了 2 条消息（调用 A 及其结果）：模型丢掉了它还没答完的工作")

@@ -91,10 +91,10 @@ def test_a_run_stores_its_question_and_its_tools_once(tmp_path, sample_tools):
                          env={"AGENTDBG_HOME": str(tmp_path / "home")}).exit_code == 0
 
 
-def write(tmp_path: Path, *events: dict) -> str:
+def write(tmp_path: Path, *events: dict, header: dict | None = None, name: str = "t.jsonl") -> str:
     header = {"type": "header", "format": "agentdbg-transcript", "version": 2,
-              "initial_messages": [{"role": "user", "content": "q"}]}
-    path = tmp_path / "t.jsonl"
+              "initial_messages": [{"role": "user", "content": "q"}], **(header or {})}
+    path = tmp_path / name
     path.write_text("".join(json.dumps(e) + "\n" for e in (header, *events)), encoding="utf-8")
     return str(path)
 
@@ -170,3 +170,21 @@ def test_a_session_event_of_odd_types_is_written_as_it_came_never_a_crash(tmp_pa
         load_transcript(tmp_path / "t.jsonl")
     assert info.value.message.endswith("t.jsonl:3: response event: field 'finish_reason' must be "
                                        "a string or null, got 5")
+
+
+def test_a_conversation_of_a_multi_agent_run_reads_back_its_agent_and_the_call_that_started_it(tmp_path):
+    """The header names the run, the agent and the call that started the conversation; an agent
+    learned later is an ``agent`` event; a transcript without them reads as before."""
+    header = {"run": "demo", "agent": "researcher",
+              "started_by": {"conversation": 1, "call_id": "toolu_01", "tool": "Agent"}}
+    path = write(tmp_path, REQUEST, {**REPLY}, header=header)
+    t = load_transcript(path)
+    assert (t.header.run, t.agent) == ("demo", "researcher")
+    assert (t.header.started_by.conversation, t.header.started_by.call_id,
+            t.header.started_by.kind) == (1, "toolu_01", "subagent")
+    named = write(tmp_path, REQUEST, {"type": "agent", "seq": 2, "turn": 1, "name": "WeatherAgent"},
+                  {**REPLY, "seq": 3}, name="n.jsonl")
+    assert load_transcript(named).agent == "WeatherAgent"
+    bad = write(tmp_path, REQUEST, header={"started_by": {"call_id": "x"}}, name="b.jsonl")
+    r = runner.invoke(app, ["replay", bad], env={"AGENTDBG_HOME": str(tmp_path / "home")})
+    assert r.exit_code == 2 and "started_by.conversation" in r.stderr, r.output

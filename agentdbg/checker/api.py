@@ -7,6 +7,7 @@ from typing import Any
 
 from agentdbg import schemas
 from agentdbg.checker.findings import ERROR, RULES, WARNING, Finding
+from agentdbg.checker.pairing import Pairing
 from agentdbg.checker.profiles import PROFILES, get_profile
 from agentdbg.checker.request import CheckRequest
 from agentdbg.checker.rules import CHECKS, Ctx
@@ -32,6 +33,12 @@ def check(request: CheckRequest | dict | list, profile: str = "openai", *,
     ``in_progress``: the last assistant turn's calls are still being executed,
     so its missing results are pending rather than wrong.
     """
+    return check_paired(request, profile, in_progress=in_progress)[0]
+
+
+def check_paired(request: CheckRequest | dict | list, profile: str = "openai", *,
+                 in_progress: bool = False) -> tuple[list[Finding], Pairing]:
+    """``check``, with the pairing analysis the findings were read off (computed once)."""
     if isinstance(request, list):
         request = CheckRequest(messages=request)
     elif isinstance(request, dict):
@@ -48,7 +55,7 @@ def check(request: CheckRequest | dict | list, profile: str = "openai", *,
         for run in CHECKS:
             findings.extend(run(ctx))
     findings.sort(key=lambda f: (-1 if f.index is None else f.index))
-    return findings
+    return findings, ctx.pairing
 
 
 def has_errors(findings: list[Finding]) -> bool:

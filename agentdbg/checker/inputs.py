@@ -24,6 +24,8 @@ try:  # orjson parses big histories several times faster; json gives the error m
 except ImportError:  # pragma: no cover - orjson is a dependency, but stay usable without it
     _fast_loads = json.loads  # type: ignore[assignment]
 
+_BOM = b"\xef\xbb\xbf"   # what "utf-8-sig" drops
+
 
 def parse_json(text: str):
     """``json.loads`` semantics and errors, orjson speed when the text is valid."""
@@ -53,6 +55,12 @@ def read_text(path: str) -> tuple[str, str]:
     """(display name, text) of a file or of stdin for ``-``: at most ``MAX_INPUT`` bytes,
     whatever it is (``/dev/zero``, a FIFO, ``<(command)``; one nobody writes is given up after
     ``paths.IDLE_SECONDS``)."""
+    name, data = read_bytes(path)
+    return name, decoded(name, data)
+
+
+def read_bytes(path: str) -> tuple[str, bytes]:
+    """(display name, bytes) of a file or of stdin for ``-``, bounded as ``read_text`` says."""
     from agentdbg.paths import read_at_most, read_bounded
 
     if path == "-":
@@ -71,8 +79,12 @@ def read_text(path: str) -> tuple[str, str]:
             raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     if len(data) > MAX_INPUT:
         raise InputError(f"{name}: more than {MAX_INPUT} bytes; check reads at most that much")
+    return name, data
+
+
+def decoded(name: str, data: bytes) -> str:
     try:
-        return name, data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise InputError(located(name, line, None, f"not UTF-8 text (byte {exc.start})")) from None
@@ -85,13 +97,23 @@ def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
 
         if foreign(path):   # another tool's record of a run: judged as its transcript
             return _imported(path)
-    name, text = read_text(path)
+    name, data = read_bytes(path)
+    end = data.find(b"\n")
+    if b'"agentdbg-transcript"' in (data if end < 0 else data[:end]):
+        return _transcript(name, decoded(name, data))
+    try:   # one JSON document, valid: parsed from the bytes as they are (no decoded copy)
+        doc = _fast_loads(data[3:] if data.startswith(_BOM) else data)
+    except ValueError:
+        return _slow(name, decoded(name, data), fmt)
+    return [_item(name, doc, None, fmt)]
+
+
+def _slow(name: str, text: str, fmt: str | None) -> list[CheckItem]:
+    """Text that is not one valid JSON document: JSON Lines, or the error that says where."""
     if not text.strip():
         raise InputError(f"{name}: empty input; expected JSON")
-    if '"agentdbg-transcript"' in text.split("\n", 1)[0]:
-        return _transcript(name, text)
     try:
-        doc = parse_json(text)
+        doc = json.loads(text)
     except RecursionError:
         raise InputError(f"{name}: JSON nested too deeply") from None
     except json.JSONDecodeError as exc:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdbg.checker.api import check
+from agentdbg.checker.api import check_paired
 from agentdbg.checker.inputs import CheckItem
+from agentdbg.checker.pairing import Pairing
 from agentdbg.checker.request import MISSING
 from agentdbg.wire import codec as codecs
 
@@ -193,8 +194,9 @@ def _clean_ends(messages: list) -> set[int]:
 
 def _judge(item: CheckItem, definitions: list | None, profile: str, prior: list | None) -> Judged:
     if _chat_native(item):
-        return Judged(item, check(item.request, profile),
-                      skipped_tools=item.request.tools is MISSING and _open_calls_chat(item))
+        findings, pairing = check_paired(item.request, profile)
+        return Judged(item, findings,
+                      skipped_tools=item.request.tools is MISSING and _open_calls_chat(item, pairing))
     from agentdbg.checker.formats import analyze
 
     doc = _with_tools(item, definitions)
@@ -205,11 +207,12 @@ def _judge(item: CheckItem, definitions: list | None, profile: str, prior: list 
                   skipped_tools=not declared and open_calls)
 
 
-def _open_calls_chat(item: CheckItem) -> bool:
+def _open_calls_chat(item: CheckItem, pairing: Pairing | None = None) -> bool:
+    """A call of the item has no result (``pairing``: the item's, when computed already)."""
     from agentdbg.checker.pairing import analyze
 
     messages = item.request.messages
-    pairing = analyze(messages)
+    pairing = pairing if pairing is not None else analyze(messages)
     return any((i, j) not in pairing.answer_of
                for i, m in enumerate(messages) if isinstance(m, dict)
                for j, _ in enumerate(m.get("tool_calls") or [] if isinstance(m.get("tool_calls"), list)

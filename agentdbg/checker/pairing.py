@@ -35,7 +35,10 @@ class CallState(str, Enum):
     PENDING = "pending"        # the run is executing it now (``in_progress``)
 
 
-@dataclass
+_OK, _DUPLICATE, _MISMATCH = ResultState.OK, ResultState.DUPLICATE, ResultState.MISMATCH
+
+
+@dataclass(slots=True)
 class Block:
     """One assistant message with calls, and what answered them."""
 
@@ -52,7 +55,7 @@ class Block:
 
 @dataclass
 class Pairing:
-    labels: dict[str, str] = field(default_factory=dict)               # call id -> "A", "B" …
+    numbers: dict[str, int] = field(default_factory=dict)              # call id -> 0, 1 … (A, B …)
     answer_of: dict[tuple[int, int], int] = field(default_factory=dict)  # (asst, pos) -> result
     call_of: dict[int, tuple[int, int]] = field(default_factory=dict)    # result -> (asst, pos)
     status: dict[int, ResultState] = field(default_factory=dict)         # tool message -> state
@@ -61,8 +64,14 @@ class Pairing:
     orphan_runs: list[tuple[int, int]] = field(default_factory=list)     # [first, end)
     first_use: dict[str, int] = field(default_factory=dict)              # call id -> first asst
 
+    @property
+    def labels(self) -> dict[str, str]:
+        """call id -> its label ("A", "B" … "AA"), in the order the ids first appear."""
+        return {cid: _label(n) for cid, n in self.numbers.items()}
+
     def label(self, call_id: object) -> str | None:
-        return self.labels.get(call_id) if isinstance(call_id, str) else None
+        n = self.numbers.get(call_id) if isinstance(call_id, str) else None
+        return None if n is None else _label(n)
 
     def call_state(self, asst: int, pos: int) -> CallState:
         """What the view draws on call ``pos`` of assistant ``asst``."""
@@ -107,15 +116,21 @@ def _role(m: object) -> object:
 
 def analyze(messages: list, *, in_progress: bool = False) -> Pairing:
     """The pairing of ``messages``. ``in_progress``: the last assistant turn's calls are
-    being executed now, so their missing results are pending rather than missing."""
+    being executed now, so their missing results are pending rather than missing.
+
+    One pass over the messages (a late result is looked for only after a block left a call
+    unanswered); the roles are read once, as this runs on every check of every request."""
     p = Pairing()
+    roles = [m.get("role") if type(m) is dict else _role(m) for m in messages]
+    numbers, first_use, status, orphan = p.numbers, p.first_use, p.status, ResultState.ORPHAN
     claimed: set[int] = set()   # late results, answered across an interloper
     i, n = 0, len(messages)
     while i < n:
-        if _role(messages[i]) == "tool":
+        role = roles[i]
+        if role == "tool":
             j = i
-            while j < n and _role(messages[j]) == "tool" and j not in claimed:
-                p.status[j] = ResultState.ORPHAN
+            while j < n and roles[j] == "tool" and j not in claimed:
+                status[j] = orphan
                 j += 1
             if j > i:
                 p.orphan_runs.append((i, j))
@@ -123,62 +138,63 @@ def analyze(messages: list, *, in_progress: bool = False) -> Pairing:
             else:
                 i += 1
             continue
-        calls = calls_of(messages[i])
-        if not calls:
+        calls = messages[i].get("tool_calls") if role == "assistant" else None
+        if type(calls) is not list or not calls:
             i += 1
             continue
         ids = [call_id(c) for c in calls]
         for cid in ids:
-            if cid and cid not in p.labels:
-                p.labels[cid] = _label(len(p.labels))
-        block = _block(p, messages, i, ids)
+            if cid:
+                if cid not in numbers:
+                    numbers[cid] = len(numbers)
+                first_use.setdefault(cid, i)
+        block = _block(p, messages, roles, i, ids)
         block.pending = in_progress and block.end == n == i + 1
         if block.unanswered and not block.pending:
             _late(p, messages, block, claimed)
-        for cid in ids:
-            if cid:
-                p.first_use.setdefault(cid, i)
         p.blocks.append(block)
         i = block.end
     return p
 
 
-def _block(p: Pairing, messages: list, asst: int, ids: list) -> Block:
+def _block(p: Pairing, messages: list, roles: list, asst: int, ids: list) -> Block:
     """Pair the tool messages right after assistant ``asst``."""
     block = Block(asst, ids, asst + 1)
     # a duplicated id cannot be told apart: its first result answers it, a second is a duplicate
-    open_positions: dict[str, list[int]] = {}
+    open_positions: dict[str, int] = {}
     for pos, cid in enumerate(ids):
         if cid and cid not in open_positions:
-            open_positions[cid] = [pos]
+            open_positions[cid] = pos
     idless = ids.count(None)
     answered: set[str] = set()
+    status, block_of, answer_of, call_of = p.status, p.block_of, p.answer_of, p.call_of
     j, n = asst + 1, len(messages)
-    while j < n and _role(messages[j]) == "tool":
-        p.block_of[j] = asst
+    while j < n and roles[j] == "tool":
+        block_of[j] = asst
         tid = messages[j].get("tool_call_id")
         if not isinstance(tid, str) or not tid:
             if idless:
                 idless -= 1
-                p.status[j] = ResultState.IDLESS
+                status[j] = ResultState.IDLESS
             else:
-                p.status[j] = ResultState.MISSING_ID
+                status[j] = ResultState.MISSING_ID
                 block.broken = True
         elif tid not in open_positions:
-            p.status[j] = ResultState.MISMATCH
+            status[j] = _MISMATCH
             block.broken = True
         elif tid in answered:
-            p.status[j] = ResultState.DUPLICATE
+            status[j] = _DUPLICATE
         else:
             answered.add(tid)
-            pos = open_positions[tid][0]
-            p.status[j] = ResultState.OK
-            p.answer_of[(asst, pos)] = j
-            p.call_of[j] = (asst, pos)
+            pos = open_positions[tid]
+            status[j] = _OK
+            answer_of[(asst, pos)] = j
+            call_of[j] = (asst, pos)
             block.order.append((pos, j))
         j += 1
     block.end = j
-    block.unanswered = [cid for cid in open_positions if cid not in answered]
+    if len(answered) < len(open_positions):
+        block.unanswered = [cid for cid in open_positions if cid not in answered]
     return block
 
 

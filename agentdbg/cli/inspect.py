@@ -36,6 +36,24 @@ def _list_profiles(value: bool) -> None:
     raise typer.Exit()
 
 
+def _list_rules(value: bool) -> None:
+    """``check --rules``: every rule with its mark in each wire format, from the registry."""
+    if not value:
+        return
+    from rich.text import Text
+
+    from agentdbg.checker.formats.table import FORMATS, LEGEND, rule_rows
+
+    console = make_console()
+    for rule, summary, marks in rule_rows():
+        line = Text(rule, style="bold")
+        line.append("  " + " · ".join(f"{name} {mark}" for (name, _), mark in zip(FORMATS, marks)))
+        console.print(line)
+        console.print(Text("    " + summary, style="dim"))
+    console.print(Text(LEGEND))
+    raise typer.Exit()
+
+
 @command(epilog="Exit status: 0 no error-level finding; 1 errors found; 2 unreadable input.")
 def check(
     file: Annotated[str, typer.Argument(
@@ -56,6 +74,10 @@ def check(
         "--profiles", callback=_list_profiles, is_eager=True,
         help="List the provider profiles and what each adds, then exit.")] = False,
     lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
+    rules: Annotated[bool, typer.Option(
+        "--rules", callback=_list_rules, is_eager=True,
+        help="List every rule, its severity in each wire format and what it means, then "
+             "exit.")] = False,
     debug: DebugOpt = False,
 ) -> int:
     """Check a request or a history against the protocol rules real APIs enforce (Chat

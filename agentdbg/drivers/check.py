@@ -8,7 +8,10 @@ final reply is not a request, so a run that legitimately ends on a call is clean
 
 from __future__ import annotations
 
+import gc
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +49,15 @@ def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, fu
 
     get_profile(profile)
     i18n.use(lang)
-    items = load_check_input(file, fmt)
     definitions = None
     if tools is not None:
         from agentdbg.toolspec import load_tools
 
         definitions = load_tools(tools, resolve=False).openai_tools()
-    with schemas.noting_skips() as skips:
-        results = judge_all(items, definitions, profile)
+    with collector_paused():
+        items = load_check_input(file, fmt)
+        with schemas.noting_skips() as skips:
+            results = judge_all(items, definitions, profile)
     every = [f for r in results for f in r.findings]
     notes = [SKIPPED] if any(r.skipped_tools for r in results) else []
     notes += skips.take()
@@ -66,6 +70,29 @@ def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, fu
     else:
         _show(console_factory(), results, profile, full, notes)
     return ExitStatus.FINDINGS if has_errors(every) else ExitStatus.OK
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while the input is parsed and judged.
+
+    A 100k-message history is a million objects holding no reference cycles, and judging it
+    allocates as many again; every full collection walks all of them (profiled at 100k
+    messages: 1.0 s of the collector's time in a 1.1 s check). A parse makes no cycles and the
+    judging next to none, so what waits for the collector is bounded by the input, and it
+    runs again as soon as the check is done."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        # what was allocated meanwhile joins the oldest generation unscanned (moved there
+        # as a list, via the permanent one); re-enabled as it was, the collector would walk
+        # all of it at its next young collection (0.25 s at 100k messages)
+        gc.freeze()
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
 
 
 def _as_dict(result: Judged, finding) -> dict:

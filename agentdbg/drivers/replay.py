@@ -58,7 +58,45 @@ def run_replay(args: ReplayArgs, console) -> ExitStatus:
         return _start_from_messages(args, console)
     if args.from_index is not None:
         return _fork(args, console)
+    run = _run_of(args)
+    if len(run) > 1:
+        return _play_run(args, run, console)
     return _play(args, console)
+
+
+def _run_of(args: ReplayArgs) -> list[Path]:
+    """The conversations of the multi-agent run ``args.file`` belongs to, parents first (just
+    the file in step mode, with --save or --json, or outside a run)."""
+    from agentdbg.transcript.tree import siblings
+
+    if args.step or args.save is not None or args.json_out:
+        return [Path(args.file)]
+    return siblings(Path(args.file))
+
+
+def _play_run(args: ReplayArgs, paths: list[Path], console) -> ExitStatus:
+    """Replay every conversation of a run, each under a line saying which agent it is and
+    what started it; the exit status is the first conversation's that did not replay."""
+    from agentdbg.transcript import read_transcript
+    from agentdbg.transcript.tree import build, how_started, named, walk
+
+    headers = []
+    for p in paths:
+        header, events = read_transcript(p)
+        headers.append((p, named(header, (e for _, e in events))))
+    status = ExitStatus.OK
+    nodes = list(walk(build(headers)))
+    for node in nodes:
+        how = f" ← {how_started(node.started_by)}" if node.started_by is not None else ""
+        console.print(f"{'  ' * node.depth}── {node.label}{how}", markup=False, highlight=False,
+                      soft_wrap=True)
+        played = _play(replace(args, file=str(node.path)), console)
+        if status == ExitStatus.OK:
+            status = played
+    console.print(f"replayed a run of {len(nodes)} conversations: "
+                  f"{'all replayed' if status == ExitStatus.OK else 'not all replayed'}",
+                  markup=False, highlight=False, soft_wrap=True)
+    return status
 
 
 def refuse_saving_over(played: str, save: Path | None) -> None:

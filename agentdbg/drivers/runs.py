@@ -24,6 +24,7 @@ def list_runs(console: Console, limit: int, json_out: bool = False) -> None:
 
     paths = saved_runs()
     rows = [run_row(n, path, run_name(path)) for n, path in enumerate(paths[:limit], start=1)]
+    _nest(rows, paths[:limit])
     if json_out:   # one document: what the listing shows, each run with its path
         runs = [asdict(r) | {"path": str(p)} for r, p in zip(rows, paths)]
         sys.stdout.write(utf8_json({"folder": str(runs_dir()), "runs": runs,
@@ -37,7 +38,7 @@ def run_row(number: int, path: Path, name: str) -> RunRow:
     """What the listing shows of one transcript (read to the end: turns and stop)."""
     from agentdbg.render.runs import RunRow
     from agentdbg.transcript import read_transcript
-    from agentdbg.transcript.events import Request, Stop
+    from agentdbg.transcript.events import AgentNamed, Request, Stop
 
     row = RunRow(number, name)
     try:
@@ -45,15 +46,38 @@ def run_row(number: int, path: Path, name: str) -> RunRow:
         header, events = read_transcript(path)
         row.created, row.question = header.created, header.question
         row.kind = "replay" if header.provider == "replay" else "fork" if header.parent else ""
+        row.agent, row.conversation = header.agent, header.conversation
+        row.started = header.started_by
         for _, event in events:
             if isinstance(event, Request):
                 turns += 1
             elif isinstance(event, Stop):
                 row.stop = event.reason
+            elif isinstance(event, AgentNamed):
+                row.agent = event.name
         row.turns = turns
     except InputError as exc:
         row.error = _short_error(exc.message, path)
     return row
+
+
+def _nest(rows: list[RunRow], paths: list[Path]) -> None:
+    """Each conversation of a multi-agent run under the one whose call started it: its depth
+    and how it started (``handoff from #3``)."""
+    from agentdbg.transcript.tree import run_of
+
+    for k, row in enumerate(rows):
+        if row.started is None:
+            continue
+        run = run_of(paths[k])
+        for j in range(k - 1, -1, -1):
+            other = run_of(paths[j])
+            if other is None or run is None or other[0] != run[0]:
+                break
+            if rows[j].conversation == row.started.conversation:
+                row.depth = rows[j].depth + 1
+                row.parent = rows[j].number
+                break
 
 
 def _short_error(message: str, path: Path) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -32,6 +33,11 @@ class RunRow:
     question: str | None = None
     error: str | None = None
     kind: str = ""                  # "replay" / "fork": not a run of the question itself
+    agent: str | None = None        # a multi-agent run: the conversation's agent …
+    conversation: int | None = None
+    started: Any = None             # … the call that started it (``StartedBy``) …
+    depth: int = 0                  # … and how deep under its run's first conversation
+    parent: int | None = None       # the # of the row whose call started it
 
 
 def created_text(created: object) -> str:
@@ -65,7 +71,21 @@ def _cells(row: RunRow) -> tuple[str, str, str, str, str]:
     question = " ".join(safe(row.question or "").split())
     if row.kind:
         question = f"({row.kind}) {question}"
+    if row.agent or row.started is not None:
+        question = _agent_cell(row) + ("" if row.started is not None else f" {question}")
     return str(row.number), created_text(row.created), safe(stop), turns, question
+
+
+def _agent_cell(row: RunRow) -> str:
+    """``└─ Order agent ← handoff from #3 (call call_h1)``: a conversation under its starter."""
+    agent = safe(row.agent or "agent")
+    if row.started is None:
+        return f"[{agent}]"
+    how = "handoff" if row.started.kind == "handoff" else "subagent"
+    where = f"#{row.parent}" if row.parent is not None else \
+        f"conversation {row.started.conversation}"
+    call = f" (call {safe(row.started.call_id)})" if row.started.call_id else ""
+    return f"{'  ' * max(0, row.depth - 1)}└─ {agent} ← {how} from {where}{call}"
 
 
 def render_runs(rows: list[RunRow], folder: str, width: int, *, more: int = 0) -> list[Text]:

@@ -34,6 +34,10 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     _exists(path)
     if diff_with is not None:
         _exists(diff_with)
+    else:
+        tree = _run_of(Path(path))
+        if len(tree) > 1:   # a conversation of a multi-agent run: the whole run, as a tree
+            return _run_page(tree, output, console, profile)
     target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + ".html")
     never_over_inputs(target, "-o" if output is not None else "the report", transcript=path,
                       **{"--diff transcript": diff_with})
@@ -77,6 +81,29 @@ def run_handout(path: str | os.PathLike, output: str | os.PathLike | None, conso
     return ExitStatus.OK
 
 
+def _run_of(path: Path) -> list[Path]:
+    from agentdbg.transcript.tree import siblings
+
+    return siblings(path) if path.is_file() else [path]
+
+
+def _run_page(paths: list[Path], output: str | os.PathLike | None, console: Any,
+              profile: str) -> ExitStatus:
+    from agentdbg.report.runpage import render_run_report, summarize
+    from agentdbg.transcript.tree import run_of
+
+    name = (run_of(paths[0]) or (paths[0].stem,))[0]
+    target = Path(output) if output is not None else Path.cwd() / f"{name}.html"
+    never_over_inputs(target, "-o" if output is not None else "the report",
+                      **{f"conversation {i + 1}": p for i, p in enumerate(paths)})
+    write_text(target, render_run_report(paths, name, profile=profile))
+    s = summarize(paths, profile)
+    console.print(f"report: {one_line(target)} (a run of {len(paths)} conversations, {s.requests} "
+                  f"request(s), {sum(len(c.findings) for c in s.conversations)} finding(s))",
+                  markup=False, highlight=False, soft_wrap=True)
+    return ExitStatus.OK
+
+
 def run_diff(a: str | os.PathLike, b: str | os.PathLike, json_out: bool, console: Any, *,
              profile: str = "openai") -> ExitStatus:
     """``agentdbg diff A B [--json]``: exit 0 when the runs match, 1 when they differ."""
@@ -84,6 +111,9 @@ def run_diff(a: str | os.PathLike, b: str | os.PathLike, json_out: bool, console
 
     _exists(a)
     _exists(b)
+    runs = _run_of(Path(a)), _run_of(Path(b))
+    if len(runs[0]) > 1 or len(runs[1]) > 1:   # multi-agent runs: agent by agent
+        return _diff_trees(runs[0], runs[1], json_out, console, profile)
     d = diff_transcripts(a, b, profile=profile)
     if json_out:
         import json
@@ -91,6 +121,20 @@ def run_diff(a: str | os.PathLike, b: str | os.PathLike, json_out: bool, console
         print(json.dumps(d.to_dict(), ensure_ascii=False, indent=2, default=str))
     else:
         console.print(render_diff(d), soft_wrap=True)
+    return ExitStatus.OK if d.same else ExitStatus.FINDINGS
+
+
+def _diff_trees(a: list[Path], b: list[Path], json_out: bool, console: Any,
+                profile: str) -> ExitStatus:
+    from agentdbg.report.diff_tree import diff_trees, render_tree_diff
+
+    d = diff_trees(a, b, profile=profile)
+    if json_out:
+        import json
+
+        print(json.dumps(d.to_dict(), ensure_ascii=False, indent=2, default=str))
+    else:
+        console.print(render_tree_diff(d), soft_wrap=True)
     return ExitStatus.OK if d.same else ExitStatus.FINDINGS
 
 
@@ -108,11 +152,20 @@ def run_export(path: str | os.PathLike, otlp_url: str | None, fmt: str | None,
     if otlp_url is None and output is None:
         raise AgentdbgError("say where to: --otlp URL (an OTLP/HTTP receiver) and/or "
                             "--format otlp-json -o FILE")
+    tree = _run_of(Path(path))
     if output is not None:
-        never_over_inputs(Path(output), "-o", transcript=path)
-    result = export_transcript(path, otlp_url=otlp_url, json_path=output, content=content,
-                               profile=profile, timeout=timeout or DEFAULT_TIMEOUT)
-    console.print(f"exported {result.spans} span(s) of trace {result.trace_id} to "
+        never_over_inputs(Path(output), "-o", transcript=path,
+                          **{f"conversation {i + 1}": p for i, p in enumerate(tree)})
+    if len(tree) > 1:   # a conversation of a multi-agent run: the whole run, one trace
+        from agentdbg.report.otel_run import export_tree
+
+        result = export_tree(tree, otlp_url=otlp_url, json_path=output, content=content,
+                             profile=profile, timeout=timeout or DEFAULT_TIMEOUT)
+    else:
+        result = export_transcript(path, otlp_url=otlp_url, json_path=output, content=content,
+                                   profile=profile, timeout=timeout or DEFAULT_TIMEOUT)
+    run = f" (a run of {len(tree)} conversations)" if len(tree) > 1 else ""
+    console.print(f"exported {result.spans} span(s){run} of trace {result.trace_id} to "
                   f"{one_line(', '.join(result.destinations))}", markup=False, highlight=False,
                   soft_wrap=True)
     return ExitStatus.OK

@@ -417,8 +417,9 @@ def spans_of_run(run: Run, *, content: bool = False) -> list:
 class _RunSpans:
     """Creates every span first, attaches findings, then ends them at their recorded times."""
 
-    def __init__(self, run: Run, tracer: Any, content: bool):
+    def __init__(self, run: Run, tracer: Any, content: bool, parent: Any = None):
         self.run, self.tracer, self.content = run, tracer, content
+        self.parent = parent                        # a multi-agent run: the span that started it
         self.base = _created_ns(run)
         self.cursor = self.base
         self.open: list[tuple[Any, int]] = []       # (span, end time)
@@ -430,15 +431,18 @@ class _RunSpans:
         self.descriptions = tool_descriptions(self.header)
 
     def build(self) -> None:
-        from opentelemetry.trace import SpanKind
+        from opentelemetry.trace import SpanKind, set_span_in_context
 
         header = self.header
+        agent = {sc.AGENT_NAME: self.run.header.agent} if self.run.header.agent else {}
+        name = f"{sc.OP_INVOKE_AGENT} {self.run.header.agent}" if agent else sc.OP_INVOKE_AGENT
         self.agent = self.tracer.start_span(
-            sc.OP_INVOKE_AGENT, kind=SpanKind.INTERNAL, start_time=self.base,
+            name, kind=SpanKind.INTERNAL, start_time=self.base,
+            context=set_span_in_context(self.parent) if self.parent is not None else None,
             attributes={sc.OPERATION_NAME: sc.OP_INVOKE_AGENT, sc.PROVIDER_NAME: provider_name(header),
                         sc.REQUEST_MODEL: self.run.model,
                         sc.CONVERSATION_ID: conversation_id(self.run.path.stem, self.content),
-                        **server_attributes(header)})
+                        **agent, **server_attributes(header)})
         for history in self.run.histories:
             for card in history.cards:
                 self._card(history, card)

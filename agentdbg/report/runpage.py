@@ -28,6 +28,8 @@ from agentdbg.report.html import (
 )
 from agentdbg.report.reqdiff import RequestDiff, describe, request_diffs
 from agentdbg.report.timeline import Card, Run
+from agentdbg.transcript.events import StartedBy
+from agentdbg.transcript.tree import Node, how_started
 
 RUN_CSS = """
 header.run h1{margin-bottom:2px}
@@ -42,6 +44,11 @@ font:12px/1.4 ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;word-br
 .rdiff .add{color:#1a7f37}.rdiff .del{color:#cf222e}.rdiff .rw{color:#9a6700;font-weight:700}
 .rules td{padding-right:16px}
 .tooldefs .tool{margin:2px 0}
+nav.tree details{margin-left:18px}nav.tree>details{margin-left:0}
+nav.tree summary{cursor:pointer;margin:2px 0}nav.tree .leaf{margin:2px 0 2px 32px}
+.agent{display:inline-block;border-radius:10px;padding:0 8px;color:#fff;font-weight:600}
+.agent.a0{background:hsl(0,55%,38%)}.agent.a1{background:hsl(137,55%,38%)}.agent.a2{background:hsl(274,55%,38%)}.agent.a3{background:hsl(51,55%,38%)}.agent.a4{background:hsl(188,55%,38%)}.agent.a5{background:hsl(325,55%,38%)}.agent.a6{background:hsl(102,55%,38%)}.agent.a7{background:hsl(239,55%,38%)}.agent.a8{background:hsl(16,55%,38%)}.agent.a9{background:hsl(153,55%,38%)}.agent.a10{background:hsl(290,55%,38%)}.agent.a11{background:hsl(67,55%,38%)}
+.how{color:#57606a;font-size:12px}
 """
 
 
@@ -56,6 +63,8 @@ class Conversation:
     api: str | None = None
     model: str | None = None
     stop: str | None = None
+    agent: str | None = None
+    started_by: StartedBy | None = None
 
     @property
     def errors(self) -> int:
@@ -67,7 +76,8 @@ class Conversation:
 
     @property
     def title(self) -> str:
-        return f"conversation {self.number}" if self.number is not None else self.path.name
+        base = f"conversation {self.number}" if self.number is not None else self.path.name
+        return f"{base} ({self.agent})" if self.agent else base
 
 
 @dataclass
@@ -97,7 +107,7 @@ def read_conversation(path: str | os.PathLike, profile: str = "openai") -> tuple
 def conversation_of(run: Run) -> Conversation:
     h = run.header
     return Conversation(run.path, h.conversation, len(run.turns), distinct_findings(run.findings()),
-                        h.api, h.model, run.stop_reason)
+                        h.api, h.model, run.stop_reason, h.agent, h.started_by)
 
 
 def summarize(paths: Sequence[str | os.PathLike], profile: str = "openai") -> RunSummary:
@@ -109,15 +119,17 @@ def summarize(paths: Sequence[str | os.PathLike], profile: str = "openai") -> Ru
 # -- HTML --------------------------------------------------------------------------------------
 
 def conversation_html(run: Run, diffs: dict[int, RequestDiff], anchor: str,
-                      version: int | None = None) -> str:
+                      version: int | None = None, palette: dict[str, int] | None = None) -> str:
     """One conversation's section; every element id in it starts with ``anchor``
     (``version``: the live view's number for the transcript's state it shows)."""
     conv = conversation_of(run)
     ns = f"{anchor}-"
     counts = _counts(conv)
-    title = (f'<h2>{esc(conv.title)} <span class="dim">· {esc(conv.api or "chat")} · '
+    title = (f'<h2>{esc(conv.title)} {agent_badge(conv.agent, palette)} <span class="dim">· '
+             f'{esc(conv.api or "chat")} · '
              f"{esc(conv.model or '?')} · {conv.requests} request(s)</span> {counts}</h2>")
-    parts = [title, head_rows(run), tools_html(run.tools),
+    started = _started_html(conv)
+    parts = [title, started, head_rows(run), tools_html(run.tools),
              summary_html(run, heading=""), f'<h3 id="{ns}timeline">Timeline</h3>']
 
     def extra(card: Card) -> str:
@@ -126,6 +138,12 @@ def conversation_html(run: Run, diffs: dict[int, RequestDiff], anchor: str,
     parts += [history_html(run, n, h, ns=ns, extra=extra) for n, h in enumerate(run.histories)]
     parts.append(stop_html(run, ns))
     return f'{article_open(anchor, run.path.name, version)}{"".join(parts)}</article>'
+
+
+def _started_html(conv: Conversation) -> str:
+    if conv.started_by is None:
+        return ""
+    return f'<p class="how">{esc(how_started(conv.started_by))}</p>'
 
 
 def article_open(anchor: str, name: str, version: int | None = None) -> str:
@@ -195,6 +213,38 @@ def run_summary_html(summary: RunSummary, anchors: dict[Path, str]) -> str:
             f"{warnings} warning(s)</span></p>{table}<nav class=\"convs\">{nav}</nav></section>")
 
 
+COLOURS = 12      # .agent.a0 … .a11: the run's agents in the order they first appear
+
+
+def agent_badge(agent: str | None, palette: dict[str, int] | None = None) -> str:
+    """The agent's name on its own colour: ``palette`` numbers the run's agents in order (up
+    to twelve colours); without it the name picks one."""
+    if not agent:
+        return ""
+    import zlib
+
+    k = palette.setdefault(agent, len(palette)) if palette is not None else \
+        zlib.crc32(agent.encode("utf-8", "replace"))
+    return f'<span class="agent a{k % COLOURS}" data-agent="{esc(agent)}">{esc(agent)}</span>'
+
+
+def tree_html(roots: Sequence[Node], anchors: dict[Path, str], convs: dict[Path, Conversation],
+              palette: dict[str, int] | None = None) -> str:
+    """The run's conversations as a tree: each under the call that started it, collapsible."""
+    def item(node: Node) -> str:
+        conv = convs.get(node.path)
+        title = (f'<a href="#{anchors.get(node.path, "")}">{esc(node.label)}</a> '
+                 f"{agent_badge(node.agent, palette)} "
+                 f"{_counts(conv) if conv is not None else ''}"
+                 + (f' <span class="how">{esc(node.how())}</span>' if node.started_by else ""))
+        if not node.children:
+            return f'<div class="leaf" data-conversation="{node.number}">{title}</div>'
+        inner = "".join(item(c) for c in node.children)
+        return (f'<details open data-conversation="{node.number}"><summary>{title}</summary>'
+                f"{inner}</details>")
+    return f'<nav class="tree" aria-label="agents">{"".join(item(r) for r in roots)}</nav>'
+
+
 def anchors_of(paths: Sequence[Path]) -> dict[Path, str]:
     """A stable element id per transcript of the run: its position (new ones come last)."""
     return {Path(p): f"c{k + 1}" for k, p in enumerate(paths)}
@@ -203,14 +253,21 @@ def anchors_of(paths: Sequence[Path]) -> dict[Path, str]:
 def render_run_report(paths: Sequence[str | os.PathLike], title: str, *,
                       profile: str = "openai") -> str:
     """The static page of a run: every conversation, no scripts (``html.page``'s CSP)."""
+    from agentdbg.transcript.tree import build
+
     ordered = [Path(p) for p in paths]
     anchors = anchors_of(ordered)
-    sections, convs = [], []
+    sections, convs, headers = [], [], []
+    palette: dict[str, int] = {}
     for p in ordered:
         run, diffs = read_conversation(p, profile)
         convs.append(conversation_of(run))
-        sections.append(conversation_html(run, diffs, anchors[p]))
+        headers.append((p, run.header))   # with the agent its events named last
+        sections.append(conversation_html(run, diffs, anchors[p], palette=palette))
+    roots = build(headers)
+    tree = tree_html(roots, anchors, {c.path: c for c in convs}, palette) \
+        if any(h.started_by is not None or h.agent for _, h in headers) else ""
     body = (f'<header class="run"><h1>agentdbg — {esc(title)}</h1></header>'
-            f"{run_summary_html(RunSummary(convs), anchors)}{''.join(sections)}{foot_html()}")
+            f"{run_summary_html(RunSummary(convs), anchors)}{tree}{''.join(sections)}{foot_html()}")
     return page(f"agentdbg — {esc(title)}", body, css=CSS + RUN_CSS)
 

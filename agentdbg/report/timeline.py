@@ -22,10 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from agentdbg.messages import loads_json, token_count
 from agentdbg.report import adapter
 from agentdbg.transcript.events import (
     Action,
+    AgentNamed,
     AnyEvent,
     Blocked,
     Header,
@@ -297,6 +300,8 @@ class RunBuilder:
             self._on_action(event)
         elif isinstance(event, Stop):
             self._on_stop(event)
+        elif isinstance(event, AgentNamed):
+            self.header = msgspec.structs.replace(self.header, agent=event.name)
 
     # -- events ----------------------------------------------------------------------------
     def _on_request(self, e: Request) -> None:

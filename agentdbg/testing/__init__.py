@@ -9,6 +9,13 @@
 
 Or collect a whole folder with the pytest plugin: ``pytest --agentdbg-replay transcripts/``.
 
+A multi-agent run (the proxy's ``RUN-conversation-N.jsonl`` files) replays as one tree:
+
+    from agentdbg.testing import assert_run_replays
+
+    def test_the_team_still_replays():
+        assert_run_replays("transcripts/run-conversation-1.jsonl")   # every agent's conversation
+
 Trajectory assertions check what a run did (a failure shows the messages concerned):
 
     from agentdbg.testing import assert_tool_sequence, assert_tool_args, assert_max_turns
@@ -54,11 +61,13 @@ __all__ = [  # the trajectory assertions come from agentdbg.report.trajectory
     "assert_max_turns",
     "assert_no_findings",
     "assert_replays",
+    "assert_run_replays",
     "assert_stop_reason",
     "assert_tool_args",
     "assert_tool_not_used",
     "assert_tool_sequence",
     "assert_tool_used",
+    "replay_run",
     "replay_transcript",
 ]
 
@@ -117,3 +126,29 @@ def assert_replays(path: str | os.PathLike[str], *, live_tools: bool = False,
     if result.problems:   # the problems quote the recording: escaped for the terminal
         raise ReplayMismatch(f"{one_line(path)}:\n  " + "\n  ".join(map(one_line, result.problems)))
     return result
+
+
+def replay_run(path: str | os.PathLike[str], *, profile: str = "openai") -> dict[str, ReplayResult]:
+    """Replay every conversation of the multi-agent run ``path`` belongs to, parents first:
+    each result under its agent's label (``conversation 2 (Billing agent)``)."""
+    from agentdbg.transcript import read_transcript
+    from agentdbg.transcript.tree import build, named, siblings, walk
+
+    headers = []
+    for p in siblings(Path(path)):
+        header, events = read_transcript(p)
+        headers.append((p, named(header, (e for _, e in events))))
+    return {node.label: replay_transcript(node.path, profile=profile)
+            for node in walk(build(headers))}
+
+
+def assert_run_replays(path: str | os.PathLike[str], *, profile: str = "openai") -> dict[str, ReplayResult]:
+    """Replay the whole run ``path`` belongs to; raise ``ReplayMismatch`` naming each agent whose
+    conversation did not replay, with its problems."""
+    results = replay_run(path, profile=profile)
+    failed = [f"{label} ({r.path.name}):\n    " + "\n    ".join(r.problems)
+              for label, r in results.items() if r.problems]
+    if failed:
+        raise ReplayMismatch(f"{path}: {len(failed)} of {len(results)} conversation(s) did not "
+                             "replay:\n  " + "\n  ".join(failed))
+    return results

@@ -91,6 +91,16 @@ class ParentCall(msgspec.Struct, kw_only=True, omit_defaults=True):
     call_id: str | None = None
 
 
+class StartedBy(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The call in another conversation of the same run that started this one: a subagent
+    (Claude Code's ``Agent``/``Task``, Codex's ``spawn_agent``, a team leader's delegation) or
+    a handoff (``transfer_to_…``: the history goes on under another agent)."""
+    conversation: int                      # the starting conversation's number (``conversation``)
+    call_id: str | None = None             # the call that started it (None: not known)
+    tool: str | None = None                # that call's tool
+    kind: str = "subagent"                 # subagent | handoff
+
+
 class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="header"):
     format: str | None = None
     version: JSON = None
@@ -120,6 +130,9 @@ class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type",
     #: not record ("… does not record the tool definitions …"), said once
     source: str | None = None
     notes: list[str] | None = None
+    #: multi-agent runs: one run's conversations form a tree (``transcript.tree``)
+    run: str | None = None                 # the run this conversation belongs to (its name)
+    started_by: StartedBy | None = None    # the call that started it (None: a root)
 
     def problem(self) -> str | None:
         return _messages_problem("initial_messages", self.initial_messages)
@@ -147,6 +160,9 @@ class Request(_Event, kw_only=True, tag="request"):
     prefix: int
     append: list[Message]
     findings: list[FindingRecord] | None = None  # the proxy's checks of it
+    #: the proxy: how this request edited the history the previous one sent (``Edit.to_dict``:
+    #: kind, at, text, severity note|warning; the warnings are findings too)
+    edits: list[JSONObject] | None = None
     body: JSONObject | None = None         # the proxy: a Responses / Anthropic body as sent
     #: version 2: the body's arrays (its items, its tools) hold what the previous request's
     #: body did not: ``{name: how many of that array's first items come from it}``
@@ -280,6 +296,14 @@ class Stop(_Event, kw_only=True, tag="stop"):
                 or _usage_problem(self.usage))
 
 
+class AgentNamed(_Event, kw_only=True, tag="agent"):
+    """The conversation's agent, learned after its header was written (a framework names the
+    agent on its own messages, which come later: AutoGen's and Semantic Kernel's ``name``)."""
+    event_type: ClassVar[str] = "agent"
+    turn: int | None = None
+    name: str
+
+
 class Other(msgspec.Struct, kw_only=True):
     """An event of a kind this agentdbg does not know (a newer writer's): kept, not read."""
     kind: str
@@ -294,10 +318,10 @@ class Other(msgspec.Struct, kw_only=True):
         return self.kind
 
 
-Event = Request | Response | ModelError | Blocked | Tool | Action | Stop
+Event = Request | Response | ModelError | Blocked | Tool | Action | Stop | AgentNamed
 AnyEvent = Event | Other
 KINDS: dict[str, type[Event]] = {c.event_type: c for c in (Request, Response, ModelError, Blocked,
-                                                      Tool, Action, Stop)}
+                                                      Tool, Action, Stop, AgentNamed)}
 
 
 # -- the checks types cannot say ---------------------------------------------------------------
@@ -387,7 +411,7 @@ def _said(text: str, value: JSON) -> str:
     integer, got "x"``; ``without its field 'prefix'``."""
     import re
 
-    missing = re.match(r"Object missing required field `(.+)`(?: - at `\$\.?(.*)`)?$", text)
+    missing = re.match(r"Object missing required field `([^`]+)`(?: - at `\$\.?(.*)`)?$", text)
     if missing:
         where = f"{missing.group(2)}.{missing.group(1)}" if missing.group(2) else missing.group(1)
         return f"without its field '{where}'"

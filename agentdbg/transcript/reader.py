@@ -23,6 +23,7 @@ from agentdbg.errors import InputError, located
 from agentdbg.transcript.events import (
     FORMAT,
     READS,
+    AgentNamed,
     AnyEvent,
     EventError,
     Header,
@@ -43,6 +44,12 @@ class Transcript:
     header: Header
     events: list[AnyEvent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def agent(self) -> str | None:
+        """The conversation's agent: the last one an ``agent`` event named, else the header's."""
+        named = next((e.name for e in reversed(self.events) if isinstance(e, AgentNamed)), None)
+        return named if named is not None else self.header.agent
 
     @property
     def stop(self) -> Stop | None:

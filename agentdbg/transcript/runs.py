@@ -279,7 +279,10 @@ LAST = "last"
 
 def saved_runs() -> list[Path]:
     """The transcripts in the runs folder, newest first: ``agentdbg runs`` numbers them
-    1, 2, … in this order (the most recently written first; the name breaks a tie)."""
+    1, 2, … in this order (the most recently written first; the name breaks a tie; the
+    conversations of one proxy run together, in their order, where its newest one is)."""
+    from agentdbg.transcript.tree import grouped
+
     folder = runs_dir()
     dated = []
     for path in folder.glob("*.jsonl") if folder.is_dir() else []:
@@ -287,7 +290,7 @@ def saved_runs() -> list[Path]:
             if path.is_file():
                 dated.append((path.stat().st_mtime, path.name, path))
     dated.sort(reverse=True)
-    return [path for _, _, path in dated]
+    return grouped([path for _, _, path in dated])
 
 
 def run_name(path: Path) -> str:

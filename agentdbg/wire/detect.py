@@ -38,6 +38,7 @@ ANTHROPIC_BLOCKS = Vocabulary({"tool_use", "tool_result", "thinking", "redacted_
                               "server_tool_use", "document", "search_result", "mcp_tool_use",
                               "mcp_tool_result", "container_upload"})
 CHAT_PARTS = Vocabulary({"image_url", "input_audio", "file", "refusal"})
+CHAT_ROLES = ("tool", "function", "developer")   # a tuple: a role may be any JSON, unhashable too
 ANTHROPIC_KEYS = frozenset({"system", "anthropic_version", "thinking", "stop_sequences", "top_k"})
 CHAT_KEYS = frozenset({"functions", "function_call", "response_format", "n", "logprobs",
                        "max_completion_tokens", "stream_options", "presence_penalty",
@@ -88,15 +89,18 @@ def _body_marks(body: dict) -> tuple[int, int]:
 
 def _messages_marks(messages: list) -> tuple[int, int]:
     a = c = 0
+    chat_roles = CHAT_ROLES
     for m in messages:
-        if not isinstance(m, dict):
+        if type(m) is not dict and not isinstance(m, dict):
             continue
-        if m.get("role") in ("tool", "function", "developer"):
+        if m.get("role") in chat_roles:
             c += 3
-        if {"tool_calls", "tool_call_id", "function_call"} & m.keys():
+        if "tool_calls" in m or "tool_call_id" in m or "function_call" in m:
             c += 3
         content = m.get("content")
-        for part in content if isinstance(content, list) else []:
+        if type(content) is str or not isinstance(content, list):
+            continue
+        for part in content:
             kind = part.get("type") if isinstance(part, dict) else None
             if kind in ANTHROPIC_BLOCKS or (isinstance(kind, str) and kind.endswith("_tool_result")) \
                     or (kind == "image" and "source" in part):

@@ -32,6 +32,9 @@ class App:
     wire: str = "chat"               # chat | responses | messages: what the app sends
     serve: tuple[str, ...] = ("--offline",)
     misuse: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=False)
+    #: a multi-agent run: its conversations depth first, each (depth, agent, how it started)
+    tree: tuple[tuple[int, str, str | None], ...] = ()
+    edits: tuple[str, ...] = ()      # the history edits it makes on purpose: notes, never warnings
 
     @property
     def path(self) -> Path:
@@ -98,3 +101,34 @@ _OTHER_WIRES = [
 
 ALL = _CHAT + _OTHER_WIRES
 MISUSES = [(app, flag, rules) for app in ALL for flag, rules in app.misuse.items()]
+
+# Multi-agent runs (issue 23): one run, several conversations linked as a tree, every agent named.
+_HANDOFF = ((0, "triage agent", None), (1, "Order agent", "handoff"))
+MULTI = [
+    App("openai-agents-handoff-responses", "openai-agents", "openai_agents_handoff.py", wire="responses",
+        serve=_script("handoff.yaml"), tree=_HANDOFF, misuse={"--trim": TRIMMED}),
+    App("openai-agents-handoff-responses-stream", "openai-agents", "openai_agents_handoff.py", ("--stream",),
+        wire="responses", serve=_script("handoff.yaml"), tree=_HANDOFF),
+    App("openai-agents-handoff-chat", "openai-agents", "openai_agents_handoff.py", ("--chat-completions",),
+        serve=_script("handoff.yaml"), tree=_HANDOFF, misuse={"--trim": TRIMMED}),
+    App("openai-agents-handoff-chat-stream", "openai-agents", "openai_agents_handoff.py",
+        ("--chat-completions", "--stream"), serve=_script("handoff.yaml"), tree=_HANDOFF),
+    # a round-robin team's agents are peers: each its own context, side by side in one run
+    App("autogen-round-robin", "autogen", "autogen_team.py", serve=_script("team.yaml"),
+        tree=((0, "order agent", None), (0, "critic", None))),
+    App("autogen-round-robin-stream", "autogen", "autogen_team.py", ("--stream",), serve=_script("team.yaml"),
+        tree=((0, "order agent", None), (0, "critic", None))),
+    App("agno-team", "agno", "agno_app.py", serve=_script("agno_team.yaml"),
+        tree=((0, "team leader", None), (1, "order-agent", "subagent"))),
+    # max_tool_calls_from_history=1: the second run's history lost the first call, on purpose
+    App("agno-history", "agno", "agno_app.py", ("--history",), serve=_script("agno_history.yaml"),
+        tree=((0, "order assistant", None),), edits=("2 messages removed (call A and its result)",)),
+    # the supervisor hands off to its expert (transfer_to_order_expert) and gets it back
+    App("langgraph-supervisor", "langgraph-supervisor", "langgraph_supervisor_app.py", serve=_script("supervisor.yaml"),
+        tree=((0, "supervisor", None), (1, "order_expert", "handoff"))),
+    # a follow-up on the same thread: the agent's stored replies come back with its "name" on them
+    App("semantic-kernel-follow-up", "semantic-kernel", "semantic_kernel_app.py", serve=_script("sk_followup.yaml"),
+        tree=((0, "OrderAgent", None),),
+        edits=('name "OrderAgent" added to [2]', 'name "OrderAgent" added to [4]')),
+]
+MULTI_MISUSES = [(app, flag, rules) for app in MULTI for flag, rules in app.misuse.items()]

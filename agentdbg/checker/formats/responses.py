@@ -35,7 +35,7 @@ from agentdbg.checker.formats.responses_items import (
 )
 from agentdbg.checker.rules.request import _strict_problem
 from agentdbg.i18n import N_, Msg
-from agentdbg.messages import duplicate_keys, json_kind
+from agentdbg.messages import json_kind, repeated_keys
 from agentdbg.schemas import budgeted
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing, pair_responses
 
@@ -173,7 +173,7 @@ def _arguments(ctx: FormatCtx, i: int, item: dict, name: str, schemas: dict | No
                 f"string, but got {kind.split()[-1]} instead.", cid)
         return
     value, error = parsed_arguments(args)
-    repeated = duplicate_keys(args) if isinstance(value, dict) else ()
+    repeated = repeated_keys(args, value) if isinstance(value, dict) else ()
     if repeated:
         ctx.add("arguments-duplicate-key", i, path, Msg(
                 "arguments repeat the key {key}: JSON parsers keep the last value, so the tool "

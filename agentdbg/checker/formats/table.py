@@ -35,6 +35,8 @@ def columns() -> dict[str, dict[str, str]]:
            "responses": dict(responses.REPORTS), "anthropic": dict(anthropic.REPORTS),
            "gemini": dict(gemini.REPORTS)}
     out["chat"]["thought-signature-missing"] = "P `gemini`"
+    if out["chat"].get("duplicate-tool-call-id") == "E":   # rules/pairing.py: a later turn's reuse
+        out["chat"]["duplicate-tool-call-id"] = "E (W when a later turn reuses an id)"
     for rule in (r for r in RULES if RULES[r].scope == "conversation"):
         for marks in out.values():
             marks[rule] = "W"
@@ -54,3 +56,19 @@ def rules_table() -> str:
     for marks, rules in rows.items():
         lines.append(f"| {' '.join(f'`{r}`' for r in rules)} | " + " | ".join(marks) + " |")
     return "\n".join(lines) + "\n"
+
+
+def rule_rows() -> list[tuple[str, str, tuple[str, ...]]]:
+    """Every rule a request is judged by, as ``check --rules`` lists it: (id, what it means,
+    its mark in each format of ``FORMATS``), in the registry's order."""
+    cols = columns()
+    rows = []
+    for rule, info in RULES.items():
+        marks = tuple(cols[name].get(rule, "—").replace("`", "") for name, _ in FORMATS)
+        if any(m != "—" for m in marks):
+            rows.append((rule, info.summary, marks))
+    return rows
+
+
+LEGEND = ("E: error (the API rejects it) · W: warning · P: an error only under the profile "
+          "named · —: does not apply")

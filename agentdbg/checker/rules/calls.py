@@ -10,7 +10,7 @@ from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_argu
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.profiles import quoted, severity
 from agentdbg.i18n import N_, Msg
-from agentdbg.messages import canonical_json, duplicate_keys, json_kind
+from agentdbg.messages import canonical_json, json_kind, repeated_keys
 
 # -- tool-call shape -------------------------------------------------------------------
 
@@ -58,7 +58,7 @@ def _clean_call(ctx: Ctx, i: int, j: int, call: Any) -> bool:
         parsed = parse_arguments(args)
     except ValueError:
         return False
-    if type(parsed) is not dict or duplicate_keys(args):
+    if type(parsed) is not dict or repeated_keys(args, parsed):
         return False
     if not ctx.req.declares_tools() or _answered(ctx, i, j):
         return True
@@ -113,7 +113,7 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
             {"j": j, "kind": Msg(json_kind(parsed))}),
                                 f"'{kind}' object has no attribute 'items'")
         return
-    repeated = duplicate_keys(args)
+    repeated = repeated_keys(args, parsed)
     if repeated:
         yield make("arguments-duplicate-key", i, Msg(
                    "tool_calls[{j}] arguments repeat the key {key}{more}: JSON parsers keep the "

@@ -11,7 +11,10 @@ is one finding:
   and no results is already ``missing-tool-response``; calls and results written back
   as text, as smolagents does, are a valid history);
 * ``history-rewritten`` — an earlier message changed between requests (compared as the
-  API reads it: arguments as JSON, fields client libraries add ignored);
+  API reads it: arguments as JSON, fields client libraries add ignored), or work the model
+  has not answered on yet was removed; each edit is said as what it is (``edits``), and an
+  edit that costs the model nothing it still works on (past turns trimmed, a ``name``
+  added) is a note, not a finding;
 * ``repeated-call`` — the model keeps asking for the same call with the same arguments
   and the app keeps executing it.
 """
@@ -20,8 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentdbg.checker.findings import Finding, make
-from agentdbg.i18n import N_, Msg
+from agentdbg.checker.findings import ERROR, Finding, make
+from agentdbg.checker.rules.edits import Edit, history_edits
+from agentdbg.i18n import Msg
 from agentdbg.messages import call_fingerprint, call_name, tool_calls_of
 from agentdbg.transcript.compare import common_prefix
 
@@ -36,22 +40,29 @@ class ConversationRules:
     last_messages: list = field(default_factory=list)
     last_response: dict | None = None
     repeats: tuple[str, int] = ("", 0)     # (fingerprint, how many times in a row)
+    edits: list[Edit] = field(default_factory=list)   # the last request's history edits
+    text_protocol: bool = False            # steps written as text: each request a new prompt
+    #: a handoff: the previous agent's last request and reply, which this conversation's
+    #: first request goes on from under its own instructions
+    inherited: tuple[list, dict | None] | None = None
 
     def check(self, messages: list) -> list[Finding]:
-        """The cross-request findings for ``messages``, the app's next request."""
-        if not self.requests:
+        """The cross-request findings for ``messages``, the app's next request (its history
+        edits, warnings and notes alike, are left in ``edits``)."""
+        self.edits = []
+        if self.requests:
+            prev, answer = self.last_messages, self.last_response
+        elif self.inherited is not None:   # new instructions are the handoff, not an edit
+            prev, answer = _instructions_from(self.inherited[0], messages), self.inherited[1]
+        else:
             return []
-        prev, answer = self.last_messages, self.last_response
         out: list[Finding] = []
         p = common_prefix(prev, messages)
-        if p < len(prev):
-            text = (N_("message {p} differs from what this conversation's previous request sent "
-                       "(removed); rewriting history between calls can cut a call from its result "
-                       "and breaks prompt caching") if p >= len(messages) else
-                    N_("message {p} differs from what this conversation's previous request sent "
-                       "(changed); rewriting history between calls can cut a call from its result "
-                       "and breaks prompt caching"))
-            out.append(make("history-rewritten", p, Msg(text, {"p": p})))
+        if p < len(prev) and not self.text_protocol:
+            self.edits = history_edits(prev, messages, in_progress=bool(tool_calls_of(answer)))
+            out.extend(make("history-rewritten", e.at, Msg("{edit}: {consequence}", {
+                "edit": e.shown if e.shown is not None else e.text, "consequence": _consequence(e)}))
+                       for e in self.edits if e.lost)
         if answer is None or p < len(prev) or len(messages) <= len(prev):
             return out  # no reply to follow, history rewritten, or a plain retry
         calls = tool_calls_of(answer)
@@ -98,3 +109,27 @@ class ConversationRules:
                     "row; stop the loop (max turns, a repeat guard) or change what the tool "
                     "returns", {"name": call_name(c), "count": count}), None, c.get("id")))
         return out
+
+
+def _instructions_from(prev: list, now: list) -> list:
+    """``prev`` with each system/developer message replaced by the one ``now`` has there."""
+    def instructions(m: object) -> bool:
+        return isinstance(m, dict) and m.get("role") in ("system", "developer")
+    return [now[k] if instructions(m) and k < len(now) and instructions(now[k]) else m
+            for k, m in enumerate(prev)]
+
+
+def _consequence(edit: Edit) -> Msg:
+    if edit.kind == "removed":
+        return Msg("the model loses work it has not answered on yet; keep the calls and results "
+                   "of the turn in progress (trim only past turns)")
+    return Msg("the model is told it said or saw what it did not; rewriting history between "
+               "calls can cut a call from its result and breaks prompt caching")
+
+
+def one_per_defect(across: list[Finding], single: list[Finding]) -> list[Finding]:
+    """The cross-request findings that say something the request's own errors do not: a
+    ``history-rewritten`` at a message the request's own checks already reject (a trim that
+    left an orphan result) is the same defect, said once (by the error)."""
+    rejected = {f.index for f in single if f.severity == ERROR and f.index is not None}
+    return [f for f in across if not (f.rule == "history-rewritten" and f.index in rejected)]

@@ -55,6 +55,13 @@ class _Conv:
     def __init__(self, number: int):
         self.number = number
         self.rules = ConversationRules()
+        # what the proxy view reads of a conversation's place in a run's tree: spans carry the
+        # agent on the import side (``agentdbg import``); the live view draws each conversation alone
+        self.agent: str | None = None
+        self.started_by: Any = None
+        self.children: dict[str, Any] = {}
+        self.requests = 0
+        self.last_messages: list[Any] = []
 
 
 @dataclass
@@ -69,6 +76,7 @@ class _Seen:
     new_from: int = 0
     pairing: Any = None
     notes: list[str] = field(default_factory=list)
+    edits: list[Any] = field(default_factory=list)   # history edits: the view's notes of them
 
 
 def decode(export: Export) -> list[Span]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agentdbg.report.runpage import RunSummary, render_run_report, summarize
+from agentdbg.report.runpage import Conversation, RunSummary, render_run_report, summarize
 from agentdbg.textsafe import one_line
+from agentdbg.transcript.tree import Node, link, walk
 
 
 def _plural(n: int, word: str) -> str:
@@ -30,10 +31,7 @@ def summary_lines(how: str, summary: RunSummary, report: Path | None, log: Path,
         lines.append("  findings: none" if not rules else
                      f"  findings: {_plural(errors, 'error')}, {_plural(warnings, 'warning')}")
         lines.extend(f"    {'✗' if sev == 'error' else '!'} {rule} ×{n}" for sev, rule, n in rules)
-        for c in convs:
-            marks = (f"✗ {c.errors} " if c.errors else "") + (f"! {c.warnings}" if c.warnings else "")
-            lines.append(f"  {c.title}: {_plural(c.requests, 'request')} "
-                         f"{marks.strip() or '✓'}  {one_line(str(c.path))}")
+        lines.extend(_conversation_lines(convs))
     if report is not None:
         lines.append(f"  report: {one_line(str(report))}")
     lines.append(f"  log: {one_line(str(log))}")
@@ -41,6 +39,35 @@ def summary_lines(how: str, summary: RunSummary, report: Path | None, log: Path,
         lines.append(f"  ended {_plural(leftovers, 'process')} the command left running")
     lines.extend(f"  note: {one_line(n)}" for n in notes)
     return lines
+
+
+def _conversation_lines(convs: list[Conversation]) -> list[str]:
+    """A line per conversation; a multi-agent run's as a tree, each under the conversation whose
+    call started it (``└─ conversation 2 (Billing agent) ← handoff from conversation 1 (call
+    call_h): …``)."""
+    by_path = {c.path: c for c in convs}
+    nodes = link([Node(c.path, c.number, c.agent, c.started_by) for c in convs])
+    lines = []
+    for node in walk(nodes):
+        c = by_path[node.path]
+        marks = (f"✗ {c.errors} " if c.errors else "") + (f"! {c.warnings}" if c.warnings else "")
+        lines.append(f"  {_branch(node)}{one_line(c.title)}{_how(node)}: "
+                     f"{_plural(c.requests, 'request')} {marks.strip() or '✓'}  "
+                     f"{one_line(str(c.path))}")
+    return lines
+
+
+def _branch(node: Node) -> str:
+    return f"{'   ' * (node.depth - 1)}└─ " if node.depth else ""
+
+
+def _how(node: Node) -> str:
+    s = node.started_by
+    if s is None or not node.depth:   # a root: its starter is not in this run
+        return ""
+    kind = "handoff" if s.kind == "handoff" else "subagent"
+    call = f" (call {one_line(s.call_id)})" if s.call_id else ""
+    return f" ← {kind} from conversation {s.conversation}{call}"
 
 
 def report_and_summary(name: str, ended, paths: list[Path], folder: Path, label: str, log: Path,

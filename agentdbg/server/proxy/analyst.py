@@ -74,6 +74,7 @@ class Analysis:
         self._open: dict[int, Seen | None] = {}
         self.unrecorded: list[str] = []     # relayed, not recorded (or only in part): why
         tracker.say = view.note
+        view.tracker_parent = tracker.parent_of
         self.skips = schemas.Skips()      # schemas left unchecked (work budget): said once
 
     @staticmethod

@@ -27,14 +27,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from agentdbg.agents import starter_role
 from agentdbg.checker import Finding
 from agentdbg.checker.rules.conversation import ConversationRules
 from agentdbg.messages import call_name, is_error_result, tool_calls_of
+from agentdbg.server.proxy import lineage
 from agentdbg.server.served import ResponseStore, Stored
 from agentdbg.textsafe import one_line
 from agentdbg.transcript import Redactor, TranscriptWriter, tools_hash
 from agentdbg.transcript.compare import common_prefix
-from agentdbg.transcript.events import Blocked, Header, ModelError, Options, Request, Response, Stop, Tool
+from agentdbg.transcript.events import (
+    AgentNamed,
+    Blocked,
+    Header,
+    ModelError,
+    Options,
+    Request,
+    Response,
+    StartedBy,
+    Stop,
+    Tool,
+)
 from agentdbg.transcript.runs import Claim
 from agentdbg.wire import codec as codecs
 
@@ -77,6 +90,15 @@ def _trimmed_front(conv: Conversation, messages: list) -> bool:
                 any(isinstance(m, dict) and m.get("role") in ("assistant", "tool") for m in rest):
             return True
     return False
+
+
+def _edited(conv: Conversation, messages: list) -> bool:
+    """The request goes on from the conversation with its history edited (a framework's trim,
+    a ``name`` added): a reply the model gave in it is still there."""
+    from agentdbg.checker.rules.edits import continues
+
+    reply = conv.rules.last_response
+    return continues(conv.last_messages + ([reply] if reply else []), messages)
 
 
 def _fresh_start(messages: list) -> bool:
@@ -143,6 +165,13 @@ class Conversation:
     used: int = 0                  # when the proxy last saw it (a count of requests)
     failed: str | None = None      # the model's error answer to the last request (HTTP 4xx/5xx)
     blocked: list | None = None    # the app's last request, when --block-invalid answered it
+    agent: str | None = None       # the agent whose context this is (see ``lineage``)
+    started_by: StartedBy | None = None   # the call (or handoff) that started it
+    named: str | None = None       # the agent its transcript names so far
+    pending_spawns: dict = field(default_factory=dict)   # call id -> (tool, agent, task)
+    children: dict = field(default_factory=dict)         # call id -> the conversation it started
+    handed_to: Conversation | None = None   # the conversation a handoff went on in
+    fresh_edits: list = field(default_factory=list)      # the last request's edits, to record
 
     @property
     def requests(self) -> int:
@@ -184,6 +213,8 @@ class Tracker:
         self.followed = followed
         self._clock = itertools.count(1)
         self._ended: list[Conversation] = []   # ended early to bound memory; closed at stop
+        #: the name every transcript of this proxy run starts with (the header's ``run``)
+        self.run_name = label or "proxy-" + time.strftime("%Y%m%d-%H%M%S")
 
     def new_from(self, conv: Conversation, messages: list) -> int:
         """The first message of ``messages`` the conversation's previous request did not carry."""
@@ -204,16 +235,47 @@ class Tracker:
         return conv
 
     def assign(self, messages: list, client: str | None = None) -> Conversation:
-        """The conversation ``messages`` continues, or a new one."""
+        """The conversation ``messages`` continues, or a new one (a handoff's or a subagent's
+        is a child of the call that started it)."""
         best = (self._best(messages, client, _extends)
                 or self._best(messages, client, _carries_last_reply)
-                or self._best(messages, client, _trimmed_front)
-                or (None if _fresh_start(messages) else self._same_client(messages, client)))
+                or self._best(messages, client, _trimmed_front))
+        link = lineage.handoff(best, messages) if best is not None else None
+        if best is None and _fresh_start(messages):
+            best = self._best(messages, client, lineage.text_step)
+            if best is not None:
+                best.rules.text_protocol = True
+            else:
+                link = lineage.spawned(self.conversations, messages)
+        elif best is None:
+            best = self._best(messages, client, _edited) or self._same_client(messages, client)
+        if link is not None:
+            best = self._child(link, client)
         if best is None:
-            best = Conversation(next(self._numbers), client)
+            best = Conversation(next(self._numbers), client, agent=lineage.agent_at_start(messages))
             self.conversations.append(best)
         best.client = client
         return best
+
+    def _child(self, link: lineage.Link, client: str | None) -> Conversation:
+        parent = link.parent
+        conv = Conversation(next(self._numbers), client, agent=link.agent,
+                            started_by=StartedBy(conversation=parent.number, call_id=link.call_id,
+                                                 tool=link.tool, kind=link.kind))
+        if link.call_id is not None:
+            parent.children[link.call_id] = conv
+        if link.kind == "subagent" and parent.agent is None:
+            self._named(parent, starter_role(link.tool))
+        if link.kind == "handoff":
+            parent.handed_to = conv
+            conv.rules.inherited = (parent.last_messages, parent.rules.last_response)
+        self.conversations.append(conv)
+        return conv
+
+    def parent_of(self, conv: Conversation) -> Conversation | None:
+        """The conversation whose call started ``conv`` (None: a root, or one forgotten)."""
+        number = conv.started_by.conversation if conv.started_by is not None else None
+        return next((c for c in [*self.conversations, *self._ended] if c.number == number), None)
 
     def _best(self, messages: list, client: str | None,
               fits: Callable[[Conversation, list], bool]) -> Conversation | None:
@@ -285,11 +347,13 @@ class Tracker:
             conv.writer = self._open(conv, body, messages, wire, tools)
         elif conv.rules.last_response is not None:
             self._tool_events(conv, messages)
+            self._name(conv, messages)
         params = {k: v for k, v in body.items()
                   if k not in ("messages", "tools", "input", "instructions", "system")}
+        edits = [e.to_dict() for e in conv.rules.edits] or None
         conv.writer.write(Request(turn=conv.requests + 1, params=params, prefix=0, append=[],
                                   messages=messages, findings=[f.to_dict() for f in findings],
-                                  body=None if codecs.get(wire).chat_native else body))
+                                  edits=edits, body=None if codecs.get(wire).chat_native else body))
         conv.awaiting = list(messages)
         conv.blocked = None
         self._written(conv)
@@ -301,6 +365,7 @@ class Tracker:
         """``native``: a Responses API response as received (its id and output items are
         recorded, so a request continuing it can be judged from the transcript)."""
         conv.rules.saw_response(messages, reply)
+        conv.pending_spawns.update(lineage.spawns_in(reply))
         conv.ended_on_call = bool(reply and tool_calls_of(reply))
         conv.awaiting = None
         conv.failed = None if reply is not None else \
@@ -330,6 +395,18 @@ class Tracker:
         conv.blocked = messages
         self._written(conv)
 
+    def _name(self, conv: Conversation, messages: list) -> None:
+        """The agent the app named on this conversation's last reply, recorded when new."""
+        self._named(conv, lineage.own_name(conv, messages))
+
+    @staticmethod
+    def _named(conv: Conversation, name: str | None) -> None:
+        """``conv`` is ``name``'s context: said in its transcript when new."""
+        if name is not None and name != conv.named:
+            conv.agent = conv.named = name
+            if conv.writer is not None:
+                conv.writer.write(AgentNamed(turn=conv.requests, name=name))
+
     def _tool_events(self, conv: Conversation, messages: list) -> None:
         """The app's tool results, recorded as tool events so replay can play them."""
         # ids are data of any JSON type: only a string id pairs a result with its call
@@ -354,7 +431,8 @@ class Tracker:
         from agentdbg.transcript.runs import create_run_file, runs_dir
 
         folder = Path(self.save_dir or runs_dir())
-        stem = f"{self.label or 'proxy-' + time.strftime('%Y%m%d-%H%M%S')}-conversation-{conv.number}"
+        stem = f"{self.run_name}-conversation-{conv.number}"
+        conv.named = conv.agent
         path, fh = create_run_file("", folder, stem)
         if folder not in self.claims:
             self.claims[folder] = Claim(folder)
@@ -382,6 +460,7 @@ class Tracker:
                         question=question if isinstance(question, str) else None, tools=tools,
                         tools_hash=tools_hash(tools), options=options,
                         initial_messages=list(messages), conversation=conv.number, api=wire,
+                        run=self.run_name, agent=conv.agent, started_by=conv.started_by,
                         # every tool the request offered, hosted and namespaced ones too (shown
                         # and counted by the report; "tools" keeps the chat form the engine runs)
                         tool_definitions=[d.to_dict() for d in codecs.get(wire).tools(body)])
@@ -419,6 +498,9 @@ class Tracker:
                 reason, detail = "model_error", conv.failed
             elif rules.last_response is None:
                 reason, detail = "cancelled", "the proxy stopped before the model answered"
+            elif conv.ended_on_call and conv.handed_to is not None:
+                reason, detail = "completed", (f"handed off to {conv.handed_to.agent or 'another agent'}"
+                                               f" (conversation {conv.handed_to.number})")
             elif conv.ended_on_call:
                 reason, detail = "completed", ("the app ended on the model's tool call without "
                                                "sending its result (e.g. structured output or "

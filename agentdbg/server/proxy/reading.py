@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.checker.rules.conversation import one_per_defect
 from agentdbg.server.proxy.conversations import Conversation, Tracker
 from agentdbg.server.served import Stored, chain_messages
 from agentdbg.wire.codec import Codec, error_text
@@ -36,18 +37,18 @@ class Seen:
     chain: Stored | None = None       # the stored response this request continues
     notes: list[str] = field(default_factory=list)
     new_from: int = 0                 # the first native item / message new in this request
+    edits: list = field(default_factory=list)   # history edits (``rules.edits``), native indices
 
 
 def judge(wire: Codec, body: dict, tracker: Tracker, client: str | None, profile: str) -> Seen:
     """Assign the conversation and check the request (format rules + cross-request rules)."""
     if wire.chat_native:
-        from agentdbg.checker import check
-
         messages = body["messages"]
         conv = tracker.assign(messages, client)
         new_from = tracker.new_from(conv, messages)
-        findings = tracker.check(conv, messages) + check(body, profile)
-        return Seen(wire, body, conv, messages, findings, new_from=new_from)
+        seen = Seen(wire, body, conv, messages, [], new_from=new_from)
+        rejudge(seen, body, tracker, profile)
+        return seen
     form = wire.chat_form(body)
     chain, notes = _chain(tracker, wire.continues(body))
     messages, sources = chain_messages(form, chain)
@@ -72,7 +73,9 @@ def rejudge(seen: Seen, body: dict, tracker: Tracker, profile: str) -> None:
         from agentdbg.checker import check
 
         seen.messages = body.get("messages") or []
-        seen.findings = tracker.check(seen.conv, seen.messages) + check(body, profile)
+        single = check(body, profile)
+        seen.findings = one_per_defect(tracker.check(seen.conv, seen.messages), single) + single
+        seen.edits = list(seen.conv.rules.edits)
         return
     # what the proxy saw before: the stored chain, else this conversation's earlier outputs
     # (they name the reasoning item a call came with)
@@ -84,6 +87,9 @@ def rejudge(seen: Seen, body: dict, tracker: Tracker, profile: str) -> None:
               # continuing a stored response cannot rewrite it: going on from an earlier one
               # of the chain is a branch the API offers, not a changed history
               if not (seen.chain is not None and f.rule == "history-rewritten")]
+    across = one_per_defect(across, findings)
+    seen.edits = [] if seen.chain is not None else \
+        [dataclasses.replace(e, at=_native_index(seen, e.at)) for e in seen.conv.rules.edits]
     seen.findings = sorted(across + findings, key=lambda f: -1 if f.index is None else f.index)
     seen.notes = seen.notes[:1] + list(getattr(seen.pairing, "notes", []))
 

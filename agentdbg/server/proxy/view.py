@@ -15,6 +15,7 @@ from agentdbg.checker import summary
 from agentdbg.render.run import empty_answer_finding, no_text
 from agentdbg.render.safe import safe
 from agentdbg.render.view import render_finding, render_messages, render_tools
+from agentdbg.server.proxy.lineage import lineage_lines
 
 
 class ProxyView:
@@ -25,6 +26,7 @@ class ProxyView:
         self.redact = redactor
         self.full = full
         self.count = 0
+        self.tracker_parent = lambda conv: None   # the analysis sets the tracker's parent_of
 
     def show_request(self, seen) -> None:
         body, findings = seen.body, seen.findings
@@ -32,9 +34,12 @@ class ProxyView:
         stream = " · stream" if body.get("stream") else ""
         n, what = self._size(seen)
         fmt = "" if seen.wire.chat_native else f" · {seen.wire.label}"
-        self.console.print(Rule(f"request {self.count} · conversation {seen.conv.number} · "
+        agent = f" ({safe(seen.conv.agent)})" if seen.conv.agent else ""
+        self.console.print(Rule(f"request {self.count} · conversation {seen.conv.number}{agent} · "
                                 f"{n} {what}{'s' if n != 1 else ''}{fmt}{stream}", align="left",
                                 style="dim"))
+        for line in lineage_lines(seen, self.tracker_parent):
+            self.console.print(Text(safe(self.redact(line)), style="magenta"), soft_wrap=True)
         shown_from = 0 if self.full else seen.new_from
         if self.full or seen.new_from == 0:   # a conversation's first request shows its tools
             definitions = [d.to_dict() for d in seen.wire.tools(body)]
@@ -50,6 +55,10 @@ class ProxyView:
                                            findings=findings, new_from=seen.new_from,
                                            full=self.full, seen=shown_from, hide_seen=True,
                                            notes=self.redact(seen.notes)))
+        for edit in seen.edits:
+            if not edit.lost:
+                self.console.print(Text(f"  history: {safe(edit.text)} (note)", style="dim"),
+                                   soft_wrap=True)
         rules = ", ".join(sorted({f"{f.rule}@{f.index}" for f in findings}))
         style = "bold red" if any(f.severity == "error" for f in findings) else \
             "bold yellow" if findings else "bold green"

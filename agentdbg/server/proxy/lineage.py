@@ -1,0 +1,194 @@
+"""Where a proxied request sits in its run's tree of conversations.
+
+A request that goes on from a conversation's history under another agent — new
+instructions, right after the model called a handoff tool and the app answered it — is a
+*handoff*: a new conversation whose parent is that call. A fresh request whose user text
+carries the task of a call that starts an agent (Claude Code's ``Agent``, Codex's
+``spawn_agent``, agno's delegation) is that *subagent's* conversation, child of the call.
+A fresh request that repeats a text protocol's prompt with more steps written in (DSPy
+``ReAct``: the trajectory) is the next *step* of the same conversation.
+
+Each function reads chat-form messages (data from outside) and answers None when the
+request is none of these.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agentdbg.agents import handoff_target, identity, message_agent, spawn_of, text_protocol
+from agentdbg.messages import call_arguments, call_name, tool_calls_of
+
+#: a ``conversations.Conversation`` (not imported: that module imports this one)
+Conversation = Any
+
+TASK_MATCH = 400     # characters of a task compared with the subagent's first user text
+
+
+@dataclass(frozen=True)
+class Link:
+    """How a new conversation was started from another one."""
+
+    parent: Conversation
+    call_id: str | None
+    tool: str | None
+    kind: str                 # handoff | subagent
+    agent: str | None
+
+
+def instructions_of(messages: list) -> str:
+    """The system/developer text of a request (what says which agent the model is)."""
+    return "\n".join(_text(m.get("content")) for m in messages
+                     if isinstance(m, dict) and m.get("role") in ("system", "developer"))
+
+
+def agent_at_start(messages: list) -> str | None:
+    """An agent named by the request itself: the instructions' identity."""
+    return identity(instructions_of(messages))
+
+
+def handoff(conv: Conversation, messages: list) -> Link | None:
+    """``messages`` carries ``conv``'s handoff call and its result under new instructions."""
+    reply = conv.rules.last_response
+    if instructions_of(messages) == instructions_of(conv.last_messages):
+        return None
+    for call in tool_calls_of(reply):
+        cid = call.get("id") if isinstance(call, dict) else None
+        result = _result(messages, cid)
+        if result is None:
+            continue
+        target = handoff_target(call_name(call), result.get("content"))
+        if target is not None:
+            return Link(conv, cid, call_name(call), "handoff", target)
+    return None
+
+
+def spawned(conversations: list[Conversation], messages: list) -> Link | None:
+    """The pending call whose task ``messages`` (a fresh request) was started with."""
+    said = _squeezed(" ".join(_text(m.get("content")) for m in messages
+                              if isinstance(m, dict) and m.get("role") == "user"))
+    if not said:
+        return None
+    for conv in reversed(conversations):
+        for cid, (tool, agent, task) in list(conv.pending_spawns.items()):
+            if task and _squeezed(task)[:TASK_MATCH] in said:
+                del conv.pending_spawns[cid]
+                return Link(conv, cid, tool, "subagent", agent)
+    return None
+
+
+def spawns_in(reply: object) -> dict[str, tuple[str, str | None, str]]:
+    """The calls of ``reply`` that start an agent: call id -> (tool, agent, task)."""
+    out = {}
+    for call in tool_calls_of(reply):
+        cid = call.get("id") if isinstance(call, dict) else None
+        spawn = spawn_of(call_name(call), call_arguments(call))
+        if isinstance(cid, str) and spawn is not None and spawn.task:
+            out[cid] = (spawn.tool, spawn.agent, spawn.task)
+    return out
+
+
+def text_step(conv: Conversation, messages: list) -> bool:
+    """``messages`` (a fresh prompt) is the next step of ``conv``'s text protocol: the same
+    prompt with more of the trajectory written in."""
+    if not text_protocol(messages) or any(isinstance(m, dict) and m.get("role") == "assistant"
+                                          for m in conv.last_messages):
+        return False
+    before, now = _last_user(conv.last_messages), _last_user(messages)
+    if not before or len(now) <= len(before):
+        return False
+    # the previous prompt whole, with more written in between its head and its tail
+    head = len(os.path.commonprefix([before, now]))  # noqa: RUF071 - text, not paths
+    tail = len(os.path.commonprefix([before[::-1], now[::-1]]))  # noqa: RUF071
+    return head > 0 and head + tail >= len(before)
+
+
+def own_name(conv: Conversation, messages: list) -> str | None:
+    """The ``name`` the app wrote on this conversation's own last reply when it sent it back
+    (AutoGen, Semantic Kernel: the agent that wrote it)."""
+    reply = conv.rules.last_response
+    if not isinstance(reply, dict):
+        return None
+    want = (_text(reply.get("content")), [call_name(c) for c in tool_calls_of(reply)])
+    for m in reversed(messages):
+        if isinstance(m, dict) and m.get("role") == "assistant" and \
+                (_text(m.get("content")), [call_name(c) for c in tool_calls_of(m)]) == want:
+            return message_agent(m)
+    return None
+
+
+def _result(messages: list, cid: object) -> dict | None:
+    if not isinstance(cid, str):
+        return None
+    return next((m for m in messages if isinstance(m, dict) and m.get("role") == "tool"
+                 and m.get("tool_call_id") == cid), None)
+
+
+def _last_user(messages: list) -> str:
+    last = next((m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"),
+                None)
+    return _text(last.get("content")) if isinstance(last, dict) else ""
+
+
+def _text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p["text"] for p in content
+                       if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def lineage_lines(seen: Any, parent_of: Callable[[Any], Any]) -> list[str]:
+    """What the console says of a request's place in the tree: at a conversation's first
+    request, who started it; when a request carries the result of a call that started
+    another conversation, where that result came from; a text protocol's new steps."""
+    conv, messages = seen.conv, seen.messages
+    out = []
+    if conv.requests == 0 and conv.started_by is not None:
+        out.append(started_line(conv, parent_of(conv)))
+    from agentdbg.transcript.compare import common_prefix
+
+    new = common_prefix(conv.last_messages, messages) if conv.requests else len(messages)
+    for m in messages[new:]:
+        child = conv.children.get(m.get("tool_call_id")) if isinstance(m, dict) and \
+            m.get("role") == "tool" else None
+        if child is not None and child.started_by.kind == "subagent":
+            out.append(f"↳ the result of {child.started_by.tool or 'the call'} "
+                       f"{child.started_by.call_id} comes from conversation {child.number}"
+                       f"{_called(child.agent)}")
+    if conv.rules.text_protocol:
+        out.extend(step_lines(messages))
+    return out
+
+
+def started_line(conv: Any, parent: Any) -> str:
+    s = conv.started_by
+    was = _called(parent.agent if parent is not None else None)
+    if s.kind == "handoff":
+        return (f"↳ handed off from conversation {s.conversation}{was} to "
+                f"{conv.agent or 'another agent'} (call {s.call_id}: {s.tool})")
+    return (f"↳ subagent{_called(conv.agent)} started by call {s.call_id} ({s.tool}) in "
+            f"conversation {s.conversation}{was}")
+
+
+def step_lines(messages: list) -> list[str]:
+    """The calls and observations a text protocol wrote into the prompt, one line each."""
+    from agentdbg.agents import text_steps
+    from agentdbg.textsafe import one_line
+
+    steps = text_steps(_last_user(messages))
+    return [f"  text step {s.number}: {s.tool}({one_line(s.arguments)[:80]})"
+            + (f" → {one_line(s.observation)[:80]}" if s.observation is not None else "")
+            for s in steps]
+
+
+def _called(agent: str | None) -> str:
+    return f" ({agent})" if agent else ""
