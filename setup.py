@@ -13,7 +13,7 @@ setup(
     package_dir={SAMPLE: "sample_tools"},
     package_data={
         SAMPLE: ["../tools.yaml"],                   # lands beside the folder, as at the root
-        "agentdbg": ["py.typed"],                    # the package ships its types (PEP 561)
+        "agentdbg": ["py.typed", "locale/*.po"],     # its types (PEP 561); the catalogs (--lang)
         "agentdbg.server.live": ["assets/*.js", "assets/*.css"],
     },
 )

@@ -47,14 +47,18 @@ class InputError(AgentdbgError):
 
 
 class ProviderError(AgentdbgError):
-    """The model endpoint failed. ``retryable`` says whether trying again may help."""
+    """The model endpoint failed. ``retryable`` says whether trying again may help; ``status``
+    is the HTTP status when the API answered (a 400: it rejected the request)."""
 
     exit_status = ExitStatus.MODEL_ERROR
 
-    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None):
+    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None,
+                 body: dict | None = None, shown: object = None):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
+        self.body = body          # the API's error body, when it answered with one
+        self.shown = shown        # the message to show in the chosen language (an i18n.Msg)
 
 
 def located(path: object, line: int | None, col: int | None, message: str) -> str:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
 class RunOptions:
     """How a run is shown and recorded: one set of options for run, replay and forks."""
 
-    model_desc: str
+    model_desc: Any                        # str, or an i18n.Msg shown in the chosen language
     model: str
     provider_name: str
     base_url: str | None = None
@@ -30,6 +31,9 @@ class RunOptions:
     explain: bool = False
     lang: str = "en"
     parent: dict | None = None
+    present: bool = False                  # the presenter view: high contrast, one-line header
+    lesson: Any = None                     # a repl.lesson.Lesson to run in step mode
+    commands: list[str] = field(default_factory=list)   # -c: run at the start of step mode
 
 
 @dataclass

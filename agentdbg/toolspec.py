@@ -82,7 +82,7 @@ class ToolSet:
     max_result_chars: int = 4000        # the file's default, for MCP tools
     mcp: Any = None                     # the started servers (``agentdbg.mcp.servers.McpServers``)
     trust: str = "named"                # named | sample | trusted | harmless | untrusted (``trust``)
-    skipped: list[str] = field(default_factory=list)   # untrusted: what was not imported/run/started
+    skipped: list[Any] = field(default_factory=list)   # untrusted: what was skipped (i18n.Msg)
 
     def get(self, name: str) -> ToolSpec | None:
         return next((t for t in self.tools if t.name == name), None)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import AgentdbgError
+from agentdbg.i18n import Join, Msg, _, tr
 from agentdbg.toolspec import ToolSet, bundled_tools_path, load_tools
 
 MAX_HASHED = 64 * 1024 * 1024     # bytes of one file the digest reads
@@ -274,13 +275,14 @@ def _as_data(path: str | os.PathLike) -> ToolSet:
         if spec.handler_kind in kinds:
             spec.blocked = hint
             kinds[spec.handler_kind] += 1
-    skipped = []
+    skipped: list[Msg] = []
     if kinds["python"]:
-        skipped.append(f"{kinds['python']} python handler(s) not imported")
+        skipped.append(Msg("{n} python handler(s) not imported", {"n": kinds["python"]}))
     if kinds["command"]:
-        skipped.append(f"{kinds['command']} command(s) not run")
+        skipped.append(Msg("{n} command(s) not run", {"n": kinds["command"]}))
     if toolset.servers:
-        skipped.append("MCP server " + ", ".join(repr(s.name) for s in toolset.servers) + " not started")
+        skipped.append(Msg("MCP server {names} not started",
+                           {"names": ", ".join(repr(s.name) for s in toolset.servers)}))
     toolset.servers = []
     toolset.skipped = skipped
     return toolset
@@ -288,5 +290,5 @@ def _as_data(path: str | os.PathLike) -> ToolSet:
 
 def untrusted_line(toolset: ToolSet) -> str:
     """The one line a run prints for a found file it did not trust."""
-    return (f"{toolset.path} is not trusted: {', '.join(toolset.skipped)} (calls of those tools "
-            f"are denied); to trust it: agentdbg trust {toolset.path}")
+    return _("{path} is not trusted: {skipped} (calls of those tools are denied); to trust it: "
+             "agentdbg trust {path}").format(path=toolset.path, skipped=tr(Join(tuple(toolset.skipped))))

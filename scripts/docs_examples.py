@@ -47,6 +47,7 @@ def pages() -> list[Path]:
     return [README, *sorted(p for p in DOCS.rglob("*.md") if "notes" not in p.relative_to(DOCS).parts)]
 WIDTH = 90              # COLUMNS for piped examples; step mode is a pty at 80
 ORDER_Q = "订单 ORD-2026-001 到哪里了?"
+HOTTER_Q = "北京和上海今天哪个更热?"
 MARKER = re.compile(r"^<!-- (example|recipe): ([\w-]+) -->$")
 
 
@@ -268,6 +269,44 @@ def ex_step_lesson(runner: Runner) -> str:
                       retry, "  ...", stop])
 
 
+def ex_offline_400(runner: Runner) -> str:
+    """The API's own 400 from the offline model: the assistant message dropped, its result
+    left an orphan, the request blocked, then sent anyway."""
+    out = runner.session(["agentdbg", "run", "--step", ORDER_Q], ["", "", "drop 1", "", "send", "quit"])
+    return "\n".join([f'$ agentdbg run --step "{ORDER_Q}"', "  ...",
+                      between(out, "(agentdbg) drop 1", "(agentdbg) quit")])
+
+
+def ex_offline_answer(runner: Runner) -> str:
+    out = runner.output(f'agentdbg run "{HOTTER_Q}"')
+    return f'$ agentdbg run "{HOTTER_Q}"\n  ...\n' + between(out, "╭─ answer", "stop: ")
+
+
+def ex_check_zh(runner: Runner) -> str:
+    command = "agentdbg check examples/missing_assistant.json --lang zh"
+    return f"$ {command}\n" + runner.output(command)
+
+
+HANDOUT_LESSON = """title: 订单在哪里
+question: 订单 ORD-2026-001 到哪里了?
+options: {lang: zh, explain: true}
+steps: [next, next, drop 1, next, send]
+exercises:
+  - 为什么 drop 1 之后 API 返回 400？
+  - tool_call_id 起什么作用？
+"""
+
+
+def ex_handout(runner: Runner) -> str:
+    """The lesson recorded, then its handout: the command's line, and the page's headings."""
+    (runner.folder / "lesson.yaml").write_text(HANDOUT_LESSON, encoding="utf-8")
+    runner.run("agentdbg run --lesson lesson.yaml --save class.jsonl < /dev/null")
+    command = "agentdbg report class.jsonl --handout --lesson lesson.yaml --lang zh -o handout.html"
+    out = runner.output(command)
+    grep = "grep -o '<h2>[^<]*' handout.html"
+    return f"$ {command}\n{out.rstrip()}\n$ {grep}\n{runner.output(grep).rstrip()}"
+
+
 def ex_check(path: str) -> Callable[[Runner], str]:
     def example(runner: Runner) -> str:
         return f"$ agentdbg check {path}\n" + runner.output(f"agentdbg check {path}")
@@ -310,7 +349,7 @@ def commands(runner: Runner, *lines: str) -> str:
 
 
 def ex_runs(runner: Runner) -> str:
-    for question in (ORDER_Q, "北京和上海今天哪个更热?"):
+    for question in (ORDER_Q, HOTTER_Q):
         runner.output(f'agentdbg run "{question}"')
     return commands(runner, "agentdbg runs")
 
@@ -371,7 +410,7 @@ def ex_mcp_step(runner: Runner) -> str:
     injected = between(out, "(agentdbg) inject", "  [0] ")
     fault = between(out, "  [3] tool      ←", "(agentdbg) continue", include_end=True)
     retry = between(out, "model note: retrying", "  (messages")
-    answer = between(out, "                - could not get", "                turn 3")
+    answer = between(out, "                I could not get", "                turn 3")
     return "\n".join([f'$ agentdbg run --step --mcp "{MCP_TIME}" \\\n    "{TIME_Q}"', "  ...",
                       planned, rpc, "  ...", injected, "  ...", fault, retry, "  ...", answer])
 
@@ -441,6 +480,10 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "trust": ex_trust,
     "run-turn": ex_run_turn,
     "step-lesson": ex_step_lesson,
+    "offline-400": ex_offline_400,
+    "offline-answer": ex_offline_answer,
+    "check-zh": ex_check_zh,
+    "handout": ex_handout,
     "check-missing-assistant": ex_check("examples/missing_assistant.json"),
     "check-parallel-missing": ex_check("examples/parallel_missing.json"),
     "check-forgot-chat": ex_check("examples/forgot_chat.json"),

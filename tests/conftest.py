@@ -14,7 +14,7 @@ def isolated_env(tmp_path, monkeypatch):
     """No test touches the real home, a real key, or a real endpoint."""
     monkeypatch.setenv("AGENTDBG_HOME", str(tmp_path / "agentdbg-home"))
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
-                "AGENTDBG_MODEL", "AGENTDBG_TOOLS",
+                "AGENTDBG_MODEL", "AGENTDBG_TOOLS", "AGENTDBG_LANG",
                 # the terminal the suite runs in is not the tests' business (CI often forces colour)
                 "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "CLICOLOR_FORCE", "COLORTERM",
                 "LINES", "JUPYTER_COLUMNS"):
@@ -22,6 +22,10 @@ def isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.chdir(tmp_path)
+    yield
+    from agentdbg import i18n
+
+    i18n.use("en")   # the language is the process's: a test that chose one leaves English behind
 
 
 @pytest.fixture

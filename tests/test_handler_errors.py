@@ -40,7 +40,8 @@ def project(write_file, monkeypatch):
 
 
 def run(*args: str):
-    return CliRunner().invoke(app, ["run", QUESTION, *args])
+    # named: a ./tools.yaml agentdbg only found would import nothing until trusted
+    return CliRunner().invoke(app, ["run", QUESTION, "--tools", "tools.yaml", *args])
 
 
 def test_the_view_names_the_exception_and_the_model_sees_only_the_error(project):

@@ -37,7 +37,9 @@ def test_weather_comparison_goes_out_in_one_turn(sample_tools):
     assert calls_per_turn(s)[0] == [("get_weather", {"city": "北京"}), ("get_weather", {"city": "上海"})]
     assert len(calls_per_turn(s)) == 2
     answer = s.answer()
-    assert "最高 上海（29）" in answer and "最低 北京（24）" in answer
+    # a reply in the question's language, in sentences, not a data dump
+    assert "temperature 最高的是上海（29），最低的是北京（24）。" in answer
+    assert "北京：temperature 为 24" in answer and "get_weather(" not in answer and "city=" not in answer
 
 
 def test_unknown_order_says_plainly_it_could_not_get_it(sample_tools):
@@ -46,7 +48,7 @@ def test_unknown_order_says_plainly_it_could_not_get_it(sample_tools):
 
 
 def test_no_fillable_tool_answers_without_calls(sample_tools):
-    s = run(sample_tools, "hello there")
+    s = run(sample_tools, "what is the meaning of life")
     assert calls_per_turn(s) == [[]] and "could not match this question to any tool" in s.answer()
 
 
@@ -54,7 +56,7 @@ def test_retryable_error_is_retried_once(sample_tools):
     s = run(sample_tools, "SKU-1001 有货吗?")  # check_inventory is slower than its 1 s timeout
     assert [len(t) for t in calls_per_turn(s)] == [1, 1, 0]
     assert "retrying check_inventory once" in s.turns[1].note
-    assert "timeout" in s.answer() and s.answer().count("未能获取") == 1  # reported once
+    assert "timeout" in s.answer() and s.answer().count("没能获取 SKU-1001") == 1  # reported once
 
 
 def test_never_repeats_a_call(sample_tools):
@@ -118,7 +120,7 @@ def test_works_on_a_tools_file_it_has_never_seen(tools_from):
         [("airport_info", {"airport_code": "PVG", "lang": "en"})],
         [],
     ]
-    assert "delay_minutes=40" in s.answer() and "Shanghai Pudong" in s.answer()
+    assert "delay_minutes is 40" in s.answer() and "Shanghai Pudong" in s.answer()
 
 
 # -- side effects, tool_choice, ids, content parts, hostile schemas ------------------------------
@@ -411,4 +413,4 @@ def test_a_failure_without_a_message_is_named_by_its_type_alone(sample_tools):
         {"role": "tool", "tool_call_id": "c1", "content": '{"ok": false, "error": {"type": "invalid_json"}}'}]
     answer = reply_to(tools, history).message["content"]
     line = next(ln for ln in answer.splitlines() if "invalid_json" in ln)
-    assert line.endswith(": invalid_json"), answer
+    assert line.endswith("：invalid_json。"), answer   # no dangling "— " where a message would be

@@ -52,7 +52,7 @@ def test_intercept_session(tmp_path):
         cmd("forward")
         out, err = first.communicate(timeout=30)
         assert first.returncode == 0, err
-        assert "query_logistics(tracking_no=SF000000): not_found" in out
+        assert "没能获取 SF000000（query_logistics）：not_found" in out
         assert "杭州转运中心已发出" in out
 
         second = app()

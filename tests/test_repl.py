@@ -101,7 +101,7 @@ def test_fail_makes_the_tool_time_out_and_the_offline_model_retries(sample_tools
     assert "every call of query_logistics will return the timeout fault" in out
     assert "retrying query_logistics once" in out
     assert s.stop_reason is StopReason.COMPLETED
-    assert "timeout" in s.answer() and "未能获取 query_logistics" in s.answer()
+    assert "timeout" in s.answer() and "没能获取 SF123456（query_logistics）" in s.answer()
     injected = [o for o in s.outcomes if o.injected]
     assert len(injected) == 2 and all(o.error_type == "timeout" for o in injected)
 
@@ -151,7 +151,8 @@ def test_drop_the_assistant_message_flags_the_orphan_at_once(sample_tools):
     assert "dropped message 1 (assistant)" in out
     assert "✗ error orphan-tool-message" in out
     assert "not sent: the request breaks the protocol" in out  # 'n' was refused
-    assert s.turns[-1].turn == 2  # 'send' sent it anyway
+    # 'send' sent it anyway; turn numbers follow the history: turn 1's reply was dropped
+    assert len(s.turns) == 1 and s.turns[-1].turn == 1 and len(s.cut_turns) == 1
 
 
 def test_rewind_and_retry(sample_tools):
@@ -173,17 +174,20 @@ def test_breakpoints(sample_tools):
     assert dbg.breakpoints.items[0].hits == 1
 
 
-def test_clear_without_an_id_asks_first(sample_tools):
+def test_clear_asks_what_to_clear(sample_tools):
+    """A shell habit: 'clear' alone asks (the screen or the breakpoints), never silently
+    removes the breakpoints; 'clear breaks', 'clear ID' and 'clear screen' say it."""
     s = session_for(sample_tools)
-    _, out, dbg = drive(s, "break tool query_logistics", "break error", "clear", "n")
-    assert "Remove all 2 breakpoint(s)? [y/N]" not in out  # the question is the prompt's
-    assert "kept the breakpoints ('clear ID' removes one)" in out and len(dbg.breakpoints.items) == 2
-    _, out, dbg = drive(session_for(sample_tools), "break error", "clear", "y", "breaks")
+    _, out, dbg = drive(s, "break tool query_logistics", "break error", "clear", "", "n")
+    assert "nothing cleared" in out and len(dbg.breakpoints.items) == 2
+    _, out, dbg = drive(session_for(sample_tools), "break error", "clear", "b", "breaks")
     assert "removed 1 breakpoint(s)" in out and "no breakpoints" in out
     _, out, dbg = drive(session_for(sample_tools), "break error", "clear")  # then end of input
-    assert "kept the breakpoints" in out and len(dbg.breakpoints.items) == 1
-    _, out, _ = drive(session_for(sample_tools), "clear")
-    assert "no breakpoints to remove" in out
+    assert "nothing cleared" in out and len(dbg.breakpoints.items) == 1
+    _, out, dbg = drive(session_for(sample_tools), "break error", "break turn 2", "clear breaks")
+    assert "removed 2 breakpoint(s)" in out and not dbg.breakpoints.items
+    _, out, dbg = drive(session_for(sample_tools), "break error", "clear", "s", "breaks")
+    assert "1: after a tool result that is an error" in out  # the screen went, not the breakpoint
 
 
 def test_break_error_and_break_turn(sample_tools):

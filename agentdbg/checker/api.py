@@ -11,6 +11,7 @@ from agentdbg.checker.pairing import Pairing
 from agentdbg.checker.profiles import PROFILES, get_profile
 from agentdbg.checker.request import CheckRequest
 from agentdbg.checker.rules import CHECKS, Ctx
+from agentdbg.i18n import _
 
 __all__ = [
     "ERROR",
@@ -65,8 +66,8 @@ def summary(findings: list[Finding]) -> str:
     errors = sum(f.severity == ERROR for f in findings)
     warnings = len(findings) - errors
     if not findings:
-        return "no findings"
-    return f"{errors} error(s), {warnings} warning(s)"
+        return _("no findings")
+    return _("{errors} error(s), {warnings} warning(s)").format(errors=errors, warnings=warnings)
 
 
 def check_model_request(request: Any, profile: str = "openai") -> list[Finding]:

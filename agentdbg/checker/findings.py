@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from agentdbg.i18n import Msg, recorded, tr
 
 ERROR, WARNING = "error", "warning"
 
@@ -21,6 +23,14 @@ class Finding:
                                     # "messages[3].content[1]" (None: messages[index])
     api_source: str | None = None   # whose text api_error is when it is not the active
                                     # profile's API, e.g. "Anthropic", "vLLM"
+    shown: Any = field(default=None, compare=False, repr=False)
+                                    # ``message`` to show in the chosen language (an i18n.Msg);
+                                    # ``message`` stays English: JSON output and transcripts
+
+    def text(self) -> str:
+        """What is wrong, in the chosen language (a recorded finding read back into the template
+        it was made from, else as recorded)."""
+        return tr(self.shown) if self.shown is not None else recorded(self.message)
 
     @classmethod
     def from_dict(cls, d: dict) -> Finding:
@@ -183,10 +193,12 @@ RULES: dict[str, RuleInfo] = {r.id: r for r in [
 ]}
 
 
-def make(rule: str, index: int | None, message: str, api_error: Any = None,
+def make(rule: str, index: int | None, message: str | Msg, api_error: Any = None,
          tool_call_id: Any = None, severity: str | None = None,
          api_source: str | None = None) -> Finding:
+    """A finding; ``message`` a ``Msg`` to be shown in the chosen language (the API's own
+    ``api_error`` is verbatim: it is what the API says)."""
     return Finding(rule=rule, severity=severity or RULES[rule].severity, index=index,
-                   message=message, api_error=api_error,
+                   message=str(message), api_error=api_error,
                    tool_call_id=tool_call_id if isinstance(tool_call_id, str) else None,
-                   api_source=api_source)
+                   api_source=api_source, shown=message if isinstance(message, Msg) else None)

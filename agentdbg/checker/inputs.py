@@ -45,6 +45,7 @@ class CheckItem:
     final: list | None = None  # a transcript: its final messages (the last request + the reply)
     prior: list | None = None  # a Responses transcript: every native item sent or answered before
     recorded: list | None = None  # a request the proxy blocked: the findings it was blocked for
+    sent_anyway: bool = False  # a transcript: sent with 'send' after the checker blocked it
 
 
 MAX_INPUT = 256 * 1024 * 1024   # bytes ``check`` reads (a transcript of a long proxy session fits)
@@ -129,7 +130,7 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
 
     from agentdbg.textsafe import one_line
     from agentdbg.transcript import read_transcript
-    from agentdbg.transcript.events import Blocked, Request, Response, Stop
+    from agentdbg.transcript.events import Action, Blocked, Request, Response, Stop
 
     lines = io.BytesIO(text.encode("utf-8"))  # lines end at b"\n" only: U+2028 is not one
     warnings: list[str] = []
@@ -143,12 +144,16 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
     checked = 0                # ... how many of them are checked (each message once)
     stopped: list | None = None   # the last stop event's (the final state when there is one)
     n_sent = 0
+    blocked = anyway = False   # the last request was blocked · … and 'send' sent it anyway
     for _, event in events:
         if isinstance(event, Stop) and event.messages is not None:
             stopped = event.messages
         if isinstance(event, Response) and isinstance(event.output, list):
             prior.extend(x for x in event.output if isinstance(x, dict))
+        if isinstance(event, Action) and event.action == "send":
+            anyway = blocked
         if isinstance(event, Blocked):   # never sent: judged when it was blocked
+            blocked = True
             found = event.findings or []
             items.append(CheckItem(CheckRequest(messages=last), None, fmt, None, n_sent + 1,
                                    None, list(prior), recorded=[
@@ -158,6 +163,7 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
             continue
         n_sent += 1
         turn = n_sent
+        knowingly, blocked, anyway = anyway, False, False
         current = list(event.messages or [])
         checked = min(checked, event.prefix)
         _messages(f"{name}: request {turn}", current[checked:], offset=checked)
@@ -170,7 +176,8 @@ def _transcript(name: str, text: str) -> list[CheckItem]:
                                parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
         extra: dict = header.api_params or {}
         native = None if chat_native else native_of(fmt, event.body, request, {**extra, **params})
-        items.append(CheckItem(request, None, fmt, native, turn, None, list(prior)))
+        items.append(CheckItem(request, None, fmt, native, turn, None, list(prior),
+                               sent_anyway=knowingly))
         inputs = native.get("input") if isinstance(native, dict) else None
         if isinstance(inputs, list):
             prior.extend(x for x in inputs if isinstance(x, dict))

@@ -90,12 +90,13 @@ def _quiet_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def make_console(stderr: bool = False):
+def make_console(stderr: bool = False, present: bool = False):
     """The console every command prints through: Rich's layout on a terminal; when piped,
-    no padding with trailing spaces and no wrapping of single values."""
+    no padding with trailing spaces and no wrapping of single values (``present``: the
+    presenter view's high contrast)."""
     from agentdbg.render.console import make_console as console_for
 
-    return console_for(stderr)
+    return console_for(stderr, present)
 
 
 def warn(text: str) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from agentdbg.cli.app import command, make_console
-from agentdbg.cli.options import DebugOpt, FullOpt, JsonOpt, Profile, ProfileOpt
+from agentdbg.cli.options import DebugOpt, FullOpt, JsonOpt, Lang, LangOpt, Profile, ProfileOpt
 
 
 class WireFormat(str, Enum):
@@ -73,6 +73,7 @@ def check(
     profiles: Annotated[bool, typer.Option(
         "--profiles", callback=_list_profiles, is_eager=True,
         help="List the provider profiles and what each adds, then exit.")] = False,
+    lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
     rules: Annotated[bool, typer.Option(
         "--rules", callback=_list_rules, is_eager=True,
         help="List every rule, its severity in each wire format and what it means, then "
@@ -85,7 +86,7 @@ def check(
 
     return run_check(file, tools, profile.value, json_out=json_out, full=full,
                      console_factory=make_console,
-                     fmt=wire_format.value if wire_format is not None else None)
+                     fmt=wire_format.value if wire_format is not None else None, lang=lang.value)
 
 
 @command(name="tools", epilog="Exit status: 0 clean or warnings only; 1 lint errors; "

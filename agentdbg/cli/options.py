@@ -10,6 +10,7 @@ import typer
 
 from agentdbg.checker.profiles import PROFILES
 from agentdbg.engine.phases import StopReason
+from agentdbg.i18n import languages
 
 
 class Approve(str, Enum):
@@ -17,9 +18,8 @@ class Approve(str, Enum):
     none = "none"
 
 
-class Lang(str, Enum):
-    en = "en"
-    zh = "zh"
+#: English, and one choice per message catalog (agentdbg/locale/<lang>.po)
+Lang = Enum("Lang", {lang: lang for lang in languages()}, type=str)  # type: ignore[misc]
 
 
 Profile = Enum("Profile", {name: name for name in PROFILES}, type=str)  # type: ignore[misc]
@@ -60,5 +60,11 @@ StepOpt = Annotated[bool, typer.Option(
     "--step", help="Open the step debugger: pause before every phase.")]
 ExplainOpt = Annotated[bool, typer.Option(
     "--explain", help="Step mode: narrate each phase in protocol terms.")]
-LangOpt = Annotated[Lang, typer.Option("--lang", help="Step mode: narration language.")]
+LangOpt = Annotated[Lang, typer.Option(  # type: ignore[valid-type]
+    "--lang", envvar="AGENTDBG_LANG",
+    help="The language of what agentdbg prints: step mode, the run view, narration, the "
+         "checker's findings (the API's own error texts stay verbatim).")]
+PresentOpt = Annotated[bool, typer.Option(
+    "--present", help="The presenter view for a room: high contrast, no dim or italic text, the "
+    "header on one line, only what is new (one line for the rest).")]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks and full tool errors.")]

@@ -2,7 +2,7 @@
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -19,6 +19,7 @@ from agentdbg.cli.options import (
     Lang,
     LangOpt,
     ModelOpt,
+    PresentOpt,
     Profile,
     ProfileOpt,
     SaveOpt,
@@ -47,14 +48,16 @@ class Api(str, Enum):
     gemini = "gemini"
 
 
-def _step_only(step: bool, explain: bool, lang: Lang) -> None:
-    if not step and (explain or lang is not Lang.en):
-        warn("--explain and --lang narrate step mode; without --step they do nothing")
+def _step_only(step: bool, explain: bool) -> None:
+    if not step and explain:
+        warn("--explain narrates step mode; without --step it does nothing")
 
 
 @command(epilog=exit_codes())
 def run(
-    question: Annotated[str, typer.Argument(help="The user's question.")],
+    ctx: typer.Context,
+    question: Annotated[str | None, typer.Argument(
+        help="The user's question (a lesson file may give it).", show_default=False)] = None,
     tools: ToolsOpt = None,
     mcp: McpOpt = None,
     model: ModelOpt = None,
@@ -102,7 +105,16 @@ def run(
     full: FullOpt = False,
     step: StepOpt = False,
     explain: ExplainOpt = False,
-    lang: LangOpt = Lang.en,
+    lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
+    present: PresentOpt = False,
+    lesson: Annotated[Path | None, typer.Option(
+        "--lesson", show_default=False,
+        help="A lesson file (YAML): the question, options, breakpoints, faults and steps with "
+        "notes and pauses; opens step mode.")] = None,
+    commands: Annotated[list[str] | None, typer.Option(
+        "-c", "--command", show_default=False,
+        help="A step-mode command to run at the start, as pdb's -c (repeatable); opens step "
+        "mode.")] = None,
     debug: DebugOpt = False,
 ) -> int:
     """Run the tool loop on QUESTION and show every turn's full messages array."""
@@ -113,16 +125,23 @@ def run(
     from agentdbg.providers.factory import make_provider, precheck_for
     from agentdbg.trust import untrusted_line
 
+    plan = _lesson_plan(ctx, lesson, locals())
+    question, step = plan.pop("question"), step or bool(lesson or commands)
+    system, profile, approve = plan["system"], plan["profile"], plan["approve"]
+    lang, explain, present, max_turns, full = (plan["lang"], plan["explain"], plan["present"],
+                                               plan["max_turns"], plan["full"])
     if step and json_out:
         raise AgentdbgError("--step and --json cannot be combined")
-    _step_only(step, explain, lang)
+    _step_only(step, explain)
     _never_over_inputs(save, script=script, tools=tools)
+    _offline_has_no_url(ctx, model, script)
     toolset = load_run_tools(tools, mcp or [], ask=ask if interactive(json_out) else None)
     if toolset.trust == "untrusted":           # MCP servers start in drive(), if trusted
         warn(untrusted_line(toolset))
     for line in handler_warnings(toolset):
         warn(line)
-    info = make_provider(model, base_url, api_key, script, retries, api=api.value)
+    info = make_provider(model, base_url, api_key, script, retries, api=api.value,
+                         profile=profile.value)
     if api is not Api.chat and (script is not None or info.offline):
         what = "a script" if script is not None else "the offline model"
         warn(f"--api {api.value} picks the wire format of a real endpoint (--model); {what} has "
@@ -141,8 +160,53 @@ def run(
         base_url=info.base_url, offline=info.offline, question=question, step=step,
         json_out=json_out, full=full, debug=debug, save=save, keep_runs=keep_runs,
         redact=list(redact or []), secrets=_secrets(api_key, info.base_url), profile=profile.value,
-        explain=explain, lang=lang.value)
-    return drive(session, make_console(), options, export=_otlp_export(otlp))
+        explain=explain, lang=lang.value, present=present, lesson=plan["lesson"],
+        commands=list(commands or []))
+    return drive(session, make_console(present=present), options, export=_otlp_export(otlp))
+
+
+def _lesson_plan(ctx: typer.Context, path: Path | None, given: dict) -> dict:
+    """The run's question and options: a lesson file's, where the command line leaves them
+    at their defaults. A lesson names no code: its tools are passed with --tools."""
+    from agentdbg.cli.options import Approve, Lang, Profile
+
+    plan = {k: given[k] for k in ("question", "system", "profile", "approve", "lang", "explain",
+                                  "present", "max_turns", "full")}
+    plan["lesson"] = None
+    if path is not None:
+        from agentdbg.repl.lesson import load_lesson
+
+        lesson = plan["lesson"] = load_lesson(path)
+        if lesson.tools and given["tools"] is None:
+            raise AgentdbgError(f"{path}: the lesson was prepared with the tools of {lesson.tools}; "
+                                "pass them with --tools (a lesson never loads code by itself)")
+        typed = {k for k in plan if getattr(ctx.get_parameter_source(k), "name", "") in
+                 ("COMMANDLINE", "ENVIRONMENT")}
+        if "question" not in typed or plan["question"] is None:
+            plan["question"] = lesson.question
+        kinds: dict[str, Any] = {"lang": Lang, "profile": Profile, "approve": Approve}
+        for key, value in lesson.options.items():
+            if key not in typed:
+                try:
+                    plan[key] = kinds[key](value) if key in kinds else value
+                except ValueError:
+                    choices = ", ".join(str(m.value) for m in kinds[key])
+                    raise AgentdbgError(f"{path}: options: {key}: {value!r} is not one of "
+                                        f"{choices}") from None
+    if not plan["question"]:
+        raise AgentdbgError("a QUESTION is needed (or a --lesson file that has one)")
+    return plan
+
+
+def _offline_has_no_url(ctx: typer.Context, model: str | None, script: Path | None) -> None:
+    """``--base-url`` typed with the offline model would be ignored: say so and stop (a URL
+    from ``OPENAI_BASE_URL`` in the environment is not the user's choice for this run)."""
+    source = ctx.get_parameter_source("base_url")
+    typed = getattr(source, "name", None) == "COMMANDLINE"
+    if typed and script is None and (not model or model == "offline"):
+        raise AgentdbgError("--base-url is for a real endpoint, with --model NAME (e.g. --model "
+                            "gpt-4o-mini --base-url URL); the offline model sends nothing over the "
+                            "network and answers a broken request with the API's own error itself")
 
 
 def _never_over_inputs(save: Path | None, **inputs: Path | None) -> None:
@@ -209,21 +273,28 @@ def replay(
         "--save", help="Where to write the transcript of this replay (JSON Lines).")] = None,
     full: FullOpt = False,
     explain: ExplainOpt = False,
-    lang: LangOpt = Lang.en,
+    lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
+    present: PresentOpt = False,
+    commands: Annotated[list[str] | None, typer.Option(
+        "-c", "--command", show_default=False,
+        help="A step-mode command to run at the start, as pdb's -c (repeatable); opens step "
+        "mode.")] = None,
     debug: DebugOpt = False,
 ) -> int:
     """Replay a recorded run with no network, step through it, compare tools, or fork it."""
     from agentdbg.drivers.replay import ReplayArgs, run_replay
 
+    step = step or bool(commands)
     if step and json_out:
         raise AgentdbgError("--step and --json cannot be combined")
-    _step_only(step, explain, lang)
+    _step_only(step, explain)
     return run_replay(ReplayArgs(
         file=file, step=step, json_out=json_out, live_tools=live_tools, strict=strict,
         from_index=from_index, tools=tools, mcp=list(mcp or []), model=model, base_url=base_url,
         api_key=api_key,
         approve=approve.value if approve else None, profile=profile.value, save=save, full=full,
-        explain=explain, lang=lang.value, debug=debug), make_console())
+        explain=explain, lang=lang.value, debug=debug, present=present,
+        commands=list(commands or [])), make_console(present=present))
 
 
 @command()

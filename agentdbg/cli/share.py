@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from agentdbg.cli.app import command, make_console
-from agentdbg.cli.options import DebugOpt, Profile, ProfileOpt
+from agentdbg.cli.options import DebugOpt, Lang, LangOpt, Profile, ProfileOpt
 
 RUN_HELP = "A transcript, or a run 'agentdbg runs' lists: its #, its name, or last."
 
@@ -35,16 +35,30 @@ def report(
         "--diff", help="Also show how this run differs from another (a path, #, name or last).",
         show_default=False)] = None,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
+    handout: Annotated[bool, typer.Option(
+        "--handout", help="Write a handout for students instead: a page per phase (narration, "
+                          "the messages, what changed), printable one phase per page.")] = False,
+    lesson: Annotated[Path | None, typer.Option(
+        "--lesson", help="With --handout: the lesson file whose title and exercises it carries.",
+        show_default=False)] = None,
     debug: DebugOpt = False,
 ) -> int:
     """Write one self-contained HTML page of a run to attach to a bug report: the timeline
     with each call tied to its result, findings, tokens, your edits, the stop (no network,
     no scripts, secrets redacted)."""
-    from agentdbg.report.commands import run_report
+    from agentdbg.report.commands import run_handout, run_report
 
+    if handout:
+        return run_handout(_resolve(transcript), output, make_console(), lesson=lesson,
+                           lang=lang.value)
+    if lesson is not None:
+        from agentdbg.errors import ConfigError
+
+        raise ConfigError("--lesson goes with --handout (the lesson's exercises are the handout's)")
     other = _resolve(diff_with) if diff_with is not None else None
     return run_report(_resolve(transcript), output, make_console(), diff_with=other,
-                      profile=profile.value)
+                      profile=profile.value, lang=lang.value)
 
 
 @command(epilog="Exit status: 0 the runs match; 1 they differ; 2 an unreadable transcript.")

@@ -21,6 +21,7 @@ from agentdbg.engine.phases import Phase
 from agentdbg.engine.replaying import ActionReplayed
 from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
+from agentdbg.i18n import N_, Msg, _
 from agentdbg.messages import call_name, utf8_json
 from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
@@ -43,8 +44,9 @@ def _live_steps(session: Session, console=None):
 def _waiting_for(session: Session) -> str:
     if session.phase is Phase.TOOLS:
         names = ", ".join(dict.fromkeys(str(call_name(c)) for c in session.pending))
-        return f"running {names} ({len(session.pending)} call(s)) … Ctrl-C cancels"
-    return f"waiting for the model (turn {len(session.turns) + 1}) … Ctrl-C cancels"
+        return _("running {names} ({n} call(s)) … Ctrl-C cancels").format(
+            names=names, n=len(session.pending))
+    return _("waiting for the model (turn {turn}) … Ctrl-C cancels").format(turn=len(session.turns) + 1)
 
 
 @contextmanager
@@ -81,7 +83,7 @@ def run_batch(session: Session, console, options: RunOptions, replay=None,
     show = not options.json_out
     if show:
         console.print(view_run.render_header(options.model_desc, session.toolset,
-                                             options.offline, options.title))
+                                             options.offline, options.title, compact=options.present))
     shown = 0
     try:
         live = _live_steps(session, console if show else None)
@@ -117,11 +119,11 @@ def run_batch(session: Session, console, options: RunOptions, replay=None,
     except KeyboardInterrupt as exc:
         from agentdbg.errors import Terminated
 
-        session.cancel("terminated (SIGTERM)" if isinstance(exc, Terminated)
-                       else "cancelled by the user (Ctrl-C)")
+        session.cancel(Msg(N_("terminated (SIGTERM)")) if isinstance(exc, Terminated)
+                       else Msg(N_("cancelled by the user (Ctrl-C)")))
     finally:
         if not session.done:  # an unexpected error: the transcript still gets its stop event
-            session.cancel("the run ended abnormally; everything before this was recorded")
+            session.cancel(Msg(N_("the run ended abnormally; everything before this was recorded")))
     if options.json_out:
         doc = run_document(session, model=session.config.model, base_url=safe_url(options.base_url))
         from agentdbg.render.budget import last_request_budget

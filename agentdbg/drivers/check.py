@@ -21,15 +21,34 @@ from agentdbg.checker.inputs import load_check_input
 from agentdbg.checker.judge import Judged, judge_all
 from agentdbg.checker.profiles import get_profile
 from agentdbg.errors import ExitStatus
+from agentdbg.i18n import N_, _
 from agentdbg.messages import utf8_json
 
-SKIPPED = ("tool checks skipped: the input sends no tool definitions, so calls were not checked "
-           "against names and schemas (pass --tools tools.yaml)")
+SKIPPED = N_("tool checks skipped: the input sends no tool definitions, so calls were not checked "
+             "against names and schemas (pass --tools tools.yaml)")
+
+#: a tool whose arguments a check left unchecked (``schemas.note_skip``: what, then why)
+UNCHECKED = N_("tool {name}: arguments left unchecked: {why}")
+
+
+def _note(note: str) -> str:
+    """A note in the chosen language: a skipped check's reason read back into its template
+    (the tool's name as recorded); another note through the catalog."""
+    from agentdbg.i18n import Msg, recorded
+
+    found = Msg.parse(UNCHECKED, note)
+    if found is None:
+        return _(note)
+    return _(UNCHECKED).format(name=found.values["name"], why=recorded(found.values["why"]))
 
 
 def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, full: bool,
-              console_factory, fmt: str | None = None) -> ExitStatus:
+              console_factory, fmt: str | None = None, lang: str | None = None) -> ExitStatus:
+    """Judge ``file``; the view (not the JSON document) in ``lang``."""
+    from agentdbg import i18n
+
     get_profile(profile)
+    i18n.use(lang)
     definitions = None
     if tools is not None:
         from agentdbg.toolspec import load_tools
@@ -95,10 +114,13 @@ def _show(console, results: list[Judged], profile: str, full: bool, notes: list[
         if transcript and not r.findings:
             continue
         if r.item.line is not None:
-            console.print(Rule(f"line {r.item.line}: {summary(r.findings)}", align="left", style="dim"))
+            console.print(Rule(_("line {line}: {summary}").format(line=r.item.line,
+                                                                   summary=summary(r.findings)),
+                               align="left", style="dim"))
         elif transcript:
-            console.print(Rule(f"request {r.item.turn}: {summary(r.findings)}", align="left",
-                               style="dim"))
+            console.print(Rule(_("request {n}: {summary}").format(n=r.item.turn,
+                                                                  summary=summary(r.findings)),
+                               align="left", style="dim"))
         if full:   # the request's tools, with their definitions
             console.print(_tools(r))
         console.print(_view(r, full))
@@ -107,11 +129,13 @@ def _show(console, results: list[Judged], profile: str, full: bool, notes: list[
         console.print(_final_view(results[-1], full))
     every = [f for r in results for f in r.findings]
     for note in notes:
-        console.print(Text(f"note: {note}", style="yellow"), soft_wrap=True)
+        console.print(Text(_("note: {note}").format(note=_note(note)), style="yellow"), soft_wrap=True)
     style = "bold red" if has_errors(every) else "bold yellow" if every else "bold green"
     mark = "✗" if has_errors(every) else "!" if every else "✓"
-    judged = f"{len(results)} recorded request(s), " if transcript else ""
-    console.print(Text(f"{mark} {summary(every)} ({judged}profile {profile})", style=style))
+    said = _("{summary} ({n} recorded request(s), profile {profile})") if transcript else \
+        _("{summary} (profile {profile})")
+    console.print(Text(f"{mark} " + said.format(summary=summary(every), n=len(results), profile=profile),
+                       style=style))
 
 
 def _tools(r: Judged):

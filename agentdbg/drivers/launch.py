@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import ExitStatus
+from agentdbg.i18n import _
 from agentdbg.options import GoLive, RunOptions
 from agentdbg.textsafe import one_line
 
@@ -32,8 +33,11 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
 
 def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive | None = None,
            export: Callable[[dict, Any], Any] | None = None) -> ExitStatus:
+    from agentdbg import i18n
     from agentdbg.transcript import prune_runs, start_transcript
     from agentdbg.transcript.redact import url_secrets
+
+    i18n.use(options.lang)
 
     secrets = [*options.secrets, *server_secrets(session.toolset)]
     hide = getattr(console, "hide", None)
@@ -54,7 +58,8 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
             from agentdbg.repl.debugger import Debugger
 
             status = Debugger(session, console, options=options, transcript=writer,
-                              replay=replay, go_live=go_live).loop()
+                              replay=replay, go_live=go_live, lesson=options.lesson,
+                              commands=options.commands).loop()
         else:
             from agentdbg.drivers.batch import run_batch
 
@@ -71,7 +76,8 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
               f"({one_line(writer.error)}); {one_line(rescue(session, options, writer))}",
               file=sys.stderr)
     elif not options.json_out:
-        console.print(f"transcript: {one_line(path)}", soft_wrap=True, highlight=False, markup=False)
+        console.print(_("transcript: {path}").format(path=one_line(path)), soft_wrap=True,
+                      highlight=False, markup=False)
     if removed and options.debug:   # every run past the limit removes one: not news each time
         print(f"agentdbg: kept the newest {options.keep_runs} finished transcripts in the runs "
               f"folder (--keep-runs): removed {removed} older one(s)", file=sys.stderr)

@@ -39,6 +39,8 @@ class ReplayArgs:
     explain: bool = False
     lang: str = "en"
     debug: bool = False
+    present: bool = False
+    commands: list[str] = field(default_factory=list)
 
 
 def run_replay(args: ReplayArgs, console) -> ExitStatus:
@@ -119,7 +121,8 @@ def _options(args: ReplayArgs, info, **kw) -> RunOptions:
                       provider_name=info.name, base_url=info.base_url, offline=info.offline,
                       step=args.step, json_out=args.json_out, full=args.full, debug=args.debug,
                       save=args.save, secrets=[args.api_key] if args.api_key else [],
-                      profile=args.profile, explain=args.explain, lang=args.lang, **kw)
+                      profile=args.profile, explain=args.explain, lang=args.lang,
+                      present=args.present, commands=list(args.commands), **kw)
 
 
 def _tools(args: ReplayArgs, why: str, header: Header | None = None):
@@ -196,7 +199,7 @@ def _live_session(args: ReplayArgs, messages: list, header: Header | None = None
 
     toolset = _tools(args, "--from" if header else "a starting state", header)
     api = header.wire if header is not None else "chat"  # a fork talks the recording's format
-    info = make_provider(args.model, args.base_url, args.api_key, api=api)
+    info = make_provider(args.model, args.base_url, args.api_key, api=api, profile=args.profile)
     approve = args.approve or ("ask" if args.step else "none")
     config = (config_from_header(header, model=info.model, approve=approve,
                                  stop_on_invalid=not args.step) if header else
@@ -288,10 +291,12 @@ def _play(args: ReplayArgs, console) -> ExitStatus:
 
 def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
     from agentdbg.engine.replaying import Replay, with_live_tools
+    from agentdbg.i18n import Join, Msg
     from agentdbg.providers.base import ProviderInfo
 
     header = model.header
-    desc = f"replay of {args.file} (recorded with {header.model}); no network"
+    desc: Msg | Join = Msg("replay of {file} (recorded with {model}); no network",
+                           {"file": args.file, "model": header.model})
     if live is not None:
         options = _options(args, ProviderInfo(model, desc, model="replay"), model_desc=desc)
         open_servers(live.toolset, _stderr_console() if args.json_out else console, options)
@@ -299,8 +304,8 @@ def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
             print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
         with_live_tools(session, model, live)
     elif recorded_servers(header):
-        desc += "; MCP server(s) not started: " + ", ".join(
-            f"{s.get('name')} ({started_as(s)})" for s in recorded_servers(header))
+        desc = Join((desc, Msg("MCP server(s) not started: {servers}", {"servers": ", ".join(
+            f"{s.get('name')} ({started_as(s)})" for s in recorded_servers(header))})), "; ")
     info = ProviderInfo(model, desc, model="replay")
     options = _options(args, info, model_desc=info.description,
                        question=_question(header.initial_messages or [], header),
@@ -321,7 +326,7 @@ def _go_live(args: ReplayArgs, console=None, options: RunOptions | None = None) 
     from agentdbg.providers.factory import make_provider
 
     def provider():
-        return make_provider(args.model, args.base_url, args.api_key).provider
+        return make_provider(args.model, args.base_url, args.api_key, profile=args.profile).provider
 
     if args.tools is None and not args.mcp:
         return GoLive(provider)

@@ -12,6 +12,7 @@ from typing import Any
 
 from agentdbg.engine.faults import CallOverride
 from agentdbg.engine.phases import Phase, StopReason
+from agentdbg.i18n import Msg
 from agentdbg.messages import call_name, tool_calls_of
 from agentdbg.toolspec import ToolSet
 
@@ -22,11 +23,14 @@ class UserActions:
     marks: dict[int, set[str]]
     outcome_at: dict[int, Any]
     turns: list[Any]
+    cut_turns: list[Any]
+    model_failure: Any
     actions: list[dict]
     pending: list[dict]
     phase: Phase
     stop_reason: StopReason | None
     stop_detail: str
+    stop_msg: Any
     injections: dict[str, CallOverride]
     fails: dict[str, tuple[CallOverride, bool]]
     force_send: bool
@@ -62,29 +66,45 @@ class UserActions:
 
     def resume(self) -> None:
         """Reopen the run from its messages: the last message decides the pending phase."""
-        self.stop_reason, self.stop_detail = None, ""
+        self.stop_reason, self.stop_detail, self.stop_msg = None, "", ""
+        self.model_failure = None
         self._recent_calls.clear()
+        self._follow_history()
         last = len(self.messages) - 1
         calls = tool_calls_of(self.messages[last]) if self.messages else []
         turn = next((t.turn for t in self.turns if t.message_index == last), 0)
         self._set_pending(list(calls), turn)
 
     def _forget_turns_after(self, index: int) -> None:
-        """Turns whose reply was cut stay recorded (they were real requests) but point nowhere."""
+        """Turns whose reply was cut point nowhere (``_follow_history`` moves them out)."""
         for t in self.turns:
             if t.message_index is not None and t.message_index > index:
                 t.message_index = None
 
+    def _follow_history(self) -> None:
+        """Turn numbers and usage follow the history: a turn whose reply was cut, or a request
+        that got no reply, moves to ``cut_turns`` (it was a real request: the transcript keeps
+        it); the turns left are numbered 1, 2 … in the order of their replies."""
+        live = [t for t in self.turns
+                if t.message_index is not None and t.message_index < len(self.messages)]
+        kept = {id(t) for t in live}
+        self.cut_turns.extend(t for t in self.turns if id(t) not in kept)
+        live.sort(key=lambda t: t.message_index)
+        for number, t in enumerate(live, 1):
+            t.turn = number
+        self.turns = live
+
     def _check_index(self, index: int) -> None:
         if not 0 <= index < len(self.messages):
-            raise IndexError(f"no message {index}; messages are 0..{len(self.messages) - 1}")
+            raise IndexError(Msg("no message {index}; messages are 0..{last}",
+                                 {"index": index, "last": len(self.messages) - 1}))
 
     def adopt(self, messages: list[dict]) -> None:
         """Take ``messages`` as the history: what an app sent (replaying a proxy recording,
         where the app, not agentdbg, ran the loop). Marks and executions do not carry over."""
         self.messages = list(messages)
         self.marks, self.outcome_at = {}, {}
-        self.stop_reason, self.stop_detail = None, ""
+        self.stop_reason, self.stop_detail, self.stop_msg = None, "", ""
         self._set_pending([], 0)
 
     def edit(self, index: int, message: dict) -> None:
@@ -122,13 +142,28 @@ class UserActions:
     def rewind(self, index: int) -> int:
         """Keep messages 0..index and continue live from there; returns how many were cut."""
         self._check_index(index)
+        cut = self._cut_after(index)
+        self._act("rewind", index=index, cut=cut)
+        self.resume()
+        return cut
+
+    def back(self, count: int) -> int:
+        """Return to the history of ``count`` messages as it was before the last step (step
+        mode's ``back``): a rewind that re-runs nothing, recorded as ``back``."""
+        if not 0 < count <= len(self.messages):
+            raise IndexError(Msg("no message {index}; messages are 0..{last}",
+                                 {"index": count - 1, "last": len(self.messages) - 1}))
+        cut = self._cut_after(count - 1)
+        self._act("back", index=count - 1, cut=cut)
+        self.resume()
+        return cut
+
+    def _cut_after(self, index: int) -> int:
         cut = len(self.messages) - index - 1
         del self.messages[index + 1:]
         self.marks = {k: v for k, v in self.marks.items() if k <= index}
         self.outcome_at = {k: v for k, v in self.outcome_at.items() if k <= index}
         self._forget_turns_after(index)
-        self._act("rewind", index=index, cut=cut)
-        self.resume()
         return cut
 
     def retry(self) -> int:
@@ -136,7 +171,7 @@ class UserActions:
         last = max((i for i, m in enumerate(self.messages) if m.get("role") == "assistant"),
                    default=None)
         if last is None:
-            raise IndexError("there is no assistant message to retry")
+            raise IndexError(Msg("there is no assistant message to retry"))
         cut = len(self.messages) - last
         del self.messages[last:]
         self.marks = {k: v for k, v in self.marks.items() if k < last}
@@ -146,7 +181,7 @@ class UserActions:
         self.resume()
         return cut
 
-    def inject(self, target: str, fault: Any) -> str:
+    def inject(self, target: str, fault: Any) -> Msg:
         """Answer a pending call, or replace a finished result, with ``fault``.
 
         ``target``: a tool_call_id (or unique prefix), the index of a tool message,
@@ -157,20 +192,23 @@ class UserActions:
             self.injections[ref] = fault
             self._act("inject", tool_call_id=ref, fault=fault.describe(), kind=fault.kind,
                       custom=fault.custom, pending=True)
-            return f"call {ref} will get the {fault.describe()} fault instead of running"
+            return Msg("call {id} will get the {fault} fault instead of running",
+                       {"id": ref, "fault": fault.describe()})
         message = dict(self.messages[ref])
         name = self._tool_name_of(ref)
-        message["content"] = fault.content(name)
+        before = message.get("content")
+        message["content"] = fault.content(name, before if isinstance(before, str) else None)
         self.messages[ref] = message
         self.marks.setdefault(ref, set()).add("injected")
         self._act("inject", index=ref, tool_call_id=message.get("tool_call_id"),
                   fault=fault.describe(), kind=fault.kind, custom=fault.custom,
                   content=message["content"], pending=False)
-        return f"message {ref} now holds the {fault.describe()} fault"
+        return Msg("message {index} now holds the {fault} fault", {"index": ref, "fault": fault.describe()})
 
     def fail(self, tool: str, fault: Any, sticky: bool = False) -> None:
         if self.toolset.get(tool) is None:
-            raise KeyError(f"no tool {tool!r}; tools: {', '.join(self.toolset.names())}")
+            raise KeyError(Msg("no tool {name}; tools: {tools}",
+                               {"name": repr(tool), "tools": ", ".join(self.toolset.names())}))
         self.fails[tool] = (fault, sticky)
         self._act("fail", tool=tool, fault=fault.describe(), kind=fault.kind, custom=fault.custom,
                   sticky=sticky)
@@ -193,8 +231,8 @@ class UserActions:
             index = int(target)
             self._check_index(index)
             if self.messages[index].get("role") != "tool":
-                raise ValueError(f"message {index} is a {self.messages[index].get('role')} "
-                                 "message, not a tool result")
+                raise ValueError(Msg("message {index} is a {role} message, not a tool result",
+                                     {"index": index, "role": self.messages[index].get("role")}))
             return "finished", index
         pending = {str(c.get("id")): c for c in self.pending}
         if target in pending:
@@ -203,23 +241,24 @@ class UserActions:
         if len(by_name) == 1:
             return "pending", by_name[0]
         if len(by_name) > 1:
-            raise ValueError(f"{target!r} has {len(by_name)} pending calls; name one by id: "
-                             + ", ".join(by_name))
+            raise ValueError(Msg("{target} has {n} pending calls; name one by id: {ids}",
+                                 {"target": repr(target), "n": len(by_name), "ids": ", ".join(by_name)}))
         exact = [i for i, m in enumerate(self.messages)
                  if m.get("role") == "tool" and m.get("tool_call_id") == target]
         if len(exact) == 1:
             return "finished", exact[0]
         if len(exact) > 1:
-            raise ValueError(f"{len(exact)} tool messages answer {target!r}; give the message "
-                             "index instead")
+            raise ValueError(Msg("{n} tool messages answer {target}; give the message index instead",
+                                 {"n": len(exact), "target": repr(target)}))
         matches = {cid for cid in pending if cid.startswith(target)}
         finished = {i for i, m in enumerate(self.messages) if m.get("role") == "tool"
                     and str(m.get("tool_call_id", "")).startswith(target)}
         if len(matches) + len(finished) == 1:
             return ("pending", matches.pop()) if matches else ("finished", finished.pop())
         if not matches and not finished:
-            raise ValueError(f"no pending call, tool message or call id matches {target!r}")
-        raise ValueError(f"{target!r} matches several calls; give more of the id")
+            raise ValueError(Msg("no pending call, tool message or call id matches {target}",
+                                 {"target": repr(target)}))
+        raise ValueError(Msg("{target} matches several calls; give more of the id", {"target": repr(target)}))
 
 
 def as_edited(outcome: Any, message: dict) -> Any:
@@ -240,14 +279,15 @@ def _shift(mapping: dict, removed: int) -> dict:
     return {(k - 1 if k > removed else k): v for k, v in mapping.items() if k != removed}
 
 
-def message_problem(message: Any) -> str | None:
-    """Why ``message`` cannot stand in the history (None: it can)."""
+def message_problem(message: Any) -> Msg | None:
+    """Why ``message`` cannot stand in the history (None: it can); English as ``str()``."""
     if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-        return "a message must be a JSON object with a role"
+        return Msg("a message must be a JSON object with a role")
     calls = message.get("tool_calls")
     if isinstance(calls, list):
         bad = next((i for i, c in enumerate(calls) if not isinstance(c, dict)), None)
         if bad is not None:
-            return (f"tool_calls[{bad}] is not an object; each call is "
-                    '{"id": …, "type": "function", "function": {"name": …, "arguments": "…"}}')
+            return Msg("tool_calls[{bad}] is not an object; each call is {shape}",
+                       {"bad": bad, "shape": '{"id": …, "type": "function", "function": '
+                                             '{"name": …, "arguments": "…"}}'})
     return None

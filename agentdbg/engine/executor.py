@@ -179,7 +179,8 @@ class ToolExecutor:
                               arguments=raw_args if isinstance(raw_args, str) else None,
                               content="", ok=False, started=start)
         if fault is not None:  # injected by the user, or replayed: the tool does not run
-            outcome.content, outcome.error_type = fault.content(name), fault.error_type
+            outcome.content = fault.content(name, self._sample(call, fault, approved))
+            outcome.error_type = fault.error_type
             outcome.ok = fault.error_type is None
             outcome.injected = fault.injected
             outcome.retryable = ERROR_TYPES.get(fault.error_type or "", False)
@@ -210,6 +211,19 @@ class ToolExecutor:
             outcome.content = error_content(f.type, f.message, f.retryable)
         outcome.ended = self.clock() - self.epoch
         return outcome
+
+    def _sample(self, call: dict, fault: CallOverride, approved: Callable[[dict], bool]) -> str | None:
+        """What a fault made from the tool's own result starts from: the real result of a
+        read-only tool (run for it), else the call's arguments."""
+        if not getattr(fault, "needs_result", False):
+            return None
+        spec = self.toolset.get(call_name(call) or "")
+        if spec is not None and not spec.side_effects:
+            real = self.run_one(call, approved)
+            if real.ok:
+                return real.content
+        args = call_arguments(call)
+        return args if isinstance(args, str) else None
 
     # -- steps ------------------------------------------------------------
     def _has_side_effects(self, call: Any) -> bool:

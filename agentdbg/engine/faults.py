@@ -3,7 +3,10 @@
 Each kind provokes one of the seed articles' pitfalls; ``empty`` is the
 "failure disguised as success" (an empty ``{}`` that a model may fill with
 invented data), ``invalid_json`` a tool that printed broken JSON, ``oversized``
-a result that blows up the context.
+a result that blows up the context. Both have the shape of the tool they answer: its
+own result (the real one of a read-only tool, run for the purpose, or the result being
+replaced), cut short or repeated, so the fault fits the lesson (a weather tool's broken
+JSON is weather, not an order).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agentdbg.engine.results import error_content
+from agentdbg.i18n import Msg
 
 KINDS = ("timeout", "invalid_json", "invalid_arguments", "internal_error", "not_found", "empty",
          "oversized", "rate_limited", "denied")
@@ -33,7 +37,7 @@ class CallOverride(Protocol):
     @property
     def duration_ms(self) -> float | None: ...  # a recorded result's measured time, else None
 
-    def content(self, tool: str) -> str: ...
+    def content(self, tool: str, sample: str | None = None) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -41,17 +45,23 @@ class Fault:
     kind: str             # one of KINDS, or "custom"
     custom: str = ""      # the JSON text for "custom"
 
-    def content(self, tool: str) -> str:
+    @property
+    def needs_result(self) -> bool:
+        """The fault is made from the tool's own result (see ``content``'s ``sample``)."""
+        return self.kind in ("invalid_json", "oversized")
+
+    def content(self, tool: str, sample: str | None = None) -> str:
+        """The tool message's content. ``sample``: the tool's own result (or the call's
+        arguments when there is none), which ``invalid_json`` cuts and ``oversized`` repeats."""
         k = self.kind
         if k == "custom":
             return self.custom
         if k == "empty":
             return "{}"
         if k == "invalid_json":
-            return '{"status": "shipped", "tracking_no": "SF1234'
+            return broken_json(sample or "{}")
         if k == "oversized":
-            rows = [{"row": i, "text": "杭州转运中心已发出，" * 3} for i in range(OVERSIZED_ROWS)]
-            return json.dumps({"rows": rows}, ensure_ascii=False)
+            return oversized(sample)
         message = {
             "timeout": f"the tool {tool!r} did not answer in time",
             "invalid_arguments": f"the arguments for {tool!r} were rejected",
@@ -86,6 +96,31 @@ class Fault:
         return f"custom {self.custom[:40]}" if self.kind == "custom" else self.kind
 
 
+def broken_json(sample: str) -> str:
+    """``sample`` cut short inside its text, so it no longer parses (``{"city": "北京", "tem``)."""
+    text = sample.strip() or "{}"
+    cut = max(2, (len(text) * 3) // 5)
+    while cut > 1:
+        piece = text[:cut]
+        try:
+            json.loads(piece)
+        except ValueError:
+            return piece
+        cut -= 1
+    return text[:1] or "{"
+
+
+def oversized(sample: str | None) -> str:
+    """A result far too large for the context: the tool's own result, ``OVERSIZED_ROWS`` times."""
+    try:
+        row = json.loads(sample) if sample else None
+    except ValueError:
+        row = sample
+    if row in (None, {}, []):
+        row = {"value": "x" * 40}
+    return json.dumps({"results": [row] * OVERSIZED_ROWS}, ensure_ascii=False)
+
+
 def parse_fault(text: str) -> Fault:
     """A kind name, or inline JSON used verbatim as the tool message content."""
     text = text.strip()
@@ -95,6 +130,7 @@ def parse_fault(text: str) -> Fault:
         try:
             json.loads(text)
         except ValueError as exc:
-            raise ValueError(f"custom fault is not valid JSON: {exc}") from None
+            raise ValueError(Msg("custom fault is not valid JSON: {error}", {"error": str(exc)})) from None
         return Fault("custom", text)
-    raise ValueError(f"unknown fault {text!r}; one of {', '.join(KINDS)} or inline JSON")
+    raise ValueError(Msg("unknown fault {text}; one of {kinds} or inline JSON",
+                         {"text": repr(text), "kinds": ", ".join(KINDS)}))

@@ -20,6 +20,7 @@ from agentdbg.engine.faults import Fault
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import Event, RunConfig, Session
 from agentdbg.errors import InputError, located
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import loads_json
 from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.providers.replay import RecordedResult, ReplayModel
@@ -83,6 +84,8 @@ def apply_action(session: Session, event: Action) -> None:
         session.drop(index)
     elif kind == "rewind":
         session.rewind(index)
+    elif kind == "back":
+        session.back(index + 1)
     elif kind == "retry":
         session.retry()
     elif kind == "inject" and event.pending:
@@ -97,7 +100,7 @@ def apply_action(session: Session, event: Action) -> None:
 
 @dataclass
 class ActionReplayed:
-    """A recorded user action (edit, drop, rewind, retry, inject, fail, send) just re-applied."""
+    """A recorded user action (edit, drop, rewind, back, retry, inject, fail, send) just re-applied."""
     action: Action
 
 
@@ -159,7 +162,7 @@ class Replay:
                     model.diverged = model.diverged or (
                         f"the replay stopped ({s.stop_reason.value}) where the recording goes on")
                 if s.stop_reason is None:
-                    s.stop(StopReason.CANCELLED, "the recording ends here (it has no stop event)")
+                    s.stop(StopReason.CANCELLED, Msg(N_("the recording ends here (it has no stop event)")))
                 return
             yield s.step()
 
@@ -197,7 +200,7 @@ class Replay:
                  if not (m.get("role") == "tool" and m.get("tool_call_id") in answered)]
         return [*self.session.messages, *added]
 
-    def pause_reason(self) -> str | None:
+    def pause_reason(self) -> Msg | None:
         """Why the next step must not play the recording (None: go on).
 
         The user's own change (an edit, a drop …) makes the recorded responses answer a
@@ -207,15 +210,15 @@ class Replay:
         self.sync()
         s = self.session
         if s.done and self.model.peek() is None:
-            return "the recording ends here"
+            return Msg(N_("the recording ends here"))
         user_changed = len(s.actions) > self.applied
         if s.phase is Phase.MODEL and user_changed and not self.model.knowingly:
             diff = self.model.stale(s.request())
             if diff:
-                return ("the recording is stale from here: your change makes the recorded "
-                        f"responses answer a different history ({describe_difference(diff)}). "
-                        "'live' continues with a live model; 'play' keeps playing the "
-                        "recording knowingly.")
+                return Msg(N_("the recording is stale from here: your change makes the recorded "
+                              "responses answer a different history ({difference}). 'live' "
+                              "continues with a live model; 'play' keeps playing the recording "
+                              "knowingly."), {"difference": describe_difference(diff)})
         return None
 
     def go_live(self, provider: Provider, toolset: ToolSet | None) -> None:
@@ -348,7 +351,9 @@ def replay_problems(path: str | os.PathLike[str], session: Session, model: Repla
 
 def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai") -> list[str]:
     """Error-level findings in the requests the recording sent, each reported once, judged
-    in the recording's own wire format (as ``agentdbg check`` judges a transcript)."""
+    in the recording's own wire format (as ``agentdbg check`` judges a transcript). A request
+    the checker blocked and the user then sent with ``send`` (a lesson showing the API's 400)
+    was broken on purpose: replaying it reproduces the recording, so it is no problem."""
     from agentdbg.checker.inputs import load_check_input
     from agentdbg.checker.judge import judge_all
 
@@ -356,7 +361,8 @@ def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai")
     for judged in judge_all(load_check_input(str(path)), None, profile):
         for f in judged.findings:
             if f.severity == "error" and judged.item.turn is not None \
-                    and judged.item.recorded is None:     # a blocked request was never sent
+                    and judged.item.recorded is None \
+                    and not judged.item.sent_anyway:      # a blocked request was never sent
                 where = f.path or f"message {f.index}"
                 out.append(f"request {judged.item.turn}: {f.rule} at {where}: {f.message}")
     return out

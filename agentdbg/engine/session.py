@@ -24,6 +24,7 @@ from agentdbg.engine.executor import ToolExecutor, ToolOutcome
 from agentdbg.engine.faults import CallOverride
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.errors import ProviderError
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import call_fingerprint, call_name, token_count, tool_calls_of, tool_message
 from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.toolspec import ToolSet
@@ -56,6 +57,7 @@ class TurnStats:
     note: str | None = None
     tool_ms: float = 0.0
     message_index: int | None = None      # where the reply was appended
+    request: int = 0                      # which request of the run, in time (transcripts)
     calls: int = 0                        # the tool calls the reply asked for
 
     def to_dict(self) -> dict:
@@ -94,6 +96,8 @@ class Stopped:
     detail: str
 
 
+CANCELLED_BY_USER = Msg(N_("cancelled by the user (Ctrl-C)"))
+
 Event = ModelReplied | ToolsExecuted | ApprovalNeeded | RequestBlocked | Stopped
 ApprovalKey = tuple[int, str, str, str]
 
@@ -114,11 +118,14 @@ class Session(UserActions):
         self.pending: list[dict] = []
         self.pending_turn = 0                         # the turn whose reply asked for ``pending``
         self.approvals: dict[ApprovalKey, bool] = {}  # one decision per exact pending call
-        self.turns: list[TurnStats] = []
+        self.turns: list[TurnStats] = []               # the turns whose reply is in the history
+        self.cut_turns: list[TurnStats] = []           # requests whose reply a rewind/drop cut
+        self.model_failure: ProviderError | None = None  # why the last request got no reply
         self.outcomes: list[ToolOutcome] = []
         self.outcome_at: dict[int, ToolOutcome] = {}  # tool message index -> its execution
         self.stop_reason: StopReason | None = None
-        self.stop_detail = ""
+        self.stop_detail = ""                         # in English (what the transcript records)
+        self.stop_msg: Msg | str = ""                 # the same, to show in the chosen language
         self._recent_calls: list[tuple[str, str]] = []  # (fingerprint, content), repeat detection
         self._started = clock()
         self.marks: dict[int, set[str]] = {}          # message index -> {"edited", "injected"}
@@ -153,6 +160,12 @@ class Session(UserActions):
         return total
 
     @property
+    def requests_made(self) -> int:
+        """Model requests sent so far, a rewind's included (transcripts number them in time;
+        the screen numbers turns as the history has them)."""
+        return len(self.turns) + len(self.cut_turns)
+
+    @property
     def tool_calls_made(self) -> int:
         """Calls agentdbg executed (or answered with a fault): what --max-tool-calls limits."""
         return len(self.outcomes)
@@ -160,8 +173,9 @@ class Session(UserActions):
     @property
     def tool_calls_asked(self) -> int:
         """Every tool call the model's replies asked for, as the report and diff count them
-        (also the calls of a recorded app, which agentdbg did not run, and those a limit cut)."""
-        return sum(t.calls for t in self.turns)
+        (also the calls of a recorded app, which agentdbg did not run, and those a limit cut,
+        and those of replies a rewind, retry or drop has cut from the history since)."""
+        return sum(t.calls for t in [*self.turns, *self.cut_turns])
 
     def elapsed(self) -> float:
         return self.clock() - self._started
@@ -190,8 +204,8 @@ class Session(UserActions):
         if self.stop_reason is not None:
             return Stopped(self.stop_reason, self.stop_detail)
         if self.config.timeout is not None and self.elapsed() > self.config.timeout:
-            return self._stop(StopReason.TIMEOUT,
-                              f"the run exceeded its wall-clock limit of {self.config.timeout:g}s")
+            return self._stop(StopReason.TIMEOUT, Msg(N_(
+                "the run exceeded its wall-clock limit of {limit}s"), {"limit": f"{self.config.timeout:g}"}))
         return self._ask_model() if self.phase is Phase.MODEL else self._run_tools()
 
     def run(self) -> Iterator[Event]:
@@ -210,8 +224,8 @@ class Session(UserActions):
             self.toolset = toolset
             self.executor = ToolExecutor(toolset, clock=self.clock, secrets=self.executor.secrets)
 
-    def cancel(self, detail: str = "cancelled by the user (Ctrl-C)") -> Stopped:
-        return self._stop(StopReason.CANCELLED, detail)
+    def cancel(self, detail: str | Msg | None = None) -> Stopped:
+        return self._stop(StopReason.CANCELLED, detail or CANCELLED_BY_USER)
 
     # -- approvals -----------------------------------------------------------
     def _approval_key(self, call: dict) -> ApprovalKey:
@@ -246,41 +260,47 @@ class Session(UserActions):
     # -- phases --------------------------------------------------------------
     def _ask_model(self) -> Event:
         if len(self.turns) >= self.config.max_turns:
-            return self._stop(StopReason.MAX_TURNS, f"the model still wanted tools after "
-                              f"{self.config.max_turns} turns (--max-turns)")
+            return self._stop(StopReason.MAX_TURNS, Msg(N_(
+                "the model still wanted tools after {n} turns (--max-turns)"), {"n": self.config.max_turns}))
         request = self.request()
         forced, self.force_send = self.force_send, False
         if self.precheck is not None and not forced:
             findings = self.precheck(request)
             if any(f.severity == "error" for f in findings) and not self.config.send_anyway:
-                self._emit("blocked", turn=len(self.turns) + 1,
+                self._emit("blocked", turn=self.requests_made + 1,
                            findings=[f.to_dict() for f in findings])
                 if self.config.stop_on_invalid:
-                    self._stop(StopReason.INVALID_REQUEST, "the request breaks the protocol; "
-                               "not sent (use --send-anyway to see what the API answers)")
+                    self._stop(StopReason.INVALID_REQUEST, Msg(N_(
+                        "the request breaks the protocol; not sent (use --send-anyway to see what "
+                        "the API answers)")))
                 return RequestBlocked(findings)
-        stats = TurnStats(turn=len(self.turns) + 1, request_messages=len(self.messages))
-        self._emit("request", turn=stats.turn, messages=self.messages,
+        stats = TurnStats(turn=len(self.turns) + 1, request_messages=len(self.messages),
+                          request=self.requests_made + 1)
+        self._emit("request", turn=stats.request, messages=self.messages,
                    params={k: v for k, v in request.body().items() if k != "messages"})
         start = self.clock()
+        self.model_failure = None
         try:
             reply = self.provider.complete(request)
         except ProviderError as exc:
             stats.latency_ms = round((self.clock() - start) * 1000, 3)
             self.turns.append(stats)
-            self._emit("model_error", turn=stats.turn, message=exc.message,
+            self.model_failure = exc
+            self._emit("model_error", turn=stats.request, message=exc.message,
                        status=exc.status, latency_ms=stats.latency_ms)
             if self.config.timeout is not None and self.elapsed() >= self.config.timeout:
-                return self._stop(StopReason.TIMEOUT, f"the run exceeded its wall-clock limit of "
-                                  f"{self.config.timeout:g}s during a model request ({exc.message})")
-            return self._stop(StopReason.MODEL_ERROR, exc.message)
+                return self._stop(StopReason.TIMEOUT, Msg(N_(
+                    "the run exceeded its wall-clock limit of {limit}s during a model request "
+                    "({error})"), {"limit": f"{self.config.timeout:g}", "error": exc.message}))
+            return self._stop(StopReason.MODEL_ERROR, exc.shown if isinstance(exc.shown, Msg)
+                              else exc.message)
         stats.latency_ms = round((self.clock() - start) * 1000, 3) if reply.latency_ms is None \
             else reply.latency_ms
         stats.usage, stats.finish_reason, stats.note = reply.usage, reply.finish_reason, reply.note
         self.turns.append(stats)
         self.messages.append(reply.message)
         stats.message_index = len(self.messages) - 1
-        self._emit("response", turn=stats.turn, message=reply.message, usage=reply.usage,
+        self._emit("response", turn=stats.request, message=reply.message, usage=reply.usage,
                    finish_reason=reply.finish_reason, latency_ms=stats.latency_ms, note=reply.note)
         event = ModelReplied(stats.turn, stats.message_index, reply.message, stats)
         calls = tool_calls_of(reply.message)
@@ -288,21 +308,22 @@ class Session(UserActions):
         if calls:
             self._set_pending(calls, stats.turn)
         else:
-            self._stop(StopReason.COMPLETED, "the model answered without tool calls")
+            self._stop(StopReason.COMPLETED, Msg(N_("the model answered without tool calls")))
         return event
 
     def _run_tools(self) -> Event:
         limit = self.config.max_tool_calls
         if self.tool_calls_made + len(self.pending) > limit:
-            return self._stop(StopReason.MAX_TOOL_CALLS, f"executing {len(self.pending)} more "
-                              f"call(s) would exceed --max-tool-calls {limit}")
+            return self._stop(StopReason.MAX_TOOL_CALLS, Msg(N_(
+                "executing {n} more call(s) would exceed --max-tool-calls {limit}"),
+                {"n": len(self.pending), "limit": limit}))
         undecided = self.needs_approval()
         if undecided and self.config.approve == "ask":
             return ApprovalNeeded(undecided)
         for call in undecided:
             self.decide(call, self.config.approve == "all")
         start = self.clock()
-        turn = self.turns[-1].turn if self.turns else 0  # 0: calls loaded with a starting state
+        turn = self.turns[-1].request if self.turns else 0  # 0: calls loaded with a starting state
         outcomes = self.executor.run(self.pending, approved=self._consume_approval,
                                      override=self._override_for)
         if self.turns:  # from the first start to the last end (recorded times in a replay)
@@ -330,17 +351,18 @@ class Session(UserActions):
         tail = self._recent_calls[-n:]
         if n > 0 and len(tail) == n and len(set(tail)) == 1:
             o = outcomes[-1]
-            self._stop(StopReason.REPEATED_CALL, f"{o.name} was called {n} times in a row with "
-                       f"the same arguments {o.arguments} and got the same result")
+            self._stop(StopReason.REPEATED_CALL, Msg(N_(
+                "{name} was called {n} times in a row with the same arguments {arguments} and got "
+                "the same result"), {"name": o.name, "n": n, "arguments": o.arguments}))
 
-    def stop(self, reason: StopReason, detail: str) -> Stopped:
+    def stop(self, reason: StopReason, detail: str | Msg) -> Stopped:
         """End the run with ``reason`` (drivers use it, e.g. replay ending as recorded)."""
         return self._stop(reason, detail)
 
-    def _stop(self, reason: StopReason, detail: str) -> Stopped:
+    def _stop(self, reason: StopReason, detail: str | Msg) -> Stopped:
         if self.stop_reason is None:
-            self.stop_reason, self.stop_detail = reason, detail
+            self.stop_reason, self.stop_detail, self.stop_msg = reason, str(detail), detail
             self.phase = Phase.DONE
-            self._emit("stop", reason=reason.value, detail=detail, messages=self.messages,
+            self._emit("stop", reason=reason.value, detail=self.stop_detail, messages=self.messages,
                        usage=self.usage)
         return Stopped(reason if self.stop_reason is None else self.stop_reason, self.stop_detail)

@@ -58,7 +58,7 @@ class ProviderInfo:
     """A provider with what the user is told about it and what a transcript records."""
 
     provider: Provider
-    description: str                   # e.g. "gpt-4o-mini at https://api.openai.com/v1"
+    description: Any                   # e.g. "gpt-4o-mini at https://api.openai.com/v1" (or a Msg)
     model: str = "offline"
     base_url: str | None = None        # never with credentials (see ``safe_url``)
     offline: bool = False              # the built-in planner: no network, not an LLM

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentdbg.i18n import N_, Msg
 from agentdbg.providers.base import ModelRequest, ProviderInfo
 
 #: the client of each wire format's endpoints, keyed by its codec's name: (module, class);
@@ -31,18 +32,22 @@ def _module(api: str) -> Any:
 
 
 def make_provider(model: str | None, base_url: str | None = None, api_key: str | None = None,
-                  script: Path | None = None, retries: int = 0, api: str = "chat") -> ProviderInfo:
+                  script: Path | None = None, retries: int = 0, api: str = "chat",
+                  profile: str = "openai") -> ProviderInfo:
     """The provider and what to say about it (description, base URL, whether it is offline).
-    ``api`` picks the wire format of a real endpoint (the offline model and a script have none)."""
+    ``api`` picks the wire format of a real endpoint; the offline model answers a request
+    that API (under ``profile``) would reject with its status and error body."""
     if script is not None:
         from agentdbg.providers.scripted import ScriptedModel
 
         return ProviderInfo(ScriptedModel.from_file(script), f"scripted ({script})",
                             model=model or "scripted")
     if not model or model == "offline":
+        from agentdbg.providers.judged import JudgedModel
         from agentdbg.providers.offline import OfflineModel
 
-        return ProviderInfo(OfflineModel(), "offline (built-in deterministic planner, no network)",
+        return ProviderInfo(JudgedModel(OfflineModel(), api, profile),
+                            Msg(N_("offline (built-in deterministic planner, no network)")),
                             model="offline", offline=True)
     from agentdbg.transcript.redact import safe_url
 

@@ -22,12 +22,14 @@ answers from the results and says plainly which tool and parameter it could not 
 request that asks for a JSON answer gets a value of its schema (``offline_json``).
 
 Each reply carries a short ``note`` explaining the choice. The pieces live in
-``offline_*`` modules: history, schema, prose, values, zones, fill, intent, plan, answer,
-json, patterns.
+``offline_*`` modules: history, schema, prose, values, phrases, zones, fill, intent, plan,
+report (results in sentences), answer, json, patterns. The answer is in the question's language;
+the notes in the chosen one (``--lang``).
 """
 
 from __future__ import annotations
 
+from agentdbg.i18n import Msg, tr
 from agentdbg.providers.base import ModelReply, ModelRequest, estimated_usage, tool_call
 from agentdbg.providers.offline_answer import answer
 from agentdbg.providers.offline_history import Conversation
@@ -50,7 +52,7 @@ class OfflineModel:
         calls = plan.calls
         if request.parallel_tool_calls is False and len(calls) > 1:
             calls = calls[:1]
-            plan.notes.append("parallel_tool_calls is false: one call now, the rest later")
+            plan.notes.append(Msg("parallel_tool_calls is false: one call now, the rest later"))
         if calls:
             ids = conv.new_ids(len(calls))
             message = {"role": "assistant", "content": None,
@@ -58,12 +60,14 @@ class OfflineModel:
             finish = "tool_calls"
         else:
             no_tools = not tools or choice.mode == "none"
-            text = answer(conv, plan, no_tools)
-            plan.notes.append(f"nothing left to call: answering from {len(conv.results)} tool result(s)")
+            text = answer(conv, plan, no_tools, [t.name for t in tools])
+            plan.notes.append(Msg("nothing left to call: answering from {n} tool result(s)",
+                                  {"n": len(conv.results)}))
             if request.answer_schema is not None:   # asked for JSON: a value of its schema
                 text = json_answer(request.answer_schema, text)
-                plan.notes.append("the request asks for JSON: answering with a value of its schema")
+                plan.notes.append(Msg("the request asks for JSON: answering with a value of its "
+                                      "schema"))
             message = {"role": "assistant", "content": text}
             finish = "stop"
         return ModelReply(message=message, usage=estimated_usage(request, message),
-                          finish_reason=finish, note="; ".join(plan.notes))
+                          finish_reason=finish, note="; ".join(tr(n) for n in plan.notes))

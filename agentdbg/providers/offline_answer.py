@@ -1,47 +1,101 @@
-"""The offline model's final answer: the results of this question, and what it could not do.
+"""The offline model's final answer: what the results say, and what it could not do.
 
-English or Chinese, following the question. Every tool result since the question is
-summarised; failures are reported once each; tools it could not call are named with
-the parameter it could not fill and why; actions it left alone (negated, conditional,
-a side-effecting call not retried) are said plainly.
+In the question's language (Chinese when it has Chinese characters, else English; the
+sentences come from the message catalog in that language, whatever ``--lang`` shows), in
+whole sentences: each result as a sentence about what was asked for ("北京：temperature 为
+24，condition 为 晴。"), a comparison when several results of one tool share a number,
+failures once each, the tools it could not call with the parameter it could not fill and
+why, the actions it left alone. A greeting, or a question no tool fits, is answered in text.
 """
 
 from __future__ import annotations
 
-import json
+import re
+from collections.abc import Callable
 from typing import Any
 
-from agentdbg.providers.offline_history import Conversation, Result, fingerprint, json_object
+from agentdbg.i18n import N_, Msg, in_language, tr
+from agentdbg.providers.offline_history import Conversation, Result, fingerprint
 from agentdbg.providers.offline_plan import Plan
-from agentdbg.providers.offline_text import has_cjk
+from agentdbg.providers.offline_report import describe, subject_of
+from agentdbg.providers.offline_text import language_of
+
+#: a sentence of the answer in the question's language: ``tell(template, **values)``
+Tell = Callable[..., str]
+
+_GREETING = re.compile(r"^\s*(?:(?:please\s+)?say\s+(?:hi|hello)|hi|hello|hey|hiya|howdy|greetings|"
+                       r"good\s+(?:morning|afternoon|evening)|thanks|thank\s+you|你好|您好|嗨|哈喽|"
+                       r"早上好|晚上好|谢谢)(?:\s+(?:there|again|all|everyone))?\s*[!！.。~～,，?？]*\s*$",
+                       re.I)
+
+HELD = {
+    "negated": N_("I did not call {tool}: the question says not to {word}."),
+    "how_to": N_("I did not call {tool}: the question asks how to {word}, not to {word} now; ask "
+                 "me to {word} and I will."),
+    "conditional": N_("I did not call {tool}: the question asks to {word} only under a condition, "
+                      "which the offline model does not judge; ask again without the condition."),
+    "failed_side_effect": N_("I did not retry {tool} after {word}: it has side effects and may "
+                             "have gone through; check before trying again."),
+    "not_asked": N_("I did not call {tool}: it changes something, and the question does not ask "
+                    "to {word}."),
+}
 
 
-def answer(conv: Conversation, plan: Plan, no_tools: bool) -> str:
-    t = _ZH if has_cjk(conv.question) else _EN
-    lines: list[str] = [plan.problem] if plan.problem else []
+def greeting(question: str) -> bool:
+    return bool(_GREETING.match(question[:200]))
+
+
+def answer(conv: Conversation, plan: Plan, no_tools: bool, tools: list[str] | None = None) -> str:
+    lang = language_of(conv.question)
+
+    def tell(template: str, **values: Any) -> str:
+        return tr(Msg(template, values), lang)
+
+    lines: list[str] = [tell("{problem}.", problem=plan.problem)] if plan.problem else []
     results = conv.results
     if not results:
-        if no_tools:
-            lines.append(t["no_tools"])
+        if greeting(conv.question) and not plan.missing:
+            lines.append(_hello(tools, tell))
+        elif no_tools:
+            lines.append(tell("I have no tools for this request, and as the offline model I can "
+                             "only answer from tool results."))
         elif not plan.missing and not plan.held and not plan.problem:
-            lines.append(t["no_match"])
+            lines.append(tell("I could not match this question to any tool: no tool's required "
+                             "parameters could be filled from the question."))
         elif plan.missing or plan.held:
-            lines.append(t["could_not_call"])
+            lines.append(tell("I could not call a tool for this question:"))
     else:
         good = [r for r in results if r.error is None]
-        lines.append(t["from_results"] if good else t["failed"])
-        lines.extend(f"- {_label(r)}: {_summary(r.value)}" for r in good)
-        lines.extend(_comparisons(good, t))
-        lines.extend(f"- {t['could_not']} {_label(r)}: {_error_text(r.error)}"
+        lines.append(tell("Here is what I found:") if good else
+                     tell("I could not get the information: every tool call failed."))
+        lines.extend(describe(r, lang) for r in good)
+        lines.extend(_comparisons(good, tell))
+        lines.extend(tell("I could not get {subject} ({tool}): {error}.", subject=subject_of(r),
+                          tool=r.name, error=_error_text(r.error, lang))
                      for r in _latest_failures(results) if r.error is not None)
     seen = set()
     for m in plan.missing:
         if (m.tool, m.param) not in seen:
             seen.add((m.tool, m.param))
-            lines.append("- " + t["missing"].format(tool=m.tool, param=m.param, reason=m.reason))
+            lines.append(tell("I could not call {tool}: required parameter {param} — {reason}.",
+                             tool=m.tool, param=m.param, reason=m.reason))
     for h in plan.held:
-        lines.append("- " + t[h.kind].format(tool=h.tool, word=h.detail))
-    return "\n".join(lines)
+        lines.append(tr(Msg(HELD[h.kind], {"tool": h.tool, "word": h.detail}), lang))
+    return "\n".join(_sentence(line) for line in lines)
+
+
+def _hello(tools: list[str] | None, tell: Tell) -> str:
+    if not tools:
+        return tell("Hello! I am agentdbg's offline model; there are no tools here, so I can only "
+                   "say hello.")
+    shown = ", ".join(tools[:8]) + (", …" if len(tools) > 8 else "")
+    return tell("Hello! I am agentdbg's offline model: I answer by calling these tools: {tools}. Ask "
+               "me something they can answer.", tools=shown)
+
+
+def _sentence(line: str) -> str:
+    """No doubled full stops where a quoted reason already ended with one."""
+    return re.sub(r"([.。])[.。]$", r"\1", line)
 
 
 def _latest_failures(results: list[Result]) -> list[Result]:
@@ -56,106 +110,43 @@ def _latest_failures(results: list[Result]) -> list[Result]:
     return out
 
 
-def _label(r: Result) -> str:
-    parsed = json_object(r.arguments) or {}
-    inner = ", ".join(f"{k}={v}" for k, v in parsed.items())
-    return f"{r.name}({inner})"
-
-
-def _short(v: Any, limit: int = 80) -> str:
-    text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _summary(result: Any, depth: int = 0) -> str:
-    if isinstance(result, dict):
-        return ", ".join(f"{k}={_field(v, depth)}" for k, v in result.items()) or "{}"
-    if isinstance(result, list):
-        items = "; ".join(_short(_summary(x, depth + 1) if isinstance(x, dict) and depth < 1 else x, 120)
-                          for x in result[:3])
-        more = f"; … {len(result) - 3} more" if len(result) > 3 else ""
-        return f"{len(result)} item(s)" + (f": {items}{more}" if items else "")
-    text = str(result)
-    return text if len(text) <= 200 else f"{text[:200]}... ({len(text)} characters)"
-
-
-def _field(v: Any, depth: int) -> str:
-    """A field of a result: short values as they are, a list of records item by item, a
-    record field by field (``source=(timezone=Europe/Paris, datetime=…)``)."""
-    if isinstance(v, list) and depth < 1 and any(isinstance(x, dict) for x in v):
-        return f"[{_summary(v, depth + 1)}]"
-    if isinstance(v, dict) and v and depth < 1 and len(v) <= 12:
-        return _short(f"({_summary(v, depth + 1)})", 240)
-    return _short(v)
-
-
-def _comparisons(good: list[Result], t: dict) -> list[str]:
-    """For two or more results of one tool sharing a numeric field: highest and lowest."""
+def _comparisons(good: list[Result], tell: Tell) -> list[str]:
+    """For two or more results of one tool sharing a numeric field: which is highest, lowest."""
     lines = []
-    by_tool: dict[str, list[tuple[str, dict]]] = {}
+    by_tool: dict[str, list[Result]] = {}
     for r in good:
         if isinstance(r.value, dict):
-            by_tool.setdefault(r.name, []).append((r.arguments, r.value))
+            by_tool.setdefault(r.name, []).append(r)
     for rows in by_tool.values():
         if len(rows) < 2:
             continue
-        numeric = [k for k, v in rows[0][1].items()
-                   if isinstance(v, (int, float)) and not isinstance(v, bool)
-                   and all(isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool)
-                           for _, r in rows)]
+        first = rows[0].value
+        numeric = [k for k, v in first.items()
+                   if _number(v) and all(_number(r.value.get(k)) for r in rows)]
         for key in numeric:
-            ranked = sorted(rows, key=lambda r: r[1][key])
+            ranked = sorted(rows, key=lambda r: r.value[key])
             lo, hi = ranked[0], ranked[-1]
-            lines.append(t["compare"].format(key=key, hi=_who(hi[0]), hv=hi[1][key],
-                                             lo=_who(lo[0]), lv=lo[1][key]))
+            if lo.value[key] == hi.value[key]:
+                lines.append(tell("{key} is the same for all of them ({value}).", key=key,
+                                 value=hi.value[key]))
+                continue
+            lines.append(tell("{key}: highest {hi} ({hv}), lowest {lo} ({lv}).", key=key,
+                             hi=subject_of(hi), hv=hi.value[key], lo=subject_of(lo), lv=lo.value[key]))
     return lines
 
 
-def _who(args: str) -> str:
-    parsed = json_object(args) or {}
-    return "/".join(str(v) for v in parsed.values()) or "?"
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-_EN = {
-    "no_tools": "I have no tools for this request, and as the offline model I can only answer "
-                "from tool results.",
-    "no_match": "I could not match this question to any tool: no tool's required parameters "
-                "could be filled from the question.",
-    "could_not_call": "I could not call a tool for this question:",
-    "from_results": "From the tool results:",
-    "failed": "I could not get the information: every tool call failed.",
-    "could_not": "could not get",
-    "compare": "- {key}: highest {hi} ({hv}), lowest {lo} ({lv})",
-    "missing": "could not call {tool}: required parameter {param} — {reason}",
-    "negated": "did not call {tool}: the question says not to {word}",
-    "how_to": "did not call {tool}: the question asks how to {word}, not to {word} now; "
-              "ask me to {word} and I will",
-    "conditional": "did not call {tool}: the question asks to {word} only under a condition, "
-                   "which the offline model does not judge; ask again without the condition",
-    "failed_side_effect": "did not retry {tool} after {word}: it has side effects and may have "
-                          "gone through; check before trying again",
-    "not_asked": "did not call {tool}: it changes something, and the question does not ask to {word}",
-}
-_ZH = {
-    "no_tools": "这个请求没有可用的工具；离线模型只能根据工具结果回答。",
-    "no_match": "我无法把这个问题对应到任何工具：问题中找不到任何工具必填参数的值。",
-    "could_not_call": "我没能为这个问题调用工具：",
-    "from_results": "根据工具结果：",
-    "failed": "我没能获取到所需信息：所有工具调用都失败了。",
-    "could_not": "未能获取",
-    "compare": "- {key}：最高 {hi}（{hv}），最低 {lo}（{lv}）",
-    "missing": "无法调用 {tool}：必填参数 {param} 没有值 — {reason}",
-    "negated": "没有调用 {tool}：问题里说不要{word}",
-    "how_to": "没有调用 {tool}：问题问的是怎样{word}，而不是现在就{word}；直接让我{word}即可",
-    "conditional": "没有调用 {tool}：问题只在某个条件成立时才要求{word}，离线模型不判断条件；"
-                   "请去掉条件再问一次",
-    "failed_side_effect": "没有重试 {tool}（{word}）：它有副作用，可能已经执行；请先确认再重试",
-    "not_asked": "没有调用 {tool}：它会改变数据，而问题没有要求这样做（{word}）",
-}
+def _error_text(error: Any, lang: str) -> str:
+    """``type — message``; the type alone when the tool gave no message, or when the message
+    is in another language than the answer (a sentence is in one language)."""
+    message = error.get("message") if isinstance(error, dict) else None
+    kind = str(error.get("type")) if isinstance(error, dict) else "error"
+    if not isinstance(message, str) or not message.strip() or language_of(message) != lang:
+        return kind
+    return f"{kind} — {message}"
 
 
-def _error_text(error: dict) -> str:
-    """``type — message``; the type alone when the tool gave no message."""
-    message = error.get("message")
-    kind = str(error.get("type"))
-    return f"{kind} — {message}" if isinstance(message, str) and message.strip() else kind
+__all__ = ["answer", "greeting", "in_language", "language_of"]

@@ -14,27 +14,26 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.i18n import N_, Join, Msg
 from agentdbg.providers import offline_zones
 from agentdbg.providers.offline_history import Conversation
+from agentdbg.providers.offline_phrases import Phrase, is_text_param, phrases, text_score
 from agentdbg.providers.offline_schema import Param, ToolDef, out_of_range
 from agentdbg.providers.offline_values import (
     MAX_QUESTION,
     SOURCE,
     TARGET,
     Number,
-    Phrase,
     Value,
     boolean,
     claimed,
-    is_text_param,
     mark,
     number_fits,
     number_score,
     numbers,
-    phrases,
     role,
     shaped,
-    text_score,
+    zone_param,
 )
 
 MAX_COMBOS = 8
@@ -44,7 +43,7 @@ MAX_COMBOS = 8
 class Missing:
     tool: str
     param: str
-    reason: str
+    reason: Any               # an i18n.Msg: the note and the answer each say it in their language
     ambiguous: bool = False   # several results offered a value and the question chose none
     unfit: bool = False       # the question gave a value the schema cannot take (said even when
                               # other calls went ahead)
@@ -53,7 +52,7 @@ class Missing:
 @dataclass
 class Fill:
     tool: ToolDef
-    combos: list[tuple[dict, str]] = field(default_factory=list)  # arguments, why
+    combos: list[tuple[dict, Any]] = field(default_factory=list)  # arguments, why (an i18n.Join)
     spans: list[frozenset[tuple[int, int]]] = field(default_factory=list)  # each combo's question spans
     missing: list[Missing] = field(default_factory=list)
     from_question: int = 0      # parameters with a value from the question
@@ -71,7 +70,7 @@ class QuestionValues:
     def __init__(self, question: str, tools: list[ToolDef]):
         self.question = question
         self.shaped: dict[tuple[str, str], list[Value]] = {}
-        self.problems: dict[tuple[str, str], str] = {}
+        self.problems: dict[tuple[str, str], Any] = {}
         for t in tools:
             for p in t.params:
                 values, problem = shaped(p, question)
@@ -80,16 +79,25 @@ class QuestionValues:
                     self.problems[(t.name, p.name)] = problem
         taken = [span for vs in self.shaped.values() for span in claimed(vs)]
         self.numbers: list[Number] = numbers(question, taken)
-        self.phrases: list[Phrase] = phrases(question, taken)
+        # a place that is a time zone's city ("Paris") is a city as well: free text may take it
+        places = {(p.start, p.end) for p in offline_zones.places(question)} if \
+            any(zone_param(p) for t in tools for p in t.params) else set()
+        self.phrases: list[Phrase] = phrases(question, [s for s in taken if s not in places])
 
 
-def fill(tool: ToolDef, qv: QuestionValues, conv: Conversation) -> Fill:
+def fill(tool: ToolDef, qv: QuestionValues, conv: Conversation,
+         written: dict[str, Value] | None = None) -> Fill:
+    """``written``: values the model writes itself for parameters the question leaves open
+    (an e-mail's body, from the results)."""
     result = Fill(tool)
     values, weak = _from_question(tool, qv)
     lookups = _from_results(tool, values, qv, conv)
+    for name, value in (written or {}).items():
+        if name in values and not values[name]:
+            values[name] = [value]
     for p in tool.required:
         if not values[p.name] and p.nullable:
-            values[p.name] = [Value(None, "null: no value in the question, and the schema allows null")]
+            values[p.name] = [Value(None, Msg("null: no value in the question, and the schema allows null"))]
         if not values[p.name]:
             result.missing.append(Missing(tool.name, p.name, _why_missing(tool, p, qv, lookups),
                                           ambiguous=p.name in lookups,
@@ -125,11 +133,11 @@ def _from_question(tool: ToolDef, qv: QuestionValues) -> tuple[dict[str, list[Va
 
 
 def _from_results(tool: ToolDef, values: dict[str, list[Value]], qv: QuestionValues,
-                  conv: Conversation) -> dict[str, str]:
+                  conv: Conversation) -> dict[str, Any]:
     """Add result fields to required free-form parameters (not an optional one: that would
     only make the same call again; not a number the user gave, even out of range). Returns,
     per parameter, why a list of results left its value open."""
-    open_: dict[str, str] = {}
+    open_: dict[str, Any] = {}
     rejected = _rejected_numbers(tool, values, qv)
     for p in tool.params:
         if p.closed or not p.required or p.type in ("object", "array") or p.name in rejected:
@@ -251,16 +259,16 @@ def _numbers_for(tool: ToolDef, values: dict[str, list[Value]],
             continue
         used.add(i)
         if number_fits(p, n.value):
-            out[p.name] = (Value(n.as_value, f"question says {_quote(qv.question, n)}", n.start, n.end),
-                           False)
+            out[p.name] = (Value(n.as_value, Msg("question says {said}", {"said": _quote(qv.question, n)}),
+                                 n.start, n.end), False)
     digits = [i for i, n in enumerate(qv.numbers)
               if i not in used and qv.question[n.start:n.start + 1].isdigit()]
     open_required = [p for p in wanted if p.required and p.name not in out]
     if len(digits) == 1 and len(open_required) == 1 and not any(s > 0 for s, *_ in pairs):
         n, p = qv.numbers[digits[0]], open_required[0]
         if number_fits(p, n.value):
-            out[p.name] = (Value(n.as_value, f"the only number in the question ({_quote(qv.question, n)})",
-                                 n.start, n.end), True)
+            out[p.name] = (Value(n.as_value, Msg("the only number in the question ({said})",
+                                                 {"said": _quote(qv.question, n)}), n.start, n.end), True)
     return out
 
 
@@ -285,11 +293,16 @@ def _texts_for(tool: ToolDef, values: dict[str, list[Value]], qv: QuestionValues
         if scored:
             _score, neg_i, ph = max(scored, key=lambda s: (s[0], s[1]))
             used.add(-neg_i)
-            out[p.name] = Value(ph.text, f"{ph.kind} text in the question", ph.start, ph.end)
+            out[p.name] = Value(ph.text, Msg(PHRASE_KINDS.get(ph.kind, "{kind} text in the question"),
+                                             {"kind": ph.kind}), ph.start, ph.end)
     return out
 
 
-def _why_missing(tool: ToolDef, p: Param, qv: QuestionValues, lookups: dict[str, str]) -> str:
+PHRASE_KINDS = {"quoted": N_("quoted text in the question"), "title": N_("title text in the question"),
+                "about": N_("about text in the question"), "labelled": N_("text the question labels")}
+
+
+def _why_missing(tool: ToolDef, p: Param, qv: QuestionValues, lookups: dict[str, Any]) -> Any:
     problem = qv.problems.get((tool.name, p.name))
     if problem:
         return problem
@@ -300,18 +313,21 @@ def _why_missing(tool: ToolDef, p: Param, qv: QuestionValues, lookups: dict[str,
         if near and out_of_range(near[0].value, p.schema):
             return out_of_range(near[0].value, p.schema)
     if p.type in ("object", "array"):
-        return f"it takes an {p.type}, which the offline model does not build"
-    if offline_zones.is_zone_list(p.schema.get("examples")):
-        return (f"no IANA time zone name in the question ({p.describe()}), and no place it names is "
-                f"the city of a time zone in {offline_zones.sources(qv.question)}")
+        return Msg("it takes an {type}, which the offline model does not build", {"type": p.type})
+    if zone_param(p):
+        return Msg("no IANA time zone name in the question ({shape}), and no place it names is the "
+                   "city of a time zone in {sources}", {"shape": p.describe(),
+                                                        "sources": offline_zones.sources(qv.question)})
     if "$unknown" in p.schema:
-        return "its schema is a reference the offline model does not follow (remote refs are never fetched)"
-    source = "the question" if p.closed else "the question or the tool results"
-    return f"no value for it in {source} ({p.describe()})"
+        return Msg("its schema is a reference the offline model does not follow (remote refs are "
+                   "never fetched)")
+    if p.closed:
+        return Msg("no value for it in the question ({shape})", {"shape": p.describe()})
+    return Msg("no value for it in the question or the tool results ({shape})", {"shape": p.describe()})
 
 
 def _combos(tool: ToolDef, values: dict[str, list[Value]]
-            ) -> tuple[list[tuple[dict, str]], list[frozenset[tuple[int, int]]]]:
+            ) -> tuple[list[tuple[dict, Any]], list[frozenset[tuple[int, int]]]]:
     keys, choices = [], []
     for p in tool.params:
         vs = values[p.name]
@@ -324,7 +340,8 @@ def _combos(tool: ToolDef, values: dict[str, list[Value]]
         if _reuses_a_question_value(combo):
             continue
         args = dict(zip(keys, chosen))
-        why = ", ".join(f"{k}={v.value!r} ({v.why})" for k, v in zip(keys, combo))
+        why = Join(tuple(Msg("{key}={value} ({why})", {"key": k, "value": repr(v.value), "why": v.why})
+                         for k, v in zip(keys, combo)))
         out.append((args, why))
         spans.append(frozenset((v.start, v.end) for v in combo if v.start >= 0))
         if len(out) >= MAX_COMBOS:

@@ -15,6 +15,7 @@ from typing import Any
 
 from agentdbg import messages as wire
 from agentdbg.checker.pairing import analyze
+from agentdbg.i18n import Msg
 from agentdbg.messages import tool_calls_of
 from agentdbg.providers.offline_schema import Param
 from agentdbg.providers.offline_text import content_stems, name_tokens, stem
@@ -53,6 +54,53 @@ def _error_of(content: Any) -> dict | None:
     return obj if obj is not None and wire.is_error_result(obj) else None
 
 
+#: blocks a client puts into the user's message that are not the user's words: Claude Code's
+#: <system-reminder>, Cline's <environment_details>, Codex's <environment_context> and
+#: <user_instructions>, slash-command echoes, IDE selections
+_INJECTED = re.compile(
+    r"<(system[-_]reminder|environment[-_a-z]{0,30}|env|user_instructions|[a-z_-]{0,30}context|"
+    r"ide_[a-z_]{1,30}|local-command-[a-z]{1,20}|command-(?:name|message|args)|system|instructions)"
+    r"(?=[\s>/])[^<>]{0,200}>", re.I)
+MAX_TEXT = 200_000
+MAX_TAGS = 16           # kinds of block looked for in one message (each costs one scan)
+
+
+def question_text(content: Any) -> str | None:
+    """The user's own words in a user message: its text without the blocks a client injects
+    (None when nothing else is left: a message that only carries reminders asks nothing)."""
+    text = text_of(content)
+    if text is None:
+        return None
+    if "<" in text:
+        text = re.sub(r"</?task>", " ", _without_injected(text[:MAX_TEXT]))
+    text = text.strip()
+    return text or None
+
+
+def _without_injected(text: str) -> str:
+    """``text`` less each injected block, from its opening tag to its closing tag (in linear
+    time: the closing tags of each kind are found once)."""
+    import bisect
+
+    closes: dict[str, list[tuple[int, int]]] = {}
+    out, pos = [], 0
+    for m in _INJECTED.finditer(text):
+        tag = m.group(1).lower()
+        if m.start() < pos or (tag not in closes and len(closes) >= MAX_TAGS):
+            continue
+        if tag not in closes:
+            closes[tag] = [(c.start(), c.end()) for c in
+                           re.finditer(rf"</{re.escape(tag)}\s*>", text, re.I)]
+        found = closes[tag]
+        i = bisect.bisect_left(found, (m.end(), 0))
+        if i == len(found):
+            continue
+        out.append(text[pos:m.start()])
+        pos = found[i][1]
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def text_of(content: Any) -> str | None:
     """A user message's text: the string, or its text parts joined (images are skipped)."""
     if isinstance(content, str):
@@ -85,7 +133,7 @@ class Conversation:
         role = m.get("role")
         self._note_ids(m)
         if role == "user":
-            text = text_of(m.get("content"))
+            text = question_text(m.get("content"))
             if text is not None:
                 self.question, self.made, self.results, self.block_errors = text, {}, [], []
         if role == "assistant":
@@ -146,7 +194,7 @@ class Conversation:
         return [r for r in self.block_errors if r.error and r.error.get("retryable")
                 and self.made.get(fingerprint(r.name, r.arguments), 0) == 1]
 
-    def lookup(self, param: Param, question: str) -> tuple[Value | None, str]:
+    def lookup(self, param: Param, question: str) -> tuple[Value | None, Any]:
         """The latest result field for ``param`` (a free-form parameter), and, when a list of
         results left the choice open, a sentence saying so."""
         ambiguous = ""
@@ -187,14 +235,17 @@ def key_matches(param: str, key: Any, producer: str) -> bool:
 
 
 def _find(value: Any, param: Param, question: str, producer: str, depth: int,
-          path: str) -> tuple[Value | None, str]:
+          path: str) -> tuple[Value | None, Any]:
     if depth > MAX_DEPTH:
         return None, ""
     if isinstance(value, dict):
         for key, v in value.items():
             if key_matches(param.name, key, producer) and _scalar(v) and _fits(v, param):
-                where = f" ({producer})" if path else ""
-                return Value(v, f"field {path + str(key)!r} of an earlier tool result{where}"), ""
+                field = repr(path + str(key))
+                why = Msg("field {field} of an earlier tool result ({tool})",
+                          {"field": field, "tool": producer}) if path else \
+                    Msg("field {field} of an earlier tool result", {"field": field})
+                return Value(v, why), ""
         ambiguous = ""
         for key, v in value.items():
             if isinstance(v, (dict, list)):
@@ -209,8 +260,8 @@ def _find(value: Any, param: Param, question: str, producer: str, depth: int,
             if not any(_find(v, param, question, producer, depth + 1, "")[0] is not None
                        for v in value[:20]):
                 return None, ""
-            return None, (f"{producer} returned {len(value)} results for {param.name} and the question "
-                          f"does not single one out")
+            return None, Msg("{tool} returned {n} results for {param} and the question does not "
+                             "single one out", {"tool": producer, "n": len(value), "param": param.name})
         where = f"{path.rstrip('.')}[{index}]." if path else f"[{index}]."
         return _find(value[index], param, question, producer, depth + 1, where)
     return None, ""

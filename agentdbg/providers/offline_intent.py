@@ -18,7 +18,7 @@ from agentdbg.providers.offline_text import cjk_bigrams, name_tokens, stem, word
 #: verbs that ask for the same action, with the Chinese words that ask for it
 _GROUPS: list[tuple[frozenset[str], tuple[str, ...]]] = [
     (frozenset({"reserve"}), ("预订", "预定", "预约", "预留")),
-    (frozenset({"book"}), ("预订", "预定", "订票", "订机票")),
+    (frozenset({"book"}), ("预订", "预定", "预约", "订票", "订机票")),
     (frozenset({"send", "email", "mail"}), ("发送", "发给", "发邮件", "发一封")),
     (frozenset({"create", "add"}), ("创建", "新建", "添加", "安排")),
     (frozenset({"delete", "remove", "erase"}), ("删除", "删掉", "移除", "去掉")),

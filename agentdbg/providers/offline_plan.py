@@ -15,11 +15,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.i18n import Msg
 from agentdbg.providers.offline_fill import Fill, Missing, QuestionValues, fill
 from agentdbg.providers.offline_history import Conversation, fingerprint, json_object
 from agentdbg.providers.offline_intent import intent
-from agentdbg.providers.offline_schema import ToolDef
-from agentdbg.providers.offline_text import has_cjk, name_tokens, overlap
+from agentdbg.providers.offline_report import compose
+from agentdbg.providers.offline_schema import Param, ToolDef
+from agentdbg.providers.offline_text import has_cjk, language_of, name_tokens, overlap
+from agentdbg.providers.offline_values import Value
 
 MAX_CALLS_PER_TURN = 8
 _ID_WORDS = frozenset({"id", "ref", "reference", "no", "number", "code", "key", "uuid", "isbn", "sku"})
@@ -29,7 +32,7 @@ _ID_WORDS = frozenset({"id", "ref", "reference", "no", "number", "code", "key", 
 class Call:
     name: str
     arguments: str
-    why: str
+    why: Any
 
 
 @dataclass
@@ -43,10 +46,10 @@ class Held:
 @dataclass
 class Plan:
     calls: list[Call] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Any] = field(default_factory=list)    # i18n.Msg: the note is in the chosen language
     missing: list[Missing] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)
-    problem: str = ""          # a tool_choice it could not follow, said in the answer too
+    problem: Any = ""          # a tool_choice it could not follow, said in the answer too
 
 
 @dataclass
@@ -54,7 +57,7 @@ class Choice:
     mode: str = "auto"                 # auto | none | required
     only: frozenset[str] | None = None  # allowed tool names
     named: str | None = None
-    problem: str = ""
+    problem: Any = ""
 
 
 def read_choice(tool_choice: Any) -> Choice:
@@ -77,10 +80,10 @@ def read_choice(tool_choice: Any) -> Choice:
             mode = "required" if at.get("mode") == "required" else "auto"
             return Choice(mode=mode, only=frozenset(names))
         if kind == "custom":
-            return Choice(mode="none", problem="tool_choice names a custom tool; the offline model "
-                                               "calls only function tools")
-    return Choice(problem=f"tool_choice {str(tool_choice)[:60]!r} is not one the offline model knows; "
-                          "treated as 'auto'")
+            return Choice(mode="none", problem=Msg("tool_choice names a custom tool; the offline "
+                                                   "model calls only function tools"))
+    return Choice(problem=Msg("tool_choice {choice} is not one the offline model knows; treated as "
+                              "'auto'", {"choice": repr(str(tool_choice)[:60])}))
 
 
 class Planner:
@@ -92,7 +95,8 @@ class Planner:
         self.unasked: list[Held] = []     # side-effecting tools it could fill but was not asked for
         self._planned: set[str] = set()
         if choice.named and not self.tools:
-            self.plan.problem = f"tool_choice names {choice.named!r}, which is not among the tools"
+            self.plan.problem = Msg("tool_choice names {name}, which is not among the tools",
+                                    {"name": repr(choice.named)})
         else:
             self.plan.problem = choice.problem
         if self.plan.problem:
@@ -101,7 +105,7 @@ class Planner:
     def run(self) -> Plan:
         if self.choice.mode == "none" or not self.tools:
             if self.choice.mode == "none" and not self.choice.problem:
-                self.plan.notes.append("tool_choice is 'none': answering without tools")
+                self.plan.notes.append(Msg("tool_choice is 'none': answering without tools"))
             return self.plan
         self.qv = QuestionValues(self.question, self.tools)
         self.fills = {t.name: fill(t, self.qv, self.conv) for t in self.tools}
@@ -120,14 +124,14 @@ class Planner:
         return self.plan
 
     # -- pieces ----------------------------------------------------------------
-    def _add(self, tool: ToolDef, args: dict, why: str) -> bool:
+    def _add(self, tool: ToolDef, args: dict, why: Any) -> bool:
         text = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
         fp = fingerprint(tool.name, text)
         if fp in self.conv.made or fp in self._planned:
             return False
         self._planned.add(fp)
         self.plan.calls.append(Call(tool.name, text, why))
-        self.plan.notes.append(f"{tool.name}: {why}")
+        self.plan.notes.append(Msg("{tool}: {why}", {"tool": tool.name, "why": why}))
         return True
 
     def _new(self, f: Fill) -> list[tuple[dict, str]]:
@@ -141,24 +145,24 @@ class Planner:
                 continue
             if tool.side_effects and not _idempotent(r.arguments):
                 self.plan.held.append(Held(r.name, "failed_side_effect", str((r.error or {}).get("type"))))
-                self.plan.notes.append(f"not retrying {r.name}: it has side effects and the call may "
-                                       "have gone through (no idempotency key)")
+                self.plan.notes.append(Msg("not retrying {tool}: it has side effects and the call may "
+                                           "have gone through (no idempotency key)", {"tool": r.name}))
                 continue
             fp = fingerprint(r.name, r.arguments)
             self._planned.add(fp)
             self.plan.calls.append(Call(r.name, r.arguments, "retry"))
-            self.plan.notes.append(f"retrying {r.name} once after a retryable error")
+            self.plan.notes.append(Msg("retrying {tool} once after a retryable error", {"tool": r.name}))
 
     def _forced(self, tool: ToolDef) -> None:
         f = self.fills[tool.name]
         for args, why in self._new(f):
-            self._add(tool, args, f"{why}; tool_choice names it")
+            self._add(tool, args, Msg("{why}; tool_choice names it", {"why": why}))
         if f.missing:
             self.plan.missing.extend(f.missing)
             self.plan.notes.extend(_missing_note(m) for m in f.missing)
         elif not self.plan.calls:
-            self.plan.notes.append(f"tool_choice names {tool.name}, but every call of it the question "
-                                   "allows has been made")
+            self.plan.notes.append(Msg("tool_choice names {tool}, but every call of it the question "
+                                       "allows has been made", {"tool": tool.name}))
 
     def _auto(self) -> None:
         side = [t for t in self.tools if t.side_effects]
@@ -168,29 +172,36 @@ class Planner:
             it = intents[t.name]
             if it.asked and it.negated:
                 self.plan.held.append(Held(t.name, "negated", it.word))
-                self.plan.notes.append(f"not calling {t.name}: the question says not to {it.word}")
+                self.plan.notes.append(Msg("not calling {tool}: the question says not to {word}",
+                                           {"tool": t.name, "word": it.word}))
             elif it.asked and it.how_to:
                 self.plan.held.append(Held(t.name, "how_to", it.word))
-                self.plan.notes.append(f"not calling {t.name}: the question asks how to {it.word}, "
-                                       f"not to {it.word} now")
+                self.plan.notes.append(Msg("not calling {tool}: the question asks how to {word}, not "
+                                           "to {word} now", {"tool": t.name, "word": it.word}))
             elif it.asked and it.conditional:
                 self.plan.held.append(Held(t.name, "conditional", it.word))
-                self.plan.notes.append(f"not calling {t.name}: the question asks to {it.word} only under "
-                                       "a condition, which the offline model does not judge")
+                self.plan.notes.append(Msg("not calling {tool}: the question asks to {word} only under "
+                                           "a condition, which the offline model does not judge",
+                                           {"tool": t.name, "word": it.word}))
             elif it.asked:
                 asked.append(t)
             elif self._new(self.fills[t.name]):
                 self.unasked.append(Held(t.name, "not_asked", it.verb))
-                self.plan.notes.append(f"not calling {t.name}: it has side effects ({t.why_side_effects}) "
-                                       f"and the question does not ask to {it.verb}")
+                self.plan.notes.append(Msg("not calling {tool}: it has side effects ({why}) and the "
+                                           "question does not ask to {verb}",
+                                           {"tool": t.name, "why": t.why_side_effects, "verb": it.verb}))
         pending = [t for t in asked if not self.conv.attempted(t.name)]
         ready = [t for t in pending if self._new(self.fills[t.name])]
         for t in ready:
             for args, why in self._new(self.fills[t.name]):
-                self._add(t, args, f"{why}; the question asks to {intents[t.name].word}")
+                self._add(t, args, Msg("{why}; the question asks to {word}",
+                                       {"why": why, "word": intents[t.name].word}))
         if not ready and (pending or not asked):
             self._reads(fallback=not asked or any(self._lookable(t) for t in pending))
-        for t in asked:
+        if not self.plan.calls and self.conv.results:   # nothing left to look up: write the rest
+            for t in pending:
+                self._write(t, intents[t.name].word)
+        for t in pending:   # an action that ran had every parameter it needed
             self.plan.missing.extend(self.fills[t.name].missing)
         quiet = bool(self.plan.calls or self.conv.results)  # partial fits matter when nothing ran
         for t in self.tools:
@@ -200,9 +211,26 @@ class Planner:
             elif not t.side_effects and any(m.unfit for m in f.missing) and not self.conv.attempted(t.name):
                 self.plan.missing.extend(m for m in f.missing if m.unfit)
             elif not t.side_effects:
-                self.plan.notes.extend(f"not calling {m.tool}: {m.reason}" for m in f.missing
-                                       if m.ambiguous)
+                self.plan.notes.extend(Msg("not calling {tool}: {reason}",
+                                           {"tool": m.tool, "reason": m.reason})
+                                       for m in f.missing if m.ambiguous)
         self.plan.notes.extend(_missing_note(m) for m in self.plan.missing)
+
+    def _write(self, tool: ToolDef, word: str) -> None:
+        """An action the question asks for whose only open parameters are text the model can
+        write itself from the results (an e-mail's body): written, and the action called."""
+        missing = self.fills[tool.name].missing
+        params = [tool.param(m.param) for m in missing]
+        if not missing or not all(p is not None and writable(p) for p in params):
+            return
+        text = compose(self.conv.results, language_of(self.question))
+        if not text:
+            return
+        why = Msg("written from the tool results")
+        self.fills[tool.name] = fill(tool, self.qv, self.conv,
+                                     {m.param: Value(text, why) for m in missing})
+        for args, reason in self._new(self.fills[tool.name]):
+            self._add(tool, args, Msg("{why}; the question asks to {word}", {"why": reason, "word": word}))
 
     def _lookable(self, tool: ToolDef) -> bool:
         """A missing parameter of an action that a lookup could supply: an identifier
@@ -255,8 +283,10 @@ class Planner:
                 if going and len(theirs) > len(spans) and theirs & spans:
                     if other in chosen:   # said once, in the turn that makes the other call
                         quoted = ", ".join(repr(self.question[a:b]) for a, b in sorted(theirs & spans))
-                        self.plan.notes.append(f"not calling {tool.name} with {quoted}: {other.name} "
-                                               "takes it with more of the question's values")
+                        self.plan.notes.append(Msg("not calling {tool} with {quoted}: {other} takes it "
+                                                   "with more of the question's values",
+                                                   {"tool": tool.name, "quoted": quoted,
+                                                    "other": other.name}))
                     return True
         return False
 
@@ -270,12 +300,12 @@ class Planner:
         if callable_:
             t = max(callable_, key=fit)
             args, why = self._new(self.fills[t.name])[0]
-            self._add(t, args, f"{why}; tool_choice is 'required' and this is the best-fitting tool "
-                               "that can be filled")
+            self._add(t, args, Msg("{why}; tool_choice is 'required' and this is the best-fitting "
+                                   "tool that can be filled", {"why": why}))
             if best_overall is not t and self.fills[best_overall.name].missing:
                 self.plan.notes.extend(_missing_note(m) for m in self.fills[best_overall.name].missing)
             return
-        self.plan.notes.append("tool_choice is 'required', but no tool can be called: answering instead")
+        self.plan.notes.append(Msg("tool_choice is 'required', but no tool can be called: answering instead"))
         if not self.plan.missing and self.fills[best_overall.name].missing:
             self.plan.missing.extend(self.fills[best_overall.name].missing)
             self.plan.notes.extend(_missing_note(m) for m in self.fills[best_overall.name].missing)
@@ -294,6 +324,18 @@ def closest_missing(tools: list[ToolDef], fills: dict[str, Fill], question: str,
     return [m for _, _, t in scored for m in fills[t.name].missing]
 
 
+_WRITABLE = frozenset({"body", "content", "message", "text", "html", "description", "note", "notes",
+                       "comment", "details"})
+
+
+def writable(p: Param) -> bool:
+    """Free text the model may write itself: an e-mail's body, a note, a message."""
+    if p.type not in ("string", "any") or p.closed or "pattern" in p.schema or "format" in p.schema:
+        return False
+    described = p.description[:200].lower()
+    return bool(set(name_tokens(p.name)) & _WRITABLE) or any(w in described for w in ("正文", "内容"))
+
+
 def _idempotent(arguments: str) -> bool:
     """The call carried an idempotency key, so sending it again cannot do the thing twice."""
     args = json_object(arguments) or {}
@@ -305,5 +347,6 @@ def _named(tool: ToolDef, question: str) -> bool:
     return tool.name.lower() in low or " ".join(name_tokens(tool.name)) in low
 
 
-def _missing_note(m: Missing) -> str:
-    return f"could not call {m.tool}: required parameter {m.param!r} — {m.reason}"
+def _missing_note(m: Missing) -> Msg:
+    return Msg("could not call {tool}: required parameter {param} — {reason}",
+               {"tool": m.tool, "param": repr(m.param), "reason": m.reason})

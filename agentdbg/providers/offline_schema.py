@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.i18n import Join, Msg
 from agentdbg.providers import offline_patterns, offline_prose
 from agentdbg.providers.offline_text import name_tokens, words, wordset
 
@@ -82,24 +83,24 @@ class Param:
         d = self.schema.get("description") or self.schema.get("title") or ""
         return d if isinstance(d, str) else ""
 
-    def describe(self) -> str:
+    def describe(self) -> Join:
         """What a value must look like, for the user: ``integer, 1–9`` / ``pattern ^…$``."""
         s = self.schema
-        parts = [self.type if self.type != "any" else "a value"]
+        parts: list[Any] = [self.type if self.type != "any" else Msg("a value")]
         if isinstance(s.get("enum"), list):
-            parts.append("one of " + ", ".join(str(o) for o in s["enum"][:8]))
+            parts.append(Msg("one of {values}", {"values": ", ".join(str(o) for o in s["enum"][:8])}))
         if isinstance(s.get("examples"), list) and s["examples"]:
-            parts.append("e.g. " + ", ".join(str(o) for o in s["examples"][:4]))
+            parts.append(Msg("e.g. {values}", {"values": ", ".join(str(o) for o in s["examples"][:4])}))
         if "pattern" in self.from_prose:
-            parts.append(f"format {self.prose.format_label} (its description)")
+            parts.append(Msg("format {format} (its description)", {"format": self.prose.format_label}))
         elif isinstance(s.get("pattern"), str):
-            parts.append(f"pattern {s['pattern'][:60]}")
+            parts.append(Msg("pattern {pattern}", {"pattern": s["pattern"][:60]}))
         if isinstance(s.get("format"), str):
-            parts.append(f"format {s['format'][:20]}")
+            parts.append(Msg("format {format}", {"format": s["format"][:20]}))
         lo, hi = _bound(s, "minimum", "exclusiveMinimum"), _bound(s, "maximum", "exclusiveMaximum")
         if lo is not None or hi is not None:
             parts.append(f"{'' if lo is None else _num(lo)}–{'' if hi is None else _num(hi)}")
-        return ", ".join(parts)
+        return Join(tuple(parts))
 
 
 @dataclass
@@ -373,13 +374,13 @@ def _number_ok(value: float, s: dict) -> bool:
                 and not float(value / m).is_integer())
 
 
-def out_of_range(value: float, s: dict) -> str:
+def out_of_range(value: float, s: dict) -> Msg | str:
     """Why a number does not fit the schema's bounds ('' when it does)."""
     lo, hi = _bound(s, "minimum", "exclusiveMinimum"), _bound(s, "maximum", "exclusiveMaximum")
     if lo is not None and value < lo:
-        return f"{_num(value)} is below the minimum {_num(lo)}"
+        return Msg("{value} is below the minimum {bound}", {"value": _num(value), "bound": _num(lo)})
     if hi is not None and value > hi:
-        return f"{_num(value)} is above the maximum {_num(hi)}"
+        return Msg("{value} is above the maximum {bound}", {"value": _num(value), "bound": _num(hi)})
     return ""
 
 

@@ -31,6 +31,12 @@ def has_cjk(text: str) -> bool:
     return bool(CJK.search(text))
 
 
+def language_of(question: str) -> str:
+    """The language the offline model answers in: Chinese for a question with Chinese
+    characters, else English."""
+    return "zh" if has_cjk(question) else "en"
+
+
 def stem(word: str) -> str:
     """A crude English stem: enough for flights/flight, booked/book, reserving/reserve."""
     w = word.lower().strip("'")

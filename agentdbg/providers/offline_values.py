@@ -5,9 +5,9 @@ so the planner can tell "from PEK" from "to SHA" and explain its choice. Sources
 a parameter's ``pattern``, ``enum``, ``const``, ``examples`` or ``format`` (closed or
 shaped values, found anywhere as whole tokens; also those its description states in words,
 ``offline_prose``), words shaped like the examples, the time zones of places
-(``offline_zones``); numbers next to a word of the
-parameter ("2 passengers", "3 nights"); booleans only when stated ("turn on");
-free text only when it stands out (quoted, a Title Like This, "about …").
+(``offline_zones``), also for a parameter that says it takes a time zone; numbers next to
+a word of the parameter ("2 passengers", "3 nights"); booleans only when stated ("turn
+on"). Free text (quoted, a Title Like This, "about …", labelled) is ``offline_phrases``'.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agentdbg.i18n import N_, Msg
 from agentdbg.providers import offline_patterns, offline_zones
 from agentdbg.providers.offline_prose import MAX_EXAMPLES, Prose, Shape, times
 from agentdbg.providers.offline_schema import Param, fits
@@ -42,7 +43,7 @@ MAX_NUMBERS = 40     # numbers of the question considered
 @dataclass(frozen=True)
 class Value:
     value: Any
-    why: str
+    why: Any                 # an i18n.Msg: notes show it in the chosen language
     start: int = -1          # position in the question; -1 for a value from a tool result
     end: int = -1
 
@@ -56,8 +57,8 @@ _FORMATS = {
     "email": re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9.-]{1,255}\.[A-Za-z]{2,63}"),
     "uri": re.compile(r"https?://[^\s\"'<>]{1,2000}"),
 }
-_FORMAT_NAMES = {"date": "a date", "date-time": "a date and time", "time": "a time",
-                 "email": "an e-mail address", "uri": "a URL"}
+_FORMAT_NAMES = {"date": N_("a date"), "date-time": N_("a date and time"), "time": N_("a time"),
+                 "email": N_("an e-mail address"), "uri": N_("a URL")}
 
 
 def shaped(param: Param, question: str) -> tuple[list[Value], str]:
@@ -65,7 +66,7 @@ def shaped(param: Param, question: str) -> tuple[list[Value], str]:
     when the schema could not be used (an uncheckable pattern)."""
     s, q = param.schema, question[:MAX_QUESTION]
     found: list[Value] = []
-    problem = ""
+    problem: Any = ""
     pattern = s.get("pattern")
     prose = param.prose if param.from_prose else None
     if isinstance(pattern, str) and param.type in ("string", "any"):
@@ -75,40 +76,48 @@ def shaped(param: Param, question: str) -> tuple[list[Value], str]:
         else:
             spans = offline_patterns.find_all(pattern, q)
             if spans is None:
-                problem = f"its pattern {pattern[:60]!r} cannot be checked safely, so it was not used"
+                problem = Msg("its pattern {pattern} cannot be checked safely, so it was not used",
+                              {"pattern": repr(pattern[:60])})
             for start, end, text in spans or []:
                 if whole_token(q, start, end):
-                    found.append(Value(text, f"question matches pattern {pattern}", start, end))
+                    found.append(Value(text, Msg("question matches pattern {pattern}",
+                                                 {"pattern": pattern}), start, end))
     fmt = s.get("format")
     if isinstance(fmt, str) and fmt in _FORMATS and not isinstance(pattern, str):
         for m in _FORMATS[fmt].finditer(q):
-            found.append(Value(m.group(0), f"question has {_FORMAT_NAMES[fmt]}", m.start(), m.end()))
+            found.append(Value(m.group(0), Msg("question has {what}", {"what": Msg(_FORMAT_NAMES[fmt])}),
+                               m.start(), m.end()))
     for key in ("enum", "examples"):
         options = s.get(key)
         for opt in options[:200] if isinstance(options, list) else []:
             if isinstance(opt, str) and opt.strip():
                 spoken = {opt, opt.replace("_", " ").replace("-", " ")}  # living_room: "living room"
                 for start, end in (span for form in spoken for span in occurrences(q, form)):
-                    found.append(Value(opt, f"question mentions {key} value {opt!r}", start, end))
+                    found.append(Value(opt, Msg("question mentions {key} value {value}",
+                                                {"key": key, "value": repr(opt)}), start, end))
     found.extend(_like_examples(param, q))
     if isinstance(s.get("const"), str):
         for start, end in occurrences(q, s["const"]):
-            found.append(Value(s["const"], "question mentions the const value", start, end))
+            found.append(Value(s["const"], Msg("question mentions the const value"), start, end))
     return _fitting(found, param), problem
 
 
-def _stated_format(param: Param, prose: Prose, q: str) -> tuple[list[Value], str]:
+def _stated_format(param: Param, prose: Prose, q: str) -> tuple[list[Value], Any]:
     """Values in the format the description states ("in 24-hour format (HH:MM)"), and what
     the question said that the format cannot hold ("12:00:30" for HH:MM)."""
-    label = f"the {prose.format_label} format its description states"
+    label = Msg("the {format} format its description states", {"format": prose.format_label})
     if prose.time_template:
         found = times(q, prose.time_template)
         unfit = next((said for _s, _e, value, said in found if not value), "")
-        return [Value(value, f"question says {said!r}" + ("" if value == said else f", {value} in {label}"),
+        return [Value(value, Msg("question says {said}", {"said": repr(said)}) if value == said else
+                      Msg("question says {said}, {value} in {label}",
+                          {"said": repr(said), "value": value, "label": label}),
                       start, end) for start, end, value, said in found if value], \
-            (f"the question says {unfit!r}, which {label} cannot hold" if unfit else "")
+            (Msg("the question says {said}, which {label} cannot hold",
+                 {"said": repr(unfit), "label": label}) if unfit else "")
     spans = offline_patterns.find_all(param.schema["pattern"], q) or []
-    return [Value(text, f"question has {text!r}, in {label}", start, end)
+    return [Value(text, Msg("question has {text}, in {label}", {"text": repr(text), "label": label}),
+                  start, end)
             for start, end, text in spans if whole_token(q, start, end)], ""
 
 
@@ -117,18 +126,38 @@ def _like_examples(param: Param, q: str) -> list[Value]:
     ``America/New_York``), and, when the examples are IANA time zones, the zones of the
     places the question names."""
     examples = param.schema.get("examples")
-    if param.closed or param.type not in ("string", "any") or not isinstance(examples, list):
+    if param.closed or param.type not in ("string", "any"):
         return []
+    if not isinstance(examples, list):
+        return [Value(p.zone, p.why, p.start, p.end) for p in offline_zones.places(q)] \
+            if zone_param(param) else []
     texts = tuple(e for e in examples[:MAX_EXAMPLES] if isinstance(e, str) and e)
-    where = " in its description" if "examples" in param.from_prose else ""
+    prose = "examples" in param.from_prose
     out: list[Value] = []
     shape = Shape.of(texts) if texts else None
     for start, end, text in shape.find(q) if shape is not None else []:
-        out.append(Value(text, f"question has {text!r}, shaped like the example {texts[0]!r}{where}",
-                         start, end))
+        said = {"text": repr(text), "example": repr(texts[0])}
+        why = Msg("question has {text}, shaped like the example {example} in its description",
+                  said) if prose else Msg("question has {text}, shaped like the example {example}", said)
+        out.append(Value(text, why, start, end))
     if offline_zones.is_zone_list(texts):
         out.extend(Value(p.zone, p.why, p.start, p.end) for p in offline_zones.places(q))
     return out
+
+
+_ZONE_NAMES = frozenset({"tz", "timezone", "zone"})
+
+
+def zone_param(param: Param) -> bool:
+    """A parameter that takes an IANA time zone: its examples are zones, or (with no examples)
+    its name or description says so (``tz``, ``timezone``, "IANA time zone", "时区")."""
+    if offline_zones.is_zone_list(param.schema.get("examples")):
+        return True
+    if "pattern" in param.schema or "format" in param.schema or "examples" in param.schema:
+        return False
+    tokens = set(name_tokens(param.name))
+    text = param.description[:300].lower()
+    return bool(tokens & _ZONE_NAMES) or "time zone" in text or "timezone" in text or "时区" in text
 
 
 def _fitting(found: list[Value], param: Param) -> list[Value]:
@@ -254,9 +283,10 @@ def boolean(param: Param, question: str) -> Value | None:
         on = _first_at(q, _ON)
         off = _first_at(q, _OFF)
         if on and not off:
-            return Value(True, f"question says {on[1]!r}", on[0], on[0] + len(on[1]))
+            return Value(True, Msg("question says {said}", {"said": repr(on[1])}), on[0], on[0] + len(on[1]))
         if off and not on:
-            return Value(False, f"question says {off[1]!r}", off[0], off[0] + len(off[1]))
+            return Value(False, Msg("question says {said}", {"said": repr(off[1])}), off[0],
+                         off[0] + len(off[1]))
         return None
     meaningful = [t for t in tokens if t not in STOPWORDS and t not in ("is", "has", "include", "with")]
     if not meaningful:
@@ -266,7 +296,8 @@ def boolean(param: Param, question: str) -> Value | None:
         before = q[max(0, start - 12):start]
         cue = next((c for c in _TRUE_CUES + _FALSE_CUES if before.endswith(c)), None)
         if cue is not None:  # "only refundable", "without stops", "non-refundable"
-            return Value(cue in _TRUE_CUES, f"question says {before[-len(cue):] + q[start:end]!r}",
+            return Value(cue in _TRUE_CUES, Msg("question says {said}",
+                                                {"said": repr(before[-len(cue):] + q[start:end])}),
                          start, end)
     return None
 
@@ -274,100 +305,6 @@ def boolean(param: Param, question: str) -> Value | None:
 def _first_at(q: str, phrases: tuple[str, ...]) -> tuple[int, str] | None:
     hits = [(q.find(p), p) for p in phrases if q.find(p) >= 0]
     return min(hits) if hits else None
-
-
-# -- free text ------------------------------------------------------------------
-
-#: parameter name words that take free text found in the question
-TEXT_PARAM_WORDS = wordset("""
-query q search keyword keywords term terms text title name topic phrase book movie film song
-product item author subject summary city location place country
-""")
-_QUOTED = re.compile(r"(?:^|(?<=[\s(:,]))[\"'“‘«]([^\"'“”‘’«»\n]{2,200})[\"'”’»](?=$|[\s?.!,;:)])|"
-                     r"[《「『]([^》」』\n]{1,200})[》」』]")
-_CAP = re.compile(r"[A-Z][a-z][A-Za-z'’\-]*|[A-Z]\b(?!')")
-_CONNECTORS = frozenset({"of", "the", "and", "in", "on", "at", "for", "to", "a", "an", "de", "la",
-                         "von", "van", "y", "&"})
-_LEADING = wordset("""
-can could would will is are was do does did what where when which who how please find search
-show get book reserve add create delete remove set turn send tell list give check any hi hello
-i my me we you there look borrow buy order schedule cancel update flights flight let
-""")
-_ABOUT = re.compile(r"\b(?:about|called|titled|named|on the topic of)\s+([^?.!,;\n]{2,120})", re.I)
-_ZH_ABOUT = re.compile(r"关于([^，。？！、\s]{1,40}?)的")
-
-
-@dataclass(frozen=True)
-class Phrase:
-    text: str
-    start: int
-    end: int
-    kind: str  # quoted | title | about
-
-
-def phrases(question: str, taken: list[tuple[int, int]]) -> list[Phrase]:
-    q = question[:MAX_QUESTION]
-    out = []
-    for m in _QUOTED.finditer(q):
-        g = 1 if m.group(1) is not None else 2
-        out.append(Phrase(m.group(g).strip(), m.start(g), m.end(g), "quoted"))
-    if not out:
-        out.extend(_title_phrases(q))
-    for m in list(_ABOUT.finditer(q)) + list(_ZH_ABOUT.finditer(q)):
-        text = re.split(r"\s+(?:by|for|on|at|from|in)\s+", m.group(1).strip())[0]
-        if text and not any(p.start <= m.start(1) < p.end for p in out):
-            out.append(Phrase(text, m.start(1), m.start(1) + len(text), "about"))
-    return [p for p in out if p.text and not _inside(p.start, p.end, taken)]
-
-
-def _title_phrases(q: str) -> list[Phrase]:
-    tokens = [(m.start(), m.end(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z'’\-]*|\S", q)]
-    out: list[Phrase] = []
-    run: list[tuple[int, int, str]] = []
-    for tok in tokens + [(len(q), len(q), ".")]:
-        text = tok[2]
-        if _CAP.fullmatch(text) or (run and text.lower() in _CONNECTORS):
-            run.append(tok)
-            continue
-        out.extend(_close_run(q, run))
-        run = []
-    return out
-
-
-def _close_run(q: str, run: list) -> list[Phrase]:
-    """A run of capitalised words, without a command or question word opening the sentence
-    ("Can I borrow …"), a lone sentence-initial word ("Flights from …") or connectors at its ends."""
-    while run and run[-1][2].lower() in _CONNECTORS:
-        run = run[:-1]
-    while run and (run[0][2].lower() in ("i", "my") or
-                   (run[0][2].lower() in _LEADING and _sentence_start(q, run[0][0])) or
-                   (len(run) > 1 and _sentence_start(q, run[0][0]) and run[1][2].islower()) or
-                   (run[0][2].islower() and run[0][2] in _CONNECTORS)):
-        run = run[1:]  # "Weather in Shenzhen": capitalised only because it opens the sentence
-    if not run or all(t[2].lower() in _CONNECTORS | STOPWORDS for t in run):
-        return []
-    if len(run) == 1 and _sentence_start(q, run[0][0]):
-        return []
-    return [Phrase(q[run[0][0]:run[-1][1]], run[0][0], run[-1][1], "title")]
-
-
-def _sentence_start(q: str, i: int) -> bool:
-    before = q[:i].rstrip()
-    return not before or before[-1] in ".?!:;\"'“(\n"
-
-
-def is_text_param(param: Param) -> bool:
-    s = param.schema
-    return param.type in ("string", "any") and not param.closed and "pattern" not in s and \
-        "format" not in s
-
-
-def text_score(param: Param, phrase: Phrase) -> int:
-    """0: this phrase should not fill this parameter; higher is a better fit."""
-    tokens = set(name_tokens(param.name))
-    if tokens & TEXT_PARAM_WORDS:
-        return 3 if phrase.kind != "about" or tokens & {"query", "q", "search", "topic", "subject"} else 2
-    return 1 if phrase.kind == "quoted" else 0
 
 
 # -- roles: which end of a route a value is ------------------------------------

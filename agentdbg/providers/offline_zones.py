@@ -24,6 +24,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from agentdbg.i18n import Msg
+
 AREAS = frozenset({"Africa", "America", "Antarctica", "Arctic", "Asia", "Atlantic", "Australia",
                    "Europe", "Indian", "Pacific"})
 #: areas whose zone names are not places a question names: Antarctica's are research
@@ -45,7 +47,7 @@ class Place:
     end: int
     text: str
     zone: str
-    why: str
+    why: Msg
 
 
 @functools.lru_cache(maxsize=1)
@@ -77,14 +79,14 @@ def places(question: str) -> list[Place]:
     return sorted(found, key=lambda p: p.start)[:MAX_PLACES]
 
 
-def sources(question: str) -> str:
+def sources(question: str) -> Msg:
     """Where the names of places were looked up for this question, for the user."""
     if not (_HAN.search(question) or _KANA.search(question) or _HANGUL.search(question)):
-        return "zoneinfo's city names (written with a capital, as in 'Tokyo')"
+        return Msg("zoneinfo's city names (written with a capital, as in 'Tokyo')")
     if _babel() is None:
-        return ("zoneinfo's city names; names in Chinese, Japanese or Korean need CLDR's city "
-                "names from the babel package, which is not installed")
-    return "zoneinfo's city names and CLDR's (babel)"
+        return Msg("zoneinfo's city names; names in Chinese, Japanese or Korean need CLDR's city "
+                   "names from the babel package, which is not installed")
+    return Msg("zoneinfo's city names and CLDR's (babel)")
 
 
 # -- English names from zoneinfo -------------------------------------------------
@@ -120,7 +122,7 @@ def _english(question: str) -> list[Place]:
                     continue
                 zones = index.get(_key(text))
                 if zones and not _glued(question, start + len(text)):
-                    hit = (n, _place(start, start + len(text), text, zones, "zoneinfo"))
+                    hit = (n, _place(start, start + len(text), text, zones, Msg("zoneinfo")))
                     break
         if hit and hit[1] is not None:
             out.append(hit[1])
@@ -191,7 +193,8 @@ def _cldr(question: str) -> list[Place]:
             while start >= 0 and len(out) < MAX_PLACES:
                 end = start + len(name)
                 if not any(p.start < end and start < p.end for p in out):
-                    place = _place(start, end, name, index[name], f"CLDR's {locale} city names (babel)")
+                    place = _place(start, end, name, index[name],
+                                   Msg("CLDR's {locale} city names (babel)", {"locale": locale}))
                     if place is not None:
                         out.append(place)
                 start = question.find(name, end)
@@ -200,12 +203,13 @@ def _cldr(question: str) -> list[Place]:
 
 # -- one zone per name -------------------------------------------------------------
 
-def _place(start: int, end: int, text: str, zones: tuple[str, ...], source: str) -> Place | None:
+def _place(start: int, end: int, text: str, zones: tuple[str, ...], source: Msg) -> Place | None:
     if len(zones) > 1 and not _same_clock(zones):
         return None
-    why = f"{text!r} is the city of the IANA time zone {zones[0]} in {source}"
-    if len(zones) > 1:
-        why += f" ({', '.join(zones[1:])}: the same clock)"
+    said = {"text": repr(text), "zone": zones[0], "source": source, "others": ", ".join(zones[1:])}
+    why = Msg("{text} is the city of the IANA time zone {zone} in {source} ({others}: the same "
+              "clock)", said) if len(zones) > 1 else \
+        Msg("{text} is the city of the IANA time zone {zone} in {source}", said)
     return Place(start, end, text, zones[0], why)
 
 

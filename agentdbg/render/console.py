@@ -13,6 +13,8 @@ import sys
 from typing import IO, Any, cast
 
 from rich.console import Console, Group
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 _TRAILING = re.compile(r" +\n")
@@ -60,6 +62,8 @@ class ScrubbingConsole(Console):
     whoever rendered it, has them replaced, also where the layout wrapped one over two lines."""
 
     _hidden: re.Pattern | None = None
+    #: the presenter view: no dim or italic text anywhere (hard to read on a projector)
+    plain_styles = False
 
     def hide(self, secrets: list[str]) -> None:
         values = sorted({s for s in secrets if isinstance(s, str) and len(s) >= 4}, key=len,
@@ -68,10 +72,28 @@ class ScrubbingConsole(Console):
             if values else None
 
     def _render_buffer(self, buffer: Any) -> str:
+        if self.plain_styles:
+            buffer = [Segment(seg.text, _HIGH_CONTRAST.get(seg.style) if seg.style else seg.style,
+                              seg.control) for seg in buffer]
         text = super()._render_buffer(buffer)
         if self._hidden is None:
             return text
         return self._hidden.sub(lambda m: "[REDACTED]" + ("\n" if "\n" in m.group() else ""), text)
+
+
+class _Contrast(dict):
+    """style -> the same style with dim and italic turned off (made once per style)."""
+
+    def __missing__(self, style: Style) -> Style:
+        plain = style + Style(dim=False, italic=False) if style.dim or style.italic else style
+        self[style] = plain
+        return plain
+
+    def get(self, style: Any, default: Any = None) -> Any:
+        return self[style]
+
+
+_HIGH_CONTRAST = _Contrast()
 
 
 class PipedConsole(ScrubbingConsole):
@@ -79,6 +101,9 @@ class PipedConsole(ScrubbingConsole):
     (a group of renderables is printed one renderable at a time)."""
 
     def print(self, *objects: Any, soft_wrap: bool | None = None, **kwargs: Any) -> None:
+        from agentdbg.render.wrap import Paragraph
+
+        objects = tuple(o.text if isinstance(o, Paragraph) else o for o in objects)
         if soft_wrap is None and len(objects) == 1 and isinstance(objects[0], Group):
             for child in objects[0].renderables:
                 self.print(child, **kwargs)
@@ -88,11 +113,14 @@ class PipedConsole(ScrubbingConsole):
         super().print(*objects, soft_wrap=soft_wrap, **kwargs)
 
 
-def make_console(stderr: bool = False) -> Console:
-    """Rich's console on a terminal; a ``PipedConsole`` over trimmed lines otherwise."""
+def make_console(stderr: bool = False, present: bool = False) -> Console:
+    """Rich's console on a terminal; a ``PipedConsole`` over trimmed lines otherwise.
+    ``present``: the presenter view's high contrast (no dim or italic text). ``NO_COLOR``
+    is honoured either way (Rich reads it: no colour, styles only)."""
     console = ScrubbingConsole(stderr=stderr, highlight=False, soft_wrap=False)
-    if console.is_terminal:
-        return console
-    stream = sys.stderr if stderr else sys.stdout
-    return PipedConsole(file=cast(IO[str], TrimmedLines(stream)), highlight=False,
-                        soft_wrap=False)
+    if not console.is_terminal:
+        stream = sys.stderr if stderr else sys.stdout
+        console = PipedConsole(file=cast(IO[str], TrimmedLines(stream)), highlight=False,
+                               soft_wrap=False)
+    console.plain_styles = present
+    return console

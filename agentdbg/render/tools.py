@@ -15,18 +15,22 @@ def tools_table(toolset):
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title=Text(f"{safe(toolset.path)}: {len(toolset.tools)} tool(s)"),
+    from agentdbg.i18n import _
+
+    table = Table(title=Text(_("{path}: {n} tool(s)").format(path=safe(toolset.path),
+                                                             n=len(toolset.tools))),
                   title_justify="left")
-    for col in ("tool", "parameters (* required)", "handler", "policy"):
+    for col in (_("tool"), _("parameters (* required)"), _("handler"), _("policy")):
         table.add_column(col, overflow="fold")
     for t in toolset.tools:
         req = set(t.parameters.get("required") or [])
         params = ", ".join(f"{p}{'*' if p in req else ''}" for p in t.parameters.get("properties") or {})
-        policy = [f"timeout {t.timeout:g}s", f"max {t.max_result_chars} chars"]
+        policy = [_("timeout {seconds}s").format(seconds=f"{t.timeout:g}"),
+                  _("max {n} chars").format(n=t.max_result_chars)]
         if t.side_effects:
-            policy.insert(0, "side effects")
+            policy.insert(0, _("side effects"))
         if t.approval == "always":
-            policy.insert(0, "approval")
+            policy.insert(0, _("approval"))
         handler = t.handler_kind
         if t.handler_kind == "mcp":  # the annotations, and what they decided
             handler = f"mcp {t.handler.server}"

@@ -19,8 +19,10 @@ from rich.table import Table
 from rich.text import Text
 
 from agentdbg.checker.pairing import CallState, Pairing, ResultState, analyze
+from agentdbg.i18n import N_, _
 from agentdbg.messages import NestedTooDeeply, duplicate_keys, json_kind, loads_json, shown_json
 from agentdbg.render.safe import safe
+from agentdbg.render.wrap import CJKText, cell_fold, cjk
 
 ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",
               "assistant": "cyan", "tool": "yellow", "function": "yellow"}
@@ -29,10 +31,10 @@ LABEL_STYLES = ["bold blue", "bold magenta", "bold green", "bold dark_orange", "
 FOLD_AT = 800
 ARGS_INDENT = 4   # every line of a call's arguments, wrapped lines included
 STATUS_TEXT = {
-    ResultState.ORPHAN: "✗ orphan: no assistant tool_calls before it",
-    ResultState.MISMATCH: "✗ tool_call_id not in the previous tool_calls",
-    ResultState.DUPLICATE: "✗ second answer to the same call",
-    ResultState.MISSING_ID: "✗ no tool_call_id",
+    ResultState.ORPHAN: N_("✗ orphan: no assistant tool_calls before it"),
+    ResultState.MISMATCH: N_("✗ tool_call_id not in the previous tool_calls"),
+    ResultState.DUPLICATE: N_("✗ second answer to the same call"),
+    ResultState.MISSING_ID: N_("✗ no tool_call_id"),
 }
 
 
@@ -41,25 +43,27 @@ def label_style(label: str) -> str:
 
 
 def fold(text: str, full: bool, limit: int = FOLD_AT) -> Text:
-    """Escaped text, folded with a marker saying how much is hidden."""
-    shown = text if full or len(text) <= limit else text[:limit]
-    out = Text(safe(shown))
+    """Escaped text, folded with a marker saying how much is hidden: at ``limit`` cells of
+    the screen (a Chinese character takes two, so a Chinese result folds as soon as an
+    English one of the same size on screen)."""
+    shown = text if full else cell_fold(text, limit)
+    out = CJKText(safe(shown))
     if len(shown) < len(text):
-        out.append(f"\n… {len(text) - len(shown)} more characters hidden (--full shows all)",
-                   style="dim italic")
+        out.append(_("\n… {n} more characters hidden (--full shows all)").format(
+            n=len(text) - len(shown)), style="dim italic")
     return out
 
 
 def pretty_arguments(arguments: Any) -> Text:
     if not isinstance(arguments, str):
-        return Text(safe(shown_json(arguments)) +
-                    f"   (arguments is {json_kind(arguments)}, not a string)", style="red")
+        return Text(safe(shown_json(arguments)) + _("   (arguments is {kind}, not a string)").format(
+            kind=json_kind(arguments)), style="red")
     try:
         value = loads_json(arguments)
     except NestedTooDeeply as exc:
         return Text(safe(arguments) + f"   (JSON {exc})", style="red")
     except ValueError:
-        return Text(safe(arguments) + "   (not valid JSON)", style="red")
+        return Text(safe(arguments) + _("   (not valid JSON)"), style="red")
     compact = isinstance(value, dict) and len(json.dumps(value, ensure_ascii=False)) <= 60
     out = Text(safe(json.dumps(value, ensure_ascii=False, indent=None if compact else 2)))
     return out.append(repeated_note(arguments), style="red")
@@ -71,8 +75,8 @@ def repeated_note(arguments: str) -> str:
     keys = duplicate_keys(arguments)
     if not keys:
         return ""
-    return (f"   (repeats the key {safe(keys[0])!r}: the tool gets the last value, shown; "
-            "the first is ignored)")
+    return _("   (repeats the key {key}: the tool gets the last value, shown; the first is "
+             "ignored)").format(key=repr(safe(keys[0])))
 
 
 def shown_arguments(arguments: Any) -> str:
@@ -90,7 +94,7 @@ def _content(message: dict, full: bool) -> Text | None:
     if "content" not in message:
         if message.get("role") == "assistant" and message.get("tool_calls"):
             return None  # legal on a tool-call turn: nothing to show
-        return Text("(no content key)", style="dim")
+        return Text(_("(no content key)"), style="dim")
     content = message["content"]
     if content is None:
         return Text("content: null", style="dim") if message.get("role") != "assistant" or \
@@ -101,8 +105,8 @@ def _content(message: dict, full: bool) -> Text | None:
         texts = [p.get("text", "") for p in content if isinstance(p, dict)]
         if all(isinstance(t, str) for t in texts) and len(texts) == len(content):
             return fold("".join(texts), full)
-    return Text(safe(shown_json(content)) +
-                f"   (content is {json_kind(content)})", style="red")
+    return Text(safe(shown_json(content)) + _("   (content is {kind})").format(kind=json_kind(content)),
+                style="red")
 
 
 def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableType]:
@@ -111,7 +115,7 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
     if not isinstance(calls, list):
         return [Text(f"tool_calls: {safe(shown_json(calls))}", style="red")]
     if not calls:
-        return [Text("tool_calls: [] (empty)", style="red")]
+        return [Text(_("tool_calls: [] (empty)"), style="red")]
     seen: set = set()
     for pos, call in enumerate(calls):
         if not isinstance(call, dict):
@@ -122,34 +126,34 @@ def _call_lines(index: int, message: dict, pairing: Pairing) -> list[RenderableT
         label = pairing.label(cid)
         head = Text("→ ")
         head.append(f"{label} " if label else "? ", style=label_style(label) if label else "red")
-        head.append(safe(cid) if isinstance(cid, str) and cid else "(no id)",
+        head.append(safe(cid) if isinstance(cid, str) and cid else _("(no id)"),
                     style="" if label else "red")
         head.append("  ")
-        head.append(safe(fn.get("name") or "(no name)"), style="bold")
+        head.append(safe(fn.get("name") or _("(no name)")), style="bold")
         head.append(*call_status(index, pos, isinstance(cid, str) and cid in seen, pairing))
         if isinstance(cid, str) and cid:
             seen.add(cid)
         lines.append(head)
         args = pretty_arguments(fn.get("arguments")) if "arguments" in fn else \
-            Text("(no arguments)", style="red")
+            Text(_("(no arguments)"), style="red")
         lines.append(Padding(args, (0, 0, 0, ARGS_INDENT), expand=False))
     return lines
 
 
 def call_status(index: int, pos: int, repeated: bool, pairing: Pairing) -> tuple[str, str]:
     if repeated:
-        return "   ✗ same id as a call above", "red"
+        return "   " + _("✗ same id as a call above"), "red"
     state = pairing.call_state(index, pos)
     if state is CallState.ANSWERED:
-        return f"   ✓ answered at [{pairing.answer_of[(index, pos)]}]", "green"
+        return "   " + _("✓ answered at [{index}]").format(index=pairing.answer_of[(index, pos)]), "green"
     if state is CallState.LATE:
         block = pairing.block_at(index)
         interloper = block.interloper if block is not None else None
-        return (f"   ✗ answered late at [{pairing.answer_of[(index, pos)]}], "
-                f"after [{interloper}] cut in"), "red"
+        return "   " + _("✗ answered late at [{index}], after [{other}] cut in").format(
+            index=pairing.answer_of[(index, pos)], other=interloper), "red"
     if state is CallState.PENDING:
-        return "   … pending execution", "yellow"
-    return "   ✗ unanswered", "red"
+        return "   " + _("… pending execution"), "yellow"
+    return "   " + _("✗ unanswered"), "red"
 
 
 def result_status(index: int, message: dict, pairing: Pairing,
@@ -162,14 +166,15 @@ def result_status(index: int, message: dict, pairing: Pairing,
         fn = call.get("function") if isinstance(call, dict) else None
         name = fn.get("name") if isinstance(fn, dict) and isinstance(fn.get("name"), str) else None
         if status is ResultState.OK:
-            return f"✓ answers [{asst}]", "green", asst, name
+            return _("✓ answers [{index}]").format(index=asst), "green", asst, name
         block = pairing.block_at(asst)
         interloper = block.interloper if block is not None else None
-        return f"✗ late: answers [{asst}] after [{interloper}] cut in", "bold red", asst, name
+        return _("✗ late: answers [{index}] after [{other}] cut in").format(
+            index=asst, other=interloper), "bold red", asst, name
     if status is ResultState.IDLESS:
-        return (f"✗ attributed to the call without id in [{pairing.block_of[index]}]", "bold red",
-                None, None)
-    return STATUS_TEXT[status], "bold red", None, None
+        return (_("✗ attributed to the call without id in [{index}]").format(
+            index=pairing.block_of[index]), "bold red", None, None)
+    return _(STATUS_TEXT[status]), "bold red", None, None
 
 
 def _tool_head(index: int, message: dict, pairing: Pairing, messages: list) -> Text:
@@ -178,11 +183,22 @@ def _tool_head(index: int, message: dict, pairing: Pairing, messages: list) -> T
     label = pairing.label(tid) if asst is not None else None
     head = Text("← ")
     head.append(f"{label} " if label else "? ", style=label_style(label) if label else "red")
-    head.append(safe(tid) if isinstance(tid, str) and tid else "(no tool_call_id)")
+    head.append(safe(tid) if isinstance(tid, str) and tid else _("(no tool_call_id)"))
     if name is not None:
         head.append(f"  {safe(name)}", style="bold")
     head.append(f"   {text}", style=style)
     return head
+
+
+def severity_word(severity: str) -> str:
+    """"error" or "warning", in the chosen language."""
+    return {"error": _("error"), "warning": _("warning")}.get(severity, severity)
+
+
+def finding_text(f: Any) -> str:
+    """What a finding says is wrong, in the chosen language (as recorded when it was read back)."""
+    text = getattr(f, "text", None)
+    return text() if callable(text) else str(getattr(f, "message", ""))
 
 
 def render_finding(f: Any) -> Text:
@@ -190,22 +206,23 @@ def render_finding(f: Any) -> Text:
     style = "bold red" if sev == "error" else "bold yellow"
     mark = "✗" if sev == "error" else "!"
     out = Text()
-    out.append(f"{mark} {sev} {f.rule}", style=style)
-    out.append(f": {safe(f.message)}")
+    out.append(f"{mark} {severity_word(sev)} {f.rule}", style=style)
+    out.append(_(": ") + safe(finding_text(f)))
     if getattr(f, "api_error", None):
         source = getattr(f, "api_source", None)
-        out.append(f"\n    {safe(source) if source else 'API'} says: ", style="dim")
+        out.append("\n    " + _("{api} says: ").format(api=safe(source) if source else "API"),
+                   style="dim")
         out.append(safe(f.api_error), style="italic")
-    return out
+    return cjk(out)     # Chinese folds between characters, as the rest of the view
 
 
 def finding_line(f: Any) -> Text:
     """A finding on one line (cut with "…" where the column ends), for a message the reader
     has seen with its finding already."""
     sev = getattr(f, "severity", "error")
-    out = Text(f"{'✗' if sev == 'error' else '!'} {sev} {f.rule}",
+    out = Text(f"{'✗' if sev == 'error' else '!'} {severity_word(sev)} {f.rule}",
                style="bold red" if sev == "error" else "bold yellow")
-    out.append(f": {safe(f.message)}", style="dim")
+    out.append(_(": ") + safe(finding_text(f)), style="dim")
     out.no_wrap, out.overflow = True, "ellipsis"
     return out
 
@@ -227,13 +244,13 @@ def render_message(index: int, message: Any, pairing: Pairing, messages: list, *
         if role == "assistant" and "tool_calls" in message:
             body.extend(_call_lines(index, message, pairing))
         if role == "function":
-            body.insert(0, Text(f"(legacy function result, name={safe(message.get('name'))})",
-                                style="dim"))
+            body.insert(0, Text(_("(legacy function result, name={name})").format(
+                name=safe(message.get("name"))), style="dim"))
         for key in ("reasoning_content",):
             if message.get(key):
                 body.insert(0, Text(f"{key}: ", style="dim") + fold(str(message[key]), full, 200))
     if meta:
-        body.append(Text(safe(meta), style="dim"))
+        body.append(CJKText(safe(meta), style="dim"))
     body.extend(render_finding(f) for f in findings)
     return body
 
@@ -244,9 +261,9 @@ def render_tools(definitions: list[dict], full: bool = False) -> Text:
     from agentdbg.conversation import definitions_text
 
     lines = definitions_text(definitions, full)
-    out = Text("tools: ", style="dim")
+    out = Text(_("tools: "), style="dim")
     if not lines:
-        return out + Text("(none sent)", style="dim")
+        return out + Text(_("(none sent)"), style="dim")
     if full:
         out.append("\n")
         return out + Text(safe("\n".join(f"  {line}" for line in lines)))
@@ -332,7 +349,8 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
                     full: bool = False, meta: dict[int, str] | None = None,
                     start: int = 0, in_progress: bool = False,
                     pairing: Pairing | None = None, seen: int = 0,
-                    hide_seen: bool = False, brief_seen: bool = False) -> RenderableType:
+                    hide_seen: bool = False, brief_seen: bool = False,
+                    focus: set[int] | None = None) -> RenderableType:
     """The messages array as a grid: new-marker, [index], role, body.
 
     ``start`` renders only messages from that index on (pairing and findings still
@@ -341,6 +359,7 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
     ``seen``: messages before this index were shown already: one line each, with their
     findings (``brief_seen``: one line each too); ``hide_seen`` leaves out those without a
     finding (one note says how many).
+    ``focus``: only these messages in full, marked ▶; every other message one line.
     """
     if pairing is None:
         pairing = analyze(messages, in_progress=in_progress)
@@ -354,7 +373,9 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
         role_text = Text(safe(role) if isinstance(role, str) else "?",
                          style=ROLE_STYLE.get(role, "bold red") if isinstance(role, str) else "red")
         mark = Text("+", style="bold green") if new_from is not None and i >= new_from else Text(" ")
-        if i < seen:
+        if focus is not None:
+            mark = Text("▶", style="bold reverse") if i in focus else Text(" ")
+        if i < seen or (focus is not None and i not in focus):
             if hide_seen and i not in by_index:
                 hidden += 1
                 continue
@@ -369,12 +390,12 @@ def render_messages(messages: list, *, findings: Iterable = (), new_from: int | 
                 and index >= len(messages) for f in fs]
     if past_end:  # e.g. where the missing results should have been
         grid.add_row(Text(" "), Text(f"[{len(messages)}]", style="dim"), Text("—", style="red"),
-                     Group(Text("(missing: nothing here)", style="dim"),
+                     Group(Text(_("(missing: nothing here)"), style="dim"),
                            *[render_finding(f) for f in past_end]))
     parts: list[RenderableType] = [render_finding(f) for f in by_index.get(None, ())] \
         if start == 0 else []
     if hidden:
-        parts.append(Text(f"  ({hidden} earlier message(s) unchanged, no findings; --full shows "
-                          "them)", style="dim"))
+        parts.append(Text("  " + _("({n} earlier message(s) unchanged, no findings; --full shows "
+                                   "them)").format(n=hidden), style="dim"))
     parts.append(grid)
     return Group(*parts)

@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentdbg.engine.phases import Phase
+from agentdbg.i18n import Msg, _
 from agentdbg.messages import call_name
+
+KINDS = ("tool", "turn", "error", "finding")
 
 
 @dataclass
@@ -14,11 +17,16 @@ class Breakpoint:
     kind: str              # tool | turn | error | finding
     value: str | None = None
     hits: int = 0
+    note: str = ""         # a lesson's note, shown when it is hit
 
     def describe(self) -> str:
-        return {"tool": f"before a call of {self.value}", "turn": f"before model turn {self.value}",
-                "error": "after a tool result that is an error",
-                "finding": "when the checker has a finding"}[self.kind]
+        return {"tool": _("before a call of {value}"), "turn": _("before model turn {value}"),
+                "error": _("after a tool result that is an error"),
+                "finding": _("when the checker has a finding")}[self.kind].format(value=self.value)
+
+    def to_data(self) -> dict | str:
+        """As a lesson file writes it: ``{"tool": "get_weather"}``, ``"error"``."""
+        return {self.kind: self.value} if self.value is not None else self.kind
 
 
 @dataclass
@@ -26,11 +34,26 @@ class Breakpoints:
     items: list[Breakpoint] = field(default_factory=list)
     _next: int = 1
 
-    def add(self, kind: str, value: str | None) -> Breakpoint:
-        bp = Breakpoint(self._next, kind, value)
+    def add(self, kind: str, value: str | None, note: str = "") -> Breakpoint:
+        bp = Breakpoint(self._next, kind, value, note=note)
         self._next += 1
         self.items.append(bp)
         return bp
+
+    def add_checked(self, kind: str, value: str | None, toolset, note: str = "") -> Breakpoint:
+        """``add`` after checking ``kind`` and ``value``; ValueError (a ``Msg``) when wrong."""
+        if kind not in KINDS:
+            raise ValueError(Msg("usage: {usage}", {
+                "usage": "break tool NAME | break turn N | break error | break finding"}))
+        if kind in ("tool", "turn") and value is None:
+            usage = "break tool NAME" if kind == "tool" else "break turn N"
+            raise ValueError(Msg("usage: {usage}", {"usage": usage}))
+        if kind == "tool" and toolset.get(value) is None:
+            raise ValueError(Msg("no tool {name}; tools: {tools}",
+                                 {"name": repr(value), "tools": ", ".join(toolset.names())}))
+        if kind == "turn" and not str(value).isdigit():
+            raise ValueError(Msg("turn must be a number, got {value}", {"value": repr(value)}))
+        return self.add(kind, None if value is None else str(value), note)
 
     def clear(self, ident: str | None) -> int:
         if ident is None:
@@ -39,7 +62,7 @@ class Breakpoints:
             return n
         keep = [b for b in self.items if str(b.id) != ident]
         if len(keep) == len(self.items):
-            raise KeyError(f"no breakpoint {ident}")
+            raise KeyError(Msg("no breakpoint {id}", {"id": ident}))
         self.items = keep
         return 1
 

@@ -1,86 +1,103 @@
 """The step-mode driver: pauses before every phase, reads commands, never crashes.
 
-Like pdb over bdb: the ``Session`` decides what happens; this class decides what
-to show and which command to run. Errors print one ``*** ...`` line and the
-prompt comes back. Ctrl-C during a model request or a tool run cancels that
-phase (nothing is appended); Ctrl-C or Ctrl-D at the prompt asks to quit.
+Like pdb over bdb: the ``Session`` decides what happens; this class decides when to step
+and which command to run (``Screen``, its mixin, what to show). Errors print one
+``*** ...`` line and the prompt comes back. Ctrl-C during a model request or a tool run
+cancels that phase (nothing is appended); Ctrl-C or Ctrl-D at the prompt asks to quit.
+Commands come from the prompt, from ``-c`` and ``source`` (pdb's), and from a lesson file,
+whose steps run one after another up to a pause; Enter then goes on with the lesson.
 """
 
 from __future__ import annotations
 
-import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
-from rich.cells import cell_len, chop_cells
-from rich.text import Text
-
+from agentdbg import i18n
 from agentdbg.checker import check
-from agentdbg.engine.phases import Phase, StopReason
-from agentdbg.engine.session import ApprovalNeeded, ModelReplied, RequestBlocked, Session
+from agentdbg.engine.phases import Phase
+from agentdbg.engine.session import ApprovalNeeded, RequestBlocked, Session, ToolsExecuted
 from agentdbg.errors import ExitStatus, Terminated
-from agentdbg.messages import call_arguments, call_name
+from agentdbg.i18n import _, tr
 from agentdbg.options import RunOptions
 from agentdbg.render import run as view_run
-from agentdbg.render.safe import safe
-from agentdbg.render.view import render_finding, render_messages, shown_arguments
 from agentdbg.repl.breakpoints import Breakpoints
 from agentdbg.repl.commands import CommandError, lookup
 from agentdbg.repl.editor import edit_json
-from agentdbg.repl.explain import explain
+from agentdbg.repl.lesson import Lesson, Step
+from agentdbg.repl.screen import Screen
 from agentdbg.transcript.document import run_document, write_json
 
 PROMPT = "(agentdbg) "
+#: commands a saved lesson leaves out of its steps (breakpoints are saved on their own)
+NOT_STEPS = ("lesson", "save", "help", "quit", "break", "breaks", "clear", "source")
 
 
-class Debugger:
+@dataclass
+class Before:
+    """The state before a step, for ``back``: the messages, and the user's pending faults."""
+    messages: list
+    injections: dict
+    fails: dict
+
+    def still_leads(self, messages: list) -> bool:
+        """The history still starts with these very messages (no edit or drop since)."""
+        return len(messages) >= len(self.messages) and \
+            all(a is b for a, b in zip(self.messages, messages))
+
+
+class Debugger(Screen):
     def __init__(self, session: Session, console, *, options=None, input=None, output=None,
                  history: bool = True, transcript=None, replay=None, go_live=None,
-                 save: Path | None = None):
+                 save: Path | None = None, lesson: Lesson | None = None,
+                 commands: list[str] | tuple[str, ...] = ()):
         self.session = session
         self.console = console
         self.options = options or RunOptions(model_desc="", model=session.config.model,
                                              provider_name=session.provider.name)
         o = self.options
         self.explain, self.lang, self.profile, self.full = o.explain, o.lang, o.profile, o.full
+        self.present = o.present
+        i18n.use(self.lang)
         self.save_path = save
         self.transcript = transcript          # the live TranscriptWriter, if any
         self.replay = replay                  # an engine Replay when stepping a recording
         self.go_live_with = go_live           # what 'live' switches to (a drivers.launch.GoLive)
         self.breakpoints = Breakpoints()
         self.quitting = False
-        self.shown = 0
+        self.last = None                      # the last event or action, for narration
+        self.seen: list = []                  # the messages as last shown
+        self.befores: list[Before] = []       # for 'back'
+        self.typed: list[str] = []            # the commands run, for 'lesson PATH'
+        self.lesson = lesson
+        self.step_at = 0                      # the lesson's next step
+        self.paused_at = -1                   # the step whose pause was shown
+        self.fault_notes: dict[str, tuple[str, bool]] = {}
+        self.startup = list(commands)
         self._warned = False
         self._io = {"input": input, "output": output}
-        self.prompt = self._prompt_session(history)
+        self.prompt = self._reader(history)
 
-    def _prompt_session(self, history: bool):
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory, InMemoryHistory
+    def _reader(self, history: bool):
+        from agentdbg.repl.reader import PipedLines, piped, prompt_session
 
-        from agentdbg.paths import data_dir
+        if piped(self._io):
+            return PipedLines(self.console)
         from agentdbg.repl.completion import DebuggerCompleter
 
-        hist: InMemoryHistory | FileHistory = InMemoryHistory()
-        if history:
-            try:
-                path = data_dir() / "history"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                hist = FileHistory(str(path))
-            except OSError:
-                pass
-        return PromptSession(history=hist, completer=DebuggerCompleter(self),
-                             complete_while_typing=False, **self._io)
+        return prompt_session(DebuggerCompleter(self), self._io, history)
 
     # -- the loop ----------------------------------------------------------------------
     def loop(self) -> ExitStatus:
-        o = self.options
-        self.console.print(view_run.render_header(o.model_desc, self.session.toolset,
-                                                  o.offline, o.title))
-        self.say("step mode: Enter or 'next' performs the pending phase; 'help' lists commands.")
+        self.header()
+        self.say(_("step mode: Enter or 'next' performs the pending phase; 'help' lists commands."))
         self.show_new()
         self.banner()
         try:
+            self._start_lesson()
+            self.run_commands(self.startup)
+            self.run_lesson()
             while not self.quitting:
                 self._check_transcript()
                 try:
@@ -91,12 +108,15 @@ class Debugger:
                     if self.confirm_quit():
                         break
                     continue
+                if not line.strip() and self._lesson_left():
+                    self.run_lesson(resume=True)
+                    continue
                 self.dispatch(line)
         except Terminated:
             pass
         finally:
             if not self.session.done:
-                self.session.cancel("quit from step mode before the run ended")
+                self.session.cancel(i18n.Msg(i18n.N_("quit from step mode before the run ended")))
             if self.save_path is not None:
                 self.save(self.save_path)
         reason = self.session.stop_reason
@@ -106,24 +126,127 @@ class Debugger:
         writer = self.transcript
         if writer is not None and writer.error is not None and not self._warned:
             self._warned = True
-            self.error(f"the transcript {writer.path} cannot be written ({writer.error}); the run "
-                       "is kept in memory: 'save PATH' writes it somewhere else")
+            self.error(_("the transcript {path} cannot be written ({error}); the run is kept in "
+                         "memory: 'save PATH' writes it somewhere else").format(
+                path=writer.path, error=writer.error))
 
     def dispatch(self, line: str) -> None:
-        word, _, arg = line.strip().partition(" ")
+        word, _sep, arg = line.strip().partition(" ")
         try:
-            lookup(word or "next").fn(self, arg)
+            cmd = lookup(word or "next")
+            if cmd.name not in NOT_STEPS:
+                self.typed.append(line.strip() or "next")
+            cmd.fn(self, arg)
         except CommandError as exc:
             self.error(str(exc))
         except Exception as exc:  # noqa: BLE001 - a command must never kill the debugger
-            self.error(f"{type(exc).__name__}: {exc}")
+            self.error(f"{type(exc).__name__}: {tr(exc.args[0]) if exc.args else exc}")
+
+    def run_commands(self, lines: list[str]) -> None:
+        """Run ``lines`` as if typed (``-c``, ``source``): each shown after the prompt."""
+        for line in lines:
+            if self.quitting:
+                return
+            self.echo(line)
+            self.dispatch(line)
+
+    def echo(self, line: str) -> None:
+        from rich.text import Text
+
+        from agentdbg.render.safe import safe
+
+        self.console.print(Text(PROMPT + safe(line), style="bold"), soft_wrap=True)
 
     def confirm_quit(self) -> bool:
         try:
-            answer = self.prompt.prompt("Really quit? [y/N] ")
+            answer = self.prompt.prompt(_("Really quit? [y/N] "))
         except (KeyboardInterrupt, EOFError):
             return True
-        return answer.strip().lower() in ("y", "yes")
+        return answer.strip().lower() in ("y", "yes", _("y"))
+
+    def ask(self, question: str) -> str:
+        """A question at the prompt; Ctrl-C or Ctrl-D is no answer."""
+        try:
+            return self.prompt.prompt(question)
+        except (KeyboardInterrupt, EOFError):
+            return ""
+
+    def set_language(self, lang: str) -> None:
+        i18n.use(lang)
+        self.lang = lang
+
+    # -- lessons -------------------------------------------------------------------------
+    def _start_lesson(self) -> None:
+        lesson = self.lesson
+        if lesson is None:
+            return
+        if lesson.title:
+            self.say(_("lesson: {title}").format(title=lesson.title), "bold")
+        toolset = self.session.toolset
+        for kind, value, note in lesson.breakpoints:
+            try:
+                self.breakpoints.add_checked(kind, value, toolset, note)
+            except ValueError as exc:
+                self.error(tr(exc.args[0]))
+        for inj in lesson.injections:
+            from agentdbg.engine.faults import Fault
+
+            try:
+                self.session.fail(inj["tool"], Fault(inj["kind"]), inj["sticky"])
+            except KeyError as exc:
+                self.error(tr(exc.args[0]))
+                continue
+            if inj["note"] or inj["pause"]:
+                self.fault_notes[inj["tool"]] = (inj["note"], inj["pause"])
+
+    def _lesson_left(self) -> bool:
+        return self.lesson is not None and self.step_at < len(self.lesson.steps)
+
+    def run_lesson(self, resume: bool = False) -> None:
+        """The lesson's steps, one after another, up to a step with a pause (shown, not run:
+        Enter runs it) or the end; a breakpoint or a fault with a pause stops them too."""
+        while self._lesson_left() and not self.quitting:
+            assert self.lesson is not None
+            step: Step = self.lesson.steps[self.step_at]
+            if step.pause and self.paused_at != self.step_at:
+                self.paused_at = self.step_at
+                if step.note:
+                    self.note(step.note)
+                self.say(_("(lesson paused before: {command}; Enter runs it, or type a command)").format(
+                    command=step.command), "bold")
+                return
+            if step.note and not step.pause:
+                self.note(step.note)
+            self.step_at += 1
+            self.echo(step.command)
+            self.held = False
+            self.dispatch(step.command)
+            if self.held:
+                return
+        if resume and not self._lesson_left():
+            self.say(_("(the lesson's steps are done; Enter or 'next' goes on by hand)"))
+
+    held = False   # a breakpoint or a fault note with a pause holds the lesson
+
+    def write_lesson(self, path: Path) -> None:
+        from agentdbg.repl.lesson import dump_lesson
+
+        first = next((m.get("content") for m in self.session.messages if isinstance(m, dict)
+                      and m.get("role") == "user"), None)
+        o = self.options
+        options = {k: v for k, v in (("lang", self.lang), ("explain", self.explain),
+                                     ("present", self.present), ("profile", o.profile))
+                   if v not in (None, False, "en", "openai")}
+        lesson = Lesson(question=first if isinstance(first, str) else o.question,
+                        title=self.lesson.title if self.lesson else "", options=options,
+                        breakpoints=[(b.kind, b.value, b.note) for b in self.breakpoints.items],
+                        steps=[Step(c) for c in self.typed],
+                        exercises=self.lesson.exercises if self.lesson else [])
+        try:
+            path.write_text(dump_lesson(lesson), encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(i18n.Msg("{path}: cannot write it ({error})",
+                                        {"path": str(path), "error": exc.strerror or exc})) from None
 
     # -- moving --------------------------------------------------------------------------
     def advance(self):
@@ -131,62 +254,115 @@ class Debugger:
         if self.replay is not None and not self._replay_ready():
             return None
         if s.done:
-            raise CommandError(f"the run has stopped ({s.stop_reason.value}); 'rewind N' or "
-                               "'retry' to go on, 'save PATH', or 'quit'")
-        what = "model request" if s.phase is Phase.MODEL else "tool execution"
+            raise CommandError(i18n.Msg("the run has stopped ({reason}); 'rewind N' or 'retry' to "
+                                        "go on, 'save PATH', or 'quit'",
+                                        {"reason": view_run.stop_label(s.stop_reason.value)}))
+        what = _("model request") if s.phase is Phase.MODEL else _("tool execution")
+        before = Before(list(s.messages), dict(s.injections), dict(s.fails))
         try:
             event = s.step()
         except Terminated:
             raise
         except KeyboardInterrupt:
-            self.say(f"interrupted: the {what} was cancelled; nothing was appended")
+            self.say(_("interrupted: the {what} was cancelled; nothing was appended").format(what=what))
             return None
+        if not isinstance(event, (RequestBlocked, ApprovalNeeded)):   # those changed nothing
+            self.befores.append(before)
+        self.last = event
         self.report(event)
         self.show_new()
         self.banner()
+        self._fault_note(event)
         return event
 
+    def _fault_note(self, event) -> None:
+        if not isinstance(event, ToolsExecuted):
+            return
+        for o in event.outcomes:
+            note, pause = self.fault_notes.pop(o.name, ("", False)) if o.injected else ("", False)
+            if note:
+                self.note(note)
+            self.held = self.held or pause
+
+    def back(self) -> None:
+        """The phase before the last step, re-running nothing."""
+        if not self.befores:
+            raise CommandError(i18n.Msg("nothing to go back to: no step was taken yet"))
+        before = self.befores[-1]
+        if not before.still_leads(self.session.messages):
+            self.befores.clear()
+            raise CommandError(i18n.Msg("the history was changed since the last step: 'back' "
+                                        "cannot return to it ('rewind N' can)"))
+        self.befores.pop()
+        self.session.back(len(before.messages))
+        self.session.injections, self.session.fails = before.injections, before.fails
+        self.say(_("back: messages 0–{last}, as before the last step").format(
+            last=len(before.messages) - 1))
+        self.changed()
+
     def _replay_ready(self) -> bool:
-        """Re-apply recorded actions; refuse to play stale recorded responses unknowingly."""
+        """Re-apply recorded actions (said, one line each); refuse to play stale recorded
+        responses unknowingly."""
+        assert self.replay is not None
+        done = len(self.session.actions)
         reason = self.replay.pause_reason()
+        for entry in self.session.actions[done:]:
+            self.say(_("the recording does this next, as recorded: {action}").format(
+                action=describe_action(entry)), "bold")
+            self.last = entry
+        if len(self.session.actions) > done:
+            self.show_new()
         if reason is not None:
-            self.say(reason)
+            self.say(tr(reason))
             return False
         return True
 
     def go_live(self) -> None:
         """Leave the recording: a live model, and the tools of --tools (loaded only now)."""
         if self.replay is None or self.replay.live:
-            raise CommandError("already live: this session is not playing a recording")
+            raise CommandError(i18n.Msg("already live: this session is not playing a recording"))
         live = self.go_live_with
         if live is None:
+            from agentdbg.providers.judged import JudgedModel
             from agentdbg.providers.offline import OfflineModel
 
-            provider, toolset = OfflineModel(), None
+            provider, toolset = JudgedModel(OfflineModel(), profile=self.profile), None
         else:
             provider = live.provider()
             if live.tools is not None:
-                self.say(f"loading the tools of {live.tools_path}")
+                self.say(_("loading the tools of {path}").format(path=live.tools_path))
             toolset = live.tools() if live.tools is not None else None
         self.replay.go_live(provider, toolset)
         self.session.config.approve = "ask"
-        tools = (f"the tools of {self.session.toolset.path}" if toolset is not None else
-                 "no tools file (calls will answer: no recorded result; pass --tools)")
-        self.say(f"live from here with the {provider.name} model and {tools}")
+        tools = (_("the tools of {path}").format(path=self.session.toolset.path) if toolset is not None
+                 else _("no tools file (calls will answer: no recorded result; pass --tools)"))
+        self.say(_("live from here with the {model} model and {tools}").format(
+            model=provider.name, tools=tools))
 
     def run_to_break(self) -> None:
-        while not self.session.done:
+        self.held = False
+        while not self.session.done or self._recording_goes_on():
             event = self.advance()
             if event is None or isinstance(event, (ApprovalNeeded, RequestBlocked)):
                 return
             findings = self.findings()
             if any(f.severity == "error" for f in findings):
-                self.say("continue stopped: the checker has an error-level finding")
+                self.say(_("continue stopped: the checker has an error-level finding"))
                 return
             bp = self.breakpoints.hit(self.session, event, findings)
             if bp is not None:
-                self.say(f"breakpoint {bp.id} hit: {bp.describe()}")
+                self.say(_("breakpoint {id} hit: {what}").format(id=bp.id, what=bp.describe()))
+                if bp.note:
+                    self.note(bp.note)
+                self.held = True
                 return
+            if self.held:
+                return
+
+    def _recording_goes_on(self) -> bool:
+        """A replay whose recording continues after a stop (a recorded rewind or retry)."""
+        r = self.replay
+        return r is not None and not r.live and r.model.peek() is not None
 
     # -- showing -----------------------------------------------------------------------
     def findings(self):
@@ -194,102 +370,11 @@ class Debugger:
         return (check(s.request().body(), self.profile, in_progress=s.phase is Phase.TOOLS)
                 + view_run.answer_findings(s))
 
-    def report(self, event) -> None:
-        if isinstance(event, ModelReplied):
-            self.console.print(view_run.render_turn_title(event.turn))
-            if event.stats.note:
-                self.console.print(view_run.render_note(event.stats.note))
-        elif isinstance(event, ApprovalNeeded):
-            names = ", ".join(f"{call_name(c)} ({c.get('id')})" for c in event.calls)
-            self.say(f"approval needed before running {names}: 'approve' or 'deny'")
-        elif isinstance(event, RequestBlocked):
-            for f in event.findings:
-                self.console.print(render_finding(f))
-            self.say("not sent: the request breaks the protocol. Fix it (edit/drop/rewind) or "
-                     "'send' to send it anyway and see what the API answers.")
-
-    def show_new(self) -> None:
-        msgs = self.session.messages
-        start = min(self.shown, len(msgs))
-        if start:
-            self.console.print(Text(f"  (messages 0–{start - 1} unchanged; 'messages' shows all)",
-                                    style="dim"))
-        if start < len(msgs):
-            self._render(start, self.full)
-        self.shown = len(msgs)
-
-    def show_all(self, full: bool = False) -> None:
-        self._render(0, full)
-        self.shown = len(self.session.messages)
-
-    def _render(self, start: int, full: bool) -> None:
-        self.console.print(render_messages(
-            self.session.messages, findings=self.findings(), full=full, start=start,
-            meta=view_run.message_meta(self.session), in_progress=self.session.phase is Phase.TOOLS))
-
-    def banner(self) -> None:
-        s = self.session
-        if s.stop_reason is not None:
-            empty = " (warning: the answer is empty)" if view_run.empty_answer(s) else ""
-            self.console.print(Text.assemble(
-                ("■ stopped: ", "bold"), (s.stop_reason.value, "bold green" if
-                                          s.stop_reason is StopReason.COMPLETED and not empty
-                                          else "bold red" if not empty else "bold yellow"),
-                (empty, "bold yellow"),
-                f" — {safe(s.stop_detail)}. 'rewind N' or 'retry' to go on, 'save PATH', 'quit'."))
-        elif s.phase is Phase.MODEL:
-            self.console.print(Text(f"▶ next: ask the model (turn {len(s.turns) + 1}) with "
-                                    f"{len(s.messages)} message(s)", style="bold"))
-        else:
-            calls = [f"{safe(c.get('id'))} {safe(call_name(c))}({shown_arguments(call_arguments(c))})"
-                     for c in s.pending]
-            head = f"▶ next: execute {len(calls)} call(s):"
-            if len(calls) == 1 and cell_len(f"{head} {calls[0]}") <= self.console.width:
-                self.console.print(Text(f"{head} {calls[0]}", style="bold"))
-            else:  # a call a line, folded under itself: an id never parts from its name
-                self.console.print(Text(head, style="bold"))
-                width = max(20, self.console.width - 4)
-                for call in calls:
-                    parts = chop_cells(call, width) if self.console.is_terminal else [call]
-                    self.console.print(Text("\n".join("    " + p for p in parts), style="bold"),
-                                       soft_wrap=True)
-        if self.explain:
-            self.console.print(Text(safe(explain(s, self.lang)), style="italic cyan"))
-
-    def say(self, text: str) -> None:
-        self.console.print(Text(safe(text)))
-
-    def error(self, text: str) -> None:
-        self.console.print(Text(f"*** {safe(text)}", style="red"))
-
-    def print_json(self, obj, title: str = "") -> None:
-        if title:
-            self.say(title + ":")
-        self.console.print(Text(safe(json.dumps(obj, ensure_ascii=False, indent=2))))
-
-    def show_tools(self) -> None:
-        from agentdbg.render.tools import tools_table
-
-        self.console.print(tools_table(self.session.toolset))
-
-    def show_usage(self) -> None:
-        for t in self.session.turns:
-            u = t.usage
-            self.say(f"turn {t.turn}: {u.get('prompt_tokens', 0)} prompt + "
-                     f"{u.get('completion_tokens', 0)} completion tokens"
-                     f"{' (estimated)' if u.get('estimated') else ''}; model {t.latency_ms:.1f} ms; "
-                     f"tools {t.tool_ms:.1f} ms")
-        total = self.session.usage
-        self.say(f"total: {total['total_tokens']} tokens over {len(self.session.turns)} request(s)")
-        from agentdbg.render.budget import budget_of_session, render_budget
-
-        self.console.print(render_budget(budget_of_session(self.session)))
-
     # -- editing and saving -------------------------------------------------------------
     def edit_json(self, value, what: str):
         """Edit ``value`` as JSON in $VISUAL/$EDITOR, or inline; ValueError when unusable."""
         if not (os.environ.get("VISUAL") or os.environ.get("EDITOR")):
-            self.say("inline editor: Esc then Enter accepts, Ctrl-C cancels")
+            self.say(_("inline editor: Esc then Enter accepts, Ctrl-C cancels"))
         return edit_json(value, self._io, what)
 
     def save(self, path) -> None:
@@ -299,12 +384,13 @@ class Debugger:
         from agentdbg.transcript.runs import being_written
 
         if self.replay is not None and same_file(self.replay.model.path, path):
-            raise CommandError(f"{path} is the recording being replayed; writing there would "
-                               "destroy it: save to another path")
+            raise CommandError(i18n.Msg("{path} is the recording being replayed; writing there "
+                                        "would destroy it: save to another path", {"path": str(path)}))
         busy = being_written(Path(path)) if os.path.isfile(path) else None
         if busy is not None and not (self.transcript is not None and
                                      same_file(self.transcript.path, path)):
-            raise CommandError(f"{path}: {busy}; save to another path")
+            raise CommandError(i18n.Msg("{path}: {busy}; save to another path",
+                                        {"path": str(path), "busy": busy}))
         if self.transcript is not None and self.transcript.error is None:
             self.transcript.copy_to(Path(path))
             return
@@ -315,3 +401,15 @@ class Debugger:
             Redactor(o.redact, [*o.secrets, *url_secrets(o.base_url)])
         write_json(path, redact(run_document(self.session, model=self.session.config.model,
                                              base_url=safe_url(o.base_url))))
+
+
+def describe_action(entry: dict) -> str:
+    """A recorded action in a few words: ``rewind 2``, ``drop 1``, ``inject call_o2 timeout``."""
+    kind = entry.get("action")
+    if kind in ("rewind", "drop", "edit", "back"):
+        return f"{kind} {entry.get('index')}"
+    if kind == "inject":
+        return f"inject {entry.get('tool_call_id') or entry.get('index')} {entry.get('fault')}"
+    if kind == "fail":
+        return f"fail {entry.get('tool')} {entry.get('fault')}{' --sticky' if entry.get('sticky') else ''}"
+    return str(kind)

@@ -1,54 +1,157 @@
-"""--explain: one sentence, before each phase, on what app and model do in protocol terms."""
+"""--explain: before each phase, what just happened and what comes next, in protocol terms.
+
+``narrate(session, last)`` says what the last step or change did (``last``: the engine's
+event, or the user's action as the session recorded it) and then what the next phase does;
+every sentence comes from the message catalog, so ``--lang zh`` narrates in Chinese.
+Protocol words (``tool_calls``, ``tool_call_id``, role names) stay in English in every
+language: they are what the student will read in the JSON.
+"""
 
 from __future__ import annotations
 
-from agentdbg.engine.phases import Phase
+from typing import Any
+
+from agentdbg.engine.phases import Phase, StopReason
+from agentdbg.engine.session import RequestBlocked, ToolsExecuted
+from agentdbg.i18n import _
 from agentdbg.messages import call_name
 
-TEXT = {
-    "en": {
-        "first": "The app sends the messages ({n}) and the {t} tool definitions to the model and "
-                 "asks what to do next; the model answers with text or with tool_calls.",
-        "again": "The app sends the whole history back ({n} messages, including every tool result) "
-                 "so the model can read the results and decide: call more tools or answer.",
-        "tools": "The model asked for {k} call(s) ({names}). The app has appended that assistant "
-                 "message first; now it validates and runs each call and answers each with a "
-                 "role \"tool\" message carrying its own tool_call_id.",
-        "parallel": " Read-only calls run at the same time; results may finish in any order, the "
-                    "ids keep them paired.",
-        "approval": " {names} has side effects: the app must get approval before running it.",
-        "done": "The model answered without tool_calls, so the loop ends here.",
-        "stopped": "The loop was stopped ({reason}); a run stopped by a limit is not an answer.",
-    },
-    "zh": {
-        "first": "应用把 messages（{n} 条）和 {t} 个工具定义发给模型，询问下一步；"
-                 "模型会返回文本或 tool_calls。",
-        "again": "应用把完整历史（{n} 条消息，包括每个工具结果）再发给模型，"
-                 "让它读取结果并决定：继续调用工具，还是给出回答。",
-        "tools": "模型请求了 {k} 个调用（{names}）。应用已先追加这条 assistant 消息；现在逐个校验并执行，"
-                 "并为每个调用追加一条带有相同 tool_call_id 的 role \"tool\" 消息。",
-        "parallel": "只读调用会并行执行；结果完成的顺序可能不同，靠 id 对应。",
-        "approval": "{names} 有副作用：执行前必须先获得人工批准。",
-        "done": "模型的回复里没有 tool_calls，循环到此结束。",
-        "stopped": "循环被终止（{reason}）；因限制而终止的运行不是答案。",
-    },
-}
+LIMITS = (StopReason.MAX_TURNS, StopReason.MAX_TOOL_CALLS, StopReason.REPEATED_CALL,
+          StopReason.TIMEOUT)
 
 
-def explain(session, lang: str = "en") -> str:
-    t = TEXT.get(lang, TEXT["en"])
+def narrate(session, last: Any = None) -> str:
+    """What ``last`` did, then what the next phase does (or why the loop stopped)."""
+    said = [text for text in (_what_happened(session, last), _what_next(session, last)) if text]
+    return join_sentences(said)
+
+
+def join_sentences(sentences: list[str]) -> str:
+    """Sentences one after another: a space after an English one, none after a Chinese one."""
+    out = ""
+    for s in sentences:
+        out += ("" if not out or out[-1] in "。！？；：）" else " ") + s
+    return out
+
+
+def _what_happened(session, last: Any) -> str:
+    if isinstance(last, RequestBlocked):
+        return _("Not sent: the checker found that the history breaks a rule the API enforces "
+                 "(above), so the app did not send it and the model saw nothing.")
+    if isinstance(last, ToolsExecuted):
+        return _tool_results(last)
+    if isinstance(last, dict) and "action" in last:
+        return _action(last)
+    return ""
+
+
+def _tool_results(event: ToolsExecuted) -> str:
+    failed = [o for o in event.outcomes if not o.ok]
+    injected = [o for o in event.outcomes if o.injected]
+    said = []
+    if injected:
+        said.append(_("The fault you injected answered {names} in place of the tool's own result: "
+                      "the model sees only what you injected.").format(
+            names=", ".join(o.name for o in injected)))
+    if failed:
+        names = ", ".join(f"{o.name} ({o.error_type})" for o in failed)
+        said.append(_("{names} failed: the app answers the call with an error result (a role "
+                      "\"tool\" message with the same tool_call_id), not a crash, so the model can "
+                      "react.").format(names=names))
+        if any(o.retryable for o in failed):
+            said.append(_("A retryable error: the model may call the same tool again."))
+    return join_sentences(said)
+
+
+def _action(entry: dict) -> str:
+    kind = entry.get("action")
+    if kind == "drop":
+        return _("You removed message {index}: the next request carries the history without it, "
+                 "and the checker judges that history at once.").format(index=entry.get("index"))
+    if kind == "rewind":
+        return _("You cut the history after message {index}: the next request is sent from "
+                 "there, as if the later messages had never happened.").format(
+            index=entry.get("index"))
+    if kind == "back":
+        return _("Back to the phase before: nothing was re-run; the history is as it was then.")
+    if kind == "retry":
+        return _("The last assistant message and its results were removed: the model is asked "
+                 "again for that turn, with the same history.")
+    if kind == "edit":
+        return _("You edited message {index}: the model will read your version as if the app had "
+                 "sent it.").format(index=entry.get("index"))
+    if kind in ("inject", "fail"):
+        return _("A fault is waiting: the call will be answered with it instead of running the "
+                 "tool.")
+    return ""
+
+
+def _what_next(session, last: Any) -> str:
     if session.done:
-        if session.stop_reason.value == "completed":
-            return t["done"]
-        return t["stopped"].format(reason=session.stop_reason.value)
+        return _stopped(session)
     if session.phase is Phase.TOOLS:
-        names = ", ".join(call_name(c) or "?" for c in session.pending)
-        text = t["tools"].format(k=len(session.pending), names=names)
-        if len(session.pending) > 1:
-            text += t["parallel"]
-        needing = [call_name(c) or "?" for c in session.needs_approval()]
-        if needing:
-            text += t["approval"].format(names=", ".join(needing))
-        return text
-    key = "first" if not session.turns else "again"
-    return t[key].format(n=len(session.messages), t=len(session.toolset.tools))
+        return _tools(session)
+    if isinstance(last, RequestBlocked):
+        return _("'next' would be blocked again until the history is fixed (edit/drop/rewind); "
+                 "'send' sends it anyway, to see what the API answers.")
+    n, t = len(session.messages), len(session.toolset.tools)
+    if not any(m.get("role") == "assistant" for m in session.messages if isinstance(m, dict)):
+        return _("The app sends the messages ({n}) and the {t} tool definitions to the model and "
+                 "asks what to do next; the model answers with text or with tool_calls.").format(
+            n=n, t=t)
+    return _("The app sends the whole history back ({n} messages, including every tool result) "
+             "so the model can read the results and decide: call more tools or answer.").format(n=n)
+
+
+def _tools(session) -> str:
+    names = ", ".join(call_name(c) or "?" for c in session.pending)
+    said = [_("The model asked for {k} call(s) ({names}). The app has appended that assistant "
+              "message first; now it validates and runs the calls and answers each with a role "
+              "\"tool\" message carrying its own tool_call_id.").format(k=len(session.pending),
+                                                                         names=names)]
+    if len(session.pending) > 1:
+        said.append(_("Read-only calls run at the same time; results may finish in any order, "
+                      "the ids keep them paired."))
+    needing = [call_name(c) or "?" for c in session.needs_approval()]
+    if needing:
+        said.append(_("{names} has side effects: the app must get approval before running "
+                      "it.").format(names=", ".join(needing)))
+    return join_sentences(said)
+
+
+def _stopped(session) -> str:
+    reason = session.stop_reason
+    if reason is StopReason.COMPLETED:
+        return _("The model answered without tool_calls, so the loop ends here.")
+    if reason is StopReason.MODEL_ERROR:
+        return _model_error(session.model_failure)
+    if reason is StopReason.INVALID_REQUEST:
+        return _("The loop stopped before sending a request that breaks the protocol; nothing "
+                 "was sent.")
+    if reason is StopReason.CANCELLED:
+        return _("The loop was stopped by you; what happened so far is recorded.")
+    if reason in LIMITS:
+        return _("The loop was stopped by a limit ({reason}); a run stopped by a limit is not an "
+                 "answer.").format(reason=reason.value)
+    return ""
+
+
+def _model_error(exc: Any) -> str:
+    status = getattr(exc, "status", None)
+    if status == 400:
+        return _("The API rejected the request (HTTP 400): the history breaks a rule it enforces, "
+                 "so no reply came back and nothing was appended. A real app would fail here "
+                 "every time it sends this history: fix it ('rewind N', 'drop N', 'edit N') and "
+                 "send again.")
+    if status in (401, 403):
+        return _("The API refused the credentials (HTTP {status}): nothing reached the "
+                 "model.").format(status=status)
+    if status == 429 or (isinstance(status, int) and status >= 500):
+        return _("The API failed on its side (HTTP {status}): a transient error, so an app may "
+                 "send the same request again ('rewind N' reopens the loop at message N).").format(
+            status=status)
+    if isinstance(status, int):
+        return _("The API answered HTTP {status}: no reply, nothing appended.").format(
+            status=status)
+    return _("The request did not reach the model (no connection or a timeout): no reply, "
+             "nothing appended; 'rewind N' reopens the loop at message N.")

@@ -20,11 +20,17 @@ EXPORT_FORMATS = ("otlp-json",)
 
 
 def run_report(path: str | os.PathLike, output: str | os.PathLike | None, console: Any, *,
-               diff_with: str | os.PathLike | None = None, profile: str = "openai") -> ExitStatus:
-    """``agentdbg report TRANSCRIPT [-o FILE.html] [--diff OTHER]``: write the HTML page."""
+               diff_with: str | os.PathLike | None = None, profile: str = "openai",
+               lang: str | None = None) -> ExitStatus:
+    """``agentdbg report TRANSCRIPT [-o FILE.html] [--diff OTHER]``: write the HTML page (its
+    own words in ``lang``; what was recorded stays as recorded)."""
+    from agentdbg import i18n
+    from agentdbg.i18n import _
+    from agentdbg.render.run import stop_label
     from agentdbg.report.html import render_report
     from agentdbg.report.timeline import read_run
 
+    i18n.use(lang)
     _exists(path)
     if diff_with is not None:
         _exists(diff_with)
@@ -37,10 +43,40 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
                       **{"--diff transcript": diff_with})
     run = read_run(path, profile=profile)
     page = render_report(run, diff_with=diff_with, profile=profile)
-    write_text(target, page)
+    write_text(target, page, mode=shared_mode(path))
     findings = run.findings()
-    console.print(f"report: {one_line(target)} ({len(run.turns)} turn(s), {len(run.calls())} "
-                  f"tool call(s), {len(findings)} finding(s), stop {one_line(run.stop_reason or 'none')})",
+    said = _("report: {path} ({turns} turn(s), {calls} tool call(s), {findings} finding(s), "
+             "stop {reason})")
+    console.print(said.format(path=one_line(target), turns=len(run.turns), calls=len(run.calls()),
+                              findings=len(findings),
+                              reason=one_line(stop_label(run.stop_reason)) if run.stop_reason
+                              else _("none")),
+                  markup=False, highlight=False, soft_wrap=True)
+    return ExitStatus.OK
+
+
+def run_handout(path: str | os.PathLike, output: str | os.PathLike | None, console: Any, *,
+                lesson: str | os.PathLike | None = None, lang: str | None = None) -> ExitStatus:
+    """``agentdbg report TRANSCRIPT --handout [--lesson FILE]``: a page per phase, with the
+    lesson's exercises (default ./NAME-handout.html)."""
+    from agentdbg import i18n
+    from agentdbg.i18n import _
+    from agentdbg.report.handout import render_handout
+
+    i18n.use(lang)
+    _exists(path)
+    target = Path(output) if output is not None else Path.cwd() / (Path(path).stem + "-handout.html")
+    never_over_inputs(target, "-o" if output is not None else "the handout", transcript=path,
+                      lesson=lesson)
+    exercises, title = [], None
+    if lesson is not None:
+        from agentdbg.repl.lesson import load_lesson
+
+        found = load_lesson(Path(lesson))
+        exercises, title = found.exercises, found.title or None
+    page = render_handout(path, exercises=exercises, title=title)
+    write_text(target, page, mode=shared_mode(path))
+    console.print(_("handout: {path} ({n} exercise(s))").format(path=one_line(target), n=len(exercises)),
                   markup=False, highlight=False, soft_wrap=True)
     return ExitStatus.OK
 
@@ -225,14 +261,31 @@ def budget_json(path: str | os.PathLike) -> dict | None:
     return b.to_dict() if b is not None else None
 
 
-def write_text(target: Path, text: str) -> None:
-    """Write atomically; one line naming the file when it cannot be written."""
+def shared_mode(source: str | os.PathLike) -> int:
+    """The mode of a page made from ``source``: readable by the group and others (0644, less the
+    umask), unless the folder ``source`` lies in is private (then 0600, as that folder keeps it)."""
+    try:
+        folder = Path(source).resolve().parent.stat().st_mode
+    except OSError:
+        folder = 0o755
+    if not folder & 0o077:
+        return 0o600
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o644 & ~umask
+
+
+def write_text(target: Path, text: str, mode: int | None = None) -> None:
+    """Write atomically (``mode``: the file's permissions; default: mkstemp's 0600); one line
+    naming the file when it cannot be written."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(text)
+            if mode is not None:
+                os.chmod(tmp, mode)
             os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

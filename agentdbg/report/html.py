@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from agentdbg.i18n import _, language, recorded, tr
 from agentdbg.messages import NestedTooDeeply, loads_json, shown_json
 from agentdbg.report import adapter
 from agentdbg.report.timeline import Card, History, Run, as_dict
@@ -70,7 +71,7 @@ def render_report(source: Any, *, diff_with: Any = None, profile: str = "openai"
     parts = [head_html(run), summary_html(run)]
     if budget:
         parts.append(_budget(run))
-    parts.append('<h2 id="timeline">Timeline</h2>')
+    parts.append('<h2 id="timeline">' + esc(_("Timeline")) + "</h2>")
     for number, history in enumerate(run.histories):
         parts.append(_history(run, number, history))
     parts.append(stop_html(run))
@@ -88,7 +89,7 @@ def page(title: str, body: str, css: str = CSS) -> str:
     csp = (f"default-src 'none'; style-src 'sha256-{style_hash}'; script-src 'none'; "
            "img-src 'none'; font-src 'none'; connect-src 'none'; frame-src 'none'; "
            "object-src 'none'; media-src 'none'; base-uri 'none'; form-action 'none'")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    return (f"<!DOCTYPE html>\n<html lang=\"{esc(language())}\"><head><meta charset=\"utf-8\">\n"
             f"<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n"
             "<meta name=\"referrer\" content=\"no-referrer\">\n"
             "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
@@ -104,35 +105,37 @@ def esc(value: Any) -> str:
 
 def _title(run: Run) -> str:
     question = run.header.question
-    return "agentdbg report" + (f" — {esc(str(question)[:80])}" if question else "")
+    return esc(_("agentdbg report")) + (f" — {esc(str(question)[:80])}" if question else "")
 
 
 # -- header and summary --------------------------------------------------------------------
 
 def head_html(run: Run) -> str:
-    return f'<header><h1>agentdbg report</h1>{head_rows(run)}</header>'
+    return "<header><h1>" + esc(_("agentdbg report")) + f"</h1>{head_rows(run)}</header>"
 
 
 def head_rows(run: Run) -> str:
     """The transcript's header as a list of fields (and the warnings reading it gave)."""
     h = run.header
     rows: list[tuple[str, object]] = [
-        ("model", h.model), ("provider", h.provider), ("base URL", h.base_url),
-        ("question", h.question), ("tools", _tool_names(run) or "(none)"),
-        ("created", h.created), ("transcript", run.path.name), ("agentdbg", h.agentdbg_version)]
+        (_("model"), h.model), (_("provider"), h.provider), (_("base URL"), h.base_url),
+        (_("question"), h.question), (_("tools"), _tool_names(run) or _("(none)")),
+        (_("created"), h.created), (_("transcript"), run.path.name), ("agentdbg", h.agentdbg_version)]
     if h.parent is not None:
-        rows.append(("fork of", f"{h.parent.path} at message {h.parent.from_index}"))
+        rows.append((_("fork of"), _("{path} at message {index}").format(
+            path=h.parent.path, index=h.parent.from_index)))
     if h.conversation is not None:
-        rows.append(("proxy conversation", h.conversation))
+        rows.append((_("proxy conversation"), h.conversation))
     options: dict = h.options.given() if h.options is not None else {}
     shown = {k: options[k] for k in ("max_turns", "max_tool_calls", "repeat_limit", "timeout",
                                      "tool_choice", "parallel_tool_calls", "temperature")
              if options.get(k) is not None}
     if shown:
-        rows.append(("options", ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}"
+        rows.append((_("options"), ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}"
                                           for k, v in shown.items())))
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc('' if v is None else str(v))}</dd>" for k, v in rows)
-    warnings = "".join(f'<p class="bad">warning: {esc(w)}</p>' for w in run.warnings)
+    warning = _("warning: {text}")
+    warnings = "".join(f'<p class="bad">{esc(warning.format(text=w))}</p>' for w in run.warnings)
     return f'<dl class="head">{items}</dl>{_definitions(run)}{warnings}'
 
 
@@ -150,33 +153,45 @@ def _definitions(run: Run) -> str:
     if not lines:
         return ""
     items = "".join(f"<li>{esc(line)}</li>" for line in lines)
-    return (f'<details class="tools"><summary>{len(lines)} tool definition(s)</summary>'
+    said = _("{n} tool definition(s)").format(n=len(lines))
+    return (f'<details class="tools"><summary>{esc(said)}</summary>'
             f"<ul>{items}</ul></details>")
 
 
-def summary_html(run: Run, heading: str = "<h2>Summary</h2>") -> str:
+def summary_html(run: Run, heading: str | None = None) -> str:
+    from agentdbg.render.run import stop_label
+    from agentdbg.render.view import finding_text, severity_word
+
+    heading = heading if heading is not None else "<h2>" + esc(_("Summary")) + "</h2>"
     u = run.usage()
     calls = run.calls()
     findings = distinct_findings(run.findings())
     errors = sum(f.severity == "error" for f in findings)
-    reason = run.stop_reason or "(no stop event: the run was cut)"
-    cls = "ok" if reason == "completed" else "bad"
-    est = " (estimated)" if u["estimated"] else ""
-    out = [f'<section class="summary">{heading}<p><span class="{cls}">stop: {esc(reason)}</span>'
-           f"<span>{len(run.turns)} turn(s)</span><span>{len(calls)} tool call(s)</span>"
-           f"<span>{u['prompt_tokens']} prompt + {u['completion_tokens']} completion = "
-           f"{u['total_tokens']} tokens{est}</span>"
-           f"<span>{errors} error(s), {len(findings) - errors} warning(s)</span>"
-           f"<span>{len(run.actions) + run.actions_not_shown} action(s) by you</span></p>"]
+    reason = run.stop_reason or _("(no stop event: the run was cut)")
+    cls = "ok" if run.stop_reason == "completed" else "bad"
+    tokens = (_("{prompt} prompt + {completion} completion = {total} tokens (estimated)")
+              if u["estimated"] else _("{prompt} prompt + {completion} completion = {total} tokens"))
+    spans = [_("stop: {reason}").format(reason=stop_label(reason)),
+             _("{n} turn(s)").format(n=len(run.turns)), _("{n} tool call(s)").format(n=len(calls)),
+             tokens.format(prompt=u["prompt_tokens"], completion=u["completion_tokens"],
+                           total=u["total_tokens"]),
+             _("{errors} error(s), {warnings} warning(s)").format(errors=errors,
+                                                                  warnings=len(findings) - errors),
+             _("{n} action(s) by you").format(n=len(run.actions) + run.actions_not_shown)]
+    out = [f'<section class="summary">{heading}<p><span class="{cls}">{esc(spans[0])}</span>'
+           + "".join(f"<span>{esc(text)}</span>" for text in spans[1:]) + "</p>"]
     if run.actions_not_shown:
-        out.append(f"<p>The timeline shows your first {len(run.actions):,} actions; the other "
-                   f"{run.actions_not_shown:,} are in the transcript, not drawn here.</p>")
+        out.append("<p>" + esc(_("The timeline shows your first {shown} actions; the other {rest} "
+                                 "are in the transcript, not drawn here.").format(
+            shown=f"{len(run.actions):,}", rest=f"{run.actions_not_shown:,}")) + "</p>")
     if findings:
         out.append("<ul>")
+        at = _(" at {where}: ")
         for f in findings:
-            where = f"[{f.index}]" if f.index is not None else "request"
-            out.append(f'<li><span class="{_sev(f)}">{esc(f.severity)} {esc(f.rule)}</span> at '
-                       f"{esc(where)}: {esc(f.message)}</li>")
+            where = f"[{f.index}]" if f.index is not None else _("request")
+            out.append(f'<li><span class="{_sev(f)}">{esc(severity_word(f.severity))} {esc(f.rule)}'
+                       f"</span>{esc(at.format(where=where))}"
+                       f"{esc(finding_text(f))}</li>")
         out.append("</ul>")
     out.append("</section>")
     return "".join(out)
@@ -207,18 +222,22 @@ def _budget(run: Run) -> str:
 
 
 def budget_html(b: Any) -> str:
+    from agentdbg.render.budget import part_label
     rows = []
     for part in b.parts:
         share = part.tokens / b.total if b.total else 0.0
-        rows.append(f"<tr><td>{esc(part.label)}</td><td class=\"num\">{part.tokens}</td>"
+        rows.append(f"<tr><td>{esc(part_label(part))}</td><td class=\"num\">{part.tokens}</td>"
                     f"<td><meter min=\"0\" max=\"1\" value=\"{share:.3f}\"></meter> "
                     f"{share * 100:.0f}%</td></tr>")
-    reported = (f"; the provider reported {b.reported} prompt tokens"
-                if b.reported is not None else "")
-    return (f'<section id="budget"><h2>Context budget of the last request (turn {b.turn})</h2>'
-            f'<p class="dim">counted with {esc(b.method)}{esc(reported)}</p>'
-            f"<table><tr><th>part</th><th class=\"num\">tokens</th><th>share</th></tr>"
-            f"{''.join(rows)}</table></section>")
+    method = tr(b.method_shown or b.method)
+    counted = (_("counted with {method}; the provider reported {n} prompt tokens").format(
+        method=method, n=b.reported) if b.reported is not None else
+        _("counted with {method}").format(method=method))
+    title = _("Context budget of the last request (turn {turn})").format(turn=b.turn)
+    return (f'<section id="budget"><h2>{esc(title)}</h2>'
+            f'<p class="dim">{esc(counted)}</p>'
+            "<table><tr><th>" + esc(_("part")) + '</th><th class="num">' + esc(_("tokens"))
+            + "</th><th>" + esc(_("share")) + f"</th></tr>{''.join(rows)}</table></section>")
 
 
 # -- the timeline ----------------------------------------------------------------------------
@@ -251,12 +270,12 @@ def _history(run: Run, number: int, h: History, ns: str = "",
     view = _View(run, number, h, ns, extra)
     out = []
     if number:
-        out.append(f'<div class="rewrite" id="{ns}history-{number}">history changed: messages '
-                   f"0..{h.start - 1} as before; from [{h.start}] on they differ from what was "
-                   "shown above</div>")
+        said = _("history changed: messages 0..{last} as before; from [{start}] on they differ from "
+                 "what was shown above").format(last=h.start - 1, start=h.start)
+        out.append(f'<div class="rewrite" id="{ns}history-{number}">{esc(said)}</div>')
         earlier = sorted(i for i in view.findings if isinstance(i, int) and i < h.start)
         if earlier:
-            out.append('<div class="card final"><h3>re-checked in this history</h3>')
+            out.append('<div class="card final"><h3>' + esc(_("re-checked in this history")) + "</h3>")
             out.extend(_message(view, i, new=False) for i in earlier)
             out.append("</div>")
     request_level = view.findings.get(None, [])
@@ -268,7 +287,7 @@ def _history(run: Run, number: int, h: History, ns: str = "",
     if past:
         out.append(f'<div class="card final"><div class="msg"><span></span><span class="idx">'
                    f'[{len(h.messages)}]</span><span class="role bad">—</span><div class="body">'
-                   f'<span class="dim">(missing: nothing here)</span>'
+                   '<span class="dim">' + esc(_("(missing: nothing here)")) + "</span>"
                    f"{''.join(_finding(f) for f in past)}</div></div></div>")
     return "".join(out)
 
@@ -278,24 +297,25 @@ def _card(view: _View, card: Card) -> str:
         return _action(card.action) if card.action is not None else ""
     if card.kind == "blocked":
         items = "".join(_finding(f, where=True) for f in card.findings)
-        return (f'<div class="card blocked"><h3>request {card.turn or ""} blocked by the pre-send '
-                f"check (not sent)</h3>{items}</div>")
-    title = f"turn {card.turn}" if card.kind == "turn" else "final messages"
+        said = _("request {n} blocked by the pre-send check (not sent)").format(n=card.turn or "")
+        return f'<div class="card blocked"><h3>{esc(said)}</h3>{items}</div>'
+    title = _("turn {turn}").format(turn=card.turn) if card.kind == "turn" else _("final messages")
     anchor = f' id="{view.ns}turn-{card.turn}"' if card.kind == "turn" and view.number == 0 else ""
     out = [f'<section class="card {card.kind}"{anchor}><h3>{esc(title)}</h3>']
     if card.request:
         params = {k: v for k, v in (card.request.get("params") or {}).items()
                   if k not in ("model", "tools") and v is not None}
         extra = " · " + esc(json.dumps(params, ensure_ascii=False)) if params else ""
-        out.append(f'<div class="dim">request: {card.request.get("messages")} message(s){extra}</div>')
+        said = _("request: {n} message(s)").format(n=card.request.get("messages"))
+        out.append(f'<div class="dim">{esc(said)}{extra}</div>')
     if view.extra is not None and card.kind == "turn":
         out.append(view.extra(card))
     out.extend(_message(view, i, new=True, card=card) for i in card.indices)
     out.extend(_finding(f, where=True) for f in card.findings if f.index is None)
     if card.error:
         status = f" (HTTP {card.error.get('status')})" if card.error.get("status") else ""
-        out.append(f'<div class="finding error">model error{esc(status)}: '
-                   f"{esc(card.error.get('message') or '')}</div>")
+        said = _("model error") + status + _(": ") + recorded(card.error.get("message") or "")
+        out.append(f'<div class="finding error">{esc(said)}</div>')
     out.append("</section>")
     return "".join(out)
 
@@ -307,10 +327,10 @@ def _action(a: Action) -> str:
     text = action_text(a)
     detail = ""
     if kind == "edit":
-        detail = (f'<div class="dim">before:</div>{_fold(_json(a.before))}'
-                  f'<div class="dim">after:</div>{_fold(_json(a.after))}')
+        detail = ('<div class="dim">' + esc(_("before:")) + f"</div>{_fold(_json(a.before))}"
+                  + '<div class="dim">' + esc(_("after:")) + f"</div>{_fold(_json(a.after))}")
     elif kind == "drop":
-        detail = f'<div class="dim">removed:</div>{_fold(_json(a.message))}'
+        detail = '<div class="dim">' + esc(_("removed:")) + f"</div>{_fold(_json(a.message))}"
     return f'<div class="card action"><h3>✎ {esc(text)}</h3>{detail}</div>'
 
 
@@ -321,23 +341,29 @@ def _json(value: Any) -> str:
 def stop_html(run: Run, ns: str = "") -> str:
     stop = run.stop
     if stop is None:
-        return ('<div class="card stop bad"><h3>■ no stop event</h3><p>The transcript ends '
-                "without one: the run was interrupted, or is still running.</p></div>")
+        said = _("The transcript ends without one: the run was interrupted, or is still running.")
+        return ('<div class="card stop bad"><h3>' + esc(_("■ no stop event")) + "</h3><p>"
+                + esc(said) + "</p></div>")
+    from agentdbg.render.run import stop_label
+
     reason = stop.reason
     cls = "stop" if reason == "completed" else "stop bad"
     u = run.usage()
-    return (f'<div class="card {cls}" id="{ns}stop"><h3>■ stopped: {esc(reason)} — '
-            f"{esc(stop.detail or '')}</h3><p>usage: {u['prompt_tokens']} prompt + "
-            f"{u['completion_tokens']} completion = {u['total_tokens']} tokens over "
-            f"{len(run.turns)} request(s); {len(run.calls())} tool call(s)</p></div>")
+    title = _("■ stopped: {reason} — {detail}").format(reason=stop_label(reason),
+                                                       detail=recorded(stop.detail or ""))
+    usage = _("usage: {prompt} prompt + {completion} completion = {total} tokens over {n} request(s); "
+              "{calls} tool call(s)").format(prompt=u["prompt_tokens"], completion=u["completion_tokens"],
+                                             total=u["total_tokens"], n=len(run.turns),
+                                             calls=len(run.calls()))
+    return f'<div class="card {cls}" id="{ns}stop"><h3>{esc(title)}</h3><p>{esc(usage)}</p></div>'
 
 
 def foot_html() -> str:
     from agentdbg import __version__
 
-    return (f'<footer class="dim"><p>Made by agentdbg {esc(__version__)} from the transcript: '
-            "a self-contained page (no scripts, no network); secrets were redacted when the "
-            "transcript was written.</p></footer>")
+    said = _("Made by agentdbg {version} from the transcript: a self-contained page (no scripts, no "
+             "network); secrets were redacted when the transcript was written.").format(version=__version__)
+    return f'<footer class="dim"><p>{esc(said)}</p></footer>'
 
 
 # -- one message -----------------------------------------------------------------------------
@@ -358,11 +384,13 @@ def _message(view: _View, i: int, *, new: bool, card: Card | None = None) -> str
 
 def _body(view: _View, i: int, message: Any, card: Card | None) -> str:
     if not isinstance(message, dict):
-        return f'<span class="bad">(not an object: {esc(repr(message)[:200])})</span>'
+        said = _("(not an object: {value})").format(value=repr(message)[:200])
+        return f'<span class="bad">{esc(said)}</span>'
     out = []
     role = message.get("role")
     if role == "function":
-        out.append(f'<div class="dim">(legacy function result, name={esc(str(message.get("name")))})</div>')
+        said = _("(legacy function result, name={name})").format(name=message.get("name"))
+        out.append(f'<div class="dim">{esc(said)}</div>')
     if message.get("reasoning_content"):
         reasoning = _fold(str(message["reasoning_content"]), 200)
         out.append(f'<div class="dim">reasoning_content:</div>{reasoning}')
@@ -380,7 +408,7 @@ def _content(message: dict) -> str:
     if "content" not in message:
         if message.get("role") == "assistant" and message.get("tool_calls"):
             return ""
-        return '<div class="dim">(no content key)</div>'
+        return '<div class="dim">' + esc(_("(no content key)")) + "</div>"
     content = message["content"]
     if content is None:
         if message.get("role") == "assistant" and message.get("tool_calls"):
@@ -393,7 +421,7 @@ def _content(message: dict) -> str:
         if len(texts) == len(content) and all(isinstance(t, str) for t in texts):
             return _fold("".join(texts))
     return (f'<div class="bad">{esc(json.dumps(content, ensure_ascii=False))}   '
-            f"(content is a {esc(type(content).__name__)})</div>")
+            + esc(_("(content is a {kind})").format(kind=type(content).__name__)) + "</div>")
 
 
 def fold(text: str, limit: int = adapter.FOLD_AT) -> str:
@@ -404,9 +432,9 @@ def _fold(text: str, limit: int = adapter.FOLD_AT) -> str:
     """Long text folded: a preview, and the whole of it one click away."""
     if len(text) <= limit:
         return f"<pre>{esc(text)}</pre>"
-    hidden = len(text) - limit
+    more = _("… {n} more characters hidden (click to expand)").format(n=len(text) - limit)
     return (f'<details class="fold"><summary><pre class="preview">{esc(text[:limit])}</pre>'
-            f'<span class="more">… {hidden} more characters hidden (click to expand)</span>'
+            f'<span class="more">{esc(more)}</span>'
             f"</summary><pre class=\"full\">{esc(text)}</pre></details>")
 
 
@@ -421,7 +449,7 @@ def _calls(view: _View, i: int, message: dict) -> str:
     if not isinstance(calls, list):
         return f'<div class="bad">tool_calls: {esc(json.dumps(calls, ensure_ascii=False))}</div>'
     if not calls:
-        return '<div class="bad">tool_calls: [] (empty)</div>'
+        return '<div class="bad">tool_calls: [] ' + esc(_("(empty)")) + "</div>"
     pairing = view.h.pairing
     out = []
     seen: set = set()
@@ -432,36 +460,38 @@ def _calls(view: _View, i: int, message: dict) -> str:
         cid = call.get("id")
         fn = as_dict(call.get("function"))
         label = pairing.label(cid)
-        cid_text = esc(cid) if isinstance(cid, str) and cid else '<span class="bad">(no id)</span>'
+        cid_text = esc(cid) if isinstance(cid, str) and cid else \
+            '<span class="bad">' + esc(_("(no id)")) + "</span>"
         answer = pairing.answer_of.get((i, pos))
         text, style = adapter.call_status(i, pos, isinstance(cid, str) and cid in seen, pairing)
         if isinstance(cid, str):
             seen.add(cid)
         if view.pending == i and answer is None and cid is not None:
-            status = '<span class="pending">… not executed</span>'
+            status = '<span class="pending">' + esc(_("… not executed")) + "</span>"
         elif "green" in style and answer is not None:
             status = f'<a class="ok" href="#{view.msg_id(answer)}">{esc(text.strip())}</a>'
         else:
             status = f'<span class="{"pending" if "yellow" in style else "bad"}">{esc(text.strip())}</span>'
+        name = fn.get("name") or _("(no name)")
         out.append(f'<div class="call">→ {_label(label)} <code>{cid_text}</code>  '
-                   f"<b>{esc(fn.get('name') or '(no name)')}</b>   {status}"
+                   f"<b>{esc(name)}</b>   {status}"
                    f'<div class="args">{_arguments(fn)}</div></div>')
     return "".join(out)
 
 
 def _arguments(fn: dict) -> str:
     if "arguments" not in fn:
-        return '<span class="bad">(no arguments)</span>'
+        return '<span class="bad">' + esc(_("(no arguments)")) + "</span>"
     arguments = fn["arguments"]
     if not isinstance(arguments, str):
-        return (f'<pre class="bad">{esc(shown_json(arguments))}   (arguments '
-                f"is a {esc(type(arguments).__name__)}, not a string)</pre>")
+        said = _("(arguments is a {kind}, not a string)").format(kind=type(arguments).__name__)
+        return f'<pre class="bad">{esc(shown_json(arguments))}   {esc(said)}</pre>'
     try:
         value = loads_json(arguments)
     except NestedTooDeeply as exc:
         return f'<pre class="bad">{esc(arguments)}   (JSON {esc(str(exc))})</pre>'
     except ValueError:
-        return f'<pre class="bad">{esc(arguments)}   (not valid JSON)</pre>'
+        return f'<pre class="bad">{esc(arguments)}   ' + esc(_("(not valid JSON)")) + "</pre>"
     text = json.dumps(value, ensure_ascii=False)
     if not (isinstance(value, dict) and len(text) <= 60):
         text = json.dumps(value, ensure_ascii=False, indent=2)
@@ -473,7 +503,7 @@ def _tool_head(view: _View, i: int, message: dict) -> str:
     tid = message.get("tool_call_id")
     text, style, asst, name = adapter.result_status(i, message, pairing, view.h.messages)
     label = pairing.label(tid) if asst is not None else None
-    tid_text = esc(tid) if isinstance(tid, str) and tid else "(no tool_call_id)"
+    tid_text = esc(tid) if isinstance(tid, str) and tid else esc(_("(no tool_call_id)"))
     shown = f"  <b>{esc(name)}</b>" if isinstance(name, str) else ""
     mark = (f'<a class="ok" href="#{view.msg_id(asst)}">{esc(text)}</a>' if "green" in style
             else f'<span class="bad">{esc(text)}</span>')
@@ -486,14 +516,17 @@ def _meta(view: _View, i: int, message: dict, card: Card | None) -> str:
         parts.append(esc(_reply_meta(card)))
         note = card.response.get("note")
         if note:
-            parts.append(f'<span class="dim">model note: {esc(note)}</span>')
+            parts.append('<span class="dim">' + esc(_("model note: ")) + f"{esc(note)}</span>")
     if card is not None and message.get("role") == "tool":
         tid = message.get("tool_call_id")
         event = card.tools.get(tid) if isinstance(tid, str) else None
         if event is not None:
             parts.append(_tool_meta(event))
     marks = view.h.marks.get(i, set())
-    badges = " ".join(f'<span class="badge">[{esc(m)} by you]</span>' for m in sorted(marks))
+    from agentdbg.render.run import MARKS
+
+    badges = " ".join(f'<span class="badge">{esc(MARKS.get(m, lambda m=m: f"[{m} by you]")())}</span>'
+                      for m in sorted(marks))
     if badges:
         parts.append(badges)
     return "".join(f'<div class="meta">{p}</div>' for p in parts)
@@ -502,58 +535,66 @@ def _meta(view: _View, i: int, message: dict, card: Card | None) -> str:
 def _reply_meta(card: Card) -> str:
     r = card.response or {}
     usage = as_dict(r.get("usage"))
-    est = " (estimated)" if usage.get("estimated") else ""
     latency = r.get("latency_ms")
-    ms = f"{latency:.1f} ms" if isinstance(latency, (int, float)) else "? ms"
-    tokens = (f"{usage.get('prompt_tokens', '?')} prompt{_cache(usage)} + "
-              f"{usage.get('completion_tokens', '?')} completion = {usage.get('total_tokens', '?')} "
-              f"tokens{est}") if usage else "no usage reported"
-    return f"turn {card.turn} · {tokens} · {ms} · finish_reason={r.get('finish_reason')}"
+    ms = _("{ms} ms").format(ms=f"{latency:.1f}" if isinstance(latency, (int, float)) else "?")
+    said = (_("{prompt} prompt{cache} + {completion} completion = {total} tokens (estimated)")
+            if usage.get("estimated") else
+            _("{prompt} prompt{cache} + {completion} completion = {total} tokens"))
+    tokens = said.format(prompt=usage.get("prompt_tokens", "?"), cache=_cache(usage),
+                         completion=usage.get("completion_tokens", "?"),
+                         total=usage.get("total_tokens", "?")) if usage else _("no usage reported")
+    return (_("turn {turn}").format(turn=card.turn) + f" · {tokens} · {ms} · "
+            f"finish_reason={r.get('finish_reason')}")
 
 
 def _cache(usage: dict) -> str:
     """The prompt's cache counts as the API reported them (Anthropic: written, read; OpenAI:
     cached), when any."""
-    parts = [f"{usage[k]} {word}" for k, word in (("cache_creation_input_tokens", "written to "
-                                                   "the cache"), ("cache_read_input_tokens",
-                                                                  "read from the cache"),
-                                                  ("cached_tokens", "cached"))
+    words = ((("cache_creation_input_tokens", _("{n} written to the cache")),
+              ("cache_read_input_tokens", _("{n} read from the cache")),
+              ("cached_tokens", _("{n} cached"))))
+    parts = [word.format(n=usage[k]) for k, word in words
              if isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) and usage[k]]
     uncached = usage.get("input_tokens")
     if parts and isinstance(uncached, int) and not isinstance(uncached, bool):
-        parts.insert(0, f"{uncached} uncached")
+        parts.insert(0, _("{n} uncached").format(n=uncached))
     return f" ({', '.join(parts)})" if parts else ""
 
 
 def _tool_meta(e: Tool) -> str:
     parts = []
     if e.duration_ms is not None:
-        parts.append(esc(f"{e.duration_ms:.1f} ms"))
+        parts.append(esc(_("{ms} ms").format(ms=f"{e.duration_ms:.1f}")))
     if e.ok is False:
-        retry = " (retryable)" if e.retryable else ""
-        parts.append(f'<span class="bad">error: {esc(str(e.error_type))}{esc(retry)}</span>')
+        said = (_("error: {type} (retryable)") if e.retryable else _("error: {type}")).format(
+            type=e.error_type)
+        parts.append(f'<span class="bad">{esc(said)}</span>')
     if e.truncated_chars:
-        parts.append(esc(f"cut {e.truncated_chars} characters"))
+        parts.append(esc(_("cut {n} characters").format(n=e.truncated_chars)))
     if e.stubbed:
-        parts.append("fixture (stub)")
+        parts.append(esc(_("fixture (stub)")))
     if e.injected:
-        parts.append('<span class="injected">injected fault</span>')
+        parts.append('<span class="injected">' + esc(_("injected fault")) + "</span>")
     if e.note and not e.injected:
         parts.append(esc(e.note))
     if e.ok is False and e.cause:
-        parts.append(f'<span class="bad">raised {esc(e.cause)}</span> (the model saw only the error)')
+        parts.append('<span class="bad">' + esc(_("raised {cause}").format(cause=e.cause)) + "</span> "
+                     + esc(_("(the model saw only the error)")))
     return " · ".join(parts)
 
 
 def _finding(f: Any, where: bool = False) -> str:
+    from agentdbg.render.view import finding_text, severity_word
+
     sev = "error" if f.severity == "error" else "warning"
     mark = "✗" if sev == "error" else "!"
-    at = f" at [{f.index}]" if where and f.index is not None else ""
-    who = f"{getattr(f, 'api_source', None) or 'API'} says"  # the terminal view's words
-    api = (f'<div class="api">{esc(who)}: {esc(f.api_error)}</div>' if getattr(f, "api_error", None)
+    at = _(" at [{index}]").format(index=f.index) if where and f.index is not None else ""
+    who = _("{api} says: ").format(api=getattr(f, "api_source", None) or "API")  # the terminal's words
+    api = (f'<div class="api">{esc(who)}{esc(f.api_error)}</div>' if getattr(f, "api_error", None)
            else "")
-    return (f'<div class="finding {sev}"><b>{mark} {esc(sev)} {esc(f.rule)}</b>{esc(at)}: '
-            f"{esc(f.message)}{api}</div>")
+    return (f'<div class="finding {sev}"><b>{mark} {esc(severity_word(sev))} {esc(f.rule)}</b>'
+            + esc(at + _(": ") + finding_text(f)) + f"{api}</div>")
+
 
 
 # -- a diff in the page ------------------------------------------------------------------------

@@ -424,7 +424,7 @@ class RunBuilder:
                     self.history.marks.setdefault(index, set()).add(mark)
             elif kind == "drop":
                 self.marks = {(k - 1 if k > index else k): v for k, v in self.marks.items() if k != index}
-            elif kind == "rewind":
+            elif kind in ("rewind", "back"):
                 self.marks = {k: v for k, v in self.marks.items() if k <= index}
             elif kind == "retry":
                 self.marks = {k: v for k, v in self.marks.items() if k < index}

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from agentdbg.i18n import N_
 from agentdbg.schemas.refs import DATA_KEYWORDS, REF_KEYWORDS, root_resolver, target
 
 MAX_COST = 10_000      # schema nodes with every reference expanded
@@ -76,11 +77,11 @@ def cost(schema: Any, cap: int = MAX_COST) -> int:
 def over_budget(schema: Any) -> str | None:
     """Why ``schema`` is never used to validate (None: it is within the work budget)."""
     if cost(schema) > MAX_COST:
-        return (f"with its references expanded, the schema has more than {MAX_COST} parts "
-                "(agentdbg's work budget for one schema)")
+        return N_("with its references expanded, the schema has more than {n} parts "
+                  "(agentdbg's work budget for one schema)").format(n=MAX_COST)
     if endless(schema):
-        return ("a reference leads back to where it started without going into the instance "
-                "(allOf, anyOf, oneOf, not, if/then/else): a check would never end")
+        return N_("a reference leads back to where it started without going into the instance "
+                  "(allOf, anyOf, oneOf, not, if/then/else): a check would never end")
     return None
 
 
@@ -197,11 +198,11 @@ def _spend(n: int) -> None:
         return
     cancel = _steps.cancel
     if cancel is not None and cancel.is_set():
-        raise TooCostly("the check was stopped (the run was interrupted)")
+        raise TooCostly(N_("the check was stopped (the run was interrupted)"))
     _steps.left = left - n
     if left - n < 0:
-        raise TooCostly(f"checking them would take more than {_steps.asked} schema steps "
-                        "(agentdbg's work budget for one check)")
+        raise TooCostly(N_("checking them would take more than {n} schema steps (agentdbg's work "
+                           "budget for one check)").format(n=_steps.asked))
 
 
 @contextlib.contextmanager

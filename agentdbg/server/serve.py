@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentdbg import schemas
+from agentdbg.checker.verdict import verdict
 from agentdbg.errors import AgentdbgError, ProviderError
 from agentdbg.providers.base import ModelRequest
 from agentdbg.providers.replay import ReplayDiverged
@@ -34,7 +35,7 @@ from agentdbg.server.served import (
 )
 from agentdbg.textsafe import one_line
 from agentdbg.wire import codec as codecs
-from agentdbg.wire.codec import Codec
+from agentdbg.wire.codec import Codec, error_text
 from agentdbg.wire.common import OUTPUT_END, strip_wire
 
 
@@ -61,13 +62,6 @@ def _native_path(message: str, sources: list[str]) -> str:
         source = sources[i] if i < len(sources) else ""
         return f"at {source}" if source.startswith(("input[", "messages[")) else m.group(0)
     return re.sub(r"at messages\[(\d+)\]", native, message, count=1)
-
-
-def error_message(body: Any) -> str:
-    """The message of an error body in any of the three formats."""
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    return message if isinstance(message, str) else json.dumps(body, ensure_ascii=False)[:200]
 
 
 class ServeApp:
@@ -98,7 +92,7 @@ class ServeApp:
                 self.log(f"agentdbg serve: {one_line(line)}")
             if answer.status >= 400:  # the app sees the body; serve's terminal says it too
                 self.log(f"agentdbg serve: answered a {wire.name} request with "
-                         f"{answer.status}: {one_line(error_message(answer.body))}")
+                         f"{answer.status}: {one_line(error_text(answer.body))}")
             return answer
         except RecursionError:
             return Answer(400, wire.error(400, "the request is nested too deeply to be read"))
@@ -120,11 +114,8 @@ class ServeApp:
         form = wire.chat_form(body)
         if not self.lenient:
             prior = chain.items if chain else self._reasoning_prior(body)
-            from agentdbg.checker.formats import analyze
-
-            findings, _ = analyze(wire.name, body, self.profile, prior=prior,
-                                  model=wire.model_of(path, body))
-            rejected = wire.rejection(findings)
+            rejected = verdict(wire, body, self.profile, prior=prior,
+                               model=wire.model_of(path, body))
             if rejected is not None:
                 return Answer(*rejected)
         messages, sources = chain_messages(form, chain)

@@ -18,7 +18,7 @@ then one event per line, each with ``type`` and ``seq`` (``events``: one class p
 * ``blocked``  {turn, findings}: the pre-send check stopped a request.
 * ``tool``     {turn, index, tool_call_id, name, arguments, ok, error_type,
   content, detail, duration_ms, injected, stubbed, ...}
-* ``action``   {action: edit|drop|rewind|retry|inject|fail|send, ...}: the user's hand.
+* ``action``   {action: edit|drop|rewind|back|retry|inject|fail|send, ...}: the user's hand.
 * ``stop``     {reason, detail, prefix, append, usage}: the final messages, as a request's.
 
 One writer (``writer``) and one reader (``reader``, which reads version 1 too). Every line

@@ -237,7 +237,7 @@ class Tool(_Event, kw_only=True, tag="tool"):
 
 
 class Action(_Event, kw_only=True, tag="action"):
-    """The user's hand: edit, drop, rewind, retry, inject, fail, send."""
+    """The user's hand: edit, drop, rewind, back, retry, inject, fail, send."""
     event_type: ClassVar[str] = "action"
     action: str
     at_ms: float | None = None
@@ -272,7 +272,9 @@ class Action(_Event, kw_only=True, tag="action"):
 
 
 _ACTION_NEEDS: dict[str, tuple[str, ...]] = {
-    "edit": ("index", "after"), "drop": ("index",), "rewind": ("index",), "fail": ("tool",)}
+    "edit": ("index", "after"), "drop": ("index",), "rewind": ("index",),
+    "back": ("index",),        # step mode's 'back': a rewind that re-ran nothing
+    "fail": ("tool",)}
 
 
 class Stop(_Event, kw_only=True, tag="stop"):

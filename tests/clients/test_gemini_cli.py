@@ -57,7 +57,9 @@ def test_gemini_cli_completes_a_tool_turn_through_the_proxy_with_no_false_alarm(
         env.update(HOME=str(home), GEMINI_API_KEY=KEY, NO_COLOR="1",
                    GOOGLE_GEMINI_BASE_URL=proxy.url.removesuffix("/v1"),
                    GEMINI_CLI_TRUST_WORKSPACE="true")
-        run = subprocess.run([str(binary), "-p", "Which files are here? Use your tools.", "--yolo"],
+        # the offline model reads the user's own words, not the <session_context> block the CLI
+        # puts before them: the question names the file its tool call needs
+        run = subprocess.run([str(binary), "-p", 'Read the file "notes.txt" with your tools.', "--yolo"],
                              cwd=work, env=env, capture_output=True, text=True, timeout=240)
     finally:
         printed = proxy.stop()

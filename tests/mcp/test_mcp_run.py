@@ -133,7 +133,7 @@ def test_a_server_that_dies_mid_call(tmp_path, tag):
     assert json.loads(first["content"])["error"]["message"] == \
         "the tool 'lookup_city' failed: its MCP server 'demo' has stopped (its process exited)"
     assert "crashing during lookup_city (on purpose)" in first["detail"]       # its stderr, for you
-    assert "could not get lookup_city" in r.stdout and "stop: completed" in r.stdout
+    assert "I could not get Paris (lookup_city)" in r.stdout and "stop: completed" in r.stdout
 
 
 @pytest.mark.parametrize("mode,needle", [

@@ -49,6 +49,8 @@ def test_plan(domain, case):
     assert s.stop_reason is StopReason.COMPLETED
     for text in case.get("answer_has", []):
         assert text in s.answer(), (text, s.answer())
+    for text in case.get("answer_lacks", []):
+        assert text not in s.answer(), (text, s.answer())
     notes = " | ".join(t.note or "" for t in s.turns)
     for text in case.get("note_has", []):
         assert text in notes, (text, notes)

@@ -23,8 +23,9 @@ def test_a_node_app_s_openai_and_anthropic_loops_go_through_the_proxy(tmp_path):
     assert run.returncode == 0, err
     out = run.stdout.decode()
     openai, anthropic = out.split("anthropic: ")
-    assert openai.startswith("openai: ") and "status=shipped" in openai
-    assert "status=shipped" in anthropic
+    # the offline model answers in the question's language, in sentences
+    assert openai.startswith("openai: ") and "status 为 shipped" in openai
+    assert "status 为 shipped" in anthropic
     paths = summary_paths(err)["transcripts"]
     apis = sorted(json.loads(p.read_text(encoding="utf-8").splitlines()[0])["api"] for p in paths)
     assert apis == ["anthropic", "chat"] and "4 requests in 2 conversations" in err

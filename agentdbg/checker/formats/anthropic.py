@@ -22,6 +22,7 @@ from agentdbg.checker.formats.common import (
     schema_mismatch,
 )
 from agentdbg.checker.rules.pairing import first_misplaced
+from agentdbg.i18n import Msg
 from agentdbg.schemas import budgeted
 from agentdbg.wire.common import canonical
 from agentdbg.wire.pairing import SERVER_CALLS, Turn, WirePairing, pair_anthropic
@@ -72,11 +73,12 @@ def analyze_anthropic(body: dict | list, profile: str = "openai", *,
     ctx = FormatCtx(profile, ANTHROPIC_RULES)
     pairing = pair_anthropic(messages)
     if not bare and "model" in body and "max_tokens" not in body:
-        ctx.add("max-tokens-missing", None, "max_tokens", "the Messages API requires max_tokens",
+        ctx.add("max-tokens-missing", None, "max_tokens", Msg("the Messages API requires max_tokens"),
                 "max_tokens: Field required")
     if raw == []:  # langchain-ai/langchain#31657: "messages: at least one message is required"
-        ctx.add("empty-messages", None, "messages", "messages is empty; the Messages API needs "
-                "at least one message (a system prompt goes in 'system')",
+        ctx.add("empty-messages", None, "messages", Msg(
+                "messages is empty; the Messages API needs at least one message (a system prompt "
+                "goes in 'system')"),
                 "messages: at least one message is required")
     names = _tools(ctx, body)
     _tool_choice(ctx, body, names)
@@ -104,8 +106,9 @@ def _blocks(ctx: FormatCtx, messages: list[dict], names: dict | None, tools: Any
         content = m.get("content")
         if content == "" or content == [] or "content" not in m:
             if not (i == last and m.get("role") == "assistant"):
-                ctx.add("empty-text-block", i, f"messages[{i}].content", f"this {m.get('role')} "
-                        "message has no content; only the final assistant message may be empty",
+                ctx.add("empty-text-block", i, f"messages[{i}].content", Msg(
+                        "this {role} message has no content; only the final assistant message "
+                        "may be empty", {"role": m.get("role")}),
                         f"messages.{i}.content: Field required" if "content" not in m else
                         f"messages.{i}: all messages must have non-empty content except for the "
                         "optional final assistant message")
@@ -115,8 +118,8 @@ def _blocks(ctx: FormatCtx, messages: list[dict], names: dict | None, tools: Any
                 continue
             kind = block.get("type")
             if kind == "text" and block.get("text") == "":
-                ctx.add("empty-text-block", i, f"messages[{i}].content[{j}]", "an empty text "
-                        "block; drop it (a proxy turns content \"\" into one)",
+                ctx.add("empty-text-block", i, f"messages[{i}].content[{j}]", Msg(
+                        "an empty text block; drop it (a proxy turns content \"\" into one)"),
                         "messages: text content blocks must be non-empty")
             elif kind == "tool_use":
                 # an answered call is history: its tool and arguments are not judged against
@@ -131,54 +134,62 @@ def _tool_use(ctx: FormatCtx, i: int, j: int, block: dict, names: dict | None,
               seen: dict[str, tuple]) -> None:
     where, path, cid = f"messages.{i}.content.{j}.tool_use", f"messages[{i}].content[{j}]", block.get("id")
     if not isinstance(cid, str) or not cid:
-        ctx.add("tool-call-missing-id", i, path, "this tool_use has no id; keep the id the model "
-                "sent and use it on the tool_result", f"{where}.id: Field required")
+        ctx.add("tool-call-missing-id", i, path, Msg("this tool_use has no id; keep the id the "
+                                                     "model sent and use it on the tool_result"),
+                f"{where}.id: Field required")
     elif not NAME_ID.match(cid):
-        ctx.add("tool-use-id-format", i, path, f"id {cid!r} is not {ID_RE_TEXT} (replayed from "
-                "another provider?); rewrite it consistently on the tool_use and its tool_result",
+        ctx.add("tool-use-id-format", i, path, Msg(
+                "id {id} is not {pattern} (replayed from another provider?); rewrite it "
+                "consistently on the tool_use and its tool_result",
+                {"id": repr(cid), "pattern": ID_RE_TEXT}),
                 f"{where}.id: String should match pattern '{ID_RE_TEXT}'", cid)
     elif cid in seen:
         first = seen[cid]
-        ctx.add("duplicate-tool-call-id", i, path, f"id {cid!r} is already used at "
-                f"{_path(first)}; give every call its own id",
+        ctx.add("duplicate-tool-call-id", i, path, Msg(
+                "id {id} is already used at {first}; give every call its own id",
+                {"id": repr(cid), "first": _path(first)}),
                 f"messages.{i}.content.{j}: `tool_use` ids must be unique", cid)
     else:
         seen[cid] = (i, j)
     name = block.get("name")
     if not isinstance(name, str) or not name:
-        ctx.add("tool-call-malformed", i, path, "this tool_use has no name",
+        ctx.add("tool-call-malformed", i, path, Msg("this tool_use has no name"),
                 f"{where}.name: String should have at least 1 character" if name == ""
                 else f"{where}.name: Field required", cid)
         return
     if "input" not in block:
-        ctx.add("tool-call-malformed", i, path, "this tool_use has no input",
+        ctx.add("tool-call-malformed", i, path, Msg("this tool_use has no input"),
                 f"{where}.input: Field required", cid)
         return
     value = block["input"]
     if not isinstance(value, dict):
-        ctx.add("tool-use-input-not-object", i, path, f"input is {kind_of(value)}; it must be "
-                "the arguments object itself (json.loads a string first)",
+        ctx.add("tool-use-input-not-object", i, path, Msg(
+                "input is {kind}; it must be the arguments object itself (json.loads a string "
+                "first)", {"kind": Msg(kind_of(value))}),
                 f"{where}.input: Input should be a valid dictionary", cid)
     elif names is not None and name not in names:
-        ctx.add("unknown-tool", i, path, f"calls {name!r}, which is not among the request's "
-                f"tools ({', '.join(names) or 'none'})", None, cid)
+        ctx.add("unknown-tool", i, path, Msg(
+                "calls {name}, which is not among the request's tools ({tools})",
+                {"name": repr(name), "tools": ", ".join(names) or Msg("none")}), None, cid)
     elif names is not None:
         problems = schema_mismatch(names, name, canonical(value), value)
         if problems:
-            ctx.add("arguments-schema-mismatch", i, path, f"input fails the {name!r} "
-                    f"input_schema: {problems}; validate before executing", None, cid)
+            ctx.add("arguments-schema-mismatch", i, path, Msg(
+                    "input fails the {name} input_schema: {problems}; validate before executing",
+                    {"name": repr(name), "problems": problems}), None, cid)
 
 
 def _tool_result(ctx: FormatCtx, i: int, j: int, block: dict) -> None:
     path, tid = f"messages[{i}].content[{j}]", block.get("tool_use_id")
     if not isinstance(tid, str) or not tid:
-        ctx.add("tool-message-missing-id", i, path, "this tool_result has no tool_use_id; copy "
-                "the exact id of the tool_use it answers",
+        ctx.add("tool-message-missing-id", i, path, Msg(
+                "this tool_result has no tool_use_id; copy the exact id of the tool_use it answers"),
                 f"messages.{i}.content.{j}.tool_result.tool_use_id: Field required")
     content = block.get("content")
     if "content" in block and not isinstance(content, (str, list)):
-        ctx.add("content-wrong-type", i, path, f"content is {kind_of(content)}; a tool result is "
-                "a string or a list of blocks: json.dumps it",
+        ctx.add("content-wrong-type", i, path, Msg(
+                "content is {kind}; a tool result is a string or a list of blocks: json.dumps it",
+                {"kind": Msg(kind_of(content))}),
                 f"messages.{i}.content.{j}.tool_result.content: Input should be a valid list", tid)
 
 
@@ -225,9 +236,10 @@ def _answers(ctx: FormatCtx, p: WirePairing, turns: list[Turn], t: int, nxt: Tur
     ids = ", ".join(p.calls[loc] or "" for loc in open_)
     for loc in open_:
         cid = p.calls[loc]
-        ctx.add("missing-tool-response", loc[0], _path(loc), f"call {cid!r} has no tool_result in "
-                "the next user message; add {\"type\": \"tool_result\", \"tool_use_id\": "
-                f"\"{cid}\", ...}} first in that message (also when the tool failed: is_error)",
+        ctx.add("missing-tool-response", loc[0], _path(loc), Msg(
+                "call {id} has no tool_result in the next user message; add {{\"type\": "
+                "\"tool_result\", \"tool_use_id\": \"{cid}\", ...}} first in that message (also "
+                "when the tool failed: is_error)", {"id": repr(cid), "cid": cid}),
                 MISSING_TEXT.format(i=loc[0], ids=ids), cid)
 
 
@@ -245,9 +257,10 @@ def _not_first(ctx: FormatCtx, p: WirePairing, turn: Turn, nxt: Turn | None) -> 
         return
     loc, block = blocks[first_other]
     asst = turn.msgs[0]
-    ctx.add("tool-result-not-first", loc[0], _path(loc), f"this {block.get('type')} comes "
-            f"before the tool_result blocks ({', '.join(map(str, late))}); put every tool_result "
-            "first in the message and the text after them",
+    ctx.add("tool-result-not-first", loc[0], _path(loc), Msg(
+            "this {kind} comes before the tool_result blocks ({ids}); put every tool_result first "
+            "in the message and the text after them",
+            {"kind": block.get("type"), "ids": ", ".join(map(str, late))}),
             MISSING_TEXT.format(i=asst, ids=", ".join(map(str, late))), late[0])
 
 
@@ -269,9 +282,11 @@ def _interleaved(ctx: FormatCtx, p: WirePairing, turns: list[Turn], t: int, open
     claimed.update(late.values())
     interloper = turns[t + 1].blocks[0][0] if turns[t + 1].blocks else (turns[t + 1].msgs[0],)
     ids = ", ".join(late)
-    ctx.add("interleaved-message", interloper[0], _path(interloper), f"this {turns[t + 1].role} "
-            f"message sits between the tool_use turn at messages[{turns[t].msgs[0]}] and its "
-            f"results ({ids}, at {', '.join(_path(v) for v in late.values())}); move it after them",
+    ctx.add("interleaved-message", interloper[0], _path(interloper), Msg(
+            "this {role} message sits between the tool_use turn at messages[{i}] and its results "
+            "({ids}, at {at}); move it after them",
+            {"role": turns[t + 1].role, "i": turns[t].msgs[0], "ids": ids,
+             "at": ", ".join(_path(v) for v in late.values())}),
             MISSING_TEXT.format(i=turns[t].msgs[0], ids=ids), next(iter(late)))
     return True
 
@@ -286,8 +301,9 @@ def _out_of_order(ctx: FormatCtx, p: WirePairing, calls: list, results: list) ->
         loc = answered[k][1]
         expected = ", ".join(p.calls[c] or "" for c in calls)
         found = ", ".join(p.results[r] or "" for r, _ in results)
-        ctx.add("results-out-of-order", loc[0], _path(loc), "tool_result blocks are not in "
-                "tool_use order; Bedrock binds them by position: keep the calls' order",
+        ctx.add("results-out-of-order", loc[0], _path(loc), Msg(
+                "tool_result blocks are not in tool_use order; Bedrock binds them by position: "
+                "keep the calls' order"),
                 f"Expected toolResult blocks at messages.{loc[0]}.content for the following "
                 f"Ids: {expected}, but found: {found}", p.results[loc])
 
@@ -303,16 +319,19 @@ def _bad_results(ctx: FormatCtx, p: WirePairing, claimed: set) -> None:
             continue
         text = UNEXPECTED_TEXT.format(i=loc[0], j=loc[1] if len(loc) > 1 else 0, id=tid)
         if status == "orphan":
-            ctx.add("orphan-tool-message", loc[0], _path(loc), f"this tool_result answers {tid!r} "
-                    "but the message before is not an assistant message with that tool_use; keep "
-                    "the tool_use turn right before its results, or drop the result", text, tid)
+            ctx.add("orphan-tool-message", loc[0], _path(loc), Msg(
+                    "this tool_result answers {id} but the message before is not an assistant "
+                    "message with that tool_use; keep the tool_use turn right before its results, "
+                    "or drop the result", {"id": repr(tid)}), text, tid)
         elif status == "mismatch":
-            ctx.add("tool-call-id-mismatch", loc[0], _path(loc), f"tool_use_id {tid!r} is not an "
-                    f"id of the tool_use blocks in messages[{p.block_of[loc][0]}]; use the exact "
-                    "id the model returned", text, tid)
+            ctx.add("tool-call-id-mismatch", loc[0], _path(loc), Msg(
+                    "tool_use_id {id} is not an id of the tool_use blocks in messages[{i}]; use "
+                    "the exact id the model returned", {"id": repr(tid), "i": p.block_of[loc][0]}),
+                    text, tid)
         elif status == "duplicate":
-            ctx.add("duplicate-tool-response", loc[0], _path(loc), f"second tool_result for "
-                    f"{tid!r}; send each result once", None, tid, severity=WARNING)
+            ctx.add("duplicate-tool-response", loc[0], _path(loc), Msg(
+                    "second tool_result for {id}; send each result once", {"id": repr(tid)}),
+                    None, tid, severity=WARNING)
 
 
 def _server_calls(ctx: FormatCtx, p: WirePairing, turn: Turn, last: bool) -> None:
@@ -322,16 +341,18 @@ def _server_calls(ctx: FormatCtx, p: WirePairing, turn: Turn, last: bool) -> Non
         if kind in SERVER_CALLS and p.answer_of.get(loc) is None and not last and not has_client:
             name = b.get("name") if kind == "server_tool_use" else "mcp"
             cid = p.calls.get(loc)
-            ctx.add("missing-tool-response", loc[0], _path(loc), f"server tool call {cid!r} has no "
-                    f"{name}_tool_result after it in the same assistant message; send the "
-                    "assistant content back unchanged",
+            ctx.add("missing-tool-response", loc[0], _path(loc), Msg(
+                    "server tool call {id} has no {name}_tool_result after it in the same "
+                    "assistant message; send the assistant content back unchanged",
+                    {"id": repr(cid), "name": name}),
                     f"`{name}` tool use with id `{cid}` was found without a corresponding "
                     f"`{name}_tool_result` block", cid)
         elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result" \
                 and p.status.get(loc) == "orphan":
             tid = p.results.get(loc)
-            ctx.add("orphan-tool-message", loc[0], _path(loc), f"this {kind} answers {tid!r}, but "
-                    "no server_tool_use before it in the assistant message has that id",
+            ctx.add("orphan-tool-message", loc[0], _path(loc), Msg(
+                    "this {kind} answers {id}, but no server_tool_use before it in the assistant "
+                    "message has that id", {"kind": kind, "id": repr(tid)}),
                     f"{_api_path(loc)}: unexpected `tool_use_id` found in `{kind}` blocks: "
                     f"{tid}. Each `{kind}` block must have a corresponding `server_tool_use` "
                     "block before it.", tid)
@@ -350,9 +371,9 @@ def _thinking(ctx: FormatCtx, body: dict, p: WirePairing) -> None:
     loc, first = turn.blocks[0]
     if first.get("type") in ("thinking", "redacted_thinking"):
         return
-    ctx.add("thinking-block-missing", loc[0], _path(loc), "thinking is on: the last assistant "
-            "tool-use turn must start with the thinking block the model sent, unchanged (keep "
-            "the whole content when you append the reply)",
+    ctx.add("thinking-block-missing", loc[0], _path(loc), Msg(
+            "thinking is on: the last assistant tool-use turn must start with the thinking block "
+            "the model sent, unchanged (keep the whole content when you append the reply)"),
             f"{_api_path(loc)}.type: Expected `thinking` or `redacted_thinking`, but found "
             f"`{first.get('type')}`. When `thinking` is enabled, a final `assistant` message must "
             "start with a thinking block (preceeding the lastmost set of `tool_use` and "
@@ -370,17 +391,20 @@ def _tools(ctx: FormatCtx, body: dict) -> dict | None:
         if not isinstance(t, dict):
             continue
         if isinstance(t.get("function"), dict) and "name" not in t:
-            ctx.add("tool-definition-nested", None, f"tools[{k}]", "this is an OpenAI tool; the "
-                    "Messages API wants {\"name\", \"description\", \"input_schema\"}",
+            ctx.add("tool-definition-nested", None, f"tools[{k}]", Msg(
+                    "this is an OpenAI tool; the Messages API wants {{\"name\", \"description\", "
+                    "\"input_schema\"}}"),
                     f"tools.{k}.custom.name: Field required")
             continue
         name = t.get("name")
         if t.get("type") in (None, "custom") and not (isinstance(name, str) and NAME_RE.match(name)):
-            ctx.add("invalid-tool-name", None, f"tools[{k}]", f"tools[{k}] name {name!r} does not "
-                    "match ^[a-zA-Z0-9_-]{1,64}$", f"tools.{k}.custom.name: String should match "
+            ctx.add("invalid-tool-name", None, f"tools[{k}]", Msg(
+                    "tools[{k}] name {name} does not match ^[a-zA-Z0-9_-]{{1,64}}$",
+                    {"k": k, "name": repr(name)}), f"tools.{k}.custom.name: String should match "
                     "pattern '^[a-zA-Z0-9_-]{1,64}$'")
         if isinstance(name, str) and name in seen:
-            ctx.add("tool-names-not-unique", None, f"tools[{k}]", f"two tools are named {name!r}",
+            ctx.add("tool-names-not-unique", None, f"tools[{k}]", Msg("two tools are named {name}",
+                                                                      {"name": repr(name)}),
                     "tools: Tool names must be unique.")
         seen.add(str(name))
         if t.get("type") in (None, "custom") and isinstance(name, str):
@@ -398,19 +422,23 @@ def _tool_choice(ctx: FormatCtx, body: dict, names: dict | None) -> None:
     thinking = body.get("thinking")
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive") \
             and kind in ("any", "tool"):
-        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice {kind!r} forces a tool, "
-                "which thinking does not allow; use {\"type\": \"auto\"} or turn thinking off",
+        ctx.add("bad-tool-choice", None, "tool_choice", Msg(
+                "tool_choice {kind} forces a tool, which thinking does not allow; use {{\"type\": "
+                "\"auto\"}} or turn thinking off", {"kind": repr(kind)}),
                 "Thinking may not be enabled when tool_choice forces tool use.")
     elif not isinstance(choice, dict):
-        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice {choice!r} is the OpenAI "
-                "form; the Messages API wants {\"type\": \"auto\" | \"any\" | \"tool\" | \"none\"}",
+        ctx.add("bad-tool-choice", None, "tool_choice", Msg(
+                "tool_choice {choice} is the OpenAI form; the Messages API wants {{\"type\": "
+                "\"auto\" | \"any\" | \"tool\" | \"none\"}}", {"choice": repr(choice)}),
                 "tool_choice: Input should be a valid dictionary or object to extract fields from")
     elif kind not in ("auto", "any", "tool", "none"):
-        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice type {kind!r} is not auto, "
-                "any, tool or none", f"tool_choice: Input tag '{kind}' found using 'type' does not "
+        ctx.add("bad-tool-choice", None, "tool_choice", Msg(
+                "tool_choice type {kind} is not auto, any, tool or none", {"kind": repr(kind)}),
+                f"tool_choice: Input tag '{kind}' found using 'type' does not "
                 "match any of the expected tags: 'auto', 'any', 'tool', 'none'")
     elif kind == "tool" and names is not None and not (isinstance(choice.get("name"), str)
                                                        and choice["name"] in names):
-        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice forces "
-                f"{choice.get('name')!r}, which is not among the tools", None)
+        ctx.add("bad-tool-choice", None, "tool_choice", Msg(
+                "tool_choice forces {name}, which is not among the tools",
+                {"name": repr(choice.get("name"))}), None)
 

@@ -10,6 +10,7 @@ from agentdbg.checker.context import parse_arguments
 from agentdbg.checker.findings import ERROR, RULES, WARNING, Finding, RuleInfo, make
 from agentdbg.checker.profiles import PROFILES, Profile, get_profile
 from agentdbg.checker.rules.calls import schema_problems
+from agentdbg.i18n import Msg
 
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -42,7 +43,7 @@ class FormatCtx:
         info = self.info(rule_id)
         return not info.profiles or rule_id in self.profile.extra_rules
 
-    def add(self, rule_id: str, index: int | None, path: str | None, message: str,
+    def add(self, rule_id: str, index: int | None, path: str | None, message: str | Msg,
             api_error: str | None = None, call_id: Any = None, severity: str | None = None) -> None:
         if not self.on(rule_id):
             return

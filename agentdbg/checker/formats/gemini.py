@@ -19,6 +19,7 @@ from agentdbg.checker.formats.common import (
     registry,
     schema_mismatch,
 )
+from agentdbg.i18n import Msg
 from agentdbg.wire.common import as_dict, as_list, canonical
 from agentdbg.wire.gemini import field
 from agentdbg.wire.pairing import WirePairing, pair_gemini
@@ -99,9 +100,11 @@ def _turns(ctx: FormatCtx, contents: list[dict], p: WirePairing, in_progress: bo
     for i, content in enumerate(contents):
         calls = _calls(content) if content.get("role") == "model" else []
         if calls and (i == 0 or contents[i - 1].get("role") == "model"):
-            ctx.add("call-turn-misplaced", i, _path((i,)), "a model turn with function calls "
-                    + ("opens contents" if i == 0 else "follows another model turn")
-                    + "; it must come right after a user turn or a function response turn",
+            ctx.add("call-turn-misplaced", i, _path((i,)), Msg(
+                    "a model turn with function calls opens contents; it must come right after a "
+                    "user turn or a function response turn") if i == 0 else Msg(
+                    "a model turn with function calls follows another model turn; it must come "
+                    "right after a user turn or a function response turn"),
                     CALL_TURN_TEXT)
         if calls:
             _answered(ctx, contents, p, i, calls, in_progress)
@@ -117,9 +120,10 @@ def _answered(ctx: FormatCtx, contents: list[dict], p: WirePairing, i: int, call
     for loc in open_:
         cid = p.calls[loc]
         name = as_dict(field(contents[i]["parts"][loc[1]], "functionCall")).get("name")
-        ctx.add("missing-tool-response", i, _path(loc), f"call {name!r} ({cid}) has no "
-                "functionResponse in the next content; answer every call of the turn there, in "
-                "order (also when the tool failed: send the error as the response)",
+        ctx.add("missing-tool-response", i, _path(loc), Msg(
+                "call {name} ({cid}) has no functionResponse in the next content; answer every "
+                "call of the turn there, in order (also when the tool failed: send the error as "
+                "the response)", {"name": repr(name), "cid": cid}),
                 COUNT_TEXT, cid)
 
 
@@ -130,13 +134,15 @@ def _orphans(ctx: FormatCtx, contents: list[dict], p: WirePairing, i: int) -> No
             continue
         name = as_dict(field(contents[i]["parts"][j], "functionResponse")).get("name")
         if after_calls:
-            ctx.add("orphan-tool-message", i, _path((i, j)), f"this functionResponse ({name!r}) "
-                    "is one more than the calls of the turn before; send one response per call",
+            ctx.add("orphan-tool-message", i, _path((i, j)), Msg(
+                    "this functionResponse ({name}) is one more than the calls of the turn before; "
+                    "send one response per call", {"name": repr(name)}),
                     COUNT_TEXT)
         else:
-            ctx.add("orphan-tool-message", i, _path((i, j)), f"this functionResponse ({name!r}) "
-                    "does not follow a model turn with function calls; keep the call turn right "
-                    "before its responses, all responses in that one content",
+            ctx.add("orphan-tool-message", i, _path((i, j)), Msg(
+                    "this functionResponse ({name}) does not follow a model turn with function "
+                    "calls; keep the call turn right before its responses, all responses in that "
+                    "one content", {"name": repr(name)}),
                     RESPONSE_TURN_TEXT)
         return   # the turn is reported once
 
@@ -147,8 +153,9 @@ def _names(ctx: FormatCtx, contents: list[dict]) -> None:
         for j in _responses(content):
             response = as_dict(field(content["parts"][j], "functionResponse"))
             if not isinstance(response.get("name"), str) or not response["name"]:
-                ctx.add("tool-message-missing-id", i, _path((i, j)), "this functionResponse has "
-                        "no name; name the function whose call it answers",
+                ctx.add("tool-message-missing-id", i, _path((i, j)), Msg(
+                        "this functionResponse has no name; name the function whose call it "
+                        "answers"),
                         f"GenerateContentRequest.contents[{i}].parts[{j}].function_response.name: "
                         "Name cannot be empty.")
 
@@ -167,9 +174,10 @@ def _signatures(ctx: FormatCtx, contents: list[dict]) -> None:
         first = content["parts"][calls[0]]
         if not field(first, "thoughtSignature"):
             name = as_dict(field(first, "functionCall")).get("name")
-            ctx.add("thought-signature-missing", i, _path((i, calls[0])), f"the call {name!r} "
-                    "lost the thoughtSignature the model sent with it; send the model's parts "
-                    "back unchanged", SIGNATURE_TEXT.format(name=name, position=position + 1))
+            ctx.add("thought-signature-missing", i, _path((i, calls[0])), Msg(
+                    "the call {name} lost the thoughtSignature the model sent with it; send the "
+                    "model's parts back unchanged", {"name": repr(name)}),
+                    SIGNATURE_TEXT.format(name=name, position=position + 1))
         position += len(calls)
 
 
@@ -185,8 +193,8 @@ def _declarations(ctx: FormatCtx, body: dict) -> dict | None:
             name = declaration.get("name")
             if not isinstance(name, str) or not NAME_RE.match(name):
                 ctx.add("invalid-tool-name", None, f"tools[{t}].functionDeclarations[{d}]",
-                        f"function name {name!r} is not a letter or _ then up to 63 of a-z, A-Z, "
-                        "0-9, _ . : -", NAME_TEXT.format(t=t, d=d))
+                        Msg("function name {name} is not a letter or _ then up to 63 of a-z, "
+                            "A-Z, 0-9, _ . : -", {"name": repr(name)}), NAME_TEXT.format(t=t, d=d))
             if isinstance(name, str):
                 out[name] = field(declaration, "parametersJsonSchema") or declaration.get("parameters")
     return out
@@ -198,13 +206,15 @@ def _arguments(ctx: FormatCtx, loc: tuple, call: dict, schemas: dict, cid: Any) 
     if not isinstance(name, str):
         return
     if name not in schemas:
-        ctx.add("unknown-tool", loc[0], _path(loc), f"calls {name!r}, which is not among the "
-                f"request's function declarations ({', '.join(schemas) or 'none'})", None, cid)
+        ctx.add("unknown-tool", loc[0], _path(loc), Msg(
+                "calls {name}, which is not among the request's function declarations ({tools})",
+                {"name": repr(name), "tools": ", ".join(schemas) or Msg("none")}), None, cid)
         return
     if isinstance(args, dict):
         text = canonical(args)
         value, _ = parsed_arguments(text)
         problems = schema_mismatch(schemas, name, text, value) if isinstance(value, dict) else ""
         if problems:
-            ctx.add("arguments-schema-mismatch", loc[0], _path(loc), f"args fail the {name!r} "
-                    f"schema: {problems}; validate before executing", None, cid)
+            ctx.add("arguments-schema-mismatch", loc[0], _path(loc), Msg(
+                    "args fail the {name} schema: {problems}; validate before executing",
+                    {"name": repr(name), "problems": problems}), None, cid)

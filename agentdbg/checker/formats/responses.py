@@ -34,6 +34,7 @@ from agentdbg.checker.formats.responses_items import (
     model_output,
 )
 from agentdbg.checker.rules.request import _strict_problem
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import json_kind, repeated_keys
 from agentdbg.schemas import budgeted
 from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing, pair_responses
@@ -142,16 +143,16 @@ def _call(ctx: FormatCtx, i: int, item: dict, kind: str, schemas: dict | None) -
     path, cid = f"input[{i}]", item.get("call_id")
     problem = _call_id_problem(i, item)
     if problem:
-        ctx.add("tool-call-missing-id", i, path, f"this {kind} has no call_id (a stream "
-                "accumulator lost it?); keep the call_id the model sent and use it on the output",
-                problem)
+        ctx.add("tool-call-missing-id", i, path, Msg(
+                "this {kind} has no call_id (a stream accumulator lost it?); keep the call_id the "
+                "model sent and use it on the output", {"kind": kind}), problem)
     if kind not in ("function_call", "custom_tool_call"):
         return
     name = item.get("name")
     if not isinstance(name, str) or not name:
         api = (f"Missing required parameter: 'input[{i}].name'." if "name" not in item
                else EMPTY.format(p=f"input[{i}].name"))
-        ctx.add("tool-call-malformed", i, path, f"this {kind} has no name", api, cid)
+        ctx.add("tool-call-malformed", i, path, Msg("this {kind} has no name", {"kind": kind}), api, cid)
         return
     if kind == "function_call":
         _arguments(ctx, i, item, name, schemas)
@@ -160,38 +161,42 @@ def _call(ctx: FormatCtx, i: int, item: dict, kind: str, schemas: dict | None) -
 def _arguments(ctx: FormatCtx, i: int, item: dict, name: str, schemas: dict | None) -> None:
     path, cid = f"input[{i}]", item.get("call_id")
     if "arguments" not in item:
-        ctx.add("tool-call-malformed", i, path, "this function_call has no arguments",
+        ctx.add("tool-call-malformed", i, path, Msg("this function_call has no arguments"),
                 f"Missing required parameter: 'input[{i}].arguments'.", cid)
         return
     args = item["arguments"]
     if not isinstance(args, str):
         kind = kind_of(args)
-        ctx.add("arguments-not-string", i, path, f"arguments is {kind}; send the JSON text "
-                "(json.dumps) instead", f"Invalid type for 'input[{i}].arguments': expected a "
+        ctx.add("arguments-not-string", i, path, Msg(
+                "arguments is {kind}; send the JSON text (json.dumps) instead",
+                {"kind": Msg(kind)}), f"Invalid type for 'input[{i}].arguments': expected a "
                 f"string, but got {kind.split()[-1]} instead.", cid)
         return
     value, error = parsed_arguments(args)
     repeated = repeated_keys(args, value) if isinstance(value, dict) else ()
     if repeated:
-        ctx.add("arguments-duplicate-key", i, path, f"arguments repeat the key {repeated[0]!r}: "
-                "JSON parsers keep the last value, so the tool gets that one and the first is "
-                "ignored (a reader or an approval may have seen the first); send each key once",
-                None, cid)
+        ctx.add("arguments-duplicate-key", i, path, Msg(
+                "arguments repeat the key {key}: JSON parsers keep the last value, so the tool "
+                "gets that one and the first is ignored (a reader or an approval may have seen "
+                "the first); send each key once", {"key": repr(repeated[0])}), None, cid)
     if error is not None:
-        ctx.add("arguments-invalid-json", i, path, f"arguments are not valid JSON ({error}); "
-                "a history with broken arguments poisons the session: repair or drop the call",
-                error, cid)
+        ctx.add("arguments-invalid-json", i, path, Msg(
+                "arguments are not valid JSON ({error}); a history with broken arguments poisons "
+                "the session: repair or drop the call", {"error": error}), error, cid)
     elif not isinstance(value, dict):
-        ctx.add("arguments-not-object", i, path, f"arguments parse to {json_kind(value)}, "
-                "not an object", f"'{type(value).__name__}' object has no attribute 'items'", cid)
+        ctx.add("arguments-not-object", i, path, Msg(
+                "arguments parse to {kind}, not an object", {"kind": Msg(json_kind(value))}),
+                f"'{type(value).__name__}' object has no attribute 'items'", cid)
     elif schemas is not None and name not in schemas:
-        ctx.add("unknown-tool", i, path, f"calls {name!r}, which is not among the request's "
-                f"function tools ({', '.join(schemas) or 'none'})", None, cid)
+        ctx.add("unknown-tool", i, path, Msg(
+                "calls {name}, which is not among the request's function tools ({tools})",
+                {"name": repr(name), "tools": ", ".join(schemas) or Msg("none")}), None, cid)
     elif schemas is not None:
         problems = schema_mismatch(schemas, name, args, value)
         if problems:
-            ctx.add("arguments-schema-mismatch", i, path, f"arguments fail the {name!r} schema: "
-                    f"{problems}; validate before executing", None, cid)
+            ctx.add("arguments-schema-mismatch", i, path, Msg(
+                    "arguments fail the {name} schema: {problems}; validate before executing",
+                    {"name": repr(name), "problems": problems}), None, cid)
 
 
 def _output(ctx: FormatCtx, i: int, item: dict, kind: str, idless: list[int]) -> None:
@@ -202,8 +207,9 @@ def _output(ctx: FormatCtx, i: int, item: dict, kind: str, idless: list[int]) ->
     if problem and idless[0] > 0:
         idless[0] -= 1
     elif problem:
-        ctx.add("tool-message-missing-id", i, path, f"this {kind} has no call_id; copy the "
-                "exact call_id of the call it answers", problem)
+        ctx.add("tool-message-missing-id", i, path, Msg(
+                "this {kind} has no call_id; copy the exact call_id of the call it answers",
+                {"kind": kind}), problem)
     if kind not in ("function_call_output", "custom_tool_call_output"):
         return
     output = item.get("output")
@@ -211,17 +217,19 @@ def _output(ctx: FormatCtx, i: int, item: dict, kind: str, idless: list[int]) ->
         bad = next((p.get("type") for p in output if isinstance(p, dict)
                     and p.get("type") in ("output_text", "text", "refusal")), None)
         if bad:
-            ctx.add("content-wrong-type", i, path, f"the output array holds a {bad!r} part; tool "
-                    "outputs take input types (input_text, input_image, input_file)",
+            ctx.add("content-wrong-type", i, path, Msg(
+                    "the output array holds a {part} part; tool outputs take input types "
+                    "(input_text, input_image, input_file)", {"part": repr(bad)}),
                     f"Invalid value: '{bad}'. Supported values are: 'input_text', 'input_image', "
                     "'input_file', and 'scoped_content'.", item.get("call_id"))
     elif not isinstance(output, str):
-        what = kind_of(output) if "output" in item else "missing"
+        what = kind_of(output) if "output" in item else N_("missing")
         api = (f"Missing required parameter: 'input[{i}].output'." if "output" not in item else
                f"Invalid type for 'input[{i}].output': expected one of a string or array of input "
                f"content items, but got {what.split()[-1]} instead.")
-        ctx.add("content-wrong-type", i, path, f"output is {what}; a tool output is a string (or "
-                "an array of input parts): json.dumps it", api, item.get("call_id"))
+        ctx.add("content-wrong-type", i, path, Msg(
+                "output is {what}; a tool output is a string (or an array of input parts): "
+                "json.dumps it", {"what": Msg(what)}), api, item.get("call_id"))
 
 
 # -- pairing --------------------------------------------------------------------------------
@@ -235,9 +243,10 @@ def _pairing(ctx: FormatCtx, items: list[dict], p: WirePairing, in_progress: boo
         if cid:
             counts[cid] = counts.get(cid, 0) + 1
             if counts[cid] == 2 and items[loc[0]].get("id") not in duplicated:
-                ctx.add("duplicate-tool-call-id", loc[0], f"input[{loc[0]}]", f"call_id {cid!r} "
-                        "is used by two calls; outputs cannot tell them apart (the Responses API's "
-                        "answer to this is not documented)", None, cid, severity=WARNING)
+                ctx.add("duplicate-tool-call-id", loc[0], f"input[{loc[0]}]", Msg(
+                        "call_id {id} is used by two calls; outputs cannot tell them apart (the "
+                        "Responses API's answer to this is not documented)", {"id": repr(cid)}),
+                        None, cid, severity=WARNING)
     tail = _trailing_start(items) if in_progress else len(items)
     explained = _explained_by_idless(p)
     for loc, cid in p.calls.items():
@@ -247,9 +256,10 @@ def _pairing(ctx: FormatCtx, items: list[dict], p: WirePairing, in_progress: boo
         if counts[cid] > 1 and cid in answered:
             continue
         kind = p.kinds[loc]
-        ctx.add("missing-tool-response", loc[0], f"input[{loc[0]}]", f"call {cid!r} has no "
-                f"output; append {{\"type\": \"{CALL_OUTPUT[kind]}\", \"call_id\": \"{cid}\", "
-                "\"output\": ...} (also when the tool failed or was cancelled)",
+        ctx.add("missing-tool-response", loc[0], f"input[{loc[0]}]", Msg(
+                "call {id} has no output; append {{\"type\": \"{output}\", \"call_id\": \"{cid}\", "
+                "\"output\": ...}} (also when the tool failed or was cancelled)",
+                {"id": repr(cid), "output": CALL_OUTPUT[kind], "cid": cid}),
                 f"No tool output found for {KIND_WORD[kind]} call {cid}.", cid)
     _results(ctx, p)
 
@@ -287,21 +297,28 @@ def _results(ctx: FormatCtx, p: WirePairing) -> None:
             run = 1
             while n + run < len(locs) and locs[n + run] == (i + run,) and p.status[locs[n + run]] == "orphan":
                 run += 1
-            extra = f" (and {run - 1} more after it)" if run > 1 else ""
-            ctx.add("orphan-tool-message", i, f"input[{i}]", f"this {kind}{extra} answers call_id "
-                    f"{tid!r}, but no call in this request has it; keep the call item (and its "
-                    "reasoning item) before the output, or drop the output (a history trim may "
-                    "have cut the pair; continuing with previous_response_id also works)",
+            said = {"kind": kind, "more": run - 1, "id": repr(tid)}
+            ctx.add("orphan-tool-message", i, f"input[{i}]", Msg(
+                    "this {kind} (and {more} more after it) answers call_id {id}, but no call in "
+                    "this request has it; keep the call item (and its reasoning item) before the "
+                    "output, or drop the output (a history trim may have cut the pair; continuing "
+                    "with previous_response_id also works)", said) if run > 1 else Msg(
+                    "this {kind} answers call_id {id}, but no call in this request has it; keep "
+                    "the call item (and its reasoning item) before the output, or drop the output "
+                    "(a history trim may have cut the pair; continuing with previous_response_id "
+                    "also works)", said),
                     f"No tool call found for {word} call output with call_id {tid}.", tid)
         elif status == "mismatch":
             other = p.kinds[p.call_of[loc]]
-            ctx.add("tool-call-id-mismatch", i, f"input[{i}]", f"this {kind} answers {tid!r}, "
-                    f"which is a {other} (answer it with a {CALL_OUTPUT[other]})",
+            ctx.add("tool-call-id-mismatch", i, f"input[{i}]", Msg(
+                    "this {kind} answers {id}, which is a {other} (answer it with a {output})",
+                    {"kind": kind, "id": repr(tid), "other": other, "output": CALL_OUTPUT[other]}),
                     f"No tool call found for {word} call output with call_id {tid}.", tid)
         elif status == "duplicate":
             first = p.answer_of.get(p.call_of[loc])
-            ctx.add("duplicate-tool-response", i, f"input[{i}]", f"second output for {tid!r} "
-                    f"(first at input[{first[0] if first else '?'}]); append each output once",
+            ctx.add("duplicate-tool-response", i, f"input[{i}]", Msg(
+                    "second output for {id} (first at input[{first}]); append each output once",
+                    {"id": repr(tid), "first": first[0] if first else "?"}),
                     None, tid, severity=WARNING)
 
 
@@ -314,9 +331,10 @@ def _adjacency(ctx: FormatCtx, items: list[dict], p: WirePairing) -> None:
                   if items[k].get("type") not in (*CALL_OUTPUT, *OUTPUT_CALL)), None)
         if k is not None:
             cid = p.calls[call]
-            ctx.add("interleaved-message", k, f"input[{k}]", f"this item sits between call {cid!r} "
-                    f"(input[{call[0]}]) and its output (input[{result[0]}]); DeepSeek pairs only "
-                    "adjacent items: move it after the outputs",
+            ctx.add("interleaved-message", k, f"input[{k}]", Msg(
+                    "this item sits between call {id} (input[{call}]) and its output "
+                    "(input[{result}]); DeepSeek pairs only adjacent items: move it after the "
+                    "outputs", {"id": repr(cid), "call": call[0], "result": result[0]}),
                     f"No tool output found for tool call {cid}", cid)
             return
 
@@ -329,20 +347,22 @@ def _tools(ctx: FormatCtx, body: dict) -> None:
         if not isinstance(t, dict):
             continue
         if isinstance(t.get("function"), dict) and "name" not in t:
-            ctx.add("tool-definition-nested", None, f"tools[{k}]", "this is a Chat Completions "
-                    "tool; the Responses API wants {\"type\": \"function\", \"name\", "
-                    "\"parameters\", ...} with no nested \"function\"",
+            ctx.add("tool-definition-nested", None, f"tools[{k}]", Msg(
+                    "this is a Chat Completions tool; the Responses API wants {{\"type\": "
+                    "\"function\", \"name\", \"parameters\", ...}} with no nested \"function\""),
                     f"Missing required parameter: 'tools[{k}].name'.")
         elif t.get("type") == "function":
             name = t.get("name")
             if not isinstance(name, str) or not NAME_RE.match(name):
-                ctx.add("invalid-tool-name", None, f"tools[{k}]", f"tools[{k}] name {name!r} does "
-                        "not match ^[a-zA-Z0-9_-]{1,64}$", _name_error(f"tools[{k}].name", str(name)))
+                ctx.add("invalid-tool-name", None, f"tools[{k}]", Msg(
+                        "tools[{k}] name {name} does not match ^[a-zA-Z0-9_-]{{1,64}}$",
+                        {"k": k, "name": repr(name)}), _name_error(f"tools[{k}].name", str(name)))
             if t.get("strict") is True:
                 problem = _strict_problem(t.get("parameters"), ())
                 if problem:
-                    ctx.add("strict-schema-invalid", None, f"tools[{k}]", f"tools[{k}] {name!r} "
-                            f"is strict but its schema breaks strict mode: {problem[1]}",
+                    ctx.add("strict-schema-invalid", None, f"tools[{k}]", Msg(
+                            "tools[{k}] {name} is strict but its schema breaks strict mode: "
+                            "{problem}", {"k": k, "name": repr(name), "problem": problem[1]}),
                             f"Invalid schema for function '{name}': {problem[0]}")
 
 
@@ -372,22 +392,26 @@ def _tool_choice(ctx: FormatCtx, body: dict) -> None:
     kind = choice.get("type") if isinstance(choice, dict) else None
     if isinstance(choice, dict) and kind in ("function", "custom"):
         if "name" not in choice:
-            ctx.add("bad-tool-choice", None, "tool_choice", "this is the Chat Completions form; "
-                    "the Responses API wants {\"type\": \"function\", \"name\": ...}",
+            ctx.add("bad-tool-choice", None, "tool_choice", Msg(
+                    "this is the Chat Completions form; the Responses API wants {{\"type\": "
+                    "\"function\", \"name\": ...}}"),
                     "Missing required parameter: 'tool_choice.name'.")
         elif declared is not None and not (isinstance(choice["name"], str)
                                            and choice["name"] in names):
-            ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice forces "
-                    f"{choice['name']!r}, which is not among the tools",
+            ctx.add("bad-tool-choice", None, "tool_choice", Msg(
+                    "tool_choice forces {name}, which is not among the tools",
+                    {"name": repr(choice["name"])}),
                     f"Tool choice '{choice['name']}' not found in 'tools' parameter.")
     elif isinstance(choice, dict) and kind == "allowed_tools":
         return
     elif isinstance(choice, dict) and isinstance(kind, str):
         if declared is not None and kind not in types:
-            ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice forces the {kind} tool, "
-                    "which is not among the tools", f"Tool choice '{kind}' not found in 'tools' "
+            ctx.add("bad-tool-choice", None, "tool_choice", Msg(
+                    "tool_choice forces the {kind} tool, which is not among the tools",
+                    {"kind": kind}), f"Tool choice '{kind}' not found in 'tools' "
                     "parameter.")
     else:
-        ctx.add("bad-tool-choice", None, "tool_choice", f"tool_choice {choice!r} is not none, "
-                "auto, required or a tool object", f"Invalid value: '{choice}'. Supported values "
+        ctx.add("bad-tool-choice", None, "tool_choice", Msg(
+                "tool_choice {choice} is not none, auto, required or a tool object",
+                {"choice": repr(choice)}), f"Invalid value: '{choice}'. Supported values "
                 "are: 'none', 'auto', and 'required'.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agentdbg.checker.findings import ERROR, WARNING
 from agentdbg.checker.formats.common import FormatCtx, kind_of
+from agentdbg.i18n import Msg
 from agentdbg.wire.common import OUTPUT_END
 from agentdbg.wire.pairing import OUTPUT_CALL
 
@@ -35,12 +36,14 @@ def check_reasoning_shape(ctx: FormatCtx, i: int, item: dict, body: dict) -> Non
         api = (f"Invalid type for 'input[{i}].encrypted_content': expected a string, but got "
                f"{kind_of(enc).split()[-1]} instead.")
     if api:
-        ctx.add("reasoning-item-malformed", i, path, "a reasoning item sent back needs its id, "
-                "its summary (may be []) and, if any, its encrypted_content string, unchanged", api)
+        ctx.add("reasoning-item-malformed", i, path, Msg(
+                "a reasoning item sent back needs its id, its summary (may be []) and, if any, its "
+                "encrypted_content string, unchanged"), api)
     elif body.get("store") is False and not isinstance(enc, str):
-        ctx.add("item-not-persisted", i, path, f"store is false, so {rid} was never stored and "
-                "cannot be sent by id: request include=['reasoning.encrypted_content'] and send "
-                "the item with its encrypted_content, or drop it",
+        ctx.add("item-not-persisted", i, path, Msg(
+                "store is false, so {id} was never stored and cannot be sent by id: request "
+                "include=['reasoning.encrypted_content'] and send the item with its "
+                "encrypted_content, or drop it", {"id": rid}),
                 f"Item with id '{rid}' not found. Items are not persisted when `store` is set to "
                 "false. Try again with `store` set to true, or remove this item from your input.")
 
@@ -57,16 +60,19 @@ def check_item_ids(ctx: FormatCtx, items: list[dict], stored: list | None) -> se
         kind = item.get("type") or ("message" if "role" in item else None)
         prefix = ID_PREFIX.get(kind) if isinstance(kind, str) else None
         if prefix and not iid.startswith(prefix):
-            ctx.add("item-id-prefix", i, f"input[{i}]", f"id {iid!r} is not a {kind} id (they "
-                    f"begin with {prefix!r}); ids from another provider cannot be replayed: drop "
-                    "the id", f"Invalid 'input[{i}].id': '{iid}'. Expected an ID that begins "
+            ctx.add("item-id-prefix", i, f"input[{i}]", Msg(
+                    "id {id} is not a {kind} id (they begin with {prefix}); ids from another "
+                    "provider cannot be replayed: drop the id",
+                    {"id": repr(iid), "kind": kind, "prefix": repr(prefix)}),
+                    f"Invalid 'input[{i}].id': '{iid}'. Expected an ID that begins "
                     f"with '{prefix}'.")
-        where = (f"input[{seen[iid]}]" if iid in seen else "the stored response this request "
-                 "continues" if iid in held else None)
+        where = (f"input[{seen[iid]}]" if iid in seen else Msg("the stored response this request "
+                                                                 "continues") if iid in held else None)
         if where:
             duplicated.add(iid)
-            ctx.add("duplicate-item-id", i, f"input[{i}]", f"item {iid} is already in {where}; "
-                    "with previous_response_id send only the new items (the outputs)",
+            ctx.add("duplicate-item-id", i, f"input[{i}]", Msg(
+                    "item {id} is already in {where}; with previous_response_id send only the new "
+                    "items (the outputs)", {"id": iid, "where": where}),
                     f"Duplicate item found with id {iid}. Remove duplicate items from your input "
                     "and try again.")
         seen.setdefault(iid, i)
@@ -94,9 +100,10 @@ def check_reasoning(ctx: FormatCtx, items: list[dict], body: dict, prior: list |
         if rs is None and not (evidence or seen_reasoning):
             continue
         sev = ERROR if body.get("store") is not False else WARNING
-        ctx.add("reasoning-item-missing", first, f"input[{first}]", f"{fc['id']} came after "
-                f"reasoning item {rs or '(rs_…)'} in the model's output; send that reasoning item "
-                "back right before the call (append response.output whole), or drop the fc_ id",
+        ctx.add("reasoning-item-missing", first, f"input[{first}]", Msg(
+                "{id} came after reasoning item {rs} in the model's output; send that reasoning "
+                "item back right before the call (append response.output whole), or drop the fc_ "
+                "id", {"id": fc["id"], "rs": rs or "(rs_…)"}),
                 f"Item '{fc['id']}' of type '{fc.get('type')}' was provided without its required "
                 f"'reasoning' item: '{rs or 'rs_…'}'.", fc.get("call_id"), severity=sev)
 
@@ -154,9 +161,10 @@ def _following(ctx: FormatCtx, items: list[dict], start: int, end: int) -> None:
             j += 1
         if j == end:
             rid = items[i].get("id")
-            ctx.add("reasoning-without-following-item", i, f"input[{i}]", f"reasoning item {rid} "
-                    "is not followed by the call or message it produced; send the whole output "
-                    "of that response, or drop the reasoning item too",
+            ctx.add("reasoning-without-following-item", i, f"input[{i}]", Msg(
+                    "reasoning item {id} is not followed by the call or message it produced; send "
+                    "the whole output of that response, or drop the reasoning item too",
+                    {"id": rid}),
                     f"Item '{rid}' of type 'reasoning' was provided without its required "
                     "following item.")
 

@@ -9,6 +9,7 @@ from agentdbg.cache import LruCache
 from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_arguments
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.profiles import quoted, severity
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import canonical_json, json_kind, repeated_keys
 
 # -- tool-call shape -------------------------------------------------------------------
@@ -21,12 +22,12 @@ def check_tool_calls(ctx: Ctx) -> Iterator[Finding]:
         if calls is None:
             continue
         if not isinstance(calls, list):
-            yield make("tool-call-malformed", i, "tool_calls must be an array of calls",
+            yield make("tool-call-malformed", i, Msg("tool_calls must be an array of calls"),
                        f"Invalid type for 'messages[{i}].tool_calls': expected an array.")
             continue
         if not calls:
-            yield make("empty-tool-calls", i, "tool_calls is an empty array; omit the key when "
-                       "there are no calls",
+            yield make("empty-tool-calls", i, Msg("tool_calls is an empty array; omit the key "
+                                                  "when there are no calls"),
                        f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with "
                        "minimum length 1, but got an empty array instead.")
         for j, call in enumerate(calls):
@@ -69,12 +70,15 @@ def _clean_call(ctx: Ctx, i: int, j: int, call: Any) -> bool:
 def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
     where = f"messages[{i}].tool_calls[{j}]"
     if isinstance(call, dict) and not _cid(call):
-        yield make("tool-call-missing-id", i, f"tool_calls[{j}] has no id (a streaming "
-                   "accumulator keeps id only from the first delta); keep the id and use it on "
-                   "the result", "Expected 'id' to be a string.")
+        yield make("tool-call-missing-id", i, Msg(
+                   "tool_calls[{j}] has no id (a streaming accumulator keeps id only from the "
+                   "first delta); keep the id and use it on the result", {"j": j}),
+                   "Expected 'id' to be a string.")
     problem = _malformed(call, where)
     if problem:
-        yield make("tool-call-malformed", i, f"tool_calls[{j}] {problem[0]}", problem[1], _cid(call))
+        yield make("tool-call-malformed", i, Msg("tool_calls[{j}] {problem}",
+                                                 {"j": j, "problem": Msg(problem[0])}),
+                   problem[1], _cid(call))
         return
     if call.get("type") == "custom":
         return  # free-form input: no JSON arguments to check
@@ -82,65 +86,74 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
     name = fn["name"]
     name_ok = bool(NAME_RE.match(name))
     if not name_ok:
-        yield make("invalid-tool-name", i, f"tool_calls[{j}] name {name!r} does not match "
-                   "^[a-zA-Z0-9_-]{1,64}$", _name_error(f"{where}.function.name", name), cid)
+        yield make("invalid-tool-name", i, Msg("tool_calls[{j}] name {name} does not match "
+                                               "^[a-zA-Z0-9_-]{{1,64}}$", {"j": j, "name": repr(name)}),
+                   _name_error(f"{where}.function.name", name), cid)
     args = fn["arguments"]
     if not isinstance(args, str):
         kinds: dict[type, str] = {dict: "an object", list: "an array"}
         kind = kinds.get(type(args), f"a {type(args).__name__}")
-        yield make("arguments-not-string", i, f"tool_calls[{j}] arguments is {kind}; send the "
-                   "JSON text (json.dumps) instead", f"Invalid type for '{where}.function.arguments'"
-                   f": expected a string, but got {kind.split()[-1]} instead.", cid)
+        yield make("arguments-not-string", i, Msg("tool_calls[{j}] arguments is {kind}; send the "
+                                                  "JSON text (json.dumps) instead",
+                                                  {"j": j, "kind": Msg(kind)}),
+                   f"Invalid type for '{where}.function.arguments': expected a string, but got "
+                   f"{kind.split()[-1]} instead.", cid)
         return
     try:
         parsed = parse_arguments(args)
     except ValueError as exc:
-        yield _broken_arguments(ctx, "arguments-invalid-json", i, cid, f"tool_calls[{j}] "
-                                f"arguments are not valid JSON ({exc})", str(exc))
+        yield _broken_arguments(ctx, "arguments-invalid-json", i, cid, Msg(
+            "tool_calls[{j}] arguments are not valid JSON ({error})", {"j": j, "error": str(exc)}),
+            str(exc))
         return
     if not isinstance(parsed, dict):
         kind = type(parsed).__name__
-        yield _broken_arguments(ctx, "arguments-not-object", i, cid, f"tool_calls[{j}] "
-                                f"arguments parse to {json_kind(parsed)}, not an object",
+        yield _broken_arguments(ctx, "arguments-not-object", i, cid, Msg(
+            "tool_calls[{j}] arguments parse to {kind}, not an object",
+            {"j": j, "kind": Msg(json_kind(parsed))}),
                                 f"'{kind}' object has no attribute 'items'")
         return
     repeated = repeated_keys(args, parsed)
     if repeated:
-        yield make("arguments-duplicate-key", i, f"tool_calls[{j}] arguments repeat the key "
-                   f"{repeated[0]!r}{_more(repeated)}: JSON parsers keep the last value, so the tool "
-                   "gets that one and the first is ignored (a reader or an approval may have seen "
-                   "the first); send each key once", None, cid)
+        yield make("arguments-duplicate-key", i, Msg(
+                   "tool_calls[{j}] arguments repeat the key {key}{more}: JSON parsers keep the "
+                   "last value, so the tool gets that one and the first is ignored (a reader or an "
+                   "approval may have seen the first); send each key once",
+                   {"j": j, "key": repr(repeated[0]), "more": _more(repeated)}), None, cid)
     if not name_ok or not ctx.req.declares_tools() or _answered(ctx, i, j):
         return
     schemas = ctx.req.tool_schemas()
     if name not in schemas:
-        yield make("unknown-tool", i, f"tool_calls[{j}] calls {name!r}, which is not among the "
-                   f"request's tools ({', '.join(schemas) or 'none'}); the model hallucinated a "
-                   "name or the tool list changed", None, cid)
+        yield make("unknown-tool", i, Msg(
+                   "tool_calls[{j}] calls {name}, which is not among the request's tools ({tools}); "
+                   "the model hallucinated a name or the tool list changed",
+                   {"j": j, "name": repr(name), "tools": ", ".join(schemas) or Msg("none")}),
+                   None, cid)
         return
     problems = schema_problems(schemas[name], args, parsed, ctx.schema_key(name, schemas[name]), name)
     if problems:
-        yield make("arguments-schema-mismatch", i, f"tool_calls[{j}] arguments fail the "
-                   f"{name!r} schema: {problems}; validate before executing", None, cid)
+        yield make("arguments-schema-mismatch", i, Msg(
+                   "tool_calls[{j}] arguments fail the {name} schema: {problems}; validate before "
+                   "executing", {"j": j, "name": repr(name), "problems": problems}), None, cid)
 
 
-def _more(keys: tuple[str, ...]) -> str:
-    return f" (and {', '.join(map(repr, keys[1:4]))})" if len(keys) > 1 else ""
+def _more(keys: tuple[str, ...]) -> Msg | str:
+    return Msg(" (and {keys})", {"keys": ", ".join(map(repr, keys[1:4]))}) if len(keys) > 1 else ""
 
 
-def _broken_arguments(ctx: Ctx, rule: str, i: int, cid: str | None, what: str,
+def _broken_arguments(ctx: Ctx, rule: str, i: int, cid: str | None, what: Msg,
                       vllm_text: str) -> Finding:
     """Arguments the tool cannot take. OpenAI accepts such a history (the loop answers the
     call with an error result); vLLM and Qwen parse the arguments into their chat template
     and reject it: the error text is vLLM's (Python's json error or a 500's)."""
     sev = severity(rule, ctx.profile)
     if sev == ERROR:
-        fix = (f"the {ctx.profile.name} server rejects a history with such arguments: repair "
-               "the arguments or drop the call before sending")
+        fix = Msg("the {server} server rejects a history with such arguments: repair the "
+                  "arguments or drop the call before sending", {"server": ctx.profile.name})
     else:
-        fix = ("OpenAI accepts the history once the call is answered (e.g. with an invalid_json "
-               "error result); vLLM and Qwen reject it: repair or drop the call for them")
-    return make(rule, i, f"{what}; {fix}", vllm_text, cid, severity=sev,
+        fix = Msg("OpenAI accepts the history once the call is answered (e.g. with an invalid_json "
+                  "error result); vLLM and Qwen reject it: repair or drop the call for them")
+    return make(rule, i, Msg("{what}; {fix}", {"what": what, "fix": fix}), vllm_text, cid, severity=sev,
                 api_source=quoted(ctx.profile, "vLLM"))
 
 
@@ -153,29 +166,33 @@ def _custom_ok(call: dict) -> bool:
 
 def _malformed(call: Any, where: str) -> tuple[str, str] | None:
     if not isinstance(call, dict):
-        return "is not an object", f"Invalid type for '{where}': expected an object."
+        return N_("is not an object"), f"Invalid type for '{where}': expected an object."
     if call.get("type") == "custom":
         if _custom_ok(call) or not isinstance(call.get("id"), str):
-            return None if _custom_ok(call) else ("is a custom call without an id",
+            return None if _custom_ok(call) else (N_("is a custom call without an id"),
                                                   f"Missing required parameter: '{where}.id'.")
-        return ("is a custom call without custom.name",
+        return (N_("is a custom call without custom.name"),
                 f"Missing required parameter: '{where}.custom.name'.")
     if call.get("type") != "function":
-        return ("lacks type: \"function\"",
+        return (N_("lacks type: \"function\""),
                 f"Missing required parameter: '{where}.type'.")
     fn = call.get("function")
     if not isinstance(fn, dict):
-        return "lacks a function object", f"Missing required parameter: '{where}.function'."
+        return N_("lacks a function object"), f"Missing required parameter: '{where}.function'."
     name = fn.get("name")
     if not isinstance(name, str) or not name:
-        return ("has an empty or missing function.name",
+        return (N_("has an empty or missing function.name"),
                 f"Invalid '{where}.function.name': empty string. Expected a string with minimum "
                 "length 1, but got an empty string instead.")
     if "arguments" not in fn:
-        return ("lacks function.arguments",
+        return (N_("lacks function.arguments"),
                 f"Missing required parameter: '{where}.function.arguments'.")
     return None
 
+
+#: ``json_kind``'s words, in the catalog: a finding says them in the chosen language
+JSON_KINDS = (N_("a boolean"), N_("an object"), N_("an array"), N_("a string"), N_("an integer"),
+              N_("a number"))
 
 _VALIDATORS: LruCache[str, Any] = LruCache(2_000)                 # schema text -> validator
 _RESULTS: LruCache[tuple[str, str], str] = LruCache(20_000)       # (schema, arguments) -> problems

@@ -9,6 +9,7 @@ from typing import Any
 from agentdbg.checker.context import Ctx, _calls, _cid
 from agentdbg.checker.findings import Finding, make
 from agentdbg.checker.request import MISSING
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import a_or_an
 
 # -- content / legacy ------------------------------------------------------------------
@@ -25,17 +26,20 @@ def check_content(ctx: Ctx) -> Iterator[Finding]:
         if type(content) is not str:  # the common case, a string, needs no type checks
             yield from _null_or_type(ctx, i, m, role)
         elif empty_on and content == "":
-            yield make("empty-content", i, "content \"\" becomes an empty text block behind an "
-                       "Anthropic proxy; omit it or use null on tool-call turns",
+            yield make("empty-content", i, Msg("content \"\" becomes an empty text block behind an "
+                                               "Anthropic proxy; omit it or use null on tool-call "
+                                               "turns"),
                        "messages: text content blocks must be non-empty")
         if role == "function" and not m.get("name"):
-            yield make("function-message-missing-name", i, "a legacy role 'function' message "
-                       "needs the function's name (better: migrate to role 'tool' + tool_call_id)",
+            yield make("function-message-missing-name", i, Msg(
+                       "a legacy role 'function' message needs the function's name (better: "
+                       "migrate to role 'tool' + tool_call_id)"),
                        "Missing parameter 'name': messages with role 'function' must have a "
                        f"'name'. (param: messages.[{i}].name)")
         if same_on and role in ("user", "assistant") and role == prev_role:
-            yield make("consecutive-same-role", i, f"two {role} messages in a row ([{i - 1}] and "
-                       f"[{i}]); merge them or interleave the roles",
+            yield make("consecutive-same-role", i, Msg(
+                       "two {role} messages in a row ([{before}] and [{i}]); merge them or "
+                       "interleave the roles", {"role": role, "before": i - 1, "i": i}),
                        f"deepseek-reasoner does not support successive user or assistant messages "
                        f"(messages[{i - 1}] and messages[{i}] in your input). You should "
                        "interleave the user/assistant messages in the message sequence.")
@@ -57,30 +61,40 @@ def _null_or_type(ctx: Ctx, i: int, m: dict, role: Any) -> Iterator[Finding]:
                    "Expected 'content' to be a string or an array" if ctx.profile.name == "llamacpp"
                    else "Invalid value for 'content': expected a string, got null. "
                         f"(param: messages.[{i}].content)")
-            fix = ('use "" on tool-call turns for this server' if role == "assistant" and has_calls
-                   else "send a string (\"\" if there is nothing to say)")
-            yield make("null-content", i, f"content is {'null' if content is None else 'missing'} "
-                       f"on {a_or_an(role)} message; {fix}", api)
+            fix = (Msg('use "" on tool-call turns for this server') if role == "assistant" and has_calls
+                   else Msg("send a string (\"\" if there is nothing to say)"))
+            said = {"role": role, "fix": fix}
+            if content is None:
+                text = (N_("content is null on an {role} message; {fix}") if a_or_an(role).startswith("an ")
+                        else N_("content is null on a {role} message; {fix}"))
+            else:
+                text = (N_("content is missing on an {role} message; {fix}")
+                        if a_or_an(role).startswith("an ") else
+                        N_("content is missing on a {role} message; {fix}"))
+            yield make("null-content", i, Msg(text, said), api)
     elif not isinstance(content, (str, list)):
         kind = JSON_KINDS.get(type(content), f"a {type(content).__name__}")
-        yield make("content-wrong-type", i, f"content is {kind}; {_content_fix(role)}",
+        yield make("content-wrong-type", i, Msg("content is {kind}; {fix}",
+                                                {"kind": Msg(kind), "fix": _content_fix(role)}),
                    f"Invalid type for 'messages.[{i}].content': expected one of a string or "
                    f"array of objects, but got {kind} instead.")
 
 
-JSON_KINDS = {dict: "an object", bool: "a boolean", int: "an integer", float: "a decimal"}
+JSON_KINDS = {dict: N_("an object"), bool: N_("a boolean"), int: N_("an integer"),
+              float: N_("a decimal")}
 
 
-def _content_fix(role: Any) -> str:
+def _content_fix(role: Any) -> Msg:
     """What content must be on a message of ``role``, and how to get there."""
     if role in ("tool", "function"):
-        return f"a {role} result must be a string: json.dumps it"
+        return Msg("a {role} result must be a string: json.dumps it", {"role": role})
     if role == "assistant":
-        return ("an assistant message's content must be a string or an array of text parts "
-                "(null only on a tool-call turn)")
+        return Msg("an assistant message's content must be a string or an array of text parts "
+                   "(null only on a tool-call turn)")
     if role in ("user", "system", "developer"):
-        return f"a {role} message's content must be a string or an array of content parts"
-    return "content must be a string or an array of content parts"
+        return Msg("a {role} message's content must be a string or an array of content parts",
+                   {"role": role})
+    return Msg("content must be a string or an array of content parts")
 
 
 def _signatures(ctx: Ctx) -> Iterator[Finding]:
@@ -102,9 +116,10 @@ def _signatures(ctx: Ctx) -> Iterator[Finding]:
                 and google["thought_signature"]):
             fn = first.get("function")
             name = fn.get("name") if isinstance(fn, dict) else None
-            yield make("thought-signature-missing", i, f"tool_calls[0] ({name!r}) lost the "
-                       "extra_content.google.thought_signature the model sent with it; append "
-                       "the model's message unchanged",
+            yield make("thought-signature-missing", i, Msg(
+                       "tool_calls[0] ({name}) lost the extra_content.google.thought_signature the "
+                       "model sent with it; append the model's message unchanged",
+                       {"name": repr(name)}),
                        SIGNATURE_TEXT.format(name=name, position=position + 1), _cid(first))
         position += len(calls)
 
@@ -122,8 +137,9 @@ def _reasoning(ctx: Ctx, i: int) -> Finding:
         api = (f"Missing `reasoning_content` field in the assistant message at message index {i}. "
                "For more information, please refer to "
                "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls")
-    return make("reasoning-content-missing", i, "thinking mode needs this tool-call turn's "
-                "reasoning_content passed back; keep the field when you append the response", api)
+    return make("reasoning-content-missing", i, Msg(
+                "thinking mode needs this tool-call turn's reasoning_content passed back; keep the "
+                "field when you append the response"), api)
 
 
 def _id_format(ctx: Ctx, i: int, m: dict) -> Iterator[Finding]:
@@ -135,6 +151,8 @@ def _id_format(ctx: Ctx, i: int, m: dict) -> Iterator[Finding]:
                    if ctx.profile.name == "mistral" else
                    f"messages.{i}.content.{j}.tool_use.id: String should match pattern "
                    "'^[a-zA-Z0-9_-]+$'")
-            yield make("tool-call-id-format", i, f"id {cid!r} is not {ctx.profile.id_pattern_text} "
-                       f"as {ctx.profile.name} requires; rewrite the ids consistently on both the "
-                       "call and its result", api, cid)
+            yield make("tool-call-id-format", i, Msg(
+                       "id {id} is not {pattern} as {server} requires; rewrite the ids consistently "
+                       "on both the call and its result",
+                       {"id": repr(cid), "pattern": ctx.profile.id_pattern_text,
+                        "server": ctx.profile.name}), api, cid)

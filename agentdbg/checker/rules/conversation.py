@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.rules.edits import Edit, history_edits
+from agentdbg.i18n import Msg
 from agentdbg.messages import call_fingerprint, call_name, tool_calls_of
 from agentdbg.transcript.compare import common_prefix
 
@@ -59,7 +60,8 @@ class ConversationRules:
         p = common_prefix(prev, messages)
         if p < len(prev) and not self.text_protocol:
             self.edits = history_edits(prev, messages, in_progress=bool(tool_calls_of(answer)))
-            out.extend(make("history-rewritten", e.at, f"{e.text}: {_consequence(e)}")
+            out.extend(make("history-rewritten", e.at, Msg("{edit}: {consequence}", {
+                "edit": e.shown if e.shown is not None else e.text, "consequence": _consequence(e)}))
                        for e in self.edits if e.lost)
         if answer is None or p < len(prev) or len(messages) <= len(prev):
             return out  # no reply to follow, history rewritten, or a plain retry
@@ -70,15 +72,15 @@ class ConversationRules:
         reply = messages[n] if isinstance(messages[n], dict) else {}
         first = calls[0].get("id") if isinstance(calls[0], dict) else None
         if reply.get("role") not in ("assistant", "tool"):
-            out.append(make("response-not-appended", n,
-                            "the model answered with tool calls and this request goes on without "
-                            "that reply; append the assistant message (with its tool_calls) and "
-                            "then one result per call", None, first))
+            out.append(make("response-not-appended", n, Msg(
+                "the model answered with tool calls and this request goes on without that reply; "
+                "append the assistant message (with its tool_calls) and then one result per call"),
+                None, first))
         elif reply.get("role") == "assistant" and not tool_calls_of(reply) and n + 1 == len(messages):
-            out.append(make("results-not-sent", n + 1,
-                            f"the model asked for {len(calls)} call(s) and this request keeps its "
-                            "reply without them and carries no results; keep the tool_calls and "
-                            "append one tool message per call", None, first))
+            out.append(make("results-not-sent", n + 1, Msg(
+                "the model asked for {k} call(s) and this request keeps its reply without them and "
+                "carries no results; keep the tool_calls and append one tool message per call",
+                {"k": len(calls)}), None, first))
         # ids are data of any JSON type: only a string id pairs a result with its call
         results = {m.get("tool_call_id") for m in messages[n:] if isinstance(m, dict)
                    and m.get("role") == "tool" and isinstance(m.get("tool_call_id"), str)}
@@ -102,10 +104,10 @@ class ConversationRules:
             count = self.repeats[1] + 1 if fp == self.repeats[0] else 1
             self.repeats = (fp, count)
             if count >= REPEAT_LIMIT:
-                out.append(make("repeated-call", index,
-                                f"{call_name(c)} with the same arguments was asked for and "
-                                f"executed {count} times in a row; stop the loop (max turns, a "
-                                "repeat guard) or change what the tool returns", None, c.get("id")))
+                out.append(make("repeated-call", index, Msg(
+                    "{name} with the same arguments was asked for and executed {count} times in a "
+                    "row; stop the loop (max turns, a repeat guard) or change what the tool "
+                    "returns", {"name": call_name(c), "count": count}), None, c.get("id")))
         return out
 
 
@@ -117,12 +119,12 @@ def _instructions_from(prev: list, now: list) -> list:
             for k, m in enumerate(prev)]
 
 
-def _consequence(edit: Edit) -> str:
+def _consequence(edit: Edit) -> Msg:
     if edit.kind == "removed":
-        return ("the model loses work it has not answered on yet; keep the calls and results "
-                "of the turn in progress (trim only past turns)")
-    return ("the model is told it said or saw what it did not; rewriting history between "
-            "calls can cut a call from its result and breaks prompt caching")
+        return Msg("the model loses work it has not answered on yet; keep the calls and results "
+                   "of the turn in progress (trim only past turns)")
+    return Msg("the model is told it said or saw what it did not; rewriting history between "
+               "calls can cut a call from its result and breaks prompt caching")
 
 
 def one_per_defect(across: list[Finding], single: list[Finding]) -> list[Finding]:

@@ -22,8 +22,10 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
+from agentdbg.i18n import N_, Join, Msg
 from agentdbg.messages import canonical_json, tool_calls_of
 
 MAX_ALIGNED = 4000      # messages: past that, histories are compared by their common prefix only
@@ -35,8 +37,9 @@ class Edit:
 
     kind: str             # removed | changed | inserted | named
     at: int
-    text: str
+    text: str             # English, as recorded
     lost: bool            # the model lost something it still works on: a warning
+    shown: Any = field(default=None, compare=False)   # ``text`` as an i18n.Msg (--lang)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "at": self.at, "text": self.text,
@@ -64,8 +67,9 @@ def history_edits(before: list, now: list, *, in_progress: bool = True) -> list[
         elif op == "replace":
             edits.append(_changed(before, now, i1, i2, j1, j2))
         elif op == "insert" and i1 < len(before):
-            edits.append(Edit("inserted", j1, f"{_count(j2 - j1)} inserted at [{j1}] before "
-                                              "messages the previous request already sent", True))
+            edits.append(_edit("inserted", j1, Msg(
+                "{count} inserted at [{at}] before messages the previous request already sent",
+                {"count": _count(j2 - j1), "at": j1}), True))
     return edits
 
 
@@ -85,41 +89,45 @@ def _removed(before: list, i1: int, i2: int, at: int, labels: dict[str, str],
     gone = before[i1:i2]
     lost = i2 - 1 > answered
     if len(gone) == 1 and _role(gone[0]) == "user":
-        return Edit("removed", at, f"[{i1}] user question removed", lost)
+        return _edit("removed", at, Msg("[{i}] user question removed", {"i": i1}), lost)
     parts = _what(gone, i1, labels)
-    return Edit("removed", at, f"{_count(len(gone))} removed ({parts})", lost)
+    return _edit("removed", at, Msg("{count} removed ({parts})",
+                                    {"count": _count(len(gone)), "parts": parts}), lost)
 
 
-def _what(gone: list, start: int, labels: dict[str, str]) -> str:
+def _what(gone: list, start: int, labels: dict[str, str]) -> Msg | Join:
     """What a removed stretch held: "call A and its result", "[1] user question", "answer [4]"."""
     calls = [labels.get(str(c.get("id")), "?") for m in gone for c in tool_calls_of(m)
              if isinstance(c, dict)]
     results = {labels.get(str(m.get("tool_call_id")), "?") for m in gone if _role(m) == "tool"}
-    out = []
+    out: list[Msg] = []
     if calls:
-        names = ", ".join(calls)
-        both = set(calls) <= results
-        out.append(f"call{'s' if len(calls) > 1 else ''} {names}"
-                   + (f" and {'their results' if len(calls) > 1 else 'its result'}" if both else ""))
+        many, both = len(calls) > 1, set(calls) <= results
+        said = ((N_("calls {names} and their results") if many else N_("call {names} and its result"))
+                if both else (N_("calls {names}") if many else N_("call {names}")))
+        out.append(Msg(said, {"names": ", ".join(calls)}))
     extra = sorted(results - set(calls))
     if extra:
-        out.append(f"result{'s' if len(extra) > 1 else ''} of {', '.join(extra)}")
+        said = N_("results of {names}") if len(extra) > 1 else N_("result of {names}")
+        out.append(Msg(said, {"names": ", ".join(extra)}))
     for k, m in enumerate(gone):
         role = _role(m)
         if role == "user":
-            out.append(f"[{start + k}] user question")
+            out.append(Msg("[{i}] user question", {"i": start + k}))
         elif role in ("system", "developer"):
-            out.append(f"[{start + k}] instructions")
+            out.append(Msg("[{i}] instructions", {"i": start + k}))
         elif role == "assistant" and not tool_calls_of(m):
-            out.append(f"[{start + k}] answer")
-    return ", ".join(out) or "messages"
+            out.append(Msg("[{i}] answer", {"i": start + k}))
+    return Join(tuple(out)) if out else Msg("messages")
 
 
 def _changed(before: list, now: list, i1: int, i2: int, j1: int, j2: int) -> Edit:
     if i2 - i1 == 1 and (j2 - j1 == 1 or _role(before[i1]) == _role(now[j1])):
         role = _role(before[i1]) or "message"
-        return Edit("changed", j1, f"[{i1}] {role} message changed", True)
-    return Edit("changed", j1, f"[{i1}..{i2 - 1}] replaced by {_count(j2 - j1)} at [{j1}]", True)
+        return _edit("changed", j1, Msg("[{i}] {role} message changed", {"i": i1, "role": role}),
+                     True)
+    return _edit("changed", j1, Msg("[{first}..{last}] replaced by {count} at [{at}]", {
+        "first": i1, "last": i2 - 1, "count": _count(j2 - j1), "at": j1}), True)
 
 
 def _one_for_one(before: list, now: list, i1: int, i2: int, j1: int) -> bool:
@@ -133,10 +141,11 @@ def _names(before: list, now: list, i1: int, i2: int, j1: int) -> list[Edit]:
         was, is_ = _name(before[i1 + k]), _name(now[j1 + k])
         if was == is_ or _role(now[j1 + k]) == "tool":
             continue
-        what = (f"name {json.dumps(is_, ensure_ascii=False)} added to [{j1 + k}]" if was is None
-                else f"name removed from [{j1 + k}]" if is_ is None
-                else f"name of [{j1 + k}] changed to {json.dumps(is_, ensure_ascii=False)}")
-        out.append(Edit("named", j1 + k, what, False))
+        at, name = j1 + k, json.dumps(is_, ensure_ascii=False)
+        what = (Msg("name {name} added to [{i}]", {"name": name, "i": at}) if was is None
+                else Msg("name removed from [{i}]", {"i": at}) if is_ is None
+                else Msg("name of [{i}] changed to {name}", {"name": name, "i": at}))
+        out.append(_edit("named", at, what, False))
     return out
 
 
@@ -146,7 +155,13 @@ def _by_prefix(before: list, now: list) -> list[Edit]:
     p = common_prefix(before, now)
     if p >= len(before):
         return []
-    return [Edit("changed", p, f"message {p} differs from the previous request's", True)]
+    return [_edit("changed", p, Msg("message {p} differs from the previous request's", {"p": p}),
+                  True)]
+
+
+def _edit(kind: str, at: int, text: Msg, lost: bool) -> Edit:
+    """An edit said in English (``text``) and shown in the chosen language (``shown``)."""
+    return Edit(kind, at, str(text), lost, text)
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -209,5 +224,5 @@ def _name(m: object) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _count(n: int) -> str:
-    return f"{n} message{'s' if n != 1 else ''}"
+def _count(n: int) -> Msg:
+    return Msg(N_("{n} message") if n == 1 else N_("{n} messages"), {"n": n})

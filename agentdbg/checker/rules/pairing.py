@@ -16,6 +16,7 @@ from agentdbg.checker.context import Ctx
 from agentdbg.checker.findings import ERROR, WARNING, Finding, make
 from agentdbg.checker.pairing import Block, Pairing, ResultState
 from agentdbg.checker.profiles import quoted
+from agentdbg.i18n import N_, Msg
 
 PAIRING_TEXT = ("An assistant message with 'tool_calls' must be followed by tool messages responding "
                 "to each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}")
@@ -35,11 +36,13 @@ def check_pairing(ctx: Ctx) -> Iterator[Finding]:
 
 def _orphan(ctx: Ctx, i: int, j: int) -> Finding:
     tid = ctx.messages[i].get("tool_call_id")
-    extra = f" (and {j - i - 1} more after it)" if j - i > 1 else ""
-    return make("orphan-tool-message", i,
-                f"tool message{extra} is not a response to a preceding assistant message with "
-                "'tool_calls'; append the assistant message that made the call before its result, "
-                "or drop the orphan (a history trim may have cut the pair)",
+    text = N_("tool message (and {more} more after it) is not a response to a preceding assistant "
+              "message with 'tool_calls'; append the assistant message that made the call before "
+              "its result, or drop the orphan (a history trim may have cut the pair)") if j - i > 1 \
+        else N_("tool message is not a response to a preceding assistant message with 'tool_calls'; "
+                "append the assistant message that made the call before its result, or drop the "
+                "orphan (a history trim may have cut the pair)")
+    return make("orphan-tool-message", i, Msg(text, {"more": j - i - 1}),
                 "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
                 f"message with 'tool_calls'. (param: messages.[{i}].role)", tid)
 
@@ -54,20 +57,21 @@ def _id_reuse(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
     for cid, k in counts.items():
         if k > 1:
             j = [pos for pos, c in enumerate(ids) if c == cid][1]
-            yield make("duplicate-tool-call-id", i,
-                       f"id {cid!r} appears {k} times in this tool_calls array; give every call "
-                       "its own id (an id-keyed map would collapse these calls)"
-                       + ("" if anthropic else "; OpenAI has no recorded error for it, "
-                          "Anthropic rejects it"),
+            text = (N_("id {id} appears {k} times in this tool_calls array; give every call its "
+                       "own id (an id-keyed map would collapse these calls)") if anthropic else
+                    N_("id {id} appears {k} times in this tool_calls array; give every call its "
+                       "own id (an id-keyed map would collapse these calls); OpenAI has no "
+                       "recorded error for it, Anthropic rejects it"))
+            yield make("duplicate-tool-call-id", i, Msg(text, {"id": repr(cid), "k": k}),
                        f"messages.{i}.content.{j}: tool_use ids must be unique", cid,
                        api_source=quoted(ctx.profile, "Anthropic"))
         elif p.first_use.get(cid, i) < i:
             sev = ERROR if ctx.profile.cross_turn_id_reuse_is_error else WARNING
             j = ids.index(cid)
-            yield make("duplicate-tool-call-id", i,
-                       f"id {cid!r} was already used by the tool_calls of message "
-                       f"{p.first_use[cid]}; reused ids confuse pairing (OpenAI has no recorded "
-                       "error for it; Anthropic, MiniMax and Zhipu reject it)",
+            yield make("duplicate-tool-call-id", i, Msg(
+                       "id {id} was already used by the tool_calls of message {first}; reused ids "
+                       "confuse pairing (OpenAI has no recorded error for it; Anthropic, MiniMax "
+                       "and Zhipu reject it)", {"id": repr(cid), "first": p.first_use[cid]}),
                        f"messages.{i}.content.{j}: tool_use ids must be unique" if anthropic else
                        f"invalid params, duplicate tool_call id: {cid}", cid, severity=sev,
                        api_source=None if anthropic else "MiniMax")
@@ -81,39 +85,43 @@ def _block(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
         tid = ctx.messages[j].get("tool_call_id")
         if state is ResultState.MISSING_ID:
             found.append(make(
-                "tool-message-missing-id", j, "tool message has no tool_call_id; copy the "
-                "exact id of the call it answers",
+                "tool-message-missing-id", j, Msg("tool message has no tool_call_id; copy the "
+                                                  "exact id of the call it answers"),
                 "Missing parameter 'tool_call_id': messages with role 'tool' must have a "
                 f"'tool_call_id'. (param: messages.[{j}].tool_call_id)"))
         elif state is ResultState.MISMATCH:
             ids = ", ".join(repr(c) for c in block.ids if c) or "none"
             found.append(make(
-                "tool-call-id-mismatch", j, f"tool_call_id {tid!r} is not an id of the tool_calls "
-                f"in message {i} ({ids}); use the exact id the model returned",
+                "tool-call-id-mismatch", j, Msg(
+                    "tool_call_id {tid} is not an id of the tool_calls in message {i} ({ids}); use "
+                    "the exact id the model returned", {"tid": repr(tid), "i": i, "ids": ids}),
                 f"Invalid parameter: 'tool_call_id' of '{tid}' not found in 'tool_calls' of "
                 "previous message.", tid))
         elif state is ResultState.DUPLICATE:
             first = next(k for k in range(i + 1, j)
                          if p.status.get(k) is ResultState.OK and ctx.messages[k].get("tool_call_id") == tid)
             found.append(make(
-                "duplicate-tool-response", j, f"second tool message for {tid!r} (first at "
-                f"[{first}]); append each result once",
+                "duplicate-tool-response", j, Msg(
+                    "second tool message for {tid} (first at [{first}]); append each result once",
+                    {"tid": repr(tid), "first": first}),
                 f"Invalid parameter: Duplicate value for 'tool_call_id' of '{tid}', in "
                 f"messages[{first}] and messages[{j}].", tid))
     if block.late and block.interloper is not None:
         ids = ", ".join(block.late)
         found.append(make(
-            "interleaved-message", block.interloper,
-            f"this {ctx.messages[block.interloper].get('role')} message sits between the "
-            f"tool_calls of message {i} and their results ({ids}, at "
-            f"{', '.join(f'[{v}]' for v in block.late.values())}); move it after the results",
+            "interleaved-message", block.interloper, Msg(
+                "this {role} message sits between the tool_calls of message {i} and their results "
+                "({ids}, at {at}); move it after the results",
+                {"role": ctx.messages[block.interloper].get("role"), "i": i, "ids": ids,
+                 "at": ", ".join(f"[{v}]" for v in block.late.values())}),
             PAIRING_TEXT.format(ids=ids), next(iter(block.late))))
     if not block.broken:  # a mismatched or id-less result explains the unanswered call
         for cid in block.unanswered if not block.pending else ():
             found.append(make(
-                "missing-tool-response", i, f"call {cid!r} has no tool message after it; append "
-                f"{{\"role\": \"tool\", \"tool_call_id\": \"{cid}\", ...}} before the next "
-                "message (also when the tool failed or was cancelled)",
+                "missing-tool-response", i, Msg(
+                    "call {id} has no tool message after it; append {{\"role\": \"tool\", "
+                    "\"tool_call_id\": \"{cid}\", ...}} before the next message (also when the "
+                    "tool failed or was cancelled)", {"id": repr(cid), "cid": cid}),
                 PAIRING_TEXT.format(ids=cid) + f" (param: messages.[{i}].role)", cid))
     found.sort(key=lambda f: (f.index if f.index is not None else -1))
     yield from found
@@ -134,8 +142,8 @@ def _out_of_order(block: Block) -> Iterator[Finding]:
         expected = [c for c in ids if c]
         found = [ids[pos] for pos, _ in order]
         yield make("results-out-of-order", order[k][1],
-                   "results are not in tool_calls order; templates that bind by position "
-                   "pair them with the wrong call: append results in the order of the calls",
+                   Msg("results are not in tool_calls order; templates that bind by position "
+                       "pair them with the wrong call: append results in the order of the calls"),
                    f"Expected toolResult blocks at messages.{i + 1}.content for the following "
                    f"Ids: {', '.join(c for c in expected if c)}, but found: "
                    f"{', '.join(c for c in found if c)}",

@@ -138,7 +138,9 @@ class Interceptor:
         if not isinstance(message, dict) or message.get("role") != "tool":
             raise ValueError(f"message {index} is not a tool result")
         fault = parse_fault(kind)
-        message["content"] = fault.content(_tool_name(messages, int(index)))
+        before = message.get("content")
+        message["content"] = fault.content(_tool_name(messages, int(index)),
+                                           before if isinstance(before, str) else None)
         self.say(f"message {index} now holds the {fault.describe()} fault")
 
 

@@ -1,0 +1,271 @@
+"""The message catalog: what agentdbg prints, in the language the user chose (``--lang``).
+
+English is the source text, written in the code. Every other language is one gettext
+catalog, ``agentdbg/locale/<lang>.po`` (the standard format translators' tools read and
+Babel's ``pybabel extract``/``update`` keep in step with the code); adding a language is
+adding one file. Catalogs are read here with a small reader: no compile step, no Babel at
+run time, nothing imported until a language other than English is chosen.
+
+``_("text")`` translates now; ``N_("text")`` only marks a text for extraction (a table
+translated where it is shown); ``Msg`` keeps a template and its values so the engine can
+record English and a renderer can show the chosen language. Protocol words (``tool_calls``,
+``tool_call_id``, role names) stay in English in every catalog.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import gettext
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+DEFAULT = "en"
+
+
+class Catalog:
+    """One language's translations: msgid (with its context) -> msgstr(s)."""
+
+    def __init__(self, lang: str, entries: dict[tuple[str | None, str], list[str]] | None = None,
+                 plural: Callable[[int], int] | None = None):
+        self.lang = lang
+        self.entries = entries or {}
+        self.plural = plural or (lambda n: int(n != 1))
+
+    def gettext(self, text: str, context: str | None = None) -> str:
+        found = self.entries.get((context, text))
+        return found[0] if found and found[0] else text
+
+    @functools.cached_property
+    def _templates(self) -> list[tuple[str, str]]:
+        found = []
+        for (context, msgid), strs in self.entries.items():
+            literal = re.sub(r"\{\w+\}", "", msgid)
+            if context is None and strs and strs[0] and "{" in msgid and len(literal) >= 16:
+                found.append((msgid.split("{", 1)[0], msgid))
+        return sorted(found, key=lambda t: -len(re.sub(r"\{\w+\}", "", t[1])))
+
+    def templates(self) -> list[tuple[str, str]]:
+        """(the text before its first placeholder, template) of each translated template with
+        placeholders and enough words of its own to be recognised, the most specific first."""
+        return self._templates
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        found = self.entries.get((None, singular))
+        if found and len(found) > 1:
+            index = self.plural(n)
+            if 0 <= index < len(found) and found[index]:
+                return found[index]
+        return singular if n == 1 else plural
+
+
+_ENGLISH = Catalog(DEFAULT)
+_current: Catalog = _ENGLISH
+
+
+def languages() -> list[str]:
+    """English and every language with a catalog file."""
+    found = sorted(p.stem for p in LOCALE_DIR.glob("*.po")) if LOCALE_DIR.is_dir() else []
+    return [DEFAULT] + [lang for lang in found if lang != DEFAULT]
+
+
+def use(lang: str | None) -> None:
+    """Print in ``lang`` from now on (English when None or "en")."""
+    global _current
+    _current = _ENGLISH if not lang or lang == DEFAULT else catalog(lang)
+
+
+def language() -> str:
+    return _current.lang
+
+
+@functools.lru_cache(maxsize=8)
+def catalog(lang: str) -> Catalog:
+    """The catalog of ``lang``; ValueError naming the languages there are."""
+    if not re.fullmatch(r"[A-Za-z]{2,3}(?:_[A-Za-z0-9]{2,8})?", lang):
+        raise ValueError(f"no language {lang!r}; one of {', '.join(languages())}")
+    path = LOCALE_DIR / f"{lang}.po"
+    if not path.is_file():
+        raise ValueError(f"no language {lang!r}; one of {', '.join(languages())}")
+    entries = read_po(path.read_text(encoding="utf-8"))
+    header = entries.pop((None, ""), [""])[0]
+    return Catalog(lang, entries, _plural_rule(header))
+
+
+def _(text: str) -> str:
+    """``text`` in the chosen language."""
+    return _current.gettext(text)
+
+
+def pgettext(context: str, text: str) -> str:
+    """``text`` in the chosen language, where the same English means other things."""
+    return _current.gettext(text, context)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    return _current.ngettext(singular, plural, n)
+
+
+def N_(text: str) -> str:
+    """Mark ``text`` for the catalog without translating it yet."""
+    return text
+
+
+@dataclass(frozen=True)
+class Msg:
+    """A text to show later in the chosen language: a template (marked with ``N_``) and its
+    values. ``str()`` is the English text (what transcripts record); ``tr()`` the chosen
+    language's."""
+
+    template: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return self.template.format(**self.values)
+
+    def tr(self, lang: str | None = None) -> str:
+        """In the chosen language, or in ``lang`` (the offline model answers in the question's)."""
+        book = _current if lang is None else in_language(lang)
+        return book.gettext(self.template).format(**{k: tr(v, lang) for k, v in self.values.items()})
+
+    @classmethod
+    def parse(cls, template: str, text: str) -> Msg | None:
+        """The ``Msg`` whose English is ``text`` (None when ``text`` is not ``template`` filled
+        in): a recording keeps English, and a replay shows it in the chosen language. The
+        values come back as text; the last placeholder takes the rest of ``text``."""
+        parts = re.split(r"\{(\w+)\}", template)
+        names = parts[1::2]
+        if len(set(names)) != len(names) or "{{" in template or "}}" in template:
+            return None
+        pattern = "".join(re.escape(p) if i % 2 == 0 else
+                          f"(?P<{p}>.*{'' if i == len(parts) - 2 else '?'})"
+                          for i, p in enumerate(parts))
+        m = re.fullmatch(pattern, text, re.DOTALL)
+        return cls(template, m.groupdict()) if m else None
+
+
+@dataclass(frozen=True)
+class Join:
+    """Texts to show joined (each a ``Msg`` or plain), with a separator from the catalog."""
+
+    parts: tuple[Any, ...]
+    sep: str = ", "
+
+    def __str__(self) -> str:
+        return self.sep.join(str(p) for p in self.parts)
+
+    def tr(self, lang: str | None = None) -> str:
+        book = _current if lang is None else in_language(lang)
+        return book.gettext(self.sep).join(tr(p, lang) for p in self.parts)
+
+
+def tr(value: Any, lang: str | None = None) -> str:
+    """A ``Msg`` (or ``Join``) translated into ``lang``, else the chosen language; anything else
+    as text."""
+    return value.tr(lang) if isinstance(value, (Msg, Join)) else str(value)
+
+
+def recorded(text: str) -> str:
+    """A text recorded in English (a transcript's stop detail, a model error) in the chosen
+    language when the catalog has the template it was made from (its values as recorded: an
+    API's own words stay verbatim); else as recorded."""
+    if _current is _ENGLISH or not text:
+        return text
+    exact = _current.gettext(text)
+    if exact != text:
+        return exact
+    for first, template in _current.templates():
+        if text.startswith(first):
+            found = Msg.parse(template, text)
+            if found is not None:
+                return found.tr()
+    return text
+
+
+def in_language(lang: str) -> Catalog:
+    """The catalog of ``lang`` (English when there is none)."""
+    if lang == DEFAULT:
+        return _ENGLISH
+    try:
+        return catalog(lang)
+    except ValueError:
+        return _ENGLISH
+
+
+# -- the .po reader ------------------------------------------------------------------------
+
+_KEYWORD = re.compile(r"^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?)\s+(\".*\")\s*$")
+
+
+def read_po(text: str) -> dict[tuple[str | None, str], list[str]]:
+    """The entries of a PO file: (context, msgid) -> [msgstr, msgstr[1] …]. Fuzzy and obsolete
+    entries are left out, as gettext's own tools leave them out of a compiled catalog."""
+    entries: dict[tuple[str | None, str], list[str]] = {}
+    entry: dict[str, Any] = {}
+    last: tuple[str, int] | None = None
+    fuzzy = False
+
+    def flush() -> None:
+        nonlocal entry, fuzzy, last
+        if "msgid" in entry and not fuzzy:
+            strs = entry.get("msgstr", {})
+            entries[(entry.get("msgctxt"), entry["msgid"])] = [strs[i] for i in sorted(strs)]
+        entry, fuzzy, last = {}, False, None
+
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            flush()
+            continue
+        if line.startswith("#"):
+            if line.startswith("#,") and "fuzzy" in line:
+                if "msgid" in entry:
+                    flush()
+                fuzzy = True
+            continue
+        m = _KEYWORD.match(line)
+        if m:
+            key, index, value = m.group(1), m.group(2), _unquote(m.group(3), number)
+            if key in ("msgctxt", "msgid") and "msgstr" in entry:
+                flush()   # no blank line between two entries
+            if key.startswith("msgstr"):
+                slot = int(index) if index is not None else 0
+                entry.setdefault("msgstr", {})[slot] = value
+                last = ("msgstr", slot)
+            else:
+                entry[key] = value
+                last = (key, -1)
+        elif line.startswith('"') and last is not None:
+            value = _unquote(line, number)
+            if last[0] == "msgstr":
+                entry["msgstr"][last[1]] += value
+            else:
+                entry[last[0]] += value
+        else:
+            raise ValueError(f"line {number}: not PO syntax: {line[:60]!r}")
+    flush()
+    return entries
+
+
+def _unquote(quoted: str, number: int) -> str:
+    try:
+        value = ast.literal_eval(quoted)
+    except (ValueError, SyntaxError):
+        raise ValueError(f"line {number}: a string that is not closed: {quoted[:60]!r}") from None
+    if not isinstance(value, str):
+        raise ValueError(f"line {number}: not a string: {quoted[:60]!r}")
+    return value
+
+
+def _plural_rule(header: str) -> Callable[[int], int]:
+    m = re.search(r"plural=([^;\n]+)", header)
+    if not m:
+        return lambda n: int(n != 1)
+    try:
+        return gettext.c2py(m.group(1).strip())
+    except (ValueError, SyntaxError):
+        return lambda n: int(n != 1)

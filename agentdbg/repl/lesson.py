@@ -1,0 +1,204 @@
+"""A lesson prepared once: a YAML file with the question, the options, the breakpoints, the
+faults, the steps (each with an optional teacher's note and pause) and the exercises.
+
+    title: 订单在哪里
+    question: 订单 ORD-2026-001 到哪里了?
+    options: {lang: zh, explain: true, present: true}
+    breakpoints:
+      - tool: query_logistics
+        note: 第二个调用用上了第一个结果里的 tracking_no
+    injections:
+      - fail: query_logistics
+        kind: timeout
+        note: 超时是可重试的错误
+    steps:
+      - next
+      - do: next
+        note: 看 tool_call_id 怎样把结果和调用配对
+        pause: true
+      - drop 1
+    exercises:
+      - 为什么 drop 1 之后 API 返回 400？
+
+A lesson is data: it never names code to load (a tools file is passed with ``--tools``), and
+every error is one line naming the file and, where it can, the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentdbg.errors import ConfigError, located
+
+OPTIONS = {"lang": str, "explain": bool, "present": bool, "profile": str, "approve": str,
+           "max_turns": int, "system": str, "full": bool}
+MAX_ITEMS = 1000
+
+
+@dataclass
+class Step:
+    command: str
+    note: str = ""
+    pause: bool = False
+
+
+@dataclass
+class Lesson:
+    question: str | None = None
+    title: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    breakpoints: list[tuple[str, str | None, str]] = field(default_factory=list)  # kind, value, note
+    injections: list[dict] = field(default_factory=list)  # tool, kind, sticky, note, pause
+    steps: list[Step] = field(default_factory=list)
+    exercises: list[str] = field(default_factory=list)
+    tools: str | None = None         # what the lesson was prepared with (passed with --tools)
+    path: Path | None = None
+
+
+def load_lesson(path: Path) -> Lesson:
+    from agentdbg.yamlfile import parse, read_text
+
+    data, node = parse(path, read_text(path, "lesson file"))
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a lesson file is a YAML mapping (question:, steps: …)")
+    lines = _key_lines(node)
+
+    def bad(key: str, what: str) -> ConfigError:
+        return ConfigError(located(path, lines.get(key), None, f"{key}: {what}"))
+
+    known = {"title", "question", "options", "breakpoints", "injections", "steps", "exercises",
+             "tools"}
+    for key in data:
+        if key not in known:
+            raise bad(str(key), f"not a lesson key; the keys are {', '.join(sorted(known))}")
+    lesson = Lesson(path=path)
+    lesson.question = _text(data.get("question"), "question", bad, optional=True)
+    lesson.title = _text(data.get("title"), "title", bad, optional=True) or ""
+    lesson.tools = _text(data.get("tools"), "tools", bad, optional=True)
+    lesson.options = _options(data.get("options"), bad)
+    lesson.breakpoints = [_breakpoint(b, bad) for b in _items(data, "breakpoints", bad)]
+    lesson.injections = [_injection(i, bad) for i in _items(data, "injections", bad)]
+    lesson.steps = [_step(s, bad) for s in _items(data, "steps", bad)]
+    lesson.exercises = [_text(e, "exercises", bad) or "" for e in _items(data, "exercises", bad)]
+    return lesson
+
+
+def _key_lines(node: Any) -> dict[str, int]:
+    import yaml
+
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {str(k.value): k.start_mark.line + 1 for k, _v in node.value}
+
+
+def _items(data: dict, key: str, bad) -> list:
+    value = data.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise bad(key, "expected a list")
+    if len(value) > MAX_ITEMS:
+        raise bad(key, f"{len(value)} items; at most {MAX_ITEMS}")
+    return value
+
+
+def _text(value: Any, key: str, bad, optional: bool = False) -> str | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise bad(key, f"expected text, got {type(value).__name__}")
+    return value
+
+
+def _options(value: Any, bad) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise bad("options", "expected a mapping (lang: zh, explain: true …)")
+    out = {}
+    for key, v in value.items():
+        kind = OPTIONS.get(str(key))
+        if kind is None:
+            raise bad("options", f"{key!r} is not a lesson option; one of {', '.join(OPTIONS)}")
+        if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
+            raise bad("options", f"{key} must be {kind.__name__}, got {type(v).__name__}")
+        out[str(key)] = v
+    return out
+
+
+def _breakpoint(value: Any, bad) -> tuple[str, str | None, str]:
+    from agentdbg.repl.breakpoints import KINDS
+
+    note = ""
+    if isinstance(value, dict):
+        value = dict(value)
+        note = _text(value.pop("note", ""), "breakpoints", bad) or ""
+        if len(value) != 1:
+            raise bad("breakpoints", "each is one of: tool: NAME, turn: N, error, finding "
+                                     "(with an optional note:)")
+        (kind, arg), = value.items()
+        if kind not in KINDS or (kind in ("tool", "turn") and arg is None):
+            raise bad("breakpoints", f"{kind!r}: expected tool: NAME, turn: N, error or finding")
+        return str(kind), (str(arg) if kind in ("tool", "turn") else None), note
+    if value in ("error", "finding"):
+        return str(value), None, note
+    raise bad("breakpoints", f"{value!r}: expected tool: NAME, turn: N, error or finding")
+
+
+def _injection(value: Any, bad) -> dict:
+    from agentdbg.engine.faults import KINDS
+
+    if not isinstance(value, dict) or not isinstance(value.get("fail"), str):
+        raise bad("injections", "each is a mapping: fail: TOOL, kind: KIND (sticky:, note:, pause:)")
+    kind = value.get("kind")
+    if kind not in KINDS:
+        raise bad("injections", f"kind {kind!r}: one of {', '.join(KINDS)}")
+    extra = set(value) - {"fail", "kind", "sticky", "note", "pause"}
+    if extra:
+        raise bad("injections", f"unknown key(s) {', '.join(sorted(map(str, extra)))}")
+    return {"tool": value["fail"], "kind": kind, "sticky": value.get("sticky") is True,
+            "note": _text(value.get("note", ""), "injections", bad) or "",
+            "pause": value.get("pause") is True}
+
+
+def _step(value: Any, bad) -> Step:
+    if isinstance(value, str):
+        return Step(value.strip())
+    if not isinstance(value, dict) or not isinstance(value.get("do", "next"), str):
+        raise bad("steps", "each is a command, or a mapping: do: COMMAND (note:, pause:)")
+    extra = set(value) - {"do", "note", "pause"}
+    if extra:
+        raise bad("steps", f"unknown key(s) {', '.join(sorted(map(str, extra)))}")
+    return Step(str(value.get("do", "next")).strip(), _text(value.get("note", ""), "steps", bad) or "",
+                value.get("pause") is True)
+
+
+def dump_lesson(lesson: Lesson) -> str:
+    """The lesson as YAML (``lesson PATH`` in step mode writes it)."""
+    import yaml
+
+    data: dict[str, Any] = {}
+    if lesson.title:
+        data["title"] = lesson.title
+    data["question"] = lesson.question
+    if lesson.tools:
+        data["tools"] = lesson.tools
+    if lesson.options:
+        data["options"] = lesson.options
+    if lesson.breakpoints:
+        data["breakpoints"] = [{kind: value if value is not None else True, "note": note} if note
+                               else {kind: value} if value is not None else kind
+                               for kind, value, note in lesson.breakpoints]
+    if lesson.injections:
+        data["injections"] = [{"fail": i["tool"], "kind": i["kind"], "sticky": i["sticky"]}
+                              for i in lesson.injections]
+    data["steps"] = [s.command if not (s.note or s.pause) else
+                     {"do": s.command, **({"note": s.note} if s.note else {}),
+                      **({"pause": True} if s.pause else {})} for s in lesson.steps]
+    if lesson.exercises:
+        data["exercises"] = lesson.exercises
+    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=100)

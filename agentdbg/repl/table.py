@@ -1,0 +1,122 @@
+"""The command table of step mode: registration, lookup and ``help``.
+
+Each command is ``fn(dbg, arg: str)``; it raises ``CommandError`` for a one-line error and
+the debugger stays at the prompt. The docstring is the help, as pdb's: the usage line, a
+one-line summary (what ``help`` lists, sized for 80 columns), then the details ``help CMD``
+adds. Help is shown in the chosen language: the docstrings' lines are catalog entries.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agentdbg.i18n import Msg, _, tr
+
+
+class CommandError(Exception):
+    """A one-line error for the prompt (a ``Msg`` is shown in the chosen language)."""
+
+    def __init__(self, message: str | Msg):
+        super().__init__(message)
+        self.text = message
+
+    def __str__(self) -> str:
+        return tr(self.text)
+
+
+@dataclass
+class Command:
+    name: str
+    aliases: tuple[str, ...]
+    fn: Callable
+    usage: str
+    summary: str                 # one line, whole: what 'help' lists
+    help: str                    # the details 'help CMD' adds
+    args: tuple[str, ...] = ()   # completion kinds for each argument position
+    group: str = ""
+
+    @property
+    def names(self) -> str:
+        """``next (n, Enter)``: the name and every alias."""
+        extra = list(self.aliases) + ([_("Enter")] if self.name == "next" else [])
+        return f"{self.name} ({', '.join(extra)})" if extra else self.name
+
+
+COMMANDS: dict[str, Command] = {}
+ALIASES: dict[str, str] = {}
+_group = ""
+
+
+def section(title: str) -> None:
+    """The commands registered after this are listed under ``title`` (marked with ``N_``)."""
+    global _group
+    _group = title
+
+
+def command(name: str, *aliases: str, args: tuple[str, ...] = ()):
+    def register(fn: Callable) -> Callable:
+        doc = inspect.getdoc(fn) or name
+        usage, summary, rest = (doc.split("\n", 2) + ["", ""])[:3]
+        COMMANDS[name] = Command(name, aliases, fn, usage.strip(), summary.strip(),
+                                 " ".join(rest.split()), args, _group)
+        for alias in aliases:
+            ALIASES[alias] = name
+        return fn
+    return register
+
+
+def lookup(word: str) -> Command:
+    name = ALIASES.get(word, word)
+    if name not in COMMANDS:
+        raise CommandError(Msg("unknown command {word}; 'help' lists the commands",
+                               {"word": repr(word)}))
+    return COMMANDS[name]
+
+
+def one_arg(arg: str, usage: str) -> str:
+    if not arg.strip():
+        raise CommandError(Msg("usage: {usage}", {"usage": usage}))
+    return arg.strip()
+
+
+def index_arg(dbg, text: str) -> int:
+    try:
+        index = int(text)
+    except ValueError:
+        raise CommandError(Msg("expected a message index, got {text}", {"text": repr(text)})) from None
+    last = len(dbg.session.messages) - 1
+    if not 0 <= index <= last:
+        raise CommandError(Msg("no message {index}; messages are 0..{last}",
+                               {"index": index, "last": last}))
+    return index
+
+
+HELP_WIDTH = 80
+
+
+def help_text(word: str | None = None) -> str:
+    """'help': one line per command (names and aliases, a whole summary), grouped, for 80
+    columns; 'help CMD': its usage, aliases, summary and details, wrapped at 80."""
+    from agentdbg.render.wrap import wrap_plain
+
+    if word is not None:
+        cmd = lookup(word)
+        aliases = _("  (aliases: {aliases})").format(aliases=", ".join(cmd.aliases)) \
+            if cmd.aliases else ""
+        summary = _(cmd.summary)
+        text = _("{summary}. {details}").format(summary=summary[:1].upper() + summary[1:],
+                                               details=_(cmd.help)).strip()
+        return f"{_(cmd.usage)}{aliases}\n" + wrap_plain(text, HELP_WIDTH, "  ")
+    from rich.cells import cell_len
+
+    column = max(cell_len(c.names) for c in COMMANDS.values()) + 2
+    lines = [_("Commands ('help CMD' shows one in full; Enter repeats 'next'):")]
+    group = None
+    for c in COMMANDS.values():
+        if c.group != group:
+            group = c.group
+            lines.append(_("{group}:").format(group=_(group)))
+        lines.append(f"  {c.names}{' ' * (column - cell_len(c.names))}{_(c.summary)}")
+    return "\n".join(lines)

@@ -1,0 +1,109 @@
+"""Keep the message catalogs in step with the code (Babel, the standard gettext tooling).
+
+    python scripts/catalog.py            # extract, then update every agentdbg/locale/*.po
+    python scripts/catalog.py --check    # exit 1 when a catalog lacks a text the code prints
+    python scripts/catalog.py --new fr   # start agentdbg/locale/fr.po (a third language)
+
+The texts are what the code marks: ``_("…")``, ``N_("…")``, ``Msg("…")``, ``pgettext(ctx, "…")``,
+plus the help of every step-mode command (its docstring's usage, summary and details).
+Translators edit the ``.po`` files with any PO editor; agentdbg reads them as they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCALE = ROOT / "agentdbg" / "locale"
+#: ``tell`` is the offline model's own: a sentence of its answer, in the question's language
+KEYWORDS = {"_": None, "N_": None, "Msg": (1,), "tell": (1,), "pgettext": ((1, "c"), 2),
+            "ngettext": (1, 2)}
+
+
+def template():
+    """A catalog of every text the code marks (Babel's ``Catalog``)."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.extract import extract_from_dir
+
+    sys.path.insert(0, str(ROOT))
+    catalog = Catalog(project="agentdbg", charset="utf-8")
+    for filename, lineno, message, _comments, context in extract_from_dir(
+            str(ROOT / "agentdbg"), method_map=[("**.py", "python")], keywords=KEYWORDS,
+            comment_tags=("i18n:",), strip_comment_tags=True):
+        if message:
+            catalog.add(message, locations=[(f"agentdbg/{filename}", lineno)], context=context)
+    from agentdbg.repl.commands import COMMANDS
+
+    for cmd in COMMANDS.values():
+        where = [(f"agentdbg/repl/{cmd.fn.__module__.rsplit('.', 1)[-1]}.py",
+                  cmd.fn.__code__.co_firstlineno)]
+        for text in (cmd.usage, cmd.summary, cmd.help):
+            if text:
+                catalog.add(text, locations=where)
+    return catalog
+
+
+def read(path: Path):
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as fh:
+        return read_po(fh, charset="utf-8")
+
+
+def write(path: Path, catalog) -> None:
+    from babel.messages.pofile import write_po
+
+    with path.open("wb") as fh:
+        write_po(fh, catalog, width=100, omit_header=False, sort_output=False,
+                 ignore_obsolete=True, include_previous=False)
+
+
+def missing(pot, po) -> list[str]:
+    """The texts of ``pot`` that ``po`` does not translate."""
+    out = []
+    for message in pot:
+        if not message.id:
+            continue
+        found = po.get(message.id, context=message.context)
+        if found is None or not found.string or found.fuzzy:
+            out.append(message.id if isinstance(message.id, str) else message.id[0])
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true")
+    parser.add_argument("--new", metavar="LANG")
+    args = parser.parse_args()
+    pot = template()
+    if args.new:
+        from babel.messages.catalog import Catalog
+
+        path = LOCALE / f"{args.new}.po"
+        if path.exists():
+            print(f"{path} exists", file=sys.stderr)
+            return 1
+        fresh = Catalog(locale=args.new, project="agentdbg", charset="utf-8")
+        fresh.update(pot, no_fuzzy_matching=True)
+        write(path, fresh)
+        print(f"wrote {path}: {len(pot)} texts to translate")
+        return 0
+    status = 0
+    for path in sorted(LOCALE.glob("*.po")):
+        po = read(path)
+        if args.check:
+            lacking = missing(pot, po)
+            for text in lacking:
+                print(f"{path.name}: not translated: {text[:100]!r}")
+            status = status or int(bool(lacking))
+            continue
+        po.update(pot, no_fuzzy_matching=True)
+        write(path, po)
+        print(f"updated {path}: {len(missing(pot, po))} of {len(pot)} texts untranslated")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
