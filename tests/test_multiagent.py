@@ -184,6 +184,19 @@ def test_a_name_added_to_a_stored_message_is_a_note_in_the_same_conversation(tmp
     assert t[1].agent == "WeatherAgent" and len(t) == 1
 
 
+def test_two_conversations_whose_model_said_the_same_words_stay_two_with_no_finding(tmp_path):
+    """A model's short text reply ("hello") is not unique: a request that starts from another
+    question and holds the same words is a new conversation, not an edited one (the merge of
+    multi-agent runs called it history-rewritten@0 on the most recent conversation)."""
+    proxy = Proxy(tmp_path)
+    first, _ = proxy.send({"messages": [{"role": "user", "content": "Hi from app A"}]}, says("hello"))
+    second, _ = proxy.send({"messages": [{"role": "user", "content": "Hi from app B"}]}, says("hello"))
+    again, _ = proxy.send({"messages": [{"role": "user", "content": "Hi from app C"}, says("hello"),
+                                        {"role": "user", "content": "and then?"}]}, says("ok"))
+    assert again.conv is not first.conv and again.conv is not second.conv
+    assert rules(again) == [] and again.edits == []
+
+
 def test_trimming_a_past_turn_is_a_note_and_removing_work_in_progress_is_a_warning(tmp_path):
     """agno's max_tool_calls_from_history drops an old call and its result (the answer that
     used it stays); the same cut while the model is still working on them is a warning."""

@@ -98,7 +98,25 @@ def _edited(conv: Conversation, messages: list) -> bool:
     from agentdbg.checker.rules.edits import continues
 
     reply = conv.rules.last_response
-    return continues(conv.last_messages + ([reply] if reply else []), messages)
+    before = conv.last_messages + ([reply] if reply else [])
+    if not continues(before, messages):
+        return False
+    # a kept reply says "the same conversation" only with more: the same opening question, or
+    # a call the model made in it (its id is unique); two conversations whose model said the
+    # same short text ("hello", "OK") are still two
+    return _opening(conv.last_messages) == _opening(messages) or \
+        any(ids and ids <= _calls_made(before) for ids in map(_string_ids, messages))
+
+
+def _opening(messages: list) -> object:
+    """The content of the first user message (None when there is none)."""
+    first = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), None)
+    return first.get("content") if first is not None else None
+
+
+def _calls_made(messages: list) -> set[str]:
+    return {i for m in messages if isinstance(m, dict) and m.get("role") == "assistant"
+            for i in _string_ids(m)}
 
 
 def _fresh_start(messages: list) -> bool:
