@@ -57,6 +57,8 @@ def handoff(conv: Conversation, messages: list) -> Link | None:
         return None
     for call in tool_calls_of(reply):
         cid = call.get("id") if isinstance(call, dict) else None
+        if not isinstance(cid, str):   # ids are data: a list or an object links nothing
+            continue
         result = _result(messages, cid)
         if result is None:
             continue
@@ -158,8 +160,8 @@ def lineage_lines(seen: Any, parent_of: Callable[[Any], Any]) -> list[str]:
 
     new = common_prefix(conv.last_messages, messages) if conv.requests else len(messages)
     for m in messages[new:]:
-        child = conv.children.get(m.get("tool_call_id")) if isinstance(m, dict) and \
-            m.get("role") == "tool" else None
+        cid = m.get("tool_call_id") if isinstance(m, dict) and m.get("role") == "tool" else None
+        child = conv.children.get(cid) if isinstance(cid, str) else None   # ids are data: any JSON
         if child is not None and child.started_by.kind == "subagent":
             out.append(f"↳ the result of {child.started_by.tool or 'the call'} "
                        f"{child.started_by.call_id} comes from conversation {child.number}"
