@@ -434,7 +434,31 @@ def ex_help(runner: Runner) -> str:
     return commands(runner, "agentdbg --help")
 
 
+TRACES = ROOT / "tests" / "fixtures" / "traces"
+CLAUDE_SESSION = "0542af78-77da-41c1-9127-3d76f8fd6efd.jsonl"
+
+
+def ex_import(runner: Runner) -> str:
+    """A Claude Code session with its subagent and a Codex CLI rollout (the recordings of the
+    real clients the importer's tests read), imported."""
+    shutil.copy(TRACES / "claude-code" / CLAUDE_SESSION, runner.folder)
+    shutil.copytree(TRACES / "claude-code" / CLAUDE_SESSION.removesuffix(".jsonl"),
+                    runner.folder / CLAUDE_SESSION.removesuffix(".jsonl"))
+    rollout = next((TRACES / "codex").glob("rollout-*.jsonl"))
+    shutil.copy(rollout, runner.folder)
+    return commands(runner, f"agentdbg import {CLAUDE_SESSION} -o imported",
+                    f"agentdbg import {rollout.name} -o imported")
+
+
+def ex_check_rules(runner: Runner) -> str:
+    """The registry's first rules and its last, with the legend."""
+    out = runner.output("agentdbg check --rules").rstrip("\n").split("\n")
+    return "\n".join(["$ agentdbg check --rules", *out[:4], "...", *out[-5:]])
+
+
 EXAMPLES: dict[str, Callable[[Runner], str]] = {
+    "import": ex_import,
+    "check-rules": ex_check_rules,
     "init": ex_init,
     "handler-error": ex_handler_error,
     "help": ex_help,
