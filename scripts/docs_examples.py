@@ -473,7 +473,50 @@ def ex_help(runner: Runner) -> str:
     return commands(runner, "agentdbg --help")
 
 
+TRACES = ROOT / "tests" / "fixtures" / "traces"
+CLAUDE_SESSION = "0542af78-77da-41c1-9127-3d76f8fd6efd.jsonl"
+
+
+def ex_import(runner: Runner) -> str:
+    """A Claude Code session with its subagent and a Codex CLI rollout (the recordings of the
+    real clients the importer's tests read), imported."""
+    shutil.copy(TRACES / "claude-code" / CLAUDE_SESSION, runner.folder)
+    shutil.copytree(TRACES / "claude-code" / CLAUDE_SESSION.removesuffix(".jsonl"),
+                    runner.folder / CLAUDE_SESSION.removesuffix(".jsonl"))
+    rollout = next((TRACES / "codex").glob("rollout-*.jsonl"))
+    shutil.copy(rollout, runner.folder)
+    return commands(runner, f"agentdbg import {CLAUDE_SESSION} -o imported",
+                    f"agentdbg import {rollout.name} -o imported")
+
+
+def ex_check_rules(runner: Runner) -> str:
+    """The registry's first rules and its last, with the legend."""
+    out = runner.output("agentdbg check --rules").rstrip("\n").split("\n")
+    return "\n".join(["$ agentdbg check --rules", *out[:4], "...", *out[-5:]])
+
+
+HANDOFF_LINE = "agentdbg proxy --script examples/handoff.yaml -- python examples/handoff_app.py"
+
+
+def ex_multiagent(runner: Runner) -> str:
+    """A handoff through the proxy (a run of two conversations), then the commands that take
+    one conversation and work on the whole run."""
+    done = runner.run(HANDOFF_LINE)
+    if done.returncode != 0 or "Traceback" in done.stderr:
+        raise RuntimeError(f"{HANDOFF_LINE}: {done.stderr}")
+    on_run = commands(runner, "agentdbg runs", "agentdbg report 2 -o run.html",
+                      "agentdbg export 1 --format otlp-json -o spans.json")
+    replay = runner.output("agentdbg replay 1").split("\n")     # after `runs`: it adds runs
+    heads = [line for line in replay if line.lstrip().startswith("── ")]
+    last = next(line for line in reversed(replay) if line.startswith("replayed "))
+    return "\n".join([f"$ {HANDOFF_LINE}", clean(done.stdout), clean(done.stderr), on_run,
+                      "$ agentdbg replay 1", heads[0], "  ...", heads[1], "  ...", last])
+
+
 EXAMPLES: dict[str, Callable[[Runner], str]] = {
+    "multiagent": ex_multiagent,
+    "import": ex_import,
+    "check-rules": ex_check_rules,
     "init": ex_init,
     "handler-error": ex_handler_error,
     "help": ex_help,
