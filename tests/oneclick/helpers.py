@@ -61,7 +61,8 @@ def summary_paths(stderr: str) -> dict[str, list[Path]]:
     """The paths the summary names: transcripts, the report, the log."""
     out: dict[str, list[Path]] = {"transcripts": [], "report": [], "log": []}
     for line in stderr.splitlines():
-        m = re.match(r"\s+conversation \d+: .*?\s(/\S+\.jsonl)$", line)
+        # "  conversation 1: …", "  conversation 1 (main agent): …", "  └─ conversation 2 (…) ← …"
+        m = re.match(r"\s+(?:[│ ]*└─ )?conversation \d+\b.*?\s(/\S+\.jsonl)$", line)
         if m:
             out["transcripts"].append(Path(m.group(1)))
         for key in ("report", "log"):
