@@ -91,6 +91,21 @@ SLOW = (
     "tests/test_proxy.py",
     "tests/test_proxy_intercept.py",
     "tests/test_step_pty.py",
+    # this round's: child processes, npm clients, browsers, real signals and pseudo-terminals
+    "tests/oneclick/",
+    "tests/clients/",
+    "tests/frameworks/",
+    "tests/transcripts_v1/test_v1_recordings.py",
+    "tests/hardening/test_proxy_load.py",
+    "tests/hardening/test_proxy_browser.py",
+    "tests/hardening/test_signals.py",
+    "tests/hardening/test_mcp_junk.py",
+    "tests/hardening/test_command_tools.py",
+    "tests/traces/test_collect.py",
+    "tests/traces/test_real_clients.py",
+    "tests/formats/test_gemini.py",
+    "tests/formats/test_json_answers.py",
+    "tests/test_teach_pty.py",
 )
 
 
