@@ -87,7 +87,7 @@ def prepare_frameworks(names: list[str], say: Callable[[str], None]) -> str | No
         return None
     say(f"preparing the real-framework tests (tests/frameworks): building {len(missing)} cached "
         f"virtualenv(s) from pinned requirements in {fw_envs.cache_root()}, {BUILDERS} at a time "
-        f"(1-3 min each; all of them: about 15 min and 3 GB on a fresh 2-core machine, once) …")
+        f"(1-4 min each, 2.5 GB in all, once) …")
     with ThreadPoolExecutor(max_workers=BUILDERS) as pool:  # pip is mostly waiting on the network
         futures = {pool.submit(fw_envs.ensure, name): name for name in missing}
         failed = None
