@@ -131,7 +131,7 @@ def run_batch(session: Session, console, options: RunOptions, replay=None,
         doc["budget"] = last_request_budget(session)
         if transcript is not None:
             doc["transcript"] = str(transcript)
-        sys.stdout.write(utf8_json(doc, indent=2) + "\n")
+        sys.stdout.write(document_text(doc) + "\n")
     else:
         if session.stop_reason is not StopReason.COMPLETED and shown < len(session.messages):
             # stopped by a signal: shown as it stands, not judged again (a stop is due now)
@@ -142,6 +142,21 @@ def run_batch(session: Session, console, options: RunOptions, replay=None,
         for line in lines:
             console.print(line, soft_wrap=True)
     return session.stop_reason.exit_status if session.stop_reason else ExitStatus.INTERNAL
+
+
+def document_text(doc: dict) -> str:
+    """The ``--json`` document, indented by two. ``orjson`` writes it: the ``json`` module
+    encodes an indented document in pure Python (0.17 s for a 1,000-turn run, orjson 2 ms);
+    the text is the same but for numbers, which keep their value: a float below 1e-4 is
+    written as ``0.00001`` (``json``: ``1e-05``), and a non-finite one (a recording's NaN) as
+    ``null``, so the document is strict JSON. What orjson refuses (a key that is not a string,
+    an integer past 64 bits, a lone surrogate, nesting past 255) is written by ``json``."""
+    import orjson
+
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except TypeError:     # orjson.JSONEncodeError is one
+        return utf8_json(doc, indent=2)
 
 
 def _show(console, session: Session, shown: int, options: RunOptions, judge: bool = True) -> None:
