@@ -101,3 +101,37 @@ def test_what_orjson_refuses_is_written_as_before():
 
     doc = {"big": 2**70, "lone": "\ud800", "deep": [[[[]]]]}
     assert document_text(doc) == json.dumps(doc, indent=2, ensure_ascii=True)
+
+
+def test_many_recorded_actions_print_a_bounded_summary(tmp_path, monkeypatch):
+    """150 recorded 'send' actions: the first ACTIONS_SHOWN one line each where they were
+    re-applied, then one line counting the rest; the replay still ends as recorded."""
+    from agentdbg.drivers.batch import ACTIONS_SHOWN
+    from agentdbg.engine.session import RunConfig, Session
+    from agentdbg.providers.offline import OfflineModel
+    from agentdbg.toolspec import bundled_tools_path, load_tools
+    from agentdbg.transcript import start_transcript
+
+    monkeypatch.setenv("AGENTDBG_HOME", str(tmp_path / "home"))
+    path = tmp_path / "sends.jsonl"
+    s = Session.for_question(OfflineModel(), load_tools(bundled_tools_path()), "北京天气怎么样?",
+                             RunConfig(approve="all"))
+    writer = start_transcript(s, path, model="offline", provider="offline", base_url=None,
+                              question="q")
+    s.step()
+    for _ in range(ACTIONS_SHOWN + 50):
+        s.send_once()
+    while not s.done:
+        s.step()
+    writer.close()
+    r = invoke("replay", path, "--save", tmp_path / "again.jsonl")
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    first = next(k for k, line in enumerate(lines) if line.startswith("✎"))
+    marked = [line for line in lines if line.startswith("✎")]
+    assert marked[:ACTIONS_SHOWN] == [
+        "✎ you sent a request the checker had blocked (recorded; re-applied here)"] * ACTIONS_SHOWN
+    assert marked[ACTIONS_SHOWN:] == [
+        f"✎ 50 more recorded action(s) re-applied here, not shown one by one (a replay shows its "
+        f"first {ACTIONS_SHOWN})"]
+    assert lines.index(marked[-1]) == first + ACTIONS_SHOWN    # where they were re-applied
