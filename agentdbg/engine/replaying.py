@@ -355,11 +355,11 @@ def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai")
     in the recording's own wire format (as ``agentdbg check`` judges a transcript). A request
     the checker blocked and the user then sent with ``send`` (a lesson showing the API's 400)
     was broken on purpose: replaying it reproduces the recording, so it is no problem."""
-    from agentdbg.checker.inputs import load_check_input
+    from agentdbg.checker.inputs import transcript_items
     from agentdbg.checker.judge import judge_all
 
-    out = []
-    for judged in judge_all(load_check_input(str(path)), None, profile):
+    out = []   # the recording streamed again (as the replay read it), never read whole
+    for judged in judge_all(transcript_items(str(path)), None, profile):
         for f in judged.findings:
             if f.severity == "error" and judged.item.turn is not None \
                     and judged.item.recorded is None \
