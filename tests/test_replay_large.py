@@ -1,0 +1,137 @@
+"""Replaying long recordings: the verdict of a long replay is the one it always was, the
+``--json`` document is strict JSON, and a recording with many user actions prints a bounded
+summary of them."""
+
+import json
+import math
+
+import pytest
+from typer.testing import CliRunner
+
+from agentdbg.cli import app
+
+TURNS = 300
+
+
+def record(path, turns=TURNS):
+    from agentdbg.checker import check_model_request
+    from agentdbg.engine.session import RunConfig, Session
+    from agentdbg.providers.scripted import ScriptedModel, parse_turns
+    from agentdbg.toolspec import bundled_tools_path, load_tools
+    from agentdbg.transcript import start_transcript
+
+    cities = ["北京", "上海", "杭州"]
+    script = [{"tool_calls": [{"name": "get_weather", "id": f"call_{i}",
+                               "arguments": {"city": cities[i % 3]}}]} for i in range(turns - 1)]
+    script.append({"content": "done"})
+    s = Session.for_question(ScriptedModel(parse_turns(script, "b"), "b"),
+                             load_tools(bundled_tools_path()), "q",
+                             RunConfig(max_turns=turns, max_tool_calls=turns, repeat_limit=turns),
+                             precheck=check_model_request)
+    writer = start_transcript(s, path, model="m", provider="scripted", base_url=None, question="q")
+    list(s.run())
+    writer.close()
+
+
+def events(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def write(path, evs):
+    path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in evs), encoding="utf-8")
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_a_long_replays_verdict_is_unchanged(tmp_path, monkeypatch):
+    """Requests 120 and 200 of a 300-turn recording sent defects (a result answering no call,
+    an assistant message without content or calls): the verdict names each once, at the request
+    that first sent it, as before replay was made faster (the expected lines are main's)."""
+    monkeypatch.setenv("AGENTDBG_HOME", str(tmp_path / "home"))
+    path = tmp_path / "long.jsonl"
+    record(path)
+    evs = events(path)
+    for e in evs:
+        if e.get("type") == "request" and e.get("turn") == 120:
+            e["append"].append({"role": "tool", "tool_call_id": "call_nobody", "content": "x"})
+        if e.get("type") == "request" and e.get("turn") == 200:
+            e["append"].append({"role": "assistant", "content": None})
+    write(path, evs)
+    r = invoke("replay", path, "--json", "--save", tmp_path / "again.jsonl")
+    assert r.exit_code == 1, r.output
+    problems = [line for line in r.stderr.splitlines() if line.startswith("agentdbg: error: replay ")]
+    assert problems == EXPECTED, problems
+
+
+EXPECTED = [
+    "agentdbg: error: replay diverged: first difference at messages[239]: recorded {\"role\": \"tool\", \"tool_call_id\": \"call_nobody\", \"content\": \"x\"}, now null",
+    "agentdbg: error: replay stop reason: recorded completed, replayed model_error",
+    "agentdbg: error: replay final messages: first difference at messages[239]: recorded {\"role\": \"assistant\", \"content\": null, \"tool_calls\": [{\"id\": \"call_119\", \"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\": \\\"杭州\\\"}\"}}]}, now null",
+    "agentdbg: error: replay request 120: tool-call-id-mismatch at message 239: tool_call_id 'call_nobody' is not an id of the tool_calls in message 237 ('call_118'); use the exact id the model returned",
+    "agentdbg: error: replay request 200: null-content at message 399: content is null on an assistant message; send a string (\"\" if there is nothing to say)",
+]
+
+
+def test_the_json_document_is_strict_json():
+    """A non-finite number is written as null: the document is JSON every parser reads
+    (Python's encoder wrote ``NaN``, which jq and JavaScript refuse)."""
+    from agentdbg.drivers.batch import document_text
+
+    def refuse(name):
+        raise ValueError(f"not JSON: {name}")
+
+    doc = {"duration_ms": math.nan, "usage": {"x": math.inf}, "ok": 1.5}
+    assert json.loads(document_text(doc), parse_constant=refuse) == {
+        "duration_ms": None, "usage": {"x": None}, "ok": 1.5}
+
+
+@pytest.mark.parametrize("value", [1e-05, 123.456, 1e16, -0.0])
+def test_numbers_keep_their_value(value):
+    from agentdbg.drivers.batch import document_text
+
+    doc = {"a": [value, {"b": value}], "c": "北京\n\u2028", "d": [], "e": {}}
+    assert json.loads(document_text(doc)) == doc
+    assert math.copysign(1, json.loads(document_text({"v": value}))["v"]) == math.copysign(1, value)
+
+
+def test_what_orjson_refuses_is_written_as_before():
+    from agentdbg.drivers.batch import document_text
+
+    doc = {"big": 2**70, "lone": "\ud800", "deep": [[[[]]]]}
+    assert document_text(doc) == json.dumps(doc, indent=2, ensure_ascii=True)
+
+
+def test_many_recorded_actions_print_a_bounded_summary(tmp_path, monkeypatch):
+    """150 recorded 'send' actions: the first ACTIONS_SHOWN one line each where they were
+    re-applied, then one line counting the rest; the replay still ends as recorded."""
+    from agentdbg.drivers.batch import ACTIONS_SHOWN
+    from agentdbg.engine.session import RunConfig, Session
+    from agentdbg.providers.offline import OfflineModel
+    from agentdbg.toolspec import bundled_tools_path, load_tools
+    from agentdbg.transcript import start_transcript
+
+    monkeypatch.setenv("AGENTDBG_HOME", str(tmp_path / "home"))
+    path = tmp_path / "sends.jsonl"
+    s = Session.for_question(OfflineModel(), load_tools(bundled_tools_path()), "北京天气怎么样?",
+                             RunConfig(approve="all"))
+    writer = start_transcript(s, path, model="offline", provider="offline", base_url=None,
+                              question="q")
+    s.step()
+    for _ in range(ACTIONS_SHOWN + 50):
+        s.send_once()
+    while not s.done:
+        s.step()
+    writer.close()
+    r = invoke("replay", path, "--save", tmp_path / "again.jsonl")
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    first = next(k for k, line in enumerate(lines) if line.startswith("✎"))
+    marked = [line for line in lines if line.startswith("✎")]
+    assert marked[:ACTIONS_SHOWN] == [
+        "✎ you sent a request the checker had blocked (recorded; re-applied here)"] * ACTIONS_SHOWN
+    assert marked[ACTIONS_SHOWN:] == [
+        f"✎ 50 more recorded action(s) re-applied here, not shown one by one (a replay shows its "
+        f"first {ACTIONS_SHOWN})"]
+    assert lines.index(marked[-1]) == first + ACTIONS_SHOWN    # where they were re-applied
