@@ -121,7 +121,7 @@ def _header(path: Path, doc: dict, messages: list) -> dict:
     first = turns[0].get("request_messages") if turns else len(messages)
     first = first if isinstance(first, int) and 0 <= first <= len(messages) else len(messages)
     actions = doc.get("actions") if isinstance(doc.get("actions"), list) else []
-    options = doc.get("options") if isinstance(doc.get("options"), dict) else {}
+    options: dict = doc["options"] if isinstance(doc.get("options"), dict) else {}
     known = ("model", "max_turns", "max_tool_calls", "repeat_limit", "timeout", "approve",
              "tool_choice", "parallel_tool_calls", "temperature", "send_anyway", "stop_on_invalid")
     return {"type": "header", "format": TRANSCRIPT, "version": 2,
