@@ -30,7 +30,7 @@ from agentdbg.wire import codec as codecs
 from agentdbg.wire.common import strip_wire
 
 MAX_DECODED = 64 << 20       # bytes of one export once gzip is undone
-BEHIND = 0.25                # seconds an export waited: collect is catching up, drawn in brief
+BEHIND = 0.25                # seconds an export waited (the worker started): catching up, drawn in brief
 
 
 @dataclass
@@ -127,13 +127,15 @@ class Feed:
         self.stats = Stats()
         self.convs: dict[str, _Conv] = {}
         self.written: list[Written] = []
+        self.ready = 0.0          # when warm: what waited before it, waited for the worker to start
 
-    @staticmethod
-    def warm() -> None:
-        """Load now what the first export would load on its way (the proxy analyst's set)."""
+    def warm(self) -> None:
+        """Load now what the first export would load on its way (the proxy analyst's set);
+        from then on, an export that waited is one the worker was behind on."""
         from agentdbg.server.proxy.analyst import Analysis
 
         Analysis.warm()
+        self.ready = time.monotonic()
 
     def handle(self, job: tuple) -> Any:
         kind, *args = job
@@ -146,7 +148,7 @@ class Feed:
             return
         # behind (it waited): a call is drawn only when it has findings, the rest are one line
         # for the export — drawing every call would never catch up
-        brief = received > 0 and time.monotonic() - received > BEHIND
+        brief = received > 0 and time.monotonic() - max(received, self.ready) > BEHIND
         self.take(Export(number, bytes(body), content_type, encoding, received), brief)
 
     def on_note(self, text: str) -> None:

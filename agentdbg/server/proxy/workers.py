@@ -10,7 +10,8 @@ not recorded is counted and named. ``--intercept`` runs the analysis on a thread
 process, next to the prompt that pauses each request.
 
 ``agentdbg collect`` runs its own analysis (``server.collect.feed``: OTLP exports in) in the same
-kind of child, through ``job``; it does not yield the CPU (``yield_cpu=False``): it must keep up.
+kind of child, through ``job``; it yields the CPU less (``nice=10`` rather than SCHED_IDLE): it must
+keep up with the spans, and still let the receiver answer first.
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ class ProcessAnalyst(_Analyst):
     queue holds without asking."""
 
     def __init__(self, make_analysis: Callable[[], Analyses], spool_dir: Path | None = None,
-                 memory_budget: int | None = None, *, yield_cpu: bool = True,
+                 memory_budget: int | None = None, *, nice: int | None = None,
                  tell: Callable[[str], None] | None = None, unit: str = "exchange",
                  done: str = "relayed"):
         import multiprocessing
@@ -175,7 +176,7 @@ class ProcessAnalyst(_Analyst):
         self._synced: dict[int, Future] = {}
         self._process = ctx.Process(target=_child, name="agentdbg-analyst", daemon=True,
                                     args=(make_analysis, self._jobs, self._results, self._taken,
-                                          self._stage, self.spool, yield_cpu))
+                                          self._stage, self.spool, nice))
         self._process.start()
         threading.Thread(target=self._read, name="agentdbg-verdicts", daemon=True).start()
 
@@ -326,20 +327,20 @@ def tell_unrecorded(lines: list[str], tell: Callable[[str], None] | None = None)
 
 
 def _child(make_analysis: Callable[[], Analyses], jobs, results, taken, stage,
-           spool: Spool, yield_cpu: bool = True) -> None:
-    """The analyst process: jobs in, verdicts out, until the proxy says stop."""
+           spool: Spool, nice: int | None = None) -> None:
+    """The analyst process: jobs in, verdicts out, until the proxy says stop. ``nice``: how it
+    yields the CPU while the traffic runs (None: SCHED_IDLE; N: ``nice`` N)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # the proxy decides when we stop
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    if yield_cpu:
-        _yield_cpu()
+    unyield = _yield_cpu(nice)
     parent = os.getppid()
     analysis = make_analysis()
     analysis.warm()      # on CPU time nobody else wants, before the first request comes
-    yielding = yield_cpu
+    yielding = True
     while True:
         if yielding and stage[0] != RUNNING:   # the proxy is stopping: the backlog at full speed
             yielding = False
-            _unyield_cpu()
+            unyield()
         try:
             job = jobs.get(timeout=PARENT_CHECK_SECONDS)
         except queue.Empty:
@@ -348,7 +349,7 @@ def _child(make_analysis: Callable[[], Analyses], jobs, results, taken, stage,
             # the proxy was killed (no "finish" will come): what it relayed is already in the
             # queue and now analysed; end the transcripts as a stop would, then go
             results.cancel_join_thread()     # nobody reads the results any more
-            _unyield_cpu()
+            unyield()
             _run_job(analysis, ("close",))
             spool.remove()                   # every body in it was read, or will never be
             break
@@ -390,17 +391,36 @@ def _unpacked(job: tuple, taken, skip: bool) -> tuple:
 _STOPPED = "the proxy stopped before agentdbg analysed it"
 
 
-def _yield_cpu() -> None:
+def _yield_cpu(nice: int | None = None) -> Callable[[], None]:
     """Run only on CPU time nobody else wants: the relay, the upstream and the app go first
-    (SCHED_IDLE on Linux, else the lowest priority); the analysis catches up after."""
+    (SCHED_IDLE on Linux, else the lowest priority); the analysis catches up after. ``nice``: a
+    lower priority instead (``nice`` N: a fair share still, the others first when they wake).
+    What undoes it (at the stop: the backlog at full speed, where the system allows it)."""
+    if nice is not None:
+        before = _priority()
+        with contextlib.suppress(AttributeError, OSError):
+            os.nice(nice)
+
+        def undo() -> None:
+            with contextlib.suppress(AttributeError, OSError):   # unprivileged: stays niced
+                os.setpriority(os.PRIO_PROCESS, 0, before)       # type: ignore[attr-defined]
+        return undo
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
     except (AttributeError, OSError):
         with contextlib.suppress(AttributeError, OSError):
             os.nice(19)
+    return _unyield_idle
 
 
-def _unyield_cpu() -> None:
+def _priority() -> int:
+    try:
+        return os.getpriority(os.PRIO_PROCESS, 0)   # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return 0
+
+
+def _unyield_idle() -> None:
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))  # type: ignore[attr-defined]
 
