@@ -162,3 +162,37 @@ def test_save_in_step_mode_never_writes_over_the_recording(tmp_path):
     assert out.count("is the recording being replayed") == 2, out
     assert session.stop_reason is StopReason.COMPLETED and "InputError" not in out
     assert json.loads((tmp_path / "copy.jsonl").read_text(encoding="utf-8"))["stop_reason"] == "completed"
+
+
+def test_diff_reads_a_run_saved_in_step_mode_against_the_original_recording(tmp_path, monkeypatch):
+    """Step mode's 'save' without a transcript to copy writes the run as one JSON document;
+    'diff' reads it like a transcript: the same run is the same, an injected result differs
+    exactly there, and a broken document is one line naming the file and the field."""
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+    path = recorded(tmp_path)
+    same, changed = tmp_path / "same.json", tmp_path / "changed.json"
+    step_replay(path, "c", f"save {same}")
+    step_replay(path, "n", "n", 'inject 2 {"status": "lost"}', "n", "play", "c", f"save {changed}")
+    assert json.loads(same.read_text(encoding="utf-8"))["format"] == "agentdbg-run"
+
+    result = runner.invoke(app, ["diff", str(path), str(same)])
+    assert result.exit_code == 0, result.output
+    assert "same: every turn, call, argument, result and the stop reason match" in result.output
+    assert "= turn 2: same (query_logistics)" in result.output
+
+    result = runner.invoke(app, ["diff", str(path), str(changed), "--json"])
+    assert result.exit_code == 1, result.output
+    doc = json.loads(result.output)
+    call = doc["turns"][0]["calls"][0]
+    assert call["name"] == "query_order" and call["b"]["result"] == '{"status": "lost"}'
+    assert doc["b"]["stop_reason"] == "completed" and doc["b"]["tool_calls"] == 2
+
+    broken = json.loads(changed.read_text(encoding="utf-8"))
+    broken["turns"][1]["message_index"] = 99
+    (tmp_path / "broken.json").write_text(json.dumps(broken, indent=2), encoding="utf-8")
+    result = runner.invoke(app, ["diff", str(path), str(tmp_path / "broken.json")])
+    assert result.exit_code == 2
+    assert "broken.json: turn 2: 'turn', 'request_messages' and 'message_index' must be integers" \
+        in " ".join(result.output.split())
+    assert "Traceback" not in result.output

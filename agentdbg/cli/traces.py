@@ -46,6 +46,9 @@ def collect(
     live: Annotated[bool, typer.Option(
         "--live", help="Serve the conversations' report on loopback, updated as spans arrive; "
         "its URL (with a random token) is printed once.")] = False,
+    drain: Annotated[float, typer.Option(
+        "--drain-timeout", help="At stop, seconds to let collect finish the exports it received "
+        "(a second Ctrl-C stops waiting); the rest are counted as not read.")] = 60.0,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
     full: FullOpt = False,
     debug: DebugOpt = False,
@@ -57,5 +60,5 @@ def collect(
     from agentdbg.server.collect.command import CollectOptions, run_collect
 
     run_collect(CollectOptions(host=host, port=port, forward=forward, save=save, live=live,
-                               profile=profile.value, full=full))
+                               profile=profile.value, full=full, drain=drain))
     return 0

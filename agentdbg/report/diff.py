@@ -130,7 +130,7 @@ def diff_transcripts(a: Any, b: Any, *, profile: str = "openai") -> RunDiff:
 def turn_views(run: Run) -> list[TurnView]:
     """The run's turns; a fork's inherited assistant messages first, as turns numbered None."""
     calls_by_card: dict[tuple[int, int | None], list[Call]] = {}
-    for c in run.calls(inherited=True):
+    for c in run.calls(inherited=True, latest=True):
         calls_by_card.setdefault((c.history, c.message_index), []).append(c)
     out = []
     if run.histories and run.histories[0].cards:

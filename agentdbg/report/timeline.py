@@ -183,11 +183,14 @@ class Run:
             estimated = estimated or bool(t.usage.get("estimated"))
         return {**total, "estimated": estimated}
 
-    def calls(self, *, inherited: bool = False) -> list[Call]:
+    def calls(self, *, inherited: bool = False, latest: bool = False) -> list[Call]:
         """Every call of every reply, in order, with its result where one came.
 
         ``inherited``: also the calls of assistant messages the run started with (a fork's
         or a proxied conversation's earlier turns), first, with ``turn`` None.
+        ``latest``: each result as the run's last history still holding the call's reply has
+        it — what the model went on with after an inject, edit or drop in step mode, or a
+        result that came only after the history changed (``diff``).
         """
         out: list[Call] = []
         for h_no, h in enumerate(self.histories):
@@ -201,7 +204,31 @@ class Run:
                 reply = h.messages[card.reply] if card.reply < len(h.messages) else None
                 for pos, call in enumerate(_calls_of(reply)):
                     out.append(_call(card, h, h_no, pos, call, card.reply))
+        if latest:
+            for c in out:
+                self._latest_result(c)
         return out
+
+    def _latest_result(self, c: Call) -> None:
+        i = c.message_index
+        own = self.histories[c.history]
+        if i is None or i >= len(own.messages):
+            return
+        reply = own.messages[i]
+        for h in reversed(self.histories[c.history + 1:]):
+            if h.pairing is None or i >= len(h.messages) or h.messages[i] != reply:
+                continue
+            answer = h.pairing.answer_of.get((i, c.position))
+            content = h.messages[answer].get("content") if answer is not None else None
+            result = None if answer is None else content if isinstance(content, str) else \
+                json.dumps(content, ensure_ascii=False)
+            if result != c.result:
+                from agentdbg.messages import is_error_result
+
+                c.result, c.result_index = result, None    # (its index is in another history)
+                c.ok = None if result is None else not is_error_result(result)
+                c.error_type = None
+            return
 
     def findings(self) -> list[Any]:
         """Every finding of every history, and of every blocked request, once."""

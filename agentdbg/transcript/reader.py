@@ -6,7 +6,8 @@ field. The reader also rebuilds each request's whole messages array (``Request.m
 the stop event's, from ``prefix`` + ``append``, so no consumer does it again; it reads version 1
 through the same path (its first request counted from no messages, its stop event held them all).
 A file that is another tool's record of a run (a Claude Code session, a Codex CLI rollout,
-OpenTelemetry traces: recognised by content) is imported first and read the same way.
+OpenTelemetry traces: recognised by content) is imported first and read the same way; so is a run
+saved as one JSON document (step mode's ``save`` when it writes from memory, ``run --json``).
 """
 
 from __future__ import annotations
@@ -77,8 +78,14 @@ def read_transcript(path: str | os.PathLike[str], warnings: list[str] | None = N
     first = next(source, None)
     if first is None:
         raise InputError(f"{p}: empty transcript")
-    if lines is None and FORMAT.encode() not in first[:4096] and foreign(p):
-        return _imported(p, warnings)
+    if lines is None and FORMAT.encode() not in first[:4096]:
+        if first.strip() == b"{":      # a run saved as one JSON document (step mode's 'save')
+            document = _document(p)
+            if document is not None:
+                getattr(source, "close", lambda: None)()
+                return read_transcript(p, warnings, document)
+        if foreign(p):
+            return _imported(p, warnings)
     header, version = _header(p, first)
     return header, _events(p, header, version, source, warnings)
 
@@ -89,6 +96,22 @@ def foreign(path: str | os.PathLike[str]) -> str | None:
     from agentdbg.transcript.imported import foreign as detect
 
     return detect(Path(path))
+
+
+def _document(p: Path) -> list[bytes] | None:
+    """A run document's transcript lines (``transcript.document``), None for any other file."""
+    from agentdbg.paths import open_input
+    from agentdbg.transcript.document import MAX_DOCUMENT, is_document, transcript_lines
+
+    try:
+        with open_input(p) as fh:
+            head = fh.read(4096)
+            if not is_document(head):
+                return None
+            data = head + fh.read(MAX_DOCUMENT + 1 - len(head))
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    return transcript_lines(p, data)
 
 
 def _imported(p: Path, warnings: list[str] | None) -> tuple[Header, Numbered]:

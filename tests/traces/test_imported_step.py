@@ -68,6 +68,11 @@ def test_a_fork_saved_from_step_mode_diffs_against_the_session_file_where_it_cha
     said = " ".join(diff.stdout.decode().split())
     assert "same: every turn" not in said
     assert 'messages: first difference at messages[5].content' in said and 'B "{\\"error\\": \\"no shell\\"}"' in said
+    # the fork's own results, as its model went on with them: the injected one in turn 1, and
+    # the app's next result (it came after the inject, in the fork's later history) in turn 2
+    assert 'first divergence: turn 1: exec_command result differs at $' in said
+    assert '~ exec_command result $: "Chunk ID: 6fa1f6' in said and '→ {"error": "no shell"}' in said
+    assert "= turn 2: same (exec_command)" in said and "→ null" not in said
 
 
 def test_the_pytest_plugin_makes_session_files_tests_and_a_lost_result_fails(pytester):

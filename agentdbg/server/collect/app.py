@@ -1,8 +1,9 @@
 """The OTLP/HTTP receiver: ``POST /v1/traces`` (protobuf or JSON, gzip or not), on loopback.
 
 It answers at once, as a collector does (an empty ``ExportTraceServiceResponse`` in the
-request's own encoding), and hands the body to the feed (``feed.Feed``) — the spans are read
-away from the request. With ``--forward URL`` every export is passed on as it came: the same
+request's own encoding), and hands the raw body to the worker (a child process running
+``feed.Feed``) — the spans are read away from the request, and away from this interpreter.
+With ``--forward URL`` every export is passed on as it came: the same
 bytes, the same ``Content-Type`` and ``Content-Encoding``, in the order received, by one sender
 task (the app never waits for the real collector; a failure is said on the console). The
 ``LocalOnly`` guard refuses web pages and foreign Host names, as in front of the proxy.
@@ -12,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 from collections.abc import Callable
 from typing import Any
 
-from agentdbg.server.collect.feed import Export, Feed
+from agentdbg.server.collect.feed import Export
 from agentdbg.server.net import read_body
 
 TRACES = "/v1/traces"
@@ -83,7 +85,8 @@ class Forwarder:
             self.say(f"forward: stopped before every export reached {self.url}")
 
 
-def make_app(feed: Feed, say: Callable[[str], None], forward: Forwarder | None = None,
+def make_app(take: Callable[[Export], None], say: Callable[[str], None],
+             forward: Forwarder | None = None,
              allow_hosts: tuple[str, ...] = ()) -> Any:
     from contextlib import asynccontextmanager
 
@@ -111,7 +114,8 @@ def make_app(feed: Feed, say: Callable[[str], None], forward: Forwarder | None =
             if encoding:
                 headers["content-encoding"] = encoding
             forward.put(body, headers)
-        feed.take(Export(next(numbers), body, kind, encoding.lower() if encoding else None))
+        take(Export(next(numbers), body, kind, encoding.lower() if encoding else None,
+                    time.monotonic()))
         if kind == "application/json":
             return Response(b"{}", media_type="application/json")
         return Response(b"", media_type="application/x-protobuf")

@@ -1,4 +1,8 @@
-"""``agentdbg collect``: bind on loopback, say where, receive until Ctrl-C, then the summary."""
+"""``agentdbg collect``: bind on loopback, say where, receive until Ctrl-C, then the summary.
+
+The receiver (this process) only reads each export and answers; the spans become conversations in
+a child process (the proxy's ``ProcessAnalyst``), which at stop finishes every export received —
+within ``drain`` seconds, or until a second Ctrl-C — ends the transcripts and says the summary."""
 
 from __future__ import annotations
 
@@ -20,18 +24,21 @@ class CollectOptions:
     live: bool = False
     profile: str = "openai"
     full: bool = False
+    drain: float = 60.0       # at stop, seconds to let the worker finish what was received
 
 
 def _say(text: str) -> None:
     print(f"agentdbg collect: {one_line(text)}", file=sys.stderr, flush=True)
 
 
-def run_collect(options: CollectOptions, console: Any = None) -> list[Any]:
+def run_collect(options: CollectOptions, console: Any = None) -> list[Path]:
+    """Receive until Ctrl-C (or SIGTERM); the transcripts written."""
     from agentdbg.render.console import make_console
     from agentdbg.server.collect.app import Forwarder, make_app
-    from agentdbg.server.collect.feed import Feed
+    from agentdbg.server.collect.feed import Export, Feed
     from agentdbg.server.net import bind
     from agentdbg.server.proxy.view import ProxyView
+    from agentdbg.server.proxy.workers import ProcessAnalyst
     from agentdbg.transcript.redact import Redactor
     from agentdbg.transcript.runs import runs_dir
 
@@ -44,7 +51,16 @@ def run_collect(options: CollectOptions, console: Any = None) -> list[Any]:
         viewer = start_live(LiveOptions(folder, label, options.profile), options.host)
     console = console or make_console()
     view = ProxyView(console, Redactor(), full=options.full)
-    feed = Feed(folder, label, view, options.profile)
+
+    def analysis() -> Feed:     # in the worker's process
+        return Feed(folder, label, view, options.profile)
+
+    # the worker at nice 10: the receiver answers first, the spans still read at a fair share
+    worker = ProcessAnalyst(analysis, nice=10, tell=_say, unit="export", done="received")
+
+    def take(export: Export) -> None:
+        worker.job(*export.job())
+
     forward = Forwarder(options.forward, view.note) if options.forward else None
     sock = bind(options.host, options.port)
     host, port = sock.getsockname()[:2]
@@ -56,12 +72,14 @@ def run_collect(options: CollectOptions, console: Any = None) -> list[Any]:
     if forward is not None:
         _say(f"forwarding every export unchanged to {forward.url}")
     try:
-        serve(make_app(feed, view.note, forward), sock)
+        serve(make_app(take, view.note, forward), sock)
     finally:
-        written = feed.close()
+        written = worker.close(options.drain)     # the worker says its summary
         if viewer is not None:
             viewer.stop()
-        _summary(feed, written, forward)
+        if forward is not None:
+            _say(f"forwarded {forward.sent} export(s) to {forward.url}"
+                 + (f"; {forward.failed} failed" if forward.failed else ""))
     return written
 
 
@@ -71,23 +89,3 @@ def serve(app: Any, sock: Any) -> None:
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
                             timeout_graceful_shutdown=2)
     uvicorn.Server(config).run(sockets=[sock])
-
-
-def _summary(feed: Any, written: list[Any], forward: Any) -> None:
-    s = feed.stats
-    lines = [f"{s.exports} export(s), {s.spans} span(s), {s.calls} model call(s) in "
-             f"{len(written)} conversation(s); findings: {s.findings or 'none'}"]
-    if s.dropped:
-        lines.append(f"{s.dropped} export(s) not read: agentdbg fell too far behind")
-    if forward is not None:
-        lines.append(f"forwarded {forward.sent} export(s) to {forward.url}"
-                     + (f"; {forward.failed} failed" if forward.failed else ""))
-    for w in written:
-        agent = f" · {w.thread.agent}" if w.thread.agent else ""
-        lines.append(f"  conversation {w.number}{agent}: {w.requests} request"
-                     f"{'s' if w.requests != 1 else ''}  {w.path}")
-    notes = sorted({n for w in written if (n := w.thread.missing_text())})
-    lines.extend(f"  note: {n}" for n in notes)
-    for line in lines:
-        print(f"agentdbg collect: {one_line(line)}" if not line.startswith("  ") else one_line(line),
-              file=sys.stderr, flush=True)

@@ -1,18 +1,20 @@
 """What ``collect`` does with each export it received, away from the receiver, in order.
 
-The receiver only reads bytes and answers; each export is handed here (``Feed.take``), and one
-worker thread decodes it (gzip undone with a cap, OTLP JSON or protobuf), turns its spans into
-calls (``traces.otlp.Assembler``: one conversation per trace and agent), checks each request as
-the proxy does (the format's rules on the body, the cross-request rules on the conversation),
-writes it to the conversation's transcript (``transcript.imported.Recorder``, the proxy's
-shape) and draws it as the proxy draws it. A bad export is one line on the console, never a
-stop.
+The receiver only reads bytes and answers; each export goes, as a job, to a child process (the
+proxy's analyst machinery, ``server.proxy.workers.ProcessAnalyst``: its queue bounded in memory,
+spilling to disk past that), where ``Feed`` — the analysis — decodes it (gzip undone with a cap,
+OTLP JSON or protobuf), turns its spans into calls (``traces.otlp.Assembler``: one conversation
+per trace and agent), checks each request as the proxy does (the format's rules on the body,
+the cross-request rules on the conversation), writes it to the conversation's transcript
+(``transcript.imported.Recorder``, the proxy's shape) and draws it as the proxy draws it. The
+child has an interpreter of its own: turning spans into conversations never holds up the
+receiver's answers. A bad export is one line on the console, never a stop. At stop the child
+finishes what is queued, ends every transcript and says the summary.
 """
 
 from __future__ import annotations
 
-import queue
-import threading
+import sys
 import time
 import zlib
 from dataclasses import dataclass, field
@@ -23,12 +25,12 @@ from agentdbg.checker.rules.conversation import ConversationRules
 from agentdbg.traces.exchange import Called, Thread
 from agentdbg.traces.otlp import Assembler
 from agentdbg.traces.spans import OtlpError, Span, from_json, from_protobuf
-from agentdbg.transcript.imported import Recorder, chat_of
+from agentdbg.transcript.imported import Recorder, Written, chat_of
 from agentdbg.wire import codec as codecs
 from agentdbg.wire.common import strip_wire
 
 MAX_DECODED = 64 << 20       # bytes of one export once gzip is undone
-BACKLOG = 256 << 20          # bytes of exports waiting for the worker; past it, counted as dropped
+BEHIND = 0.25                # seconds an export waited (the worker started): catching up, drawn in brief
 
 
 @dataclass
@@ -37,6 +39,11 @@ class Export:
     body: bytes
     content_type: str
     encoding: str | None
+    received: float = 0.0       # time.monotonic() when it arrived (one clock for both processes)
+
+    def job(self) -> tuple:
+        """The worker's job for it (the body third: where the spool finds it)."""
+        return ("export", self.number, self.body, self.content_type, self.encoding, self.received)
 
 
 @dataclass
@@ -110,7 +117,7 @@ def _gunzip(data: bytes) -> bytes:
 
 
 class Feed:
-    """The worker: exports in, conversations out (``take`` from any thread)."""
+    """The analysis (in the worker's child process): export jobs in, conversations out."""
 
     def __init__(self, folder: Path, label: str, view: Any, profile: str = "openai"):
         self.recorder = Recorder(folder, label, origin="otlp collect")
@@ -119,45 +126,63 @@ class Feed:
         self.profile = profile
         self.stats = Stats()
         self.convs: dict[str, _Conv] = {}
-        self.queue: queue.Queue[Export | None] = queue.Queue()
-        self.waiting = 0
-        self.closing = False      # Ctrl-C: catch up, drawing only what has findings
-        self.abandon = False      # a second Ctrl-C: the exports still waiting are not read
-        self.lock = threading.Lock()
-        self.thread = threading.Thread(target=self._run, name="agentdbg-collect", daemon=True)
-        self.thread.start()
+        self.written: list[Written] = []
+        self.ready = 0.0          # when warm: what waited before it, waited for the worker to start
 
-    def take(self, export: Export) -> bool:
-        """Queue an export; False (counted as dropped) when the backlog is full."""
-        with self.lock:
-            if self.waiting + len(export.body) > BACKLOG:
-                self.stats.dropped += 1
-                return False
-            self.waiting += len(export.body)
-        self.queue.put(export)
-        return True
+    def warm(self) -> None:
+        """Load now what the first export would load on its way (the proxy analyst's set);
+        from then on, an export that waited is one the worker was behind on."""
+        from agentdbg.server.proxy.analyst import Analysis
 
-    def _run(self) -> None:
-        while True:
-            export = self.queue.get()
-            if export is None:
-                self.queue.task_done()
-                return
-            with self.lock:
-                self.waiting -= len(export.body)
-            if self.abandon:
-                self.stats.dropped += 1
-                self.queue.task_done()
-                continue
-            try:
-                self.handle(export)
-            except Exception as exc:  # noqa: BLE001 - one export's failure never stops the rest
-                self._said(f"export {export.number}: agentdbg could not read it "
-                           f"({type(exc).__name__}: {exc})")
-            finally:
-                self.queue.task_done()
+        Analysis.warm()
+        self.ready = time.monotonic()
 
-    def handle(self, export: Export) -> None:
+    def handle(self, job: tuple) -> Any:
+        kind, *args = job
+        return getattr(self, f"on_{kind}")(*args)
+
+    def on_export(self, number: int, body: Any, content_type: str, encoding: str | None,
+                  received: float = 0.0) -> None:
+        if not isinstance(body, (bytes, bytearray)):   # Dropped: the backlog was full, or the stop cut it
+            self.stats.dropped += 1
+            return
+        # behind (it waited): a call is drawn only when it has findings, the rest are one line
+        # for the export — drawing every call would never catch up
+        brief = received > 0 and time.monotonic() - max(received, self.ready) > BEHIND
+        self.take(Export(number, bytes(body), content_type, encoding, received), brief)
+
+    def on_note(self, text: str) -> None:
+        if self.view is not None:
+            self.view.note(text)
+
+    def on_settle(self) -> Any:
+        from agentdbg.server.proxy.analyst import Finished
+
+        return Finished(still_open=sum(1 for c in self.recorder.conversations.values()
+                                       if c.written is None))
+
+    def on_finish(self) -> Any:
+        """Every transcript ended, the summary said; what was written."""
+        from agentdbg.server.proxy.analyst import Finished
+
+        self.written = self.recorder.close()
+        summary(self.stats, self.written)
+        return Finished(paths=[w.path for w in self.written])
+
+    def on_close(self) -> list[Path]:
+        """``collect`` was killed: end the transcripts, as a stop would."""
+        self.written = self.recorder.close()
+        return [w.path for w in self.written]
+
+    def take(self, export: Export, brief: bool = False) -> None:
+        """Read one export (``brief``: draw only the calls with findings)."""
+        try:
+            self.handle_export(export, brief)
+        except Exception as exc:  # noqa: BLE001 - one export's failure never stops the rest
+            self._said(f"export {export.number}: agentdbg could not read it "
+                       f"({type(exc).__name__}: {exc})")
+
+    def handle_export(self, export: Export, brief: bool = False) -> None:
         self.stats.exports += 1
         try:
             spans = decode(export)
@@ -165,9 +190,6 @@ class Feed:
             self._said(f"export {export.number}: not an OTLP trace export: {exc}")
             return
         self.stats.spans += len(spans)
-        # behind (more exports waiting): a call is drawn only when it has findings, the rest
-        # are one line for the export — drawing every call would never catch up
-        brief = self.closing or not self.queue.empty()
         quiet: list[int] = []
         for item in self.assembler.feed(spans):
             if isinstance(item, Thread):
@@ -221,26 +243,25 @@ class Feed:
         if self.view is not None:
             self.view.note(text)
 
-    def close(self) -> list[Any]:
-        """Finish every export received (nothing received is lost; a second Ctrl-C leaves the
-        ones still waiting unread, counted), then the stop events."""
-        self.closing = True
-        waiting = self.queue.qsize()
-        if waiting and self.view is not None:
-            self.view.note(f"reading the {waiting} export(s) still waiting (Ctrl-C again: leave them)")
-        self.queue.put(None)
-        try:
-            self.thread.join()
-        except KeyboardInterrupt:
-            self.abandon = True
-            self.thread.join()
-        return self.recorder.close()
 
-    def settle(self, timeout: float = 10.0) -> None:
-        """Wait until every export received so far is handled (tests, the bench)."""
-        deadline = time.monotonic() + timeout
-        while self.queue.unfinished_tasks and time.monotonic() < deadline:
-            time.sleep(0.002)
+def summary(s: Stats, written: list[Written]) -> None:
+    """What collect read and wrote, on stderr (said by the worker when it finishes)."""
+    from agentdbg.textsafe import one_line
+
+    lines = [f"{s.exports} export(s), {s.spans} span(s), {s.calls} model call(s) in "
+             f"{len(written)} conversation(s); findings: {s.findings or 'none'}"]
+    if s.dropped:
+        lines.append(f"{s.dropped} export(s) not read: the backlog was full, or collect stopped "
+                     "before it got to them")
+    for w in written:
+        agent = f" · {w.thread.agent}" if w.thread.agent else ""
+        lines.append(f"  conversation {w.number}{agent}: {w.requests} request"
+                     f"{'s' if w.requests != 1 else ''}  {w.path}")
+    notes = sorted({n for w in written if (n := w.thread.missing_text())})
+    lines.extend(f"  note: {n}" for n in notes)
+    for line in lines:
+        print(f"agentdbg collect: {one_line(line)}" if not line.startswith("  ") else one_line(line),
+              file=sys.stderr, flush=True)
 
 
 def _numbers(numbers: list[int]) -> str:

@@ -19,7 +19,7 @@ import json
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agentdbg import schemas
 from agentdbg.checker import has_errors
@@ -54,6 +54,16 @@ class Finished:
     paths: list[Path] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)
     still_open: int = 0            # transcripts whose stop event is still to be written
+
+
+class Analyses(Protocol):
+    """What a worker runs (``workers``): this module's ``Analysis``, or ``collect``'s ``Feed``."""
+
+    view: Any
+
+    def warm(self) -> None: ...
+
+    def handle(self, job: tuple) -> Any: ...
 
 
 @dataclass
@@ -287,7 +297,7 @@ def _chat_tools(seen: Seen) -> list | None:
     return strip_wire(seen.form.tools) if seen.form is not None else None
 
 
-def _run_job(analysis: Analysis, job: tuple) -> Any:
+def _run_job(analysis: Analyses, job: tuple) -> Any:
     try:
         return analysis.handle(job)
     except Exception as exc:  # noqa: BLE001 - analysis must never stop the relay

@@ -22,8 +22,9 @@ from pathlib import Path
 MEMORY_BUDGET = 64 << 20     # bytes of bodies the queue may hold in memory
 DISK_LIMIT = 8 << 30         # bytes of bodies the spool may hold on disk
 JOB_COST = 512               # what a job costs in memory besides its body
-#: where each kind of job carries its body (the request's or the response's bytes)
-BODY_AT = {"request": 2, "response": 3}
+#: where each kind of job carries its body (the request's or the response's bytes; an OTLP
+#: export's, for ``collect``)
+BODY_AT = {"request": 2, "response": 3, "export": 2}
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,10 @@ full speed, within ``drain`` seconds (a second Ctrl-C ends the wait at once); wh
 to is still recorded where it can be (a response as "not analysed"), and every exchange that is
 not recorded is counted and named. ``--intercept`` runs the analysis on a thread of the proxy
 process, next to the prompt that pauses each request.
+
+``agentdbg collect`` runs its own analysis (``server.collect.feed``: OTLP exports in) in the same
+kind of child, through ``job``; it yields the CPU less (``nice=10`` rather than SCHED_IDLE): it must
+keep up with the spans, and still let the receiver answer first.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
-from agentdbg.server.proxy.analyst import Analysis, Exchange, Finished, Verdict, _run_job
+from agentdbg.server.proxy.analyst import Analyses, Analysis, Exchange, Finished, Verdict, _run_job
 from agentdbg.server.proxy.spool import (
     MEMORY_BUDGET,
     Dropped,
@@ -90,6 +94,10 @@ class _Analyst(ABC):
     def add_secret(self, token: str) -> None:
         self._put(("secret", token))
 
+    def job(self, *job: object) -> None:
+        """A job of another analysis' own kind (``collect``'s ``("export", ...)``), in order."""
+        self._put(job)
+
     def _resolve(self, ex_id: int, verdict: Verdict) -> None:
         with self._lock:
             future = self._waiting.pop(ex_id, None)
@@ -145,11 +153,15 @@ class ProcessAnalyst(_Analyst):
     spool on disk. Shared counters say what the child has taken, so the relay knows what the
     queue holds without asking."""
 
-    def __init__(self, make_analysis: Callable[[], Analysis], spool_dir: Path | None = None,
-                 memory_budget: int | None = None):
+    def __init__(self, make_analysis: Callable[[], Analyses], spool_dir: Path | None = None,
+                 memory_budget: int | None = None, *, nice: int | None = None,
+                 tell: Callable[[str], None] | None = None, unit: str = "exchange",
+                 done: str = "relayed"):
         import multiprocessing
 
         super().__init__()
+        # what the stop's lines call a job and what happened to it ("relayed exchange(s)")
+        self.say, self.unit, self.done = tell or say, unit, done
         ctx = multiprocessing.get_context("fork")
         self.spool = Spool(spool_dir or _spool_home())
         self.memory_budget = memory_budget if memory_budget is not None else _budget()
@@ -164,7 +176,7 @@ class ProcessAnalyst(_Analyst):
         self._synced: dict[int, Future] = {}
         self._process = ctx.Process(target=_child, name="agentdbg-analyst", daemon=True,
                                     args=(make_analysis, self._jobs, self._results, self._taken,
-                                          self._stage, self.spool))
+                                          self._stage, self.spool, nice))
         self._process.start()
         threading.Thread(target=self._read, name="agentdbg-verdicts", daemon=True).start()
 
@@ -232,14 +244,14 @@ class ProcessAnalyst(_Analyst):
             left = self._jobs_put - self._taken[2]
             if settled.done():
                 said = settled.result() or Finished()
-                tell_unrecorded(said.unrecorded)
-                say(f"the analysis did not finish writing the stop events of the {said.still_open} "
+                tell_unrecorded(said.unrecorded, self.say)
+                self.say(f"the analysis did not finish writing the stop events of the {said.still_open} "
                     "transcript(s) still open: the last of them lack theirs")
             else:
-                say(f"the analysis did not finish: {left} relayed exchange(s) were never "
-                    "recorded, and the transcripts still open lack their stop event")
+                self.say(f"the analysis did not finish: {left} {self.done} {self.unit}(s) were never "
+                         "recorded, and the transcripts still open lack their stop event")
             return []
-        tell_unrecorded(finished.unrecorded)
+        tell_unrecorded(finished.unrecorded, self.say)
         return finished.paths
 
     def _finish(self, timeout: float, settled: Future) -> Finished | None:
@@ -249,17 +261,17 @@ class ProcessAnalyst(_Analyst):
         future = self._sync(("finish",), settled)
         told = left > 100 or self.in_memory() + self._queued[1] - self._taken[1] > (1 << 20)
         if told:
-            say(f"stopping: analysing the {left} exchange(s) still queued (at most {timeout:g} s; "
+            self.say(f"stopping: analysing the {left} {self.unit}(s) still queued (at most {timeout:g} s; "
                 "Ctrl-C again to stop waiting)")
         waited = self._wait(future, start + timeout, progress=True)
         if waited is None:
             self._stage[0] = CUT
             left = self._jobs_put - self._taken[2]
-            say(f"stopped analysing after {time.monotonic() - start:.0f} s: recording the "
-                f"{left} exchange(s) left without analysing them")
+            self.say(f"stopped analysing after {time.monotonic() - start:.0f} s: recording the "
+                     f"{left} {self.unit}(s) left without analysing them")
             waited = self._wait(future, time.monotonic() + DRAIN_AFTER_CUT, progress=False)
         elif told:
-            say(f"analysed the backlog in {time.monotonic() - start:.1f} s")
+            self.say(f"analysed the backlog in {time.monotonic() - start:.1f} s")
         return waited
 
     def _wait(self, future: Future, deadline: float, progress: bool) -> Finished | None:
@@ -278,7 +290,7 @@ class ProcessAnalyst(_Analyst):
                 return self._wait(future, now, progress)   # deadline now: cut at once
             if progress and time.monotonic() >= next_line:
                 next_line += PROGRESS_EVERY
-                say(f"stopping: {self._jobs_put - self._taken[2]} exchange(s) left to analyse")
+                self.say(f"stopping: {self._jobs_put - self._taken[2]} {self.unit}(s) left to analyse")
 
 
 def _budget() -> int:
@@ -302,23 +314,25 @@ def say(text: str) -> None:
 UNRECORDED_SHOWN = 20
 
 
-def tell_unrecorded(lines: list[str]) -> None:
+def tell_unrecorded(lines: list[str], tell: Callable[[str], None] | None = None) -> None:
     """Each exchange relayed and not (fully) recorded, by name (the first 20), and how many."""
     if not lines:
         return
-    say(f"{len(lines)} relayed exchange(s) are not recorded in full:")
+    tell = tell or say
+    tell(f"{len(lines)} relayed exchange(s) are not recorded in full:")
     for line in lines[:UNRECORDED_SHOWN]:
-        say(f"  {line}")
+        tell(f"  {line}")
     if len(lines) > UNRECORDED_SHOWN:
-        say(f"  … and {len(lines) - UNRECORDED_SHOWN} more")
+        tell(f"  … and {len(lines) - UNRECORDED_SHOWN} more")
 
 
-def _child(make_analysis: Callable[[], Analysis], jobs, results, taken, stage,
-           spool: Spool) -> None:
-    """The analyst process: jobs in, verdicts out, until the proxy says stop."""
+def _child(make_analysis: Callable[[], Analyses], jobs, results, taken, stage,
+           spool: Spool, nice: int | None = None) -> None:
+    """The analyst process: jobs in, verdicts out, until the proxy says stop. ``nice``: how it
+    yields the CPU while the traffic runs (None: SCHED_IDLE; N: ``nice`` N)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # the proxy decides when we stop
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    _yield_cpu()
+    unyield = _yield_cpu(nice)
     parent = os.getppid()
     analysis = make_analysis()
     analysis.warm()      # on CPU time nobody else wants, before the first request comes
@@ -326,7 +340,7 @@ def _child(make_analysis: Callable[[], Analysis], jobs, results, taken, stage,
     while True:
         if yielding and stage[0] != RUNNING:   # the proxy is stopping: the backlog at full speed
             yielding = False
-            _unyield_cpu()
+            unyield()
         try:
             job = jobs.get(timeout=PARENT_CHECK_SECONDS)
         except queue.Empty:
@@ -335,7 +349,7 @@ def _child(make_analysis: Callable[[], Analysis], jobs, results, taken, stage,
             # the proxy was killed (no "finish" will come): what it relayed is already in the
             # queue and now analysed; end the transcripts as a stop would, then go
             results.cancel_join_thread()     # nobody reads the results any more
-            _unyield_cpu()
+            unyield()
             _run_job(analysis, ("close",))
             spool.remove()                   # every body in it was read, or will never be
             break
@@ -377,17 +391,36 @@ def _unpacked(job: tuple, taken, skip: bool) -> tuple:
 _STOPPED = "the proxy stopped before agentdbg analysed it"
 
 
-def _yield_cpu() -> None:
+def _yield_cpu(nice: int | None = None) -> Callable[[], None]:
     """Run only on CPU time nobody else wants: the relay, the upstream and the app go first
-    (SCHED_IDLE on Linux, else the lowest priority); the analysis catches up after."""
+    (SCHED_IDLE on Linux, else the lowest priority); the analysis catches up after. ``nice``: a
+    lower priority instead (``nice`` N: a fair share still, the others first when they wake).
+    What undoes it (at the stop: the backlog at full speed, where the system allows it)."""
+    if nice is not None:
+        before = _priority()
+        with contextlib.suppress(AttributeError, OSError):
+            os.nice(nice)
+
+        def undo() -> None:
+            with contextlib.suppress(AttributeError, OSError):   # unprivileged: stays niced
+                os.setpriority(os.PRIO_PROCESS, 0, before)       # type: ignore[attr-defined]
+        return undo
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
     except (AttributeError, OSError):
         with contextlib.suppress(AttributeError, OSError):
             os.nice(19)
+    return _unyield_idle
 
 
-def _unyield_cpu() -> None:
+def _priority() -> int:
+    try:
+        return os.getpriority(os.PRIO_PROCESS, 0)   # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return 0
+
+
+def _unyield_idle() -> None:
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))  # type: ignore[attr-defined]
 
