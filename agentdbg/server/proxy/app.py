@@ -357,10 +357,11 @@ ANYIO_FIRST_USE = ("connect_tcp", "create_memory_object_stream", "create_task_gr
 
 def warm_relay() -> None:
     """Load at start what the relay's first request would load: the first upstream connection
-    imports anyio's socket and stream modules (anyio loads its parts on first use), a relayed
-    answer starlette's streaming response. Done on that request, they added tens of ms to it
+    imports anyio's backend, socket and stream modules (anyio loads its parts on first use), a
+    relayed answer starlette's streaming response. Done on that request, they added tens of ms to it
     (a few hundred on a loaded machine)."""
     import anyio
+    import anyio._backends._asyncio  # anyio's backend, loaded by its first call
     import anyio.streams.stapled
     import anyio.streams.tls
     from starlette.responses import StreamingResponse  # noqa: F401
