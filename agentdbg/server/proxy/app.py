@@ -15,6 +15,7 @@ import posixpath
 import socket
 import time
 from collections.abc import Callable
+from contextlib import aclosing
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
@@ -22,6 +23,7 @@ from agentdbg.messages import utf8_json
 from agentdbg.server.guard import LocalOnly
 from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response, read_body
 from agentdbg.server.proxy.analyst import Exchange, Verdict
+from agentdbg.server.proxy.batches import batches
 from agentdbg.server.proxy.copies import Budget, Copy
 from agentdbg.server.proxy.headers import forward_headers, relayed_headers, secrets_in
 from agentdbg.transcript.redact import safe_url
@@ -233,23 +235,27 @@ class ProxyApp:
     async def _relay(self, exchange: Exchange, resp, start: float, ends: tuple[bytes, ...] | None):
         """The upstream's bytes as they arrive, unchanged (compressed or not); the analyst gets a
         bounded copy, handed over before the last chunk goes out so the app's next request
-        comes after it. A stream (``ends``: its last event's markers) goes out chunk by chunk; a
-        body holds back its last chunk until the upstream has sent all of it."""
+        comes after it. A stream (``ends``: its last event's markers) goes out as it arrives, what
+        arrived during the last write joined in one (``batches``); a body holds back its last
+        chunk until the upstream has sent all of it."""
         copy = Copy(self.copies)
         held: bytes | None = None
         handed = False
         try:
-            async for chunk in resp.aiter_raw():  # the connection's reads, no re-chunking
-                copy.add(chunk)
-                if ends is None:
-                    if held is not None:
-                        yield held
-                    held = chunk
-                    continue
-                if not handed and any(end in chunk for end in ends):
-                    handed = True
-                    self._hand(exchange, resp, copy, start, stream=True)
-                yield chunk  # to the app as it arrives
+            # the connection's reads, no re-chunking; a stream's in batches
+            async with aclosing(resp.aiter_raw() if ends is None else
+                                batches(resp.aiter_raw())) as chunks:
+                async for chunk in chunks:
+                    copy.add(chunk)
+                    if ends is None:
+                        if held is not None:
+                            yield held
+                        held = chunk
+                        continue
+                    if not handed and any(end in chunk for end in ends):
+                        handed = True
+                        self._hand(exchange, resp, copy, start, stream=True)
+                    yield chunk  # to the app as it arrives
             if not handed:
                 handed = True
                 self._hand(exchange, resp, copy, start, stream=ends is not None)
