@@ -34,6 +34,7 @@ from agentdbg.wire.codec import Codec
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 IDLE = 32           # idle upstream connections kept for reuse
 POOL_WAIT = 10.0    # seconds a request waits for a connection when all of them are busy
+URLS_KEPT = 256     # parsed upstream URLs kept (one per path and query the app uses)
 
 
 @dataclass
@@ -121,6 +122,7 @@ class ProxyApp:
                 max_connections=self.connections, max_keepalive_connections=IDLE)))
         self.copies = Budget()
         self._told: set[str] = set()
+        self._urls: dict[str, object] = {}
 
     def starlette(self):
         from starlette.applications import Starlette
@@ -201,10 +203,8 @@ class ProxyApp:
     async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Codec):
         from starlette.responses import StreamingResponse
 
-        query = self._query(request)
-        url = wire.upstream_url(self.upstream, request.url.path) + (f"?{query}" if query else "")
         start = time.perf_counter()
-        req = self.client.build_request("POST", url, content=sent,
+        req = self.client.build_request("POST", self._url(request, wire), content=sent,
                                         headers=forward_headers(request.headers))
         resp = await self._send(req)
         if isinstance(resp, Failed):
@@ -216,6 +216,20 @@ class ProxyApp:
         relay = self._relay(exchange, resp, start, wire.stream_end if stream else None)
         return StreamingResponse(relay, status_code=resp.status_code, media_type=media,
                                  headers=relayed_headers(resp.headers))
+
+    def _url(self, request, wire: Codec):
+        """The upstream URL of a checked request, parsed once per path and query (httpx's
+        parse of a URL was a tenth of the relay's time per request)."""
+        import httpx
+
+        query = self._query(request)
+        text = wire.upstream_url(self.upstream, request.url.path) + (f"?{query}" if query else "")
+        url = self._urls.get(text)
+        if url is None:
+            if len(self._urls) >= URLS_KEPT:
+                self._urls.clear()
+            url = self._urls[text] = httpx.URL(text)
+        return url
 
     async def _send(self, req):
         """The upstream's response (its body not read yet), or ``Failed`` when there is none:
