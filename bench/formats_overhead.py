@@ -8,10 +8,13 @@ Proxying: `agentdbg serve --offline` answers; the same requests go to it directl
 `agentdbg proxy` (each in its own process), on histories of 1, 100 and 1,000, plain and
 streaming, then 200 concurrent requests; the proxy checks, records and prints every one.
 
+Beside each wall-clock figure, the relay's CPU time per request (as bench/proxy_overhead.py).
+`--only anthropic` (or responses) runs one format's proxy rows and skips the checking rows.
+
 Targets (as bench/proxy_overhead.py): added median latency <= 5 ms at every size; streaming
 time to first byte added <= 5 ms; 200 concurrent within 1.3x of direct, no failed request.
 
-    python bench/formats_overhead.py
+    python bench/formats_overhead.py [--only anthropic]
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import time
 
 import httpx
 from _util import best, machine
-from proxy_overhead import CONCURRENT, NODELAY, REPEAT, start
+from proxy_overhead import CONCURRENT, NODELAY, REPEAT, cpu_ms, start
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 KEY = {"x-api-key": "sk-bench", "anthropic-version": "2023-06-01"}
@@ -134,12 +137,16 @@ def timed(client: httpx.Client, url: str, body: dict) -> tuple[float, float]:
     return time.perf_counter() - start, first or 0.0
 
 
-def medians(url: str, body: dict) -> tuple[float, float]:
+def medians(url: str, body: dict, pid: int | None = None) -> tuple[float, float, float]:
+    """Median seconds per request and to its first byte; the CPU ms process ``pid`` (the relay)
+    spent per request (NaN without it)."""
     with httpx.Client(timeout=60, transport=httpx.HTTPTransport(socket_options=NODELAY)) as client:
         for _ in range(3):
             timed(client, url, body)
+        cpu = cpu_ms(pid) if pid else float("nan")
         runs = [timed(client, url, body) for _ in range(REPEAT)]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+        cpu = (cpu_ms(pid) - cpu) / REPEAT if pid else float("nan")
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), cpu
 
 
 async def burst(url: str, body: dict) -> tuple[float, int]:
@@ -154,29 +161,31 @@ async def burst(url: str, body: dict) -> tuple[float, int]:
     return took, failed
 
 
-def proxying(tmp: str) -> None:
+def proxying(tmp: str, only: str | None = None) -> None:
     with open(os.path.join(tmp, "log"), "w") as log:
         serve, direct = start(["serve", "--offline", "--port", "0"], log)
         proxy, proxied = start(["proxy", "--upstream", direct, "--port", "0", "--save",
                                 os.path.join(tmp, "saved")], log)
         try:
             for name, (path, make) in FORMATS.items():
+                if only and name != only:
+                    continue
                 print(f"\nproxying {name} ({path}):")
                 print(f"{'history':>8} {'mode':>7} {'direct ms':>10} {'proxy ms':>9} {'added ms':>9}"
-                      f" {'ttfb added':>11}")
+                      f" {'ttfb added':>11} {'relay cpu ms':>13}")
                 worst = worst_ttfb = 0.0
                 for n in (1, 100, 1000):
                     for stream in (False, True):
                         body = make(n, stream)
-                        d, d_first = medians(direct + path, body)
-                        p, p_first = medians(proxied + path, body)
+                        d, d_first, _ = medians(direct + path, body)
+                        p, p_first, cpu = medians(proxied + path, body, proxy.pid)
                         added, ttfb = (p - d) * 1000, (p_first - d_first) * 1000
                         worst = max(worst, added)
                         if stream:
                             worst_ttfb = max(worst_ttfb, ttfb)
                         print(f"{n:>8} {'stream' if stream else 'plain':>7} {d * 1000:>10.2f} "
                               f"{p * 1000:>9.2f} {added:>9.2f} "
-                              f"{ttfb if stream else float('nan'):>11.2f}")
+                              f"{ttfb if stream else float('nan'):>11.2f} {cpu:>13.2f}")
                 body = make(1, False)
                 d_took, d_failed = asyncio.run(burst(direct + path, body))
                 p_took, p_failed = asyncio.run(burst(proxied + path, body))
@@ -192,10 +201,12 @@ def proxying(tmp: str) -> None:
 
 
 def main() -> None:
+    only = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "--only" else None
     print(f"machine: {machine()}")
     with tempfile.TemporaryDirectory() as tmp:
-        checking(tmp)
-        proxying(tmp)
+        if only is None:
+            checking(tmp)
+        proxying(tmp, only)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """Proxy overhead: what `agentdbg proxy` adds to each request of the user's loop.
 
 `agentdbg serve --offline` answers; the same requests go to it directly and through
-`agentdbg proxy` (each in its own process), on histories of 1, 100 and 1,000 messages,
-plain and streaming, then 200 concurrent requests. The proxy checks, records and prints
-every request, off the event loop.
+`agentdbg proxy` (each in its own process), on histories of 1, 100 and 1,001 messages,
+plain and streaming, then 200 concurrent requests with an 11-message history. The proxy
+checks, records and prints every request, off the event loop (in its analyst process). Beside
+each wall-clock figure, the relay's CPU time per request (its process, all its threads, the
+analyst not included; from /proc on Linux): it does not depend on how loaded the machine is.
 
 Then the first request of a session: a fresh proxy each round (three rounds), and the
 first request it relays (an Anthropic Messages body of 49 KB, as Claude Code's first) timed
@@ -34,6 +36,21 @@ from _util import machine
 
 REPEAT = 40
 CONCURRENT = 200
+BURST_HISTORY = 11      # messages in each of the concurrent requests
+SIZES = (1, 100, 1001)
+
+
+def cpu_ms(pid: int) -> float:
+    """CPU milliseconds process ``pid`` has run so far, every thread counted (Linux
+    ``schedstat``, in ns); NaN elsewhere."""
+    total = 0
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/schedstat") as fh:
+                total += int(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+    return total / 1e6
 
 
 def history(n: int) -> list[dict]:
@@ -86,12 +103,16 @@ def timed(client: httpx.Client, url: str, body: dict) -> tuple[float, float]:
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]  # as the openai client agentdbg uses
 
 
-def medians(url: str, body: dict) -> tuple[float, float]:
+def medians(url: str, body: dict, pid: int | None = None) -> tuple[float, float, float]:
+    """Median seconds per request and to its first byte; the CPU ms process ``pid`` spent per
+    request (NaN without ``pid``)."""
     with httpx.Client(timeout=60, transport=httpx.HTTPTransport(socket_options=NODELAY)) as client:
         for _ in range(3):  # warm up the connection and the servers
             timed(client, url, body)
+        cpu = cpu_ms(pid) if pid else float("nan")
         runs = [timed(client, url, body) for _ in range(REPEAT)]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+        cpu = (cpu_ms(pid) - cpu) / REPEAT if pid else float("nan")
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), cpu
 
 
 async def burst(url: str, body: dict) -> tuple[float, int]:
@@ -120,13 +141,14 @@ def claude_code_body(kb: int = 49) -> bytes:
     return raw
 
 
-def first_requests(direct: str, tmp: str, log) -> list[float]:
-    """Milliseconds the first request of a fresh proxy adds, one figure per round."""
+def first_requests(direct: str, tmp: str, log) -> list[tuple[float, float, float]]:
+    """What the first request of a fresh proxy adds, one (ms added, relay CPU ms of the first
+    request, relay CPU ms of the second) per round."""
     from formats_overhead import KEY
 
     raw = claude_code_body()
     headers = {**KEY, "content-type": "application/json"}
-    added = []
+    rounds = []
     for k in range(FIRST_ROUNDS):
         proxy, proxied = start(["proxy", "--upstream", direct, "--port", "0", "--save",
                                 os.path.join(tmp, f"first{k}")], log)
@@ -138,13 +160,18 @@ def first_requests(direct: str, tmp: str, log) -> list[float]:
                         raise SystemExit(f"{url}: the first request failed")
                     return time.perf_counter() - t
                 before = [once(direct) for _ in range(3)]
+                cpu = [cpu_ms(proxy.pid)]
                 first = once(proxied)
+                cpu.append(cpu_ms(proxy.pid))
+                once(proxied)
+                cpu.append(cpu_ms(proxy.pid))
                 after = [once(direct) for _ in range(3)]
-            added.append((first - statistics.median(before + after)) * 1000)
+            rounds.append(((first - statistics.median(before + after)) * 1000, cpu[1] - cpu[0],
+                           cpu[2] - cpu[1]))
         finally:
             proxy.terminate()
             proxy.wait(120)
-    return added
+    return rounds
 
 
 def main() -> None:
@@ -155,28 +182,35 @@ def main() -> None:
                                 os.path.join(tmp, "saved")], log)
         try:
             print(f"{'history':>8} {'mode':>7} {'direct ms':>10} {'proxy ms':>9} {'added ms':>9}"
-                  f" {'ttfb added':>11}")
+                  f" {'ttfb added':>11} {'relay cpu ms':>13}")
             worst = worst_ttfb = 0.0
-            for n in (1, 100, 1000):
+            for n in SIZES:
                 for stream in (False, True):
                     body = {"model": "offline", "messages": history(n), "tools": TOOLS,
                             "stream": stream}
-                    d, d_first = medians(direct, body)
-                    p, p_first = medians(proxied, body)
+                    d, d_first, _ = medians(direct, body)
+                    p, p_first, cpu = medians(proxied, body, proxy.pid)
                     added, ttfb = (p - d) * 1000, (p_first - d_first) * 1000
                     worst = max(worst, added)
                     if stream:
                         worst_ttfb = max(worst_ttfb, ttfb)
                     print(f"{n:>8} {'stream' if stream else 'plain':>7} {d * 1000:>10.2f} "
-                          f"{p * 1000:>9.2f} {added:>9.2f} {ttfb if stream else float('nan'):>11.2f}")
-            body = {"model": "offline", "messages": history(1), "tools": TOOLS}
+                          f"{p * 1000:>9.2f} {added:>9.2f} {ttfb if stream else float('nan'):>11.2f}"
+                          f" {cpu:>13.2f}")
+            body = {"model": "offline", "messages": history(BURST_HISTORY), "tools": TOOLS}
             d_took, d_failed = asyncio.run(burst(direct, body))
+            cpu = cpu_ms(proxy.pid)
             p_took, p_failed = asyncio.run(burst(proxied, body))
-            print(f"{CONCURRENT} concurrent: direct {d_took:.2f} s ({d_failed} failed), proxy "
-                  f"{p_took:.2f} s ({p_failed} failed): {p_took / d_took:.2f}x")
-            first = first_requests(direct, tmp, log)
+            cpu = (cpu_ms(proxy.pid) - cpu) / CONCURRENT
+            print(f"{CONCURRENT} concurrent ({BURST_HISTORY}-message history): direct {d_took:.2f} s "
+                  f"({d_failed} failed), proxy {p_took:.2f} s ({p_failed} failed): "
+                  f"{p_took / d_took:.2f}x; relay cpu {cpu:.2f} ms per request")
+            rounds = first_requests(direct, tmp, log)
+            first = [added for added, _, _ in rounds]
             print(f"first request of a session ({len(claude_code_body()) // 1000} KB, a fresh proxy "
-                  f"each round): added " + ", ".join(f"{ms:.1f}" for ms in first) + " ms")
+                  f"each round): added " + ", ".join(f"{ms:.1f}" for ms in first) + " ms; relay cpu "
+                  "first · second request " + ", ".join(f"{a:.1f} · {b:.1f}" for _, a, b in rounds)
+                  + " ms")
             print(f"worst added median {worst:.2f} ms (target <= 5); worst streaming ttfb added "
                   f"{worst_ttfb:.2f} ms (target <= 5); concurrency {p_took / d_took:.2f}x "
                   f"(target <= 1.3); first request added median {statistics.median(first):.1f} ms "

@@ -41,6 +41,10 @@ def run_app(app, sock: socket.socket, *, on_ready=None) -> None:
     config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False,
                             timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
+    # the protocol classes (httptools, websockets) and the event loop's module load before the
+    # URL is printed: done by the server's start, they delayed the first request by tens of ms
+    config.load()
+    config.get_loop_factory()
     if on_ready is not None:
         on_ready()
     server.run(sockets=[sock])
