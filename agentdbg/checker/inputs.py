@@ -14,7 +14,8 @@ from typing import Any
 
 from agentdbg.checker.findings import Finding
 from agentdbg.checker.request import MISSING, CheckRequest
-from agentdbg.errors import InputError, located
+from agentdbg.errors import InputError, where
+from agentdbg.i18n import Msg, N_
 from agentdbg.wire import codec as codecs
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -70,15 +71,17 @@ def read_bytes(path: str) -> tuple[str, bytes]:
         try:
             data = read_bounded(path, MAX_INPUT)
         except FileNotFoundError:
-            raise InputError(f"{path}: no such file") from None
+            raise InputError(Msg(N_("{path}: no such file"), {"path": path})) from None
         except IsADirectoryError:
-            raise InputError(f"{path}: is a directory") from None
+            raise InputError(Msg(N_("{path}: is a directory"), {"path": path})) from None
         except TimeoutError as exc:
             raise InputError(f"{path}: {exc}") from None
         except OSError as exc:
-            raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+            raise InputError(Msg(N_("{path}: cannot read: {reason}"),
+                                 {"path": path, "reason": exc.strerror})) from None
     if len(data) > MAX_INPUT:
-        raise InputError(f"{name}: more than {MAX_INPUT} bytes; check reads at most that much")
+        raise InputError(Msg(N_("{path}: more than {limit} bytes; check reads at most that much"),
+                             {"path": name, "limit": MAX_INPUT}))
     return name, data
 
 
@@ -87,7 +90,8 @@ def decoded(name: str, data: bytes) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        raise InputError(located(name, line, None, f"not UTF-8 text (byte {exc.start})")) from None
+        raise InputError(Msg(N_("{path}: not UTF-8 text (byte {byte})"),
+                             {"path": where(name, line, None), "byte": exc.start})) from None
 
 
 def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
@@ -111,15 +115,16 @@ def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
 def _slow(name: str, text: str, fmt: str | None) -> list[CheckItem]:
     """Text that is not one valid JSON document: JSON Lines, or the error that says where."""
     if not text.strip():
-        raise InputError(f"{name}: empty input; expected JSON")
+        raise InputError(Msg(N_("{path}: empty input; expected JSON"), {"path": name}))
     try:
         doc = json.loads(text)
     except RecursionError:
-        raise InputError(f"{name}: JSON nested too deeply") from None
+        raise InputError(Msg(N_("{where}: JSON nested too deeply"), {"where": name})) from None
     except json.JSONDecodeError as exc:
         if _looks_like_jsonl(text):
             return _jsonl(name, text, fmt)
-        raise InputError(located(name, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}")) from None
+        raise InputError(Msg(N_("{where}: invalid JSON: {problem}"),
+                             {"where": where(name, exc.lineno, exc.colno), "problem": exc.msg})) from None
     return [_item(name, doc, None, fmt)]
 
 
@@ -239,9 +244,11 @@ def _jsonl(name: str, text: str, fmt: str | None = None) -> list[CheckItem]:
         try:
             doc = parse_json(raw)
         except RecursionError:
-            raise InputError(located(name, n, None, "JSON nested too deeply")) from None
+            raise InputError(Msg(N_("{where}: JSON nested too deeply"),
+                                 {"where": where(name, n, None)})) from None
         except json.JSONDecodeError as exc:
-            raise InputError(located(name, n, exc.colno, f"invalid JSON: {exc.msg}")) from None
+            raise InputError(Msg(N_("{where}: invalid JSON: {problem}"),
+                                 {"where": where(name, n, exc.colno), "problem": exc.msg})) from None
         items.append(_item(name, doc, n, fmt))
     return items
 

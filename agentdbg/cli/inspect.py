@@ -98,6 +98,7 @@ def tools_cmd(
         "--connect", help="Also start the MCP servers the file names, to list and lint their "
         "tools (a found ./tools.yaml only when trusted: agentdbg trust).")] = False,
     json_out: JsonOpt = False,
+    lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """List the tools of a tools.yaml and lint their definitions. Reads the file only: no
