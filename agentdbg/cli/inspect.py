@@ -43,15 +43,40 @@ def _list_rules(value: bool) -> None:
     from rich.text import Text
 
     from agentdbg.checker.formats.table import FORMATS, LEGEND, rule_rows
+    from agentdbg.i18n import _, language
+    from agentdbg.render.wrap import Paragraph
+
+    def folded(text: Text) -> object:   # Chinese breaks between characters
+        return text if language() == "en" else Paragraph(text)
 
     console = make_console()
     for rule, summary, marks in rule_rows():
         line = Text(rule, style="bold")
-        line.append("  " + " · ".join(f"{name} {mark}" for (name, _), mark in zip(FORMATS, marks)))
+        line.append("  " + " · ".join(f"{name} {_mark(mark)}"
+                                      for (name, _label), mark in zip(FORMATS, marks)))
         console.print(line)
-        console.print(Text("    " + summary, style="dim"))
-    console.print(Text(LEGEND))
+        console.print(folded(Text("    " + _(summary), style="dim")))
+    console.print(folded(Text(_(LEGEND))))
     raise typer.Exit()
+
+
+def _mark(mark: str) -> str:
+    """A rule's mark in a format (``E``, ``W (E under vllm)`` …) in the chosen language: the
+    letters stay, the words after them are translated."""
+    import re
+
+    from agentdbg.i18n import _
+
+    whole = _(mark)
+    if whole != mark:
+        return whole
+    m = re.fullmatch(r"([EWP]) \((.+)\)", mark)
+    if not m:
+        return mark
+    under = re.fullmatch(r"E under (.+)", m.group(2))
+    inner = (_("E under {profiles}").format(profiles=under.group(1)) if under
+             else _(m.group(2)))
+    return f"{m.group(1)} ({inner})"
 
 
 @command(epilog="Exit status: 0 no error-level finding; 1 errors found; 2 unreadable input.")

@@ -604,4 +604,5 @@ def diff_html(d: Any) -> str:
     from agentdbg.report.diff import diff_lines
 
     lines = "".join(f'<div class="{cls}">{esc(text)}</div>' for cls, text in diff_lines(d))
-    return f'<section id="diff"><h2>Diff</h2><div class="card"><pre>{lines}</pre></div></section>'
+    return (f'<section id="diff"><h2>{esc(_("Diff"))}</h2><div class="card"><pre>{lines}</pre>'
+            '</div></section>')
