@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import ConfigError, where
-from agentdbg.i18n import Msg, N_
+from agentdbg.i18n import N_, Msg
 
 MAX_BYTES = 5_000_000     # a tools file or script larger than this is a mistake
 MAX_VALUES = 1_000_000    # values once every alias is expanded

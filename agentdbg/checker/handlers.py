@@ -17,7 +17,7 @@ from importlib.machinery import ModuleSpec, PathFinder
 from pathlib import Path
 from typing import Any
 
-from agentdbg.i18n import Msg, N_
+from agentdbg.i18n import N_, Msg
 from agentdbg.toolspec import ToolSpec
 
 #: calls at module level that can bind any name (the source cannot tell which)
@@ -176,7 +176,6 @@ def lint_handler(spec: ToolSpec) -> Iterator[Any]:
     errors, warnings = signature_problems(node, spec.parameters)
     where = Msg(N_("{function}() in {path}"), {"function": func_name,
                                                "path": f"{_shown(path, spec.base_dir)}:{node.lineno}"})
-    for text in errors:
-        yield finding("handler-signature-mismatch", spec, Msg("{where} {text}", {"where": where, "text": text}))
-    for text in warnings:
-        yield finding("handler-parameter-optional", spec, Msg("{where} {text}", {"where": where, "text": text}))
+    for rule, texts in (("handler-signature-mismatch", errors), ("handler-parameter-optional", warnings)):
+        for text in texts:
+            yield finding(rule, spec, Msg("{where} {text}", {"where": where, "text": text}))

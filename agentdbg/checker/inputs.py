@@ -15,7 +15,7 @@ from typing import Any
 from agentdbg.checker.findings import Finding
 from agentdbg.checker.request import MISSING, CheckRequest
 from agentdbg.errors import InputError, where
-from agentdbg.i18n import Msg, N_
+from agentdbg.i18n import N_, Msg
 from agentdbg.wire import codec as codecs
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")

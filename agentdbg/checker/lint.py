@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from agentdbg.checker.lint_finding import LintFinding, finding
 from agentdbg.checker.rules import _strict_problem
-from agentdbg.i18n import Msg, N_
+from agentdbg.i18n import N_, Msg
 from agentdbg.toolspec import ToolSet, ToolSpec
 
 WHEN_CUES = re.compile(r"\bwhen\b|\buse (this|it)?\b|\bcall (this|it)?\b|\bonly if\b|当|时使用|时调用|"

@@ -11,8 +11,8 @@ tools with ``strict: true`` fail on it), no description at all, and a tool with 
 from __future__ import annotations
 
 from agentdbg.checker.lint_finding import LintFinding
-from agentdbg.i18n import Msg, N_
 from agentdbg.checker.rules import _strict_problem
+from agentdbg.i18n import N_, Msg
 from agentdbg.toolspec import ToolSet
 
 

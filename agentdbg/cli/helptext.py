@@ -38,12 +38,28 @@ def translate(command: Any) -> None:
     for attr in ("help", "short_help", "epilog"):
         if getattr(command, attr, None):
             setattr(command, attr, _(getattr(command, attr)))
+    if command.help and not command.short_help:   # click would cut it at a space
+        command.short_help = first_sentence(command.help)
     for param in command.params:
         if getattr(param, "help", None):
             param.help = _(param.help)
     command.context_class = Context
     for sub in getattr(command, "commands", {}).values():
         translate(sub)
+
+
+def first_sentence(text: str) -> str:
+    """A command's line in the list of commands: its help up to the first full stop (and
+    before a colon or a comma when that is still long)."""
+    first = re.split(r"[。\n]", text.strip(), maxsplit=1)[0]
+    if len(first) <= 30:
+        return first
+    depth = 0
+    for i, ch in enumerate(first):       # a colon or comma outside brackets
+        depth += (ch in "（(") - (ch in "）)")
+        if depth == 0 and ch in "：，" and i >= 6:
+            return first[:i]
+    return first
 
 
 def heading(name: str) -> str:

@@ -91,8 +91,7 @@ def handler_warnings(toolset) -> list:
     their schema's parameters (the lint's ``handler-signature-mismatch``): every such call would
     fail with ``internal_error``."""
     from agentdbg.checker.handlers import lint_handler
-
-    from agentdbg.i18n import Msg, N_
+    from agentdbg.i18n import N_, Msg
 
     lines = []
     for spec in toolset.tools:

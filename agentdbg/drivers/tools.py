@@ -12,7 +12,7 @@ from pathlib import Path
 from agentdbg.checker.lint import lint
 from agentdbg.drivers.launch import close_servers, open_servers
 from agentdbg.errors import ExitStatus
-from agentdbg.i18n import Msg, N_, tr
+from agentdbg.i18n import N_, Msg, tr
 from agentdbg.messages import utf8_json
 from agentdbg.toolspec import default_tools_path, load_tools
 
@@ -69,9 +69,8 @@ def _report(toolset, json_out: bool, console, notes: list[Msg]) -> ExitStatus:
     for note in notes:
         from rich.text import Text
 
-        from agentdbg.render.safe import safe
-
         from agentdbg.i18n import _
+        from agentdbg.render.safe import safe
 
         console.print(Text(_("note: {note}").format(note=safe(tr(note))), style="yellow"),
                       soft_wrap=True)

@@ -604,5 +604,6 @@ def diff_html(d: Any) -> str:
     from agentdbg.report.diff import diff_lines
 
     lines = "".join(f'<div class="{cls}">{esc(text)}</div>' for cls, text in diff_lines(d))
-    return (f'<section id="diff"><h2>{esc(_("Diff"))}</h2><div class="card"><pre>{lines}</pre>'
+    heading = _("Diff")
+    return (f'<section id="diff"><h2>{esc(heading)}</h2><div class="card"><pre>{lines}</pre>'
             '</div></section>')

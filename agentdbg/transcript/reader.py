@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import InputError, located, where
-from agentdbg.i18n import Msg, N_
+from agentdbg.i18n import N_, Msg
 from agentdbg.transcript.events import (
     FORMAT,
     READS,
