@@ -51,6 +51,11 @@ def test_bad_files_are_named_in_chinese(tmp_path):
     r = invoke("check", "--lang", "zh", str(broken))
     assert r.exit_code == 2 and r.stderr.startswith(f"agentdbg: error: {broken}:1:")
     assert "：JSON 无效：" in r.stderr            # the parser's own words follow, verbatim
+    odd = tmp_path / "odd.json"
+    odd.write_text('{"x": 1}')
+    r = invoke("check", "--lang", "zh", str(odd))
+    assert r.stderr == (f"agentdbg: error: {odd}：应当是 messages 数组、带 'messages' 的请求体，"
+                        "或 agentdbg 保存的运行\n")
     tools = tmp_path / "tools.yaml"
     tools.write_text("tools: [\n")
     r = invoke("tools", "--lang", "zh", str(tools))

@@ -272,8 +272,8 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
         req = CheckRequest.from_body(doc)
         req.messages = _messages(where, doc["messages"])
         return CheckItem(req, line)
-    raise InputError(f"{where}: expected a messages array, a request body with 'messages', "
-                     "or an agentdbg saved run")
+    raise InputError(Msg(N_("{where}: expected a messages array, a request body with 'messages', "
+                            "or an agentdbg saved run"), {"where": where}))
 
 
 def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
@@ -281,33 +281,38 @@ def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
     codec = codecs.get(fmt)
     key = codec.key
     if isinstance(doc, dict) and doc.get("format") == "agentdbg-run":
-        raise InputError(f"{where}: an agentdbg saved run is in Chat Completions form; "
-                         "check it without --format")
+        raise InputError(Msg(N_("{where}: an agentdbg saved run is in Chat Completions form; "
+                                "check it without --format"), {"where": where}))
     if isinstance(doc, dict) and key not in doc and not (codec.stores and
                                                          "previous_response_id" in doc):
-        raise InputError(f"{where}: expected a {fmt} request body with {key!r}, or a bare "
-                         f"{key!r} array")
+        raise InputError(Msg(N_("{where}: expected a {format} request body with {key}, or a "
+                                "bare {key} array"), {"where": where, "format": fmt, "key": repr(key)}))
     if not isinstance(doc, (dict, list)):
-        raise InputError(f"{where}: expected a {fmt} request body or a bare {key!r} array, "
-                         f"got {type(doc).__name__}")
+        raise InputError(Msg(N_("{where}: expected a {format} request body or a bare {key} "
+                                "array, got {type}"),
+                             {"where": where, "format": fmt, "key": repr(key), "type": type(doc).__name__}))
     value = doc.get(key) if isinstance(doc, dict) else doc
     if not isinstance(value, list) and not (codec.text_input and isinstance(value, (str, type(None)))):
-        raise InputError(f"{where}: {key!r} must be an array, got {type(value).__name__}")
+        raise InputError(Msg(N_("{where}: {key} must be an array, got {type}"),
+                             {"where": where, "key": repr(key), "type": type(value).__name__}))
     for i, x in enumerate(value if isinstance(value, list) else []):
         if not isinstance(x, dict):
-            raise InputError(f"{where}: {key}[{i}] is not an object ({type(x).__name__})")
+            raise InputError(Msg(N_("{where}: {item} is not an object ({type})"),
+                                 {"where": where, "item": f"{key}[{i}]", "type": type(x).__name__}))
     return CheckItem(CheckRequest(messages=[]), line, fmt, doc)
 
 
 def _messages(where: str, messages: Any, offset: int = 0) -> list:
     if not isinstance(messages, list):
-        raise InputError(f"{where}: 'messages' must be an array, got {type(messages).__name__}")
+        raise InputError(Msg(N_("{where}: {key} must be an array, got {type}"),
+                             {"where": where, "key": "'messages'", "type": type(messages).__name__}))
     for i, m in enumerate(messages, start=offset):
         if not isinstance(m, dict):
-            raise InputError(f"{where}: messages[{i}] is not an object ({type(m).__name__})")
+            raise InputError(Msg(N_("{where}: {item} is not an object ({type})"),
+                                 {"where": where, "item": f"messages[{i}]", "type": type(m).__name__}))
         role = m.get("role")
         if role not in ROLES:
             shown = json.dumps(role, ensure_ascii=False)[:40]
-            raise InputError(f"{where}: messages[{i}] has role {shown}; expected one of "
-                             + ", ".join(ROLES))
+            raise InputError(Msg(N_("{where}: messages[{i}] has role {role}; expected one of {roles}"),
+                                 {"where": where, "i": i, "role": shown, "roles": ", ".join(ROLES)}))
     return messages

@@ -106,7 +106,8 @@ def command(*args: Any, quiet_interrupt: bool = False, **kwargs: Any) -> Callabl
                 if not quiet_interrupt:   # e.g. while MCP servers start: say so, exit 130
                     from agentdbg.errors import Terminated
 
-                    why = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (Ctrl-C)"
+                    why = (i18n._("terminated (SIGTERM)") if isinstance(exc, Terminated)
+                           else i18n._("interrupted (Ctrl-C)"))
                     print(f"agentdbg: {why}", file=sys.stderr)
                     raise typer.Exit(int(ExitStatus.CANCELLED)) from None
                 status = ExitStatus.OK
