@@ -7,7 +7,7 @@
 The texts are what the code marks: ``_("…")``, ``N_("…")``, ``Msg("…")``, ``pgettext(ctx, "…")``,
 plus the help of every step-mode command (its docstring's usage, summary and details), the
 ``--help`` of every command line command (docstrings, options' help, epilogs) and what each
-checker rule means (``check --rules``).
+checker rule and provider profile means (``check --rules``, ``check --profiles``).
 Translators edit the ``.po`` files with any PO editor; agentdbg reads them as they are.
 """
 
@@ -50,6 +50,11 @@ def template():
     for rule in RULES.values():
         catalog.add(rule.summary, locations=[("agentdbg/checker/findings.py", 0)],
                     auto_comments=[f"check --rules: {rule.id}"])
+    from agentdbg.checker.profiles import PROFILES
+
+    for profile in PROFILES.values():
+        catalog.add(profile.description, locations=[("agentdbg/checker/profiles.py", 0)],
+                    auto_comments=[f"check --profiles: {profile.name}"])
     return catalog
 
 

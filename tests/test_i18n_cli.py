@@ -126,7 +126,7 @@ def test_the_tools_lint_speaks_chinese_and_its_json_stays_english(tmp_path):
     assert {f["message"] for f in doc["findings"]} >= {"parameter 'status' has no description"}
 
 
-def test_check_rules_in_chinese_and_english_unchanged():
+def test_check_rules_and_profiles_in_chinese_and_english_unchanged():
     zh = invoke("check", "--lang", "zh", "--rules", COLUMNS="200").stdout
     assert "orphan-tool-message  chat E · responses E · anthropic E · gemini E" in zh
     assert "    tool 消息不在工具块（tool_calls 与其结果）之内" in zh
@@ -135,6 +135,9 @@ def test_check_rules_in_chinese_and_english_unchanged():
     en = invoke("check", "--rules", COLUMNS="200").stdout
     assert "    tool message not inside a tool block" in en
     assert "arguments-invalid-json  chat W (E under qwen, vllm)" in en
+    profiles = invoke("check", "--lang", "zh", "--profiles", COLUMNS="200").stdout
+    assert profiles.startswith("服务商 profile（--profile NAME；默认 openai）：")
+    assert "mistral                   Mistral：工具调用的 id 必须正好是 9 个字母或数字" in profiles
 
 
 # -- diff ------------------------------------------------------------------------------------

@@ -24,14 +24,16 @@ def _list_profiles(value: bool) -> None:
     from rich.table import Table
 
     from agentdbg.checker.profiles import PROFILES
+    from agentdbg.i18n import _, language
+    from agentdbg.render.wrap import cjk
 
     table = Table.grid(padding=(0, 2))
     table.add_column(no_wrap=True, style="bold")
     table.add_column()
-    for p in PROFILES.values():
-        table.add_row(p.name, p.description)
+    for p in PROFILES.values():   # Chinese folds between characters
+        table.add_row(p.name, _(p.description) if language() == "en" else cjk(_(p.description)))
     console = make_console()
-    console.print("provider profiles (--profile NAME; default openai):")
+    console.print(_("provider profiles (--profile NAME; default openai):"))
     console.print(table)
     raise typer.Exit()
 
