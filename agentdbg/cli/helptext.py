@@ -17,7 +17,6 @@ except ImportError:  # pragma: no cover - older typer runs on click itself
     import click as click_core  # type: ignore[no-redef]
 
 from agentdbg.i18n import _, pgettext
-from agentdbg.render.wrap import wrap_plain
 
 
 def texts(command: Any) -> Iterator[str]:
@@ -109,6 +108,8 @@ class Formatter(click_core.HelpFormatter):
     breaks only at spaces)."""
 
     def write_text(self, text: str) -> None:
+        from agentdbg.render.wrap import wrap_plain  # rich: only when help is shown
+
         indent = " " * self.current_indent
         self.write("\n\n".join(wrap_plain(p, self.width, indent) for p in _paragraphs(text)))
         self.write("\n")
@@ -124,6 +125,8 @@ class Formatter(click_core.HelpFormatter):
 
     def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30,
                  col_spacing: int = 2) -> None:
+        from agentdbg.render.wrap import wrap_plain
+
         rows = list(rows)
         if not rows:
             return
