@@ -89,10 +89,11 @@ def _tool_json(t) -> dict:
 def _show(console, toolset, findings) -> None:
     from rich.text import Text
 
-    from agentdbg.i18n import _
+    from agentdbg.i18n import _, language
     from agentdbg.render.safe import safe
     from agentdbg.render.tools import render_servers, tools_table
     from agentdbg.render.view import severity_word
+    from agentdbg.render.wrap import Paragraph
 
     console.print(tools_table(toolset))
     if toolset.mcp is not None:
@@ -102,10 +103,11 @@ def _show(console, toolset, findings) -> None:
         style = "bold red" if f.severity == "error" else "bold yellow"
         mark = "✗" if f.severity == "error" else "!"
         tool = _(" (tool {name})").format(name=safe(f.tool)) if f.tool else ""
-        console.print(Text.assemble((f"{mark} {severity_word(f.severity)} {f.rule}", style),
-                                    (tool, "bold"), _(": {message}").format(
-                                        message=safe(tr(f.shown if f.shown is not None else f.message))),
-                                    (f"  ({safe(where)})", "dim")))
+        line = Text.assemble((f"{mark} {severity_word(f.severity)} {f.rule}", style),
+                             (tool, "bold"), _(": {message}").format(
+                                 message=safe(tr(f.shown if f.shown is not None else f.message))),
+                             (f"  ({safe(where)})", "dim"))
+        console.print(line if language() == "en" else Paragraph(line))   # Chinese: per character
     errors = sum(f.severity == "error" for f in findings)
     console.print(_("{errors} error(s), {warnings} warning(s)").format(
         errors=errors, warnings=len(findings) - errors))
