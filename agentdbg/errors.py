@@ -2,7 +2,9 @@
 
 Every error a user can cause (bad file, bad option, unreachable model) is an
 ``AgentdbgError``; the CLI prints it as a single ``agentdbg: error: ...`` line
-and exits with its code. Tracebacks are shown only with ``--debug``.
+and exits with its code. Tracebacks are shown only with ``--debug``. An error made
+from an ``i18n.Msg`` keeps it in ``shown``: the line is printed in the chosen language
+(``--lang``), while ``message`` stays English.
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ class AgentdbgError(Exception):
 
     exit_status = ExitStatus.USAGE
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: object):
+        super().__init__(str(message))
+        self.message = str(message)
+        self.shown: object = message   # the text to show: an i18n.Msg, or the English text
 
 
 class ConfigError(AgentdbgError):
@@ -52,23 +55,29 @@ class ProviderError(AgentdbgError):
 
     exit_status = ExitStatus.MODEL_ERROR
 
-    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None,
+    def __init__(self, message: object, *, retryable: bool = False, status: int | None = None,
                  body: dict | None = None, shown: object = None):
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.body = body          # the API's error body, when it answered with one
-        self.shown = shown        # the message to show in the chosen language (an i18n.Msg)
+        if shown is not None:     # the message to show in the chosen language (an i18n.Msg)
+            self.shown = shown
+
+
+def where(path: object, line: int | None, col: int | None) -> str:
+    """``path:line:col`` (line/col 1-based, omitted when unknown)."""
+    at = str(path)
+    if line is not None:
+        at += f":{line}"
+        if col is not None:
+            at += f":{col}"
+    return at
 
 
 def located(path: object, line: int | None, col: int | None, message: str) -> str:
     """Format ``path:line:col: message`` (line/col 1-based, omitted when unknown)."""
-    where = str(path)
-    if line is not None:
-        where += f":{line}"
-        if col is not None:
-            where += f":{col}"
-    return f"{where}: {message}"
+    return f"{where(path, line, col)}: {message}"
 
 
 class Terminated(KeyboardInterrupt):

@@ -251,7 +251,15 @@ def read_po(text: str) -> dict[tuple[str | None, str], list[str]]:
     return entries
 
 
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "a": "\a", "b": "\b",
+            "f": "\f", "v": "\v"}
+
+
 def _unquote(quoted: str, number: int) -> str:
+    m = _QUOTED.fullmatch(quoted)     # the common escapes here: parsing each as Python is slow
+    if m and not re.search(r"\\[^ntr\"\\abfv]", m.group(1)):
+        return re.sub(r"\\(.)", lambda e: _ESCAPES[e.group(1)], m.group(1))
     try:
         value = ast.literal_eval(quoted)
     except (ValueError, SyntaxError):

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import AgentdbgError
-from agentdbg.i18n import Join, Msg, _, tr
+from agentdbg.i18n import N_, Join, Msg, _, tr
 from agentdbg.toolspec import ToolSet, bundled_tools_path, load_tools
 
 MAX_HASHED = 64 * 1024 * 1024     # bytes of one file the digest reads
@@ -193,14 +193,15 @@ def record_trust(path: str | os.PathLike) -> str:
     """Trust ``path`` as it is now (its digest); returns the digest. ``agentdbg trust`` and
     ``agentdbg init`` (for the file it wrote) call this. A later change asks again."""
     if not Path(path).is_file():
-        raise AgentdbgError(f"{path}: no such tools file")
+        raise AgentdbgError(Msg(N_("{path}: no such {what}"), {"path": path, "what": Msg("tools file")}))
     value = digest(path)
     files = _load_store()
     files[_key(path)] = {"digest": value, "trusted_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     try:
         _save_store(files)
     except OSError as exc:
-        raise AgentdbgError(f"{store_path()}: cannot record the trust: {exc.strerror or exc}") from None
+        raise AgentdbgError(Msg(N_("{path}: cannot record the trust: {reason}"),
+                                {"path": store_path(), "reason": exc.strerror or exc})) from None
     return value
 
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentdbg.errors import ConfigError, located
+from agentdbg.errors import ConfigError, where
+from agentdbg.i18n import N_, Msg
 
 MAX_BYTES = 5_000_000     # a tools file or script larger than this is a mistake
 MAX_VALUES = 1_000_000    # values once every alias is expanded
+#: what a file read here is called in its errors (``what``), for the message catalog
+KINDS = (N_("tools file"), N_("script file"), N_("lesson file"))
 
 
 def read_text(path: Path, what: str) -> str:
@@ -27,19 +30,22 @@ def read_text(path: Path, what: str) -> str:
     try:
         data = read_bounded(path, MAX_BYTES)
         if len(data) > MAX_BYTES:
-            raise ConfigError(f"{path}: more than {MAX_BYTES} bytes; a {what} is at most "
-                              f"{MAX_BYTES} bytes")
+            raise ConfigError(Msg(N_("{path}: more than {limit} bytes; a {what} is at most {limit} "
+                                     "bytes"), {"path": path, "limit": MAX_BYTES, "what": Msg(what)}))
         text = data.decode("utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such {what}") from None
+        raise ConfigError(Msg(N_("{path}: no such {what}"), {"path": path, "what": Msg(what)})) from None
     except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        raise ConfigError(Msg(N_("{path}: not UTF-8 text (byte {byte})"),
+                              {"path": path, "byte": exc.start})) from None
     except IsADirectoryError:
-        raise ConfigError(f"{path}: is a directory, not a {what}") from None
+        raise ConfigError(Msg(N_("{path}: is a directory, not a {what}"),
+                              {"path": path, "what": Msg(what)})) from None
     except TimeoutError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+        raise ConfigError(Msg(N_("{path}: cannot read: {reason}"),
+                              {"path": path, "reason": exc.strerror})) from None
     return text.replace("\r\n", "\n").replace("\r", "\n")   # universal newlines, as before
 
 
@@ -60,16 +66,19 @@ def parse(path: Path, text: str) -> tuple[Any, Any]:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
         problem = exc.problem or exc.context or "invalid YAML"
-        raise ConfigError(located(path, line, col, f"invalid YAML: {problem}")) from None
+        raise ConfigError(Msg(N_("{where}: invalid YAML: {problem}"),
+                              {"where": where(path, line, col), "problem": problem})) from None
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
         col = exc.position - text.rfind("\n", 0, exc.position)
-        raise ConfigError(located(path, line, col, f"invalid YAML: unacceptable character "
-                                  f"#x{exc.character:04x}: {exc.reason}")) from None
+        raise ConfigError(Msg(N_("{where}: invalid YAML: unacceptable character #x{code}: {reason}"),
+                              {"where": where(path, line, col), "code": f"{exc.character:04x}",
+                               "reason": exc.reason})) from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {' '.join(str(exc).split())}") from None
+        raise ConfigError(Msg(N_("{where}: invalid YAML: {problem}"),
+                              {"where": path, "problem": " ".join(str(exc).split())})) from None
     except RecursionError:
-        raise ConfigError(f"{path}: YAML nested too deeply") from None
+        raise ConfigError(Msg(N_("{path}: YAML nested too deeply"), {"path": path})) from None
     if "\\ud" in text.lower():  # JSON's "\\ud83d\\ude00" is one character, YAML's is two
         data = _join_surrogates(data, {})
     return data, node
@@ -110,16 +119,17 @@ def _check_expansion(path: Path, root: Any) -> None:
             active.discard(key)
             if counts[key] > MAX_VALUES:
                 mark = node.start_mark
-                raise ConfigError(located(path, mark.line + 1, mark.column + 1,
-                                          f"YAML aliases expand to more than {MAX_VALUES} values "
-                                          "here; write the values out instead of nesting aliases"))
+                raise ConfigError(Msg(N_("{where}: YAML aliases expand to more than {limit} values "
+                                         "here; write the values out instead of nesting aliases"),
+                                      {"where": where(path, mark.line + 1, mark.column + 1),
+                                       "limit": MAX_VALUES}))
             continue
         if key in counts:
             continue
         if key in active:
             mark = node.start_mark
-            raise ConfigError(located(path, mark.line + 1, mark.column + 1,
-                                      "a YAML alias refers to a value that contains it"))
+            raise ConfigError(Msg(N_("{where}: a YAML alias refers to a value that contains it"),
+                                  {"where": where(path, mark.line + 1, mark.column + 1)}))
         active.add(key)
         stack.append((node, True))
         stack.extend((c, False) for c in _children(node) if id(c) not in counts)

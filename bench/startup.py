@@ -1,6 +1,7 @@
 """Start-up: `agentdbg --help` and `agentdbg check small.json` vs `python -c "import typer, rich"`.
 
-Target: --help within 1.2x of the import baseline. Best of 7 wall times.
+Target: --help within 1.2x of the import baseline. Best of 7 wall times. `--help` in Chinese
+(``AGENTDBG_LANG=zh``) is timed too: it reads the catalog and folds Chinese lines.
 
 The children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` removed, one warm-up
 run first), as an installed package runs: typer and rich were compiled when pip installed
@@ -42,11 +43,16 @@ def main() -> None:
     base = best([PY, "-c", "import typer, rich"], env=ENV)
     bare = best([PY, "-c", "pass"], env=ENV)
     helptime = best([PY, "-m", "agentdbg", "--help"], env=ENV)
+    helpzh = best([PY, "-m", "agentdbg", "run", "--help"], env=ENV | {"AGENTDBG_LANG": "zh"})
+    helpen = best([PY, "-m", "agentdbg", "run", "--help"], env=ENV)
     check = best([PY, "-m", "agentdbg", "check", str(small), "--json"], env=ENV)
     print(f"machine: {machine()}")
     print(f"python -c pass                 {bare * 1000:7.1f} ms")
     print(f"python -c 'import typer, rich' {base * 1000:7.1f} ms  (baseline)")
     print(f"agentdbg --help                {helptime * 1000:7.1f} ms  {helptime / base:.2f}x  (target <= 1.2x)")
+    print(f"agentdbg run --help            {helpen * 1000:7.1f} ms  {helpen / base:.2f}x")
+    print(f"agentdbg run --help (zh)       {helpzh * 1000:7.1f} ms  {helpzh / base:.2f}x  "
+          "(AGENTDBG_LANG=zh)")
     print(f"agentdbg check small.json      {check * 1000:7.1f} ms  {check / base:.2f}x")
     heavy = ", ".join(imported(["--help"])) or "none of openai, jsonschema, prompt_toolkit, httpx, pydantic, yaml"
     print(f"heavy modules loaded by --help: {heavy}")

@@ -5,7 +5,9 @@
     python scripts/catalog.py --new fr   # start agentdbg/locale/fr.po (a third language)
 
 The texts are what the code marks: ``_("…")``, ``N_("…")``, ``Msg("…")``, ``pgettext(ctx, "…")``,
-plus the help of every step-mode command (its docstring's usage, summary and details).
+plus the help of every step-mode command (its docstring's usage, summary and details), the
+``--help`` of every command line command (docstrings, options' help, epilogs) and what each
+checker rule and provider profile means (``check --rules``, ``check --profiles``).
 Translators edit the ``.po`` files with any PO editor; agentdbg reads them as they are.
 """
 
@@ -42,7 +44,30 @@ def template():
         for text in (cmd.usage, cmd.summary, cmd.help):
             if text:
                 catalog.add(text, locations=where)
+    _command_line(catalog)
+    from agentdbg.checker.findings import RULES
+
+    for rule in RULES.values():
+        catalog.add(rule.summary, locations=[("agentdbg/checker/findings.py", 0)],
+                    auto_comments=[f"check --rules: {rule.id}"])
+    from agentdbg.checker.profiles import PROFILES
+
+    for profile in PROFILES.values():
+        catalog.add(profile.description, locations=[("agentdbg/checker/profiles.py", 0)],
+                    auto_comments=[f"check --profiles: {profile.name}"])
     return catalog
+
+
+def _command_line(catalog) -> None:
+    """The ``--help`` texts of every command (as typer hands them to click)."""
+    import typer.main
+
+    from agentdbg.cli import app
+    from agentdbg.cli.helptext import texts
+
+    group = typer.main.get_command(app)
+    for text in texts(group):
+        catalog.add(text, locations=[("agentdbg/cli/__init__.py", 0)])
 
 
 def read(path: Path):

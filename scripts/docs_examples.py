@@ -473,6 +473,12 @@ def ex_help(runner: Runner) -> str:
     return commands(runner, "agentdbg --help")
 
 
+def ex_lang_errors(runner: Runner) -> str:
+    """An error and --help in Chinese: the language is chosen before anything is parsed."""
+    return commands(runner, 'agentdbg run --lang zh -t lesson/tools.yaml "订单 ORD-2026-001 到哪里了?"',
+                    "AGENTDBG_LANG=zh agentdbg tools --help | head -5")
+
+
 TRACES = ROOT / "tests" / "fixtures" / "traces"
 CLAUDE_SESSION = "0542af78-77da-41c1-9127-3d76f8fd6efd.jsonl"
 
@@ -520,6 +526,7 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "init": ex_init,
     "handler-error": ex_handler_error,
     "help": ex_help,
+    "lang-errors": ex_lang_errors,
     "trust": ex_trust,
     "run-turn": ex_run_turn,
     "step-lesson": ex_step_lesson,

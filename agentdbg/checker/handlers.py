@@ -17,6 +17,7 @@ from importlib.machinery import ModuleSpec, PathFinder
 from pathlib import Path
 from typing import Any
 
+from agentdbg.i18n import N_, Msg
 from agentdbg.toolspec import ToolSpec
 
 #: calls at module level that can bind any name (the source cannot tell which)
@@ -103,7 +104,7 @@ def _module_level(body: list[ast.stmt]) -> Iterator[ast.AST]:
 
 
 def signature_problems(fn: ast.FunctionDef | ast.AsyncFunctionDef, schema: dict
-                       ) -> tuple[list[str], list[str]]:
+                       ) -> tuple[list[Msg], list[Msg]]:
     """(errors, warnings) for calling ``fn(**arguments)`` with arguments fitting ``schema``."""
     props: dict = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
     required = set(schema["required"]) if isinstance(schema.get("required"), list) else set()
@@ -113,25 +114,29 @@ def signature_problems(fn: ast.FunctionDef | ast.AsyncFunctionDef, schema: dict
         p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None}
     by_keyword = {p.arg for p in a.args + a.kwonlyargs}
     only_positional = {p.arg for p in a.posonlyargs}
-    errors, warnings = [], []
+    errors: list[Msg] = []
+    warnings: list[Msg] = []
     for p in a.posonlyargs:
         if p.arg not in with_default:
-            errors.append(f"parameter {p.arg!r} is positional-only; the handler is called with "
-                          "keyword arguments")
+            errors.append(Msg(N_("parameter {name} is positional-only; the handler is called "
+                                 "with keyword arguments"), {"name": repr(p.arg)}))
     if a.kwarg is None:
         extra = [p for p in props if p not in by_keyword and p not in only_positional]
-        if extra:
-            errors.append(f"takes no parameter {', '.join(map(repr, extra))} (the schema has "
-                          f"{'it' if len(extra) == 1 else 'them'}): add "
-                          f"{'it' if len(extra) == 1 else 'them'} or **kwargs")
+        if len(extra) == 1:
+            errors.append(Msg(N_("takes no parameter {names} (the schema has it): add it or "
+                                 "**kwargs"), {"names": repr(extra[0])}))
+        elif extra:
+            errors.append(Msg(N_("takes no parameter {names} (the schema has them): add them or "
+                                 "**kwargs"), {"names": ", ".join(map(repr, extra))}))
     for p in a.args + a.kwonlyargs:
         if p.arg in with_default:
             continue
         if p.arg not in props and p.arg not in required:
-            errors.append(f"needs {p.arg!r}, which the schema does not have: every call fails")
+            errors.append(Msg(N_("needs {name}, which the schema does not have: every call fails"),
+                              {"name": repr(p.arg)}))
         elif p.arg not in required:
-            warnings.append(f"needs {p.arg!r}, which the schema lets the model leave out: add it "
-                            "to 'required' or give it a default")
+            warnings.append(Msg(N_("needs {name}, which the schema lets the model leave out: add "
+                                   "it to 'required' or give it a default"), {"name": repr(p.arg)}))
     return errors, warnings
 
 
@@ -151,9 +156,10 @@ def lint_handler(spec: ToolSpec) -> Iterator[Any]:
     module_name, func_name = spec.handler.split(":")
     found = find_module(module_name, spec.base_dir)
     if found is None:
-        yield finding("handler-not-found", spec, f"handler {spec.handler!r}: no module "
-                      f"{module_name!r} next to the tools file or on the interpreter's path; "
-                      "'run' cannot load this tool")
+        yield finding("handler-not-found", spec, Msg(N_(
+            "handler {handler}: no module {module} next to the tools file or on the "
+            "interpreter's path; 'run' cannot load this tool"),
+            {"handler": repr(spec.handler), "module": repr(module_name)}))
         return
     try:
         path, source = read_source(found)
@@ -161,14 +167,15 @@ def lint_handler(spec: ToolSpec) -> Iterator[Any]:
     except (_Unknown, SyntaxError, ValueError, RecursionError):
         return
     if node is None:
-        yield finding("handler-not-found", spec, f"handler {spec.handler!r}: {path} defines no "
-                      f"{func_name!r}; 'run' cannot load this tool")
+        yield finding("handler-not-found", spec, Msg(N_(
+            "handler {handler}: {path} defines no {function}; 'run' cannot load this tool"),
+            {"handler": repr(spec.handler), "path": path, "function": repr(func_name)}))
         return
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
         return  # a class, an alias, a wrapped function: its signature is not in the source
     errors, warnings = signature_problems(node, spec.parameters)
-    where = f"{func_name}() in {_shown(path, spec.base_dir)}:{node.lineno}"
-    for text in errors:
-        yield finding("handler-signature-mismatch", spec, f"{where} {text}")
-    for text in warnings:
-        yield finding("handler-parameter-optional", spec, f"{where} {text}")
+    where = Msg(N_("{function}() in {path}"), {"function": func_name,
+                                               "path": f"{_shown(path, spec.base_dir)}:{node.lineno}"})
+    for rule, texts in (("handler-signature-mismatch", errors), ("handler-parameter-optional", warnings)):
+        for text in texts:
+            yield finding(rule, spec, Msg("{where} {text}", {"where": where, "text": text}))

@@ -15,7 +15,8 @@ from typing import Any
 
 from agentdbg.checker.findings import Finding
 from agentdbg.checker.request import MISSING, CheckRequest
-from agentdbg.errors import InputError, located
+from agentdbg.errors import InputError, where
+from agentdbg.i18n import N_, Msg
 from agentdbg.wire import codec as codecs
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -71,15 +72,17 @@ def read_bytes(path: str) -> tuple[str, bytes]:
         try:
             data = read_bounded(path, MAX_INPUT)
         except FileNotFoundError:
-            raise InputError(f"{path}: no such file") from None
+            raise InputError(Msg(N_("{path}: no such file"), {"path": path})) from None
         except IsADirectoryError:
-            raise InputError(f"{path}: is a directory") from None
+            raise InputError(Msg(N_("{path}: is a directory"), {"path": path})) from None
         except TimeoutError as exc:
             raise InputError(f"{path}: {exc}") from None
         except OSError as exc:
-            raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+            raise InputError(Msg(N_("{path}: cannot read: {reason}"),
+                                 {"path": path, "reason": exc.strerror})) from None
     if len(data) > MAX_INPUT:
-        raise InputError(f"{name}: more than {MAX_INPUT} bytes; check reads at most that much")
+        raise InputError(Msg(N_("{path}: more than {limit} bytes; check reads at most that much"),
+                             {"path": name, "limit": MAX_INPUT}))
     return name, data
 
 
@@ -88,7 +91,8 @@ def decoded(name: str, data: bytes) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
-        raise InputError(located(name, line, None, f"not UTF-8 text (byte {exc.start})")) from None
+        raise InputError(Msg(N_("{path}: not UTF-8 text (byte {byte})"),
+                             {"path": where(name, line, None), "byte": exc.start})) from None
 
 
 def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
@@ -112,15 +116,16 @@ def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
 def _slow(name: str, text: str, fmt: str | None) -> list[CheckItem]:
     """Text that is not one valid JSON document: JSON Lines, or the error that says where."""
     if not text.strip():
-        raise InputError(f"{name}: empty input; expected JSON")
+        raise InputError(Msg(N_("{path}: empty input; expected JSON"), {"path": name}))
     try:
         doc = json.loads(text)
     except RecursionError:
-        raise InputError(f"{name}: JSON nested too deeply") from None
+        raise InputError(Msg(N_("{where}: JSON nested too deeply"), {"where": name})) from None
     except json.JSONDecodeError as exc:
         if _looks_like_jsonl(text):
             return _jsonl(name, text, fmt)
-        raise InputError(located(name, exc.lineno, exc.colno, f"invalid JSON: {exc.msg}")) from None
+        raise InputError(Msg(N_("{where}: invalid JSON: {problem}"),
+                             {"where": where(name, exc.lineno, exc.colno), "problem": exc.msg})) from None
     return [_item(name, doc, None, fmt)]
 
 
@@ -247,9 +252,11 @@ def _jsonl(name: str, text: str, fmt: str | None = None) -> list[CheckItem]:
         try:
             doc = parse_json(raw)
         except RecursionError:
-            raise InputError(located(name, n, None, "JSON nested too deeply")) from None
+            raise InputError(Msg(N_("{where}: JSON nested too deeply"),
+                                 {"where": where(name, n, None)})) from None
         except json.JSONDecodeError as exc:
-            raise InputError(located(name, n, exc.colno, f"invalid JSON: {exc.msg}")) from None
+            raise InputError(Msg(N_("{where}: invalid JSON: {problem}"),
+                                 {"where": where(name, n, exc.colno), "problem": exc.msg})) from None
         items.append(_item(name, doc, n, fmt))
     return items
 
@@ -273,8 +280,8 @@ def _item(name: str, doc: Any, line: int | None, fmt: str | None = None) -> Chec
         req = CheckRequest.from_body(doc)
         req.messages = _messages(where, doc["messages"])
         return CheckItem(req, line)
-    raise InputError(f"{where}: expected a messages array, a request body with 'messages', "
-                     "or an agentdbg saved run")
+    raise InputError(Msg(N_("{where}: expected a messages array, a request body with 'messages', "
+                            "or an agentdbg saved run"), {"where": where}))
 
 
 def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
@@ -282,33 +289,38 @@ def _native(where: str, doc: Any, line: int | None, fmt: str) -> CheckItem:
     codec = codecs.get(fmt)
     key = codec.key
     if isinstance(doc, dict) and doc.get("format") == "agentdbg-run":
-        raise InputError(f"{where}: an agentdbg saved run is in Chat Completions form; "
-                         "check it without --format")
+        raise InputError(Msg(N_("{where}: an agentdbg saved run is in Chat Completions form; "
+                                "check it without --format"), {"where": where}))
     if isinstance(doc, dict) and key not in doc and not (codec.stores and
                                                          "previous_response_id" in doc):
-        raise InputError(f"{where}: expected a {fmt} request body with {key!r}, or a bare "
-                         f"{key!r} array")
+        raise InputError(Msg(N_("{where}: expected a {format} request body with {key}, or a "
+                                "bare {key} array"), {"where": where, "format": fmt, "key": repr(key)}))
     if not isinstance(doc, (dict, list)):
-        raise InputError(f"{where}: expected a {fmt} request body or a bare {key!r} array, "
-                         f"got {type(doc).__name__}")
+        raise InputError(Msg(N_("{where}: expected a {format} request body or a bare {key} "
+                                "array, got {type}"),
+                             {"where": where, "format": fmt, "key": repr(key), "type": type(doc).__name__}))
     value = doc.get(key) if isinstance(doc, dict) else doc
     if not isinstance(value, list) and not (codec.text_input and isinstance(value, (str, type(None)))):
-        raise InputError(f"{where}: {key!r} must be an array, got {type(value).__name__}")
+        raise InputError(Msg(N_("{where}: {key} must be an array, got {type}"),
+                             {"where": where, "key": repr(key), "type": type(value).__name__}))
     for i, x in enumerate(value if isinstance(value, list) else []):
         if not isinstance(x, dict):
-            raise InputError(f"{where}: {key}[{i}] is not an object ({type(x).__name__})")
+            raise InputError(Msg(N_("{where}: {item} is not an object ({type})"),
+                                 {"where": where, "item": f"{key}[{i}]", "type": type(x).__name__}))
     return CheckItem(CheckRequest(messages=[]), line, fmt, doc)
 
 
 def _messages(where: str, messages: Any, offset: int = 0) -> list:
     if not isinstance(messages, list):
-        raise InputError(f"{where}: 'messages' must be an array, got {type(messages).__name__}")
+        raise InputError(Msg(N_("{where}: {key} must be an array, got {type}"),
+                             {"where": where, "key": "'messages'", "type": type(messages).__name__}))
     for i, m in enumerate(messages, start=offset):
         if not isinstance(m, dict):
-            raise InputError(f"{where}: messages[{i}] is not an object ({type(m).__name__})")
+            raise InputError(Msg(N_("{where}: {item} is not an object ({type})"),
+                                 {"where": where, "item": f"messages[{i}]", "type": type(m).__name__}))
         role = m.get("role")
         if role not in ROLES:
             shown = json.dumps(role, ensure_ascii=False)[:40]
-            raise InputError(f"{where}: messages[{i}] has role {shown}; expected one of "
-                             + ", ".join(ROLES))
+            raise InputError(Msg(N_("{where}: messages[{i}] has role {role}; expected one of {roles}"),
+                                 {"where": where, "i": i, "role": shown, "roles": ", ".join(ROLES)}))
     return messages

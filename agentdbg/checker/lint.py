@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from agentdbg.checker.lint_finding import LintFinding, finding
 from agentdbg.checker.rules import _strict_problem
+from agentdbg.i18n import N_, Msg
 from agentdbg.toolspec import ToolSet, ToolSpec
 
 WHEN_CUES = re.compile(r"\bwhen\b|\buse (this|it)?\b|\bcall (this|it)?\b|\bonly if\b|当|时使用|时调用|"
@@ -44,8 +45,9 @@ def _schema_skips(spec: ToolSpec) -> list[LintFinding]:
     from agentdbg.schemas import over_budget, warnings
 
     costly = over_budget(spec.parameters)
-    found = [finding("schema-too-costly", spec, f"parameters: {costly}; check, run, serve and "
-                     "the proxy leave its arguments unchecked and say so")] if costly else []
+    found = [finding("schema-too-costly", spec, Msg(N_(
+        "parameters: {costly}; check, run, serve and the proxy leave its arguments unchecked "
+        "and say so"), {"costly": costly}))] if costly else []
     return found + [finding("schema-not-checkable", spec, f"parameters: {w}")
                     for w in warnings(spec.parameters)]
 
@@ -68,48 +70,54 @@ def _loader_problems(toolset: ToolSet) -> Iterator[LintFinding]:
 def _tool_count(toolset: ToolSet) -> Iterator[LintFinding]:
     n = len(toolset.tools)
     if n > MAX_TOOLS:
-        yield finding("too-many-tools", None, f"{n} tools: the API accepts at most 128")
+        yield finding("too-many-tools", None, Msg(N_("{n} tools: the API accepts at most {limit}"),
+                                                  {"n": n, "limit": MAX_TOOLS}))
     elif n > MANY_TOOLS:
-        yield finding("many-tools", None, f"{n} tools: past about 20 the model picks the wrong "
-                      "tool more often; group them or route per request")
+        yield finding("many-tools", None, Msg(N_(
+            "{n} tools: past about {many} the model picks the wrong tool more often; group them "
+            "or route per request"), {"n": n, "many": MANY_TOOLS}))
 
 
 # -- one tool ---------------------------------------------------------------------------
 
 def _description(spec: ToolSpec) -> Iterator[LintFinding]:
     if not WHEN_CUES.search(spec.description):
-        yield finding("description-without-when", spec, "the description says what the tool "
-                      "is, not when to use it; add e.g. 'Use when the user asks …' (当用户……时使用)")
+        yield finding("description-without-when", spec, Msg(N_(
+            "the description says what the tool is, not when to use it; add e.g. 'Use when the "
+            "user asks …' (当用户……时使用)")))
 
 
 def _parameters(spec: ToolSpec) -> Iterator[LintFinding]:
     props = spec.parameters.get("properties") or {}
     if props and "required" not in spec.parameters:
-        yield finding("required-list-missing", spec, "no 'required' list: say which parameters "
-                      "the model must fill")
+        yield finding("required-list-missing", spec, Msg(N_(
+            "no 'required' list: say which parameters the model must fill")))
     for name, schema in props.items():
         schema = schema if isinstance(schema, dict) else {}
         if not schema.get("description"):
-            yield finding("parameter-undescribed", spec, f"parameter {name!r} has no description")
+            yield finding("parameter-undescribed", spec, Msg(N_("parameter {name} has no description"),
+                                                             {"name": repr(name)}))
         if "enum" not in schema and "const" not in schema and CLOSED_SET_NAMES.search(name) \
                 and schema.get("type", "string") == "string":
-            yield finding("closed-set-without-enum", spec, f"parameter {name!r} looks like a "
-                          "closed set; list the values with 'enum'")
+            yield finding("closed-set-without-enum", spec, Msg(N_(
+                "parameter {name} looks like a closed set; list the values with 'enum'"),
+                {"name": repr(name)}))
 
 
 def _strict(spec: ToolSpec) -> Iterator[LintFinding]:
     if spec.strict:
         problem = _strict_problem(spec.parameters, ())
         if problem:
-            yield finding("strict-schema-invalid", spec, "strict: true but the schema breaks "
-                          f"strict mode: {problem[1]}")
+            yield finding("strict-schema-invalid", spec, Msg(N_(
+                "strict: true but the schema breaks strict mode: {problem}"),
+                {"problem": problem[1]}))
 
 
 def _side_effects(spec: ToolSpec) -> Iterator[LintFinding]:
     # an MCP tool's policy comes from its annotations, not from a field of this file
     if spec.side_effects and spec.approval != "always" and spec.handler_kind != "mcp":
-        yield finding("side-effects-without-approval", spec, "side_effects: true without "
-                      "approval: always; a retried write can act twice")
+        yield finding("side-effects-without-approval", spec, Msg(N_(
+            "side_effects: true without approval: always; a retried write can act twice")))
 
 
 def _handler(spec: ToolSpec) -> Iterable[LintFinding]:

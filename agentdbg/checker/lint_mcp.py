@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from agentdbg.checker.lint_finding import LintFinding
 from agentdbg.checker.rules import _strict_problem
+from agentdbg.i18n import N_, Msg
 from agentdbg.toolspec import ToolSet
 
 
@@ -33,17 +34,18 @@ def _lint_tool(spec) -> list[LintFinding]:
     found: list[LintFinding] = []
     d = spec.handler
 
-    def warn(rule: str, message: str) -> None:
+    def warn(rule: str, message: Msg) -> None:
+        said = Msg(N_("MCP server {server}: {message}"), {"server": repr(d.server), "message": message})
         found.append(LintFinding(rule=rule, severity="warning", tool=spec.name, line=spec.line,
-                                 message=f"MCP server {d.server!r}: {message}"))
+                                 message=str(said), shown=said))
 
     if not spec.description:
-        warn("mcp-tool-undescribed", "the tool has no description: the model has only its name "
-             "to go on")
+        warn("mcp-tool-undescribed", Msg(N_("the tool has no description: the model has only its "
+                                            "name to go on")))
     if "readOnlyHint" not in d.annotations and not spec.side_effects:
-        warn("mcp-no-read-only-hint", "no readOnlyHint annotation: it runs like a read-only "
-             "tool, in parallel and without approval (unhinted: trust); 'unhinted: safe' on the "
-             "server asks for approval first")
+        warn("mcp-no-read-only-hint", Msg(N_(
+            "no readOnlyHint annotation: it runs like a read-only tool, in parallel and without "
+            "approval (unhinted: trust); 'unhinted: safe' on the server asks for approval first")))
     return found
 
 
@@ -54,8 +56,10 @@ def _strict(server: str, tools: list) -> list[LintFinding]:
         return []
     first, problem = broken[0]
     names = ", ".join(t.name for t, _ in broken[:5]) + (" …" if len(broken) > 5 else "")
+    said = Msg(N_("MCP server {server}: strict mode would reject the inputSchema of {k} of its "
+                  "{n} tool(s) ({names}; {first}: {problem}); a client that sends MCP tools with "
+                  "strict: true fails on them"),
+               {"server": repr(server), "k": len(broken), "n": len(tools), "names": names,
+                "first": first.name, "problem": problem[1]})
     return [LintFinding(rule="mcp-strict-schema-invalid", severity="warning", tool=None,
-                        line=first.line, message=(
-        f"MCP server {server!r}: strict mode would reject the inputSchema of {len(broken)} of its "
-        f"{len(tools)} tool(s) ({names}; {first.name}: {problem[1]}); a client that sends MCP "
-        "tools with strict: true fails on them"))]
+                        line=first.line, message=str(said), shown=said)]

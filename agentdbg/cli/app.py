@@ -5,16 +5,51 @@ commands that need them, so ``agentdbg --help`` stays fast.
 """
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
+from agentdbg import i18n
+from agentdbg.cli.options import Lang
 from agentdbg.errors import AgentdbgError, ExitStatus
+
+
+def chosen_language(args: list[str]) -> str:
+    """The language a command line asks for: its ``--lang`` wherever it stands (not after
+    ``--``, where another program's arguments begin), else ``AGENTDBG_LANG``, else English.
+    Read before anything is parsed, so errors, warnings and ``--help`` already speak it."""
+    lang = os.environ.get("AGENTDBG_LANG") or i18n.DEFAULT
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(args):
+            lang = args[i + 1]
+        elif arg.startswith("--lang="):
+            lang = arg.split("=", 1)[1]
+    return lang if lang in i18n.languages() else i18n.DEFAULT   # a wrong one: click says so
+
+
+class Group(TyperGroup):
+    """The command group: it chooses the language before the command line is parsed."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        lang = chosen_language(args)
+        i18n.use(lang)
+        if lang != i18n.DEFAULT:
+            from agentdbg.cli.helptext import Formatter, translate
+
+            translate(self)
+            ctx.formatter_class = Formatter
+        return super().parse_args(ctx, args)
+
 
 app = typer.Typer(
     name="agentdbg",
+    cls=Group,
     help="An interactive terminal debugger for LLM tool-calling loops.",
     no_args_is_help=True,
     add_completion=False,
@@ -34,6 +69,10 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+          lang: Annotated[Lang, typer.Option(  # type: ignore[valid-type]
+        "--lang", envvar="AGENTDBG_LANG", show_default=False,
+        help="The language of what agentdbg prints, --help included (as every command's "
+             "--lang).")] = Lang.en,  # type: ignore[attr-defined]
 ) -> None:
     """An interactive terminal debugger for LLM tool-calling loops."""
 
@@ -46,8 +85,8 @@ def fail(exc: BaseException, debug: bool) -> typer.Exit:
         import traceback
 
         traceback.print_exception(exc)
-    if isinstance(exc, AgentdbgError):
-        print(f"agentdbg: error: {one_line(exc.message)}", file=sys.stderr)
+    if isinstance(exc, AgentdbgError):   # the prefix stays English: scripts grep for it
+        print(f"agentdbg: error: {one_line(shown(exc.shown))}", file=sys.stderr)
         return typer.Exit(int(exc.exit_status))
     print(f"agentdbg: internal error: {type(exc).__name__}: {one_line(str(exc))} "
           "(run with --debug for the traceback)", file=sys.stderr)
@@ -67,7 +106,8 @@ def command(*args: Any, quiet_interrupt: bool = False, **kwargs: Any) -> Callabl
                 if not quiet_interrupt:   # e.g. while MCP servers start: say so, exit 130
                     from agentdbg.errors import Terminated
 
-                    why = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (Ctrl-C)"
+                    why = (i18n._("terminated (SIGTERM)") if isinstance(exc, Terminated)
+                           else i18n._("interrupted (Ctrl-C)"))
                     print(f"agentdbg: {why}", file=sys.stderr)
                     raise typer.Exit(int(ExitStatus.CANCELLED)) from None
                 status = ExitStatus.OK
@@ -99,7 +139,14 @@ def make_console(stderr: bool = False, present: bool = False):
     return console_for(stderr, present)
 
 
-def warn(text: str) -> None:
+def shown(text: object) -> str:
+    """A message in the chosen language: an ``i18n.Msg`` translated, an English text made from
+    a template of the catalog translated, anything else as it is."""
+    return i18n.tr(text) if isinstance(text, (i18n.Msg, i18n.Join)) else i18n.recorded(str(text))
+
+
+def warn(text: object) -> None:
+    """One ``agentdbg: warning: ...`` line (an ``i18n.Msg`` in the chosen language)."""
     from agentdbg.render.safe import one_line
 
-    print(f"agentdbg: warning: {one_line(text)}", file=sys.stderr)
+    print(f"agentdbg: warning: {one_line(shown(text))}", file=sys.stderr)

@@ -24,14 +24,16 @@ def _list_profiles(value: bool) -> None:
     from rich.table import Table
 
     from agentdbg.checker.profiles import PROFILES
+    from agentdbg.i18n import _, language
+    from agentdbg.render.wrap import cjk
 
     table = Table.grid(padding=(0, 2))
     table.add_column(no_wrap=True, style="bold")
     table.add_column()
-    for p in PROFILES.values():
-        table.add_row(p.name, p.description)
+    for p in PROFILES.values():   # Chinese folds between characters
+        table.add_row(p.name, _(p.description) if language() == "en" else cjk(_(p.description)))
     console = make_console()
-    console.print("provider profiles (--profile NAME; default openai):")
+    console.print(_("provider profiles (--profile NAME; default openai):"))
     console.print(table)
     raise typer.Exit()
 
@@ -43,15 +45,40 @@ def _list_rules(value: bool) -> None:
     from rich.text import Text
 
     from agentdbg.checker.formats.table import FORMATS, LEGEND, rule_rows
+    from agentdbg.i18n import _, language
+    from agentdbg.render.wrap import Paragraph
+
+    def folded(text: Text) -> object:   # Chinese breaks between characters
+        return text if language() == "en" else Paragraph(text)
 
     console = make_console()
     for rule, summary, marks in rule_rows():
         line = Text(rule, style="bold")
-        line.append("  " + " · ".join(f"{name} {mark}" for (name, _), mark in zip(FORMATS, marks)))
+        line.append("  " + " · ".join(f"{name} {_mark(mark)}"
+                                      for (name, _label), mark in zip(FORMATS, marks)))
         console.print(line)
-        console.print(Text("    " + summary, style="dim"))
-    console.print(Text(LEGEND))
+        console.print(folded(Text("    " + _(summary), style="dim")))
+    console.print(folded(Text(_(LEGEND))))
     raise typer.Exit()
+
+
+def _mark(mark: str) -> str:
+    """A rule's mark in a format (``E``, ``W (E under vllm)`` …) in the chosen language: the
+    letters stay, the words after them are translated."""
+    import re
+
+    from agentdbg.i18n import _
+
+    whole = _(mark)
+    if whole != mark:
+        return whole
+    m = re.fullmatch(r"([EWP]) \((.+)\)", mark)
+    if not m:
+        return mark
+    under = re.fullmatch(r"E under (.+)", m.group(2))
+    inner = (_("E under {profiles}").format(profiles=under.group(1)) if under
+             else _(m.group(2)))
+    return f"{m.group(1)} ({inner})"
 
 
 @command(epilog="Exit status: 0 no error-level finding; 1 errors found; 2 unreadable input.")
@@ -98,6 +125,7 @@ def tools_cmd(
         "--connect", help="Also start the MCP servers the file names, to list and lint their "
         "tools (a found ./tools.yaml only when trusted: agentdbg trust).")] = False,
     json_out: JsonOpt = False,
+    lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """List the tools of a tools.yaml and lint their definitions. Reads the file only: no

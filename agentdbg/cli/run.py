@@ -28,6 +28,7 @@ from agentdbg.cli.options import (
     exit_codes,
 )
 from agentdbg.errors import AgentdbgError
+from agentdbg.i18n import N_, Msg
 
 McpOpt = Annotated[list[str] | None, typer.Option(
     "--mcp", help="An MCP server whose tools join the run: a URL (Streamable HTTP) or a command "
@@ -50,7 +51,7 @@ class Api(str, Enum):
 
 def _step_only(step: bool, explain: bool) -> None:
     if not step and explain:
-        warn("--explain narrates step mode; without --step it does nothing")
+        warn(Msg(N_("--explain narrates step mode; without --step it does nothing")))
 
 
 @command(epilog=exit_codes())
@@ -131,7 +132,7 @@ def run(
     lang, explain, present, max_turns, full = (plan["lang"], plan["explain"], plan["present"],
                                                plan["max_turns"], plan["full"])
     if step and json_out:
-        raise AgentdbgError("--step and --json cannot be combined")
+        raise AgentdbgError(Msg(N_("--step and --json cannot be combined")))
     _step_only(step, explain)
     _never_over_inputs(save, script=script, tools=tools)
     _offline_has_no_url(ctx, model, script)
@@ -143,9 +144,10 @@ def run(
     info = make_provider(model, base_url, api_key, script, retries, api=api.value,
                          profile=profile.value)
     if api is not Api.chat and (script is not None or info.offline):
-        what = "a script" if script is not None else "the offline model"
-        warn(f"--api {api.value} picks the wire format of a real endpoint (--model); {what} has "
-             f"none, so nothing is sent in it: requests are only checked as that API would")
+        what = Msg(N_("a script")) if script is not None else Msg(N_("the offline model"))
+        warn(Msg(N_("--api {api} picks the wire format of a real endpoint (--model); {what} has "
+                    "none, so nothing is sent in it: requests are only checked as that API would"),
+                 {"api": api.value, "what": what}))
     config = RunConfig(
         model=info.model, max_turns=max_turns, max_tool_calls=max_tool_calls,
         repeat_limit=repeat_limit, timeout=timeout,
@@ -178,8 +180,9 @@ def _lesson_plan(ctx: typer.Context, path: Path | None, given: dict) -> dict:
 
         lesson = plan["lesson"] = load_lesson(path)
         if lesson.tools and given["tools"] is None:
-            raise AgentdbgError(f"{path}: the lesson was prepared with the tools of {lesson.tools}; "
-                                "pass them with --tools (a lesson never loads code by itself)")
+            raise AgentdbgError(Msg(N_("{path}: the lesson was prepared with the tools of {tools}; "
+                                       "pass them with --tools (a lesson never loads code by "
+                                       "itself)"), {"path": path, "tools": lesson.tools}))
         typed = {k for k in plan if getattr(ctx.get_parameter_source(k), "name", "") in
                  ("COMMANDLINE", "ENVIRONMENT")}
         if "question" not in typed or plan["question"] is None:
@@ -191,10 +194,12 @@ def _lesson_plan(ctx: typer.Context, path: Path | None, given: dict) -> dict:
                     plan[key] = kinds[key](value) if key in kinds else value
                 except ValueError:
                     choices = ", ".join(str(m.value) for m in kinds[key])
-                    raise AgentdbgError(f"{path}: options: {key}: {value!r} is not one of "
-                                        f"{choices}") from None
+                    raise AgentdbgError(Msg(N_("{path}: options: {key}: {value} is not one of "
+                                               "{choices}"),
+                                            {"path": path, "key": key, "value": repr(value),
+                                             "choices": choices})) from None
     if not plan["question"]:
-        raise AgentdbgError("a QUESTION is needed (or a --lesson file that has one)")
+        raise AgentdbgError(Msg(N_("a QUESTION is needed (or a --lesson file that has one)")))
     return plan
 
 
@@ -204,9 +209,10 @@ def _offline_has_no_url(ctx: typer.Context, model: str | None, script: Path | No
     source = ctx.get_parameter_source("base_url")
     typed = getattr(source, "name", None) == "COMMANDLINE"
     if typed and script is None and (not model or model == "offline"):
-        raise AgentdbgError("--base-url is for a real endpoint, with --model NAME (e.g. --model "
-                            "gpt-4o-mini --base-url URL); the offline model sends nothing over the "
-                            "network and answers a broken request with the API's own error itself")
+        raise AgentdbgError(Msg(N_("--base-url is for a real endpoint, with --model NAME (e.g. "
+                                   "--model gpt-4o-mini --base-url URL); the offline model sends "
+                                   "nothing over the network and answers a broken request with "
+                                   "the API's own error itself")))
 
 
 def _never_over_inputs(save: Path | None, **inputs: Path | None) -> None:
@@ -215,8 +221,9 @@ def _never_over_inputs(save: Path | None, **inputs: Path | None) -> None:
 
     for option, path in inputs.items():
         if save is not None and path is not None and same_file(path, save):
-            raise AgentdbgError(f"--save {save}: that is the --{option} file; writing the "
-                                "transcript there would destroy it: choose another path")
+            raise AgentdbgError(Msg(N_("--save {save}: that is the --{option} file; writing the "
+                                       "transcript there would destroy it: choose another path"),
+                                    {"save": save, "option": option}))
 
 
 def _secrets(api_key: str | None, base_url: str | None) -> list[str]:
@@ -286,7 +293,7 @@ def replay(
 
     step = step or bool(commands)
     if step and json_out:
-        raise AgentdbgError("--step and --json cannot be combined")
+        raise AgentdbgError(Msg(N_("--step and --json cannot be combined")))
     _step_only(step, explain)
     return run_replay(ReplayArgs(
         file=file, step=step, json_out=json_out, live_tools=live_tools, strict=strict,

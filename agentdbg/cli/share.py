@@ -69,6 +69,7 @@ def diff(
     json_out: Annotated[bool, typer.Option(
         "--json", help="Print the comparison as one JSON document.")] = False,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    lang: LangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Compare two runs turn by turn and call by call: calls added, dropped or changed

@@ -86,11 +86,12 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
 
 # -- MCP servers ------------------------------------------------------------------------------
 
-def handler_warnings(toolset) -> list[str]:
+def handler_warnings(toolset) -> list:
     """What ``run`` says before it starts about python handlers whose signature cannot take
     their schema's parameters (the lint's ``handler-signature-mismatch``): every such call would
     fail with ``internal_error``."""
     from agentdbg.checker.handlers import lint_handler
+    from agentdbg.i18n import N_, Msg
 
     lines = []
     for spec in toolset.tools:
@@ -99,8 +100,10 @@ def handler_warnings(toolset) -> list[str]:
         for f in lint_handler(spec):
             if f.rule == "handler-signature-mismatch":
                 where = f"{toolset.path}:{f.line}" if f.line else str(toolset.path)
-                lines.append(f"{where}: tool {f.tool!r}: {f.message} "
-                             f"({f.rule}; 'agentdbg tools' lints the whole file)")
+                lines.append(Msg(N_("{where}: tool {tool}: {message} ({rule}; 'agentdbg tools' "
+                                    "lints the whole file)"),
+                                 {"where": where, "tool": repr(f.tool), "message": f.shown,
+                                  "rule": f.rule}))
     return lines
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from agentdbg.drivers.launch import close_servers, drive, open_servers
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
+from agentdbg.i18n import N_, Msg
 from agentdbg.options import GoLive, RunOptions
 from agentdbg.textsafe import one_line
 from agentdbg.transcript.events import Header
@@ -53,8 +54,9 @@ def run_replay(args: ReplayArgs, console) -> ExitStatus:
     refuse_saving_over(args.file, args.save)
     if not is_run(args.file):   # a transcript, or another tool's record of a run
         if not args.step:
-            raise InputError(f"{args.file}: not an agentdbg transcript; a plain messages array "
-                             "can be opened with 'replay FILE --step' as a starting state")
+            raise InputError(Msg(N_("{path}: not an agentdbg transcript; a plain messages array "
+                                    "can be opened with 'replay FILE --step' as a starting state"),
+                                 {"path": args.file}))
         return _start_from_messages(args, console)
     if args.from_index is not None:
         return _fork(args, console)
@@ -105,8 +107,9 @@ def refuse_saving_over(played: str, save: Path | None) -> None:
     from agentdbg.paths import same_file
 
     if save is not None and same_file(played, save):
-        raise InputError(f"--save {save}: that is the file being replayed ({played}); writing the "
-                         "replay's transcript there would destroy the recording: choose another path")
+        raise InputError(Msg(N_("--save {save}: that is the file being replayed ({played}); writing "
+                                "the replay's transcript there would destroy the recording: choose "
+                                "another path"), {"save": save, "played": played}))
 
 
 def _precheck(profile: str, header: Header | None = None):
@@ -216,7 +219,8 @@ def initial_state(path: str) -> list[dict]:
 
     items = load_check_input(path)
     if len(items) != 1:
-        raise InputError(f"{path}: {len(items)} documents; a starting state is one messages array")
+        raise InputError(Msg(N_("{path}: {n} documents; a starting state is one messages array"),
+                             {"path": path, "n": len(items)}))
     return [dict(m) for m in items[0].request.messages]
 
 
@@ -235,8 +239,8 @@ def _fork(args: ReplayArgs, console) -> ExitStatus:
     recording = load_transcript(args.file)
     final = recording.final_messages()
     if args.from_index is None or args.from_index >= len(final):
-        raise AgentdbgError(f"--from {args.from_index}: the recording has messages "
-                            f"0..{len(final) - 1}")
+        raise AgentdbgError(Msg(N_("--from {index}: the recording has messages 0..{last}"),
+                                {"index": args.from_index, "last": len(final) - 1}))
     messages = [dict(m) for m in final[:args.from_index + 1]]
     session, info = _live_session(args, messages, recording.header)
     return drive(session, console, _options(

@@ -12,6 +12,7 @@ from pathlib import Path
 from agentdbg.checker.lint import lint
 from agentdbg.drivers.launch import close_servers, open_servers
 from agentdbg.errors import ExitStatus
+from agentdbg.i18n import N_, Msg, tr
 from agentdbg.messages import utf8_json
 from agentdbg.toolspec import default_tools_path, load_tools
 
@@ -21,11 +22,11 @@ def run_tools(path: Path | None, *, json_out: bool, console, debug: bool = False
     toolset = load_tools(path, resolve=False, lenient=True)
     notes = []
     if toolset.servers and not connect:
-        notes.append(f"{len(toolset.servers)} MCP server(s) not started: their tools are not "
-                     "listed (--connect starts them)")
+        notes.append(Msg(N_("{n} MCP server(s) not started: their tools are not listed "
+                            "(--connect starts them)"), {"n": len(toolset.servers)}))
     elif toolset.servers and path is None and not _may_start(default_tools_path(), ask):
-        notes.append(f"{toolset.path} is not trusted: its MCP servers were not started; to "
-                     f"trust it: agentdbg trust {toolset.path}")
+        notes.append(Msg(N_("{path} is not trusted: its MCP servers were not started; to trust "
+                            "it: agentdbg trust {path}"), {"path": toolset.path}))
     else:
         connect = connect and bool(toolset.servers)
     try:
@@ -49,7 +50,7 @@ def _may_start(found: Path, ask: Callable | None) -> bool:
     return False
 
 
-def _report(toolset, json_out: bool, console, notes: list[str]) -> ExitStatus:
+def _report(toolset, json_out: bool, console, notes: list[Msg]) -> ExitStatus:
     findings = lint(toolset)
     status = ExitStatus.FINDINGS if any(f.severity == "error" for f in findings) else ExitStatus.OK
     if json_out:
@@ -61,16 +62,18 @@ def _report(toolset, json_out: bool, console, notes: list[str]) -> ExitStatus:
         elif toolset.servers:
             doc["mcp_servers_not_started"] = [s.public_dict() for s in toolset.servers]
         if notes:
-            doc["notes"] = notes
+            doc["notes"] = [str(note) for note in notes]   # English, as all of --json
         sys.stdout.write(utf8_json(doc) + "\n")
         return status
     _show(console, toolset, findings)
     for note in notes:
         from rich.text import Text
 
+        from agentdbg.i18n import _
         from agentdbg.render.safe import safe
 
-        console.print(Text(f"note: {safe(note)}", style="yellow"), soft_wrap=True)
+        console.print(Text(_("note: {note}").format(note=safe(tr(note))), style="yellow"),
+                      soft_wrap=True)
     return status
 
 
@@ -86,8 +89,11 @@ def _tool_json(t) -> dict:
 def _show(console, toolset, findings) -> None:
     from rich.text import Text
 
+    from agentdbg.i18n import _, language
     from agentdbg.render.safe import safe
     from agentdbg.render.tools import render_servers, tools_table
+    from agentdbg.render.view import severity_word
+    from agentdbg.render.wrap import Paragraph
 
     console.print(tools_table(toolset))
     if toolset.mcp is not None:
@@ -96,8 +102,12 @@ def _show(console, toolset, findings) -> None:
         where = f"{toolset.path}:{f.line}" if f.line else str(toolset.path)
         style = "bold red" if f.severity == "error" else "bold yellow"
         mark = "✗" if f.severity == "error" else "!"
-        console.print(Text.assemble((f"{mark} {f.severity} {f.rule}", style),
-                                    (f" (tool {safe(f.tool)})" if f.tool else "", "bold"),
-                                    f": {safe(f.message)}", (f"  ({safe(where)})", "dim")))
+        tool = _(" (tool {name})").format(name=safe(f.tool)) if f.tool else ""
+        line = Text.assemble((f"{mark} {severity_word(f.severity)} {f.rule}", style),
+                             (tool, "bold"), _(": {message}").format(
+                                 message=safe(tr(f.shown if f.shown is not None else f.message))),
+                             (f"  ({safe(where)})", "dim"))
+        console.print(line if language() == "en" else Paragraph(line))   # Chinese: per character
     errors = sum(f.severity == "error" for f in findings)
-    console.print(f"{errors} error(s), {len(findings) - errors} warning(s)")
+    console.print(_("{errors} error(s), {warnings} warning(s)").format(
+        errors=errors, warnings=len(findings) - errors))

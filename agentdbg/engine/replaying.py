@@ -112,6 +112,9 @@ class Replay:
         self.model = model
         self.applied = 0           # recorded actions re-applied so far
         self.just_applied: list[Action] = []  # the action events the last sync re-applied
+        #: ... and the requests the pre-send check blocked among them, in the recording's order
+        #: (a blocked request changed nothing; a handout shows it as a phase of its own)
+        self.just_passed: list[Action | Blocked] = []
         self.live = False
         #: a proxy recording: the app drove the loop, so each recorded request *is* the
         #: history (whatever form the app gave it: text tool calls, trimmed, retried, a
@@ -126,9 +129,12 @@ class Replay:
         returns how many actions."""
         applied = 0
         self.just_applied = []
+        self.just_passed = []
         while not self.live and (limit is None or applied < limit):
             if self.app_driven:  # the app's tool results sit before its next request
                 self.model.next_request_messages()
+                self.just_passed.extend(self.model.blocked_passed)
+                self.model.blocked_passed.clear()
             event = self.model.peek()
             if self.app_driven and isinstance(event, Request):
                 self._adopt_next_request()
@@ -140,7 +146,10 @@ class Replay:
                 if isinstance(event, Action):
                     apply_action(self.session, event)
                     self.just_applied.append(event)
+                    self.just_passed.append(event)
                     applied += 1
+                elif isinstance(event, Blocked):
+                    self.just_passed.append(event)
                 elif isinstance(event, Stop) and not self.session.done:
                     self.session.stop(StopReason(event.reason), event.detail or "")
             except (IndexError, KeyError, ValueError) as exc:  # the recording cannot be so

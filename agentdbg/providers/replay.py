@@ -104,6 +104,9 @@ class ReplayModel:
         #: told of each call's result an app-driven recording's next request carries (the app
         #: ran the tools: no tool event), e.g. to re-run it with --live-tools
         self.on_app_result: Callable[[dict, Tool], None] | None = None
+        #: blocked requests (the proxy's --block-invalid) passed on the way to the next event
+        #: asked for, until the driver takes them (``Replay.sync``)
+        self.blocked_passed: list[Blocked] = []
 
     # -- the stream ----------------------------------------------------------------------
     def peek(self) -> AnyEvent | None:
@@ -145,6 +148,8 @@ class ReplayModel:
             self.pop()
             if isinstance(event, Tool):
                 self.tools[str(event.tool_call_id)] = event
+            elif isinstance(event, Blocked):
+                self.blocked_passed.append(event)
 
     def next_request(self) -> Request | None:
         """The next recorded request (nothing is consumed)."""

@@ -15,11 +15,49 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.i18n import N_, Msg, _
 from agentdbg.messages import loads_json
 from agentdbg.report import adapter
 from agentdbg.report.timeline import Call, Run, read_run
 
 MAX_PATHS = 5
+
+# What the comparison says (English in --json; ``diff_lines`` shows it in the chosen language)
+FORK = N_("{name} is a fork of {other} at message {index}")
+FIRST_MESSAGE = N_("first difference at {path}: A {a}, B {b}")
+EXTRA_TURN = N_("B has an extra turn {turn}: {calls}")
+MISSING_TURN = N_("A's turn {turn} is missing from B: {calls}")
+ALSO_CALLS = N_("turn {turns}: B also calls {name}")
+NOT_CALLS = N_("turn {turns}: B does not call {name}")
+ARGS_DIFFER = N_("turn {turns}: {name} arguments differ at {path}: A {a}, B {b}")
+RESULT_DIFFERS = N_("turn {turns}: {name} result differs at {path}: A {a}, B {b}")
+ERROR_DIFFERS = N_("turn {turns}: model error A {a}, B {b}")
+ANSWERS_DIFFER = N_("turn {turns}: the answers differ: A {a}, B {b}")
+TURN_DIFFERS = N_("turn {turns} differs")
+SAID = (FORK, FIRST_MESSAGE, EXTRA_TURN, MISSING_TURN, ALSO_CALLS, NOT_CALLS, ARGS_DIFFER,
+        RESULT_DIFFERS, ERROR_DIFFERS, ANSWERS_DIFFER, TURN_DIFFERS)
+#: words of a turn's signature and number, inside those texts
+WORDS = {"(model error)": N_("(model error)"), "(answer)": N_("(answer)"),
+         "inherited": N_("inherited")}
+
+
+def said(text: str) -> str:
+    """A text of the comparison (recorded in English, e.g. the first divergence) in the chosen
+    language; as it is when it is none of them."""
+    for template in SAID:
+        found = Msg.parse(template, text)
+        if found is not None:
+            return Msg(template, {k: _words(v) for k, v in found.values.items()}).tr()
+    return text
+
+
+def _words(value: Any) -> str:
+    """Signature words and turn numbers ("inherited", "2 (A) / 3 (B)") in the chosen language."""
+    text = str(value)
+    pair = Msg.parse("{a} (A) / {b} (B)", text)
+    if pair is not None:
+        return f"{_words(pair.values['a'])} (A) / {_words(pair.values['b'])} (B)"
+    return ", ".join(_(WORDS[w]) if w in WORDS else w for w in text.split(", "))
 
 
 @dataclass
@@ -33,8 +71,8 @@ class TurnView:
     @property
     def signature(self) -> tuple:
         if self.error is not None:
-            return ("(model error)",)
-        return tuple(c.name or "?" for c in self.calls) or ("(answer)",)
+            return (WORDS["(model error)"],)
+        return tuple(c.name or "?" for c in self.calls) or (WORDS["(answer)"],)
 
 
 @dataclass
@@ -190,7 +228,8 @@ def _fork(a: Run, b: Run) -> str | None:
     for child, parent, name in ((b, a, "B"), (a, b, "A")):
         p = child.header.parent
         if p is not None and p.path and _same_file(p.path, parent):
-            return f"{name} is a fork of {'A' if name == 'B' else 'B'} at message {p.from_index}"
+            return str(Msg(FORK, {"name": name, "other": "A" if name == "B" else "B",
+                                  "index": p.from_index}))
     return None
 
 
@@ -300,7 +339,7 @@ def _call_dict(c: Call | None) -> dict | None:
 
 def _describe(diff: tuple[str, Any, Any]) -> str:
     path, a, b = diff
-    return f"first difference at {path}: A {_show_value(a)}, B {_show_value(b)}"
+    return str(Msg(FIRST_MESSAGE, {"path": path, "a": _show_value(a), "b": _show_value(b)}))
 
 
 def _show_value(value: Any) -> str:
@@ -313,31 +352,36 @@ def _divergence(t: TurnDiff) -> dict:
     turn = t.a.turn if t.a else None
     b_turn = t.b.turn if t.b else None
     if t.status == "added":
-        what = f"B has an extra turn {b_turn}: {', '.join(t.b.signature)}"  # type: ignore[union-attr]
+        what = str(Msg(EXTRA_TURN, {"turn": b_turn, "calls": ", ".join(t.b.signature)}))  # type: ignore[union-attr]
     elif t.status == "dropped":
-        what = f"A's turn {turn} is missing from B: {', '.join(t.a.signature)}"  # type: ignore[union-attr]
+        what = str(Msg(MISSING_TURN, {"turn": turn, "calls": ", ".join(t.a.signature)}))  # type: ignore[union-attr]
     else:
         what = _first_change(t)
     return {"a_turn": turn, "b_turn": b_turn, "status": t.status, "what": what}
 
 
 def _first_change(t: TurnDiff) -> str:
+    turns = _turns(t)
     for c in t.calls:
         if c.status == "added":
-            return f"turn {_turns(t)}: B also calls {c.name}"
+            return str(Msg(ALSO_CALLS, {"turns": turns, "name": c.name}))
         if c.status == "dropped":
-            return f"turn {_turns(t)}: B does not call {c.name}"
+            return str(Msg(NOT_CALLS, {"turns": turns, "name": c.name}))
         if c.arguments:
             path, a, b = c.arguments[0]
-            return f"turn {_turns(t)}: {c.name} arguments differ at {path}: A {_show(a)}, B {_show(b)}"
+            return str(Msg(ARGS_DIFFER, {"turns": turns, "name": c.name, "path": path,
+                                         "a": _show(a), "b": _show(b)}))
         if c.result:
             path, a, b = c.result[0]
-            return f"turn {_turns(t)}: {c.name} result differs at {path}: A {_show(a)}, B {_show(b)}"
+            return str(Msg(RESULT_DIFFERS, {"turns": turns, "name": c.name, "path": path,
+                                            "a": _show(a), "b": _show(b)}))
     if t.error is not None:
-        return f"turn {_turns(t)}: model error A {_show(t.error[0])}, B {_show(t.error[1])}"
+        return str(Msg(ERROR_DIFFERS, {"turns": turns, "a": _show(t.error[0]),
+                                       "b": _show(t.error[1])}))
     if t.answer is not None:
-        return f"turn {_turns(t)}: the answers differ: A {_show(t.answer[0])}, B {_show(t.answer[1])}"
-    return f"turn {_turns(t)} differs"
+        return str(Msg(ANSWERS_DIFFER, {"turns": turns, "a": _show(t.answer[0]),
+                                        "b": _show(t.answer[1])}))
+    return str(Msg(TURN_DIFFERS, {"turns": turns}))
 
 
 def _turns(t: TurnDiff) -> str:
@@ -353,21 +397,24 @@ def _number(turn: int | None) -> str:
 # -- rendering ---------------------------------------------------------------------------------
 
 def diff_lines(d: RunDiff) -> list[tuple[str, str]]:
-    """(class, text) lines: the plain renderer and the HTML page both print these."""
+    """(class, text) lines in the chosen language: the plain renderer and the HTML page both
+    print these."""
     lines: list[tuple[str, str]] = []
     for name, s in (("A", d.a), ("B", d.b)):
         u = s.usage
-        est = " (estimated)" if u.get("estimated") else ""
-        lines.append(("", f"{name}: {s.path} — {s.model} · {s.turns} turn(s) · {s.tool_calls} tool "
-                          f"call(s) · {u['total_tokens']} tokens{est} · stop {s.stop_reason}"))
+        est = _(" (estimated)") if u.get("estimated") else ""
+        lines.append(("", _("{name}: {path} — {model} · {turns} turn(s) · {calls} tool call(s) · "
+                            "{tokens} tokens{estimated} · stop {stop}").format(
+            name=name, path=s.path, model=s.model, turns=s.turns, calls=s.tool_calls,
+            tokens=u["total_tokens"], estimated=est, stop=_stop(s.stop_reason))))
     if d.fork:
-        lines.append(("dim", d.fork))
+        lines.append(("dim", said(d.fork)))
     if d.same:
-        lines.append(("ok", "same: every turn, call, argument, result and the stop reason match"))
+        lines.append(("ok", _("same: every turn, call, argument, result and the stop reason match")))
     if d.first:
-        lines.append(("bad", f"first divergence: {d.first['what']}"))
+        lines.append(("bad", _("first divergence: {what}").format(what=said(d.first["what"]))))
     if d.messages:
-        lines.append(("dim", f"  messages: {d.messages}"))
+        lines.append(("dim", "  " + _("messages: {difference}").format(difference=said(d.messages))))
     for t in d.turns:
         lines.extend(_turn_lines(t))
     lines.append(("", _delta_line(d.delta())))
@@ -376,13 +423,16 @@ def diff_lines(d: RunDiff) -> list[tuple[str, str]]:
 
 def _turn_lines(t: TurnDiff) -> list[tuple[str, str]]:
     if t.status == "added":
-        return [("ok", f"+ turn {_number(t.b.turn)} (B only): {', '.join(t.b.signature)}")]  # type: ignore[union-attr]
+        return [("ok", "+ " + _("turn {turn} (B only): {calls}").format(
+            turn=_words(_number(t.b.turn)), calls=_words(", ".join(t.b.signature))))]  # type: ignore[union-attr]
     if t.status == "dropped":
-        return [("bad", f"- turn {_number(t.a.turn)} (A only): {', '.join(t.a.signature)}")]  # type: ignore[union-attr]
-    head = f"turn {_turns(t)}"
+        return [("bad", "- " + _("turn {turn} (A only): {calls}").format(
+            turn=_words(_number(t.a.turn)), calls=_words(", ".join(t.a.signature))))]  # type: ignore[union-attr]
+    head = _("turn {turns}").format(turns=_words(_turns(t)))
     if t.status == "same":
-        return [("dim", f"= {head}: same ({', '.join(t.a.signature)})")]  # type: ignore[union-attr]
-    out = [("pending", f"~ {head}:")]
+        return [("dim", "= " + _("{turn}: same ({calls})").format(
+            turn=head, calls=_words(", ".join(t.a.signature))))]  # type: ignore[union-attr]
+    out = [("pending", "~ " + _("{turn}:").format(turn=head))]
     for c in t.calls:
         label = f"{c.name} ({(c.a or c.b).id})" if (c.a or c.b) else str(c.name)  # type: ignore[union-attr]
         if c.status == "added":
@@ -392,13 +442,17 @@ def _turn_lines(t: TurnDiff) -> list[tuple[str, str]]:
         elif c.status == "same":
             out.append(("dim", f"    = {label}"))
         for path, a, b in c.arguments:
-            out.append(("pending", f"    ~ {c.name} arguments {path}: {_show(a)} → {_show(b)}"))
+            out.append(("pending", "    ~ " + _("{name} arguments {path}: {a} → {b}").format(
+                name=c.name, path=path, a=_show(a), b=_show(b))))
         for path, a, b in c.result:
-            out.append(("pending", f"    ~ {c.name} result {path}: {_show(a)} → {_show(b)}"))
+            out.append(("pending", "    ~ " + _("{name} result {path}: {a} → {b}").format(
+                name=c.name, path=path, a=_show(a), b=_show(b))))
     if t.error is not None:
-        out.append(("pending", f"    ~ model error: {_show(t.error[0])} → {_show(t.error[1])}"))
+        out.append(("pending", "    ~ " + _("model error: {a} → {b}").format(
+            a=_show(t.error[0]), b=_show(t.error[1]))))
     if t.answer is not None:
-        out.append(("pending", f"    ~ answer: {_show(t.answer[0])} → {_show(t.answer[1])}"))
+        out.append(("pending", "    ~ " + _("answer: {a} → {b}").format(
+            a=_show(t.answer[0]), b=_show(t.answer[1]))))
     return out
 
 
@@ -413,12 +467,22 @@ def _delta_line(delta: dict) -> str:
     def signed(n: int) -> str:
         return f"+{n}" if n > 0 else str(n)
     tk = delta["tokens"]
-    est = " (estimated)" if delta["tokens_estimated"] else ""
+    est = _(" (estimated)") if delta["tokens_estimated"] else ""
     stop = delta["stop_reason"]
-    stops = (f"stop {stop['a']} (both)" if stop["same"] else f"stop {stop['a']} → {stop['b']}")
-    return (f"B − A: turns {signed(delta['turns'])} · tool calls {signed(delta['tool_calls'])} · "
-            f"tokens {signed(tk['total_tokens'])} (prompt {signed(tk['prompt_tokens'])}, completion "
-            f"{signed(tk['completion_tokens'])}){est} · {stops}")
+    stops = (_("stop {stop} (both)").format(stop=_stop(stop["a"])) if stop["same"] else
+             _("stop {a} → {b}").format(a=_stop(stop["a"]), b=_stop(stop["b"])))
+    return _("B − A: turns {turns} · tool calls {calls} · tokens {tokens} (prompt {prompt}, "
+             "completion {completion}){estimated} · {stops}").format(
+        turns=signed(delta["turns"]), calls=signed(delta["tool_calls"]),
+        tokens=signed(tk["total_tokens"]), prompt=signed(tk["prompt_tokens"]),
+        completion=signed(tk["completion_tokens"]), estimated=est, stops=stops)
+
+
+def _stop(reason: str | None) -> str:
+    """A stop reason as the run view names it, in the chosen language."""
+    from agentdbg.render.run import stop_label
+
+    return stop_label(reason) if reason else str(reason)
 
 
 STYLES = {"ok": "green", "bad": "bold red", "pending": "yellow", "dim": "dim", "": ""}

@@ -88,18 +88,21 @@ def diff_trees(a: Sequence[str | os.PathLike], b: Sequence[str | os.PathLike], *
 
 def tree_lines(d: TreeDiff) -> list[tuple[str, str]]:
     """(class, text) lines: each agent's heading, then its diff (or where it is missing)."""
+    from agentdbg.i18n import _
+
     lines: list[tuple[str, str]] = []
     for agent in d.agents:
         if agent.diff is None:
             where = "A" if agent.a is not None else "B"
-            lines.append(("bad", f"agent {agent.agent}: only in {where} "
-                                 f"({agent.a or agent.b})"))
+            lines.append(("bad", _("agent {agent}: only in {side} ({path})").format(
+                agent=agent.agent, side=where, path=agent.a or agent.b)))
             continue
-        mark = "same" if agent.same else "differs"
-        lines.append(("ok" if agent.same else "bad", f"agent {agent.agent}: {mark}"))
+        said = (_("agent {agent}: same") if agent.same else _("agent {agent}: differs"))
+        lines.append(("ok" if agent.same else "bad", said.format(agent=agent.agent)))
         lines.extend((cls, f"  {text}") for cls, text in diff_lines(agent.diff))
     matched = sum(1 for a in d.agents if a.same)
-    lines.append(("", f"{matched} of {len(d.agents)} agent(s) match"))
+    lines.append(("", _("{matched} of {n} agent(s) match").format(matched=matched,
+                                                                  n=len(d.agents))))
     return lines
 
 

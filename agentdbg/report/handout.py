@@ -46,7 +46,10 @@ def render_handout(path: str | os.PathLike[str], *, exercises: list[str] | None 
 
 
 def lesson_phases(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], str]:
-    """Each phase of the recording replayed: its title, narration, messages and what changed."""
+    """Each phase of the recording replayed: its title, narration, messages and what changed.
+    A request the pre-send check blocked (step mode, or the proxy's --block-invalid) is a
+    phase of its own, where the recording has it: before the ``send`` that sent it anyway,
+    or the edit that fixed the history."""
     from agentdbg.checker import check_model_request
     from agentdbg.engine.replaying import ActionReplayed, Replay, replay_session
     from agentdbg.repl.explain import narrate
@@ -56,16 +59,48 @@ def lesson_phases(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], s
     question = str(model.header.question or "")
     phases = [_snapshot(_("The question"), narrate(session, None), [], session.messages)]
     replay = Replay(session, model)
+    batch: list = []
+    waiting: list = []        # what the last sync passed and no phase shows yet
     for event in replay.steps():
+        if replay.just_passed is not batch:
+            batch, waiting = replay.just_passed, list(replay.just_passed)
+        action = event.action if isinstance(event, ActionReplayed) else None
+        phases.extend(_blocked_before(session, waiting, action, phases[-1]["messages"]))
         before = phases[-1]["messages"]
         last: Any = event
         if isinstance(event, ActionReplayed):   # its own entry, of the actions one sync applied
-            batch = replay.just_applied
-            at = len(session.actions) - len(batch) + next(
-                (k for k, a in enumerate(batch) if a is event.action), len(batch) - 1)
+            applied = replay.just_applied
+            at = len(session.actions) - len(applied) + next(
+                (k for k, a in enumerate(applied) if a is event.action), len(applied) - 1)
             last = session.actions[at] if 0 <= at < len(session.actions) else None
-        phases.append(_snapshot(_title(event), narrate(session, last), before, session.messages))
+        phases.append(_snapshot(_title(event, session), narrate(session, last), before,
+                                session.messages))
+    if replay.just_passed is not batch:       # the last sync: a blocked request, then the end
+        waiting = list(replay.just_passed)
+    phases.extend(_blocked_before(session, waiting, None, phases[-1]["messages"]))
     return phases, question
+
+
+def _blocked_before(session: Any, waiting: list, action: Any, messages: list) -> list[dict[str, Any]]:
+    """The phases of the blocked requests ``waiting`` holds before ``action`` (all of them when
+    None), taken out of ``waiting``; ``action`` too."""
+    from agentdbg.engine.session import RequestBlocked
+    from agentdbg.repl.explain import narrate
+    from agentdbg.report.adapter import finding_from_dict
+    from agentdbg.transcript.events import Blocked
+
+    out = []
+    while waiting:
+        item = waiting.pop(0)
+        if item is action:
+            break
+        if isinstance(item, Blocked):
+            findings = [finding_from_dict(d) for d in item.findings or []]
+            phase = _snapshot(_("The request is blocked (not sent)"),
+                              narrate(session, RequestBlocked(findings)), messages, messages)
+            phase["findings"] = findings
+            out.append(phase)
+    return out
 
 
 def _snapshot(title: str, narration: str, before: list, now: list) -> dict[str, Any]:
@@ -74,7 +109,8 @@ def _snapshot(title: str, narration: str, before: list, now: list) -> dict[str, 
             "changed": _changed(before, messages), "new": _first_new(before, messages)}
 
 
-def _title(event: Any) -> str:
+def _title(event: Any, session: Any) -> str:
+    from agentdbg.engine.phases import StopReason
     from agentdbg.engine.replaying import ActionReplayed
     from agentdbg.engine.session import ModelReplied, RequestBlocked, Stopped, ToolsExecuted
     from agentdbg.render.run import action_text, stop_label
@@ -87,6 +123,10 @@ def _title(event: Any) -> str:
         return _("The app runs {n} call(s)").format(n=len(event.outcomes))
     if isinstance(event, RequestBlocked):
         return _("The request is blocked (not sent)")
+    status = getattr(session.model_failure, "status", None)
+    if isinstance(event, Stopped) and event.reason is StopReason.MODEL_ERROR \
+            and isinstance(status, int) and 400 <= status < 500:   # the API said no
+        return _("The API rejects the request (HTTP {status}); the loop stops").format(status=status)
     if isinstance(event, Stopped):
         return _("The loop stops: {reason}").format(reason=stop_label(event.reason.value))
     return _("Approval needed")
@@ -110,9 +150,12 @@ def _changed(before: list, now: list) -> str:
 
 
 def _phase(number: int, phase: dict[str, Any]) -> str:
+    from agentdbg.report.html import finding_html
+
     heading = _("Phase {n}: {title}").format(n=number, title=phase["title"])
     rows = "".join(_message(i, m, i >= phase["new"]) for i, m in enumerate(phase["messages"]))
-    return (f'<section class="phase" id="phase-{number}"><h2>{esc(heading)}</h2>'
+    found = "".join(finding_html(f, where=True) for f in phase.get("findings", ()))
+    return (f'<section class="phase" id="phase-{number}"><h2>{esc(heading)}</h2>{found}'
             f'<p class="narration">{esc(phase["narration"])}</p>'
             f'<p class="changed">{esc(phase["changed"])}</p><div>{rows}</div></section>')
 

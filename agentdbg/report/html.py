@@ -279,7 +279,7 @@ def _history(run: Run, number: int, h: History, ns: str = "",
             out.extend(_message(view, i, new=False) for i in earlier)
             out.append("</div>")
     request_level = view.findings.get(None, [])
-    out.extend(_finding(f) for f in request_level)
+    out.extend(finding_html(f) for f in request_level)
     for card in h.cards:
         out.append(_card(view, card))
     past = [f for i, fs in view.findings.items() if isinstance(i, int) and i >= len(h.messages)
@@ -288,7 +288,7 @@ def _history(run: Run, number: int, h: History, ns: str = "",
         out.append(f'<div class="card final"><div class="msg"><span></span><span class="idx">'
                    f'[{len(h.messages)}]</span><span class="role bad">—</span><div class="body">'
                    '<span class="dim">' + esc(_("(missing: nothing here)")) + "</span>"
-                   f"{''.join(_finding(f) for f in past)}</div></div></div>")
+                   f"{''.join(finding_html(f) for f in past)}</div></div></div>")
     return "".join(out)
 
 
@@ -296,7 +296,7 @@ def _card(view: _View, card: Card) -> str:
     if card.kind == "action":
         return _action(card.action) if card.action is not None else ""
     if card.kind == "blocked":
-        items = "".join(_finding(f, where=True) for f in card.findings)
+        items = "".join(finding_html(f, where=True) for f in card.findings)
         said = _("request {n} blocked by the pre-send check (not sent)").format(n=card.turn or "")
         return f'<div class="card blocked"><h3>{esc(said)}</h3>{items}</div>'
     title = _("turn {turn}").format(turn=card.turn) if card.kind == "turn" else _("final messages")
@@ -311,7 +311,7 @@ def _card(view: _View, card: Card) -> str:
     if view.extra is not None and card.kind == "turn":
         out.append(view.extra(card))
     out.extend(_message(view, i, new=True, card=card) for i in card.indices)
-    out.extend(_finding(f, where=True) for f in card.findings if f.index is None)
+    out.extend(finding_html(f, where=True) for f in card.findings if f.index is None)
     if card.error:
         status = f" (HTTP {card.error.get('status')})" if card.error.get("status") else ""
         said = _("model error") + status + _(": ") + recorded(card.error.get("message") or "")
@@ -400,7 +400,7 @@ def _body(view: _View, i: int, message: Any, card: Card | None) -> str:
     if role == "assistant" and "tool_calls" in message:
         out.append(_calls(view, i, message))
     out.append(_meta(view, i, message, card))
-    out.extend(_finding(f) for f in view.findings.get(i, ()))
+    out.extend(finding_html(f) for f in view.findings.get(i, ()))
     return "".join(out)
 
 
@@ -583,7 +583,7 @@ def _tool_meta(e: Tool) -> str:
     return " · ".join(parts)
 
 
-def _finding(f: Any, where: bool = False) -> str:
+def finding_html(f: Any, where: bool = False) -> str:
     from agentdbg.render.view import finding_text, severity_word
 
     sev = "error" if f.severity == "error" else "warning"
@@ -604,4 +604,6 @@ def diff_html(d: Any) -> str:
     from agentdbg.report.diff import diff_lines
 
     lines = "".join(f'<div class="{cls}">{esc(text)}</div>' for cls, text in diff_lines(d))
-    return f'<section id="diff"><h2>Diff</h2><div class="card"><pre>{lines}</pre></div></section>'
+    heading = _("Diff")
+    return (f'<section id="diff"><h2>{esc(heading)}</h2><div class="card"><pre>{lines}</pre>'
+            '</div></section>')

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdbg.errors import InputError, located
+from agentdbg.errors import InputError, located, where
+from agentdbg.i18n import N_, Msg
 from agentdbg.transcript.events import (
     FORMAT,
     READS,
@@ -77,7 +78,7 @@ def read_transcript(path: str | os.PathLike[str], warnings: list[str] | None = N
     source = iter(lines) if lines is not None else _file_lines(p)
     first = next(source, None)
     if first is None:
-        raise InputError(f"{p}: empty transcript")
+        raise InputError(Msg(N_("{path}: empty transcript"), {"path": p}))
     if lines is None and FORMAT.encode() not in first[:4096]:
         if first.strip() == b"{":      # a run saved as one JSON document (step mode's 'save')
             document = _document(p)
@@ -143,13 +144,14 @@ def _file_lines(p: Path) -> Iterator[bytes]:
     try:
         fh = open_input(p)
     except FileNotFoundError:
-        raise InputError(f"{p}: no such transcript") from None
+        raise InputError(Msg(N_("{path}: no such transcript"), {"path": p})) from None
     except IsADirectoryError:
-        raise InputError(f"{p}: is a folder, not a transcript") from None
+        raise InputError(Msg(N_("{path}: is a folder, not a transcript"), {"path": p})) from None
     except TimeoutError as exc:
         raise InputError(f"{p}: {exc}") from None
     except OSError as exc:
-        raise InputError(f"{p}: cannot read: {exc.strerror}") from None
+        raise InputError(Msg(N_("{path}: cannot read: {reason}"),
+                             {"path": p, "reason": exc.strerror})) from None
     with fh:
         yield from bounded_lines(p, fh)
 
@@ -173,15 +175,17 @@ def bounded_lines(name: Path, fh: Any) -> Iterator[bytes]:
 def _header(p: Path, raw: bytes) -> tuple[Header, int]:
     value = _parse(p, 1, raw)
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-        raise InputError(located(p, 1, None, "each line must be a JSON object with a 'type'"))
+        raise InputError(Msg(N_("{where}: each line must be a JSON object with a 'type'"),
+                             {"where": where(p, 1, None)}))
     if value.get("format") != FORMAT:
-        raise InputError(located(p, 1, None, f"not an agentdbg transcript (format "
-                                             f"{_shown(value.get('format'))})"))
+        raise InputError(Msg(N_("{where}: not an agentdbg transcript (format {format})"),
+                             {"where": where(p, 1, None), "format": _shown(value.get("format"))}))
     version = value.get("version")
     if isinstance(version, bool) or version not in READS:
-        raise InputError(located(p, 1, None, f"unsupported transcript version {_shown(version)}; "
-                                             f"this agentdbg reads versions "
-                                             f"{', '.join(map(str, READS))}"))
+        raise InputError(Msg(N_("{where}: unsupported transcript version {version}; this agentdbg "
+                                "reads versions {versions}"),
+                             {"where": where(p, 1, None), "version": _shown(version),
+                              "versions": ", ".join(map(str, READS))}))
     try:
         header = convert(value, header=True)
     except EventError as exc:
@@ -194,12 +198,14 @@ def _parse(p: Path, n: int, raw: bytes) -> object:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(located(p, n, exc.start + 1, "not UTF-8 text")) from None
+        raise InputError(Msg(N_("{where}: not UTF-8 text"),
+                             {"where": where(p, n, exc.start + 1)})) from None
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise InputError(located(p, n, getattr(exc, "colno", None),
-                                 f"invalid JSON: {getattr(exc, 'msg', exc)}")) from None
+        raise InputError(Msg(N_("{where}: invalid JSON: {problem}"),
+                             {"where": where(p, n, getattr(exc, "colno", None)),
+                              "problem": getattr(exc, "msg", exc)})) from None
 
 
 def _events(p: Path, header: Header, version: int, lines: Iterator[bytes],
@@ -251,15 +257,17 @@ def _event(p: Path, n: int, raw: bytes, warnings: list[str] | None) -> AnyEvent 
     except EventError as exc:
         raise InputError(located(p, n, None, str(exc))) from None
     except UnicodeDecodeError as exc:
-        raise InputError(located(p, n, exc.start + 1, "not UTF-8 text")) from None
+        raise InputError(Msg(N_("{where}: not UTF-8 text"),
+                             {"where": where(p, n, exc.start + 1)})) from None
     except (ValueError, RecursionError) as exc:
         if not raw.endswith(b"\n"):  # the last line, cut mid-write
             if warnings is not None:
                 warnings.append(f"{p}:{n}: last line is truncated (the run was interrupted "
                                 "while writing it); loaded every complete event before it")
             return None
-        raise InputError(located(p, n, getattr(exc, "colno", None),
-                                 f"invalid JSON: {getattr(exc, 'msg', exc)}")) from None
+        raise InputError(Msg(N_("{where}: invalid JSON: {problem}"),
+                             {"where": where(p, n, getattr(exc, "colno", None)),
+                              "problem": getattr(exc, "msg", exc)})) from None
     assert not isinstance(event, Header)
     return event
 

@@ -157,6 +157,7 @@ def open_locked(path: Path) -> IO[str]:
     import stat
 
     from agentdbg.errors import InputError
+    from agentdbg.i18n import N_, Msg
 
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
     regular = stat.S_ISREG(os.fstat(fd).st_mode)  # not /dev/null, a pipe or a terminal
@@ -167,8 +168,8 @@ def open_locked(path: Path) -> IO[str]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise InputError(f"{path}: another agentdbg is writing this transcript right now; "
-                             "choose another --save path") from None
+            raise InputError(Msg(N_("{path}: another agentdbg is writing this transcript right "
+                                    "now; choose another --save path"), {"path": path})) from None
     # the proxy holds its transcripts by a claim, not a lock (ours is held on this file now)
     busy = being_written(path, locks=False) if regular else None
     if busy is not None:
@@ -303,10 +304,11 @@ def resolve_run(text: str | os.PathLike) -> Path:
     shows — a number from its list (1 is the newest), a run's name (with or without
     ``.jsonl``), or ``last``. Raises ``InputError`` (one line) when it is none of these."""
     from agentdbg.errors import InputError
+    from agentdbg.i18n import N_, Msg
 
     raw = os.fspath(text)
     if not raw.strip():
-        raise InputError("no transcript given: a path, or a # or a name from 'agentdbg runs'")
+        raise InputError(Msg(N_("no transcript given: a path, or a # or a name from 'agentdbg runs'")))
     path = Path(raw)
     if raw == "-" or path.exists():
         return path
@@ -314,15 +316,17 @@ def resolve_run(text: str | os.PathLike) -> Path:
         runs = saved_runs()
         n = 1 if raw == LAST else int(raw)
         if not runs:
-            raise InputError(f"{raw}: no such file, and no saved runs in {runs_dir()} yet")
+            raise InputError(Msg(N_("{name}: no such file, and no saved runs in {folder} yet"),
+                                 {"name": raw, "folder": runs_dir()}))
         if not 1 <= n <= len(runs):
-            raise InputError(f"{raw}: no such file, and no run #{n}: 'agentdbg runs' lists "
-                             f"{len(runs)} (1 is the newest)")
+            raise InputError(Msg(N_("{name}: no such file, and no run #{n}: 'agentdbg runs' lists "
+                                    "{count} (1 is the newest)"),
+                                 {"name": raw, "n": n, "count": len(runs)}))
         return runs[n - 1]
     if os.sep not in raw and (os.altsep is None or os.altsep not in raw) and raw not in (".", ".."):
         folder = runs_dir()
         for candidate in (folder / raw, folder / f"{raw}.jsonl"):
             if candidate.is_file():
                 return candidate
-    raise InputError(f"{raw}: no such file, and no saved run by that name ('agentdbg runs' "
-                     "lists them; a # from its list or 'last' works too)")
+    raise InputError(Msg(N_("{name}: no such file, and no saved run by that name ('agentdbg runs' "
+                            "lists them; a # from its list or 'last' works too)"), {"name": raw}))

@@ -7,6 +7,7 @@ reports (``REPORTS`` beside its rules), Chat Completions' column comes from ``RU
 from __future__ import annotations
 
 from agentdbg.checker.findings import ERROR, RULES
+from agentdbg.i18n import N_
 
 FORMATS = (("chat", "Chat Completions"), ("responses", "Responses"),
            ("anthropic", "Anthropic Messages"), ("gemini", "Gemini"))
@@ -70,5 +71,8 @@ def rule_rows() -> list[tuple[str, str, tuple[str, ...]]]:
     return rows
 
 
-LEGEND = ("E: error (the API rejects it) · W: warning · P: an error only under the profile "
-          "named · —: does not apply")
+LEGEND = N_("E: error (the API rejects it) · W: warning · P: an error only under the profile "
+            "named · —: does not apply")
+#: the words some marks carry after their letter, for ``check --rules`` in another language
+QUALIFIERS = (N_("E under {profiles}"), N_("W when a later turn reuses an id"),
+              N_("W with store: false"), N_("E on Gemini 3 models (chat: P gemini)"))

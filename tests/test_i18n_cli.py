@@ -1,0 +1,175 @@
+"""`--lang zh` (and AGENTDBG_LANG=zh) beyond step mode: agentdbg's own one-line errors and
+warnings, --help, the tools lint, `check --rules`, `diff` and the report's --diff section. The
+`agentdbg: error:` / `agentdbg: warning:` prefixes stay English (scripts grep for them); --json
+stays English."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from rich.cells import cell_len
+from typer.testing import CliRunner
+
+from agentdbg.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args: str, **env: str):
+    return runner.invoke(app, list(args), env={"COLUMNS": "80", **env})
+
+
+# -- errors and warnings ---------------------------------------------------------------------
+
+def test_a_missing_tools_file_is_one_chinese_line_after_an_english_prefix(tmp_path):
+    missing = tmp_path / "x.yaml"
+    r = invoke("run", "--lang", "zh", "-t", str(missing), "你好")
+    assert r.exit_code == 2
+    assert r.stderr == f"agentdbg: error: {missing}：工具文件不存在\n"
+    r = invoke("run", "-t", str(missing), "你好", AGENTDBG_LANG="zh")     # the variable too
+    assert r.stderr == f"agentdbg: error: {missing}：工具文件不存在\n"
+    r = invoke("run", "-t", str(missing), "hi")                         # English as before
+    assert r.stderr == f"agentdbg: error: {missing}: no such tools file\n"
+
+
+def test_bad_files_are_named_in_chinese(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{}\n")
+    r = invoke("report", "--lang", "zh", str(bad))
+    assert r.exit_code == 2
+    assert r.stderr == f"agentdbg: error: {bad}:1：每一行都必须是带 'type' 的 JSON 对象\n"
+    r = invoke("replay", "--lang", "zh", str(bad))
+    assert r.exit_code == 2
+    assert r.stderr == (f"agentdbg: error: {bad}：不是 agentdbg 的记录文件；普通的 messages 数组可以用 "
+                        "'replay FILE --step' 作为起点打开\n")
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"role": "user", "content": "hi"')
+    r = invoke("check", "--lang", "zh", str(broken))
+    assert r.exit_code == 2 and r.stderr.startswith(f"agentdbg: error: {broken}:1:")
+    assert "：JSON 无效：" in r.stderr            # the parser's own words follow, verbatim
+    odd = tmp_path / "odd.json"
+    odd.write_text('{"x": 1}')
+    r = invoke("check", "--lang", "zh", str(odd))
+    assert r.stderr == (f"agentdbg: error: {odd}：应当是 messages 数组、带 'messages' 的请求体，"
+                        "或 agentdbg 保存的运行\n")
+    tools = tmp_path / "tools.yaml"
+    tools.write_text("tools: [\n")
+    r = invoke("tools", "--lang", "zh", str(tools))
+    assert r.exit_code == 2 and f"agentdbg: error: {tools}:2:1：YAML 无效：" in r.stderr
+    r = invoke("report", "--lang", "zh", str(tmp_path / "nothing-here"))
+    assert r.stderr.startswith(f"agentdbg: error: {tmp_path / 'nothing-here'}：没有这个文件，")
+
+
+def test_the_trust_warning_is_in_the_chosen_language(tmp_path, monkeypatch):
+    """The warning is printed before the run starts: the language is chosen before that."""
+    (tmp_path / "handlers.py").write_text("def probe():\n    return {'ok': 1}\n")
+    (tmp_path / "tools.yaml").write_text(json.dumps({"version": 1, "tools": [
+        {"name": "probe", "description": "Probe. Use when asked.",
+         "handler": {"python": "handlers:probe"}}]}))
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["run", "--lang", "zh", "你好"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("agentdbg: warning: tools.yaml 未被信任：")
+    assert line.endswith("要信任它：agentdbg trust tools.yaml")
+    warned = runner.invoke(app, ["run", "--lang", "zh", "--explain", "你好"]).stderr
+    assert "agentdbg: warning: --explain 是给单步模式配讲解的；没有 --step 时它不起作用" in warned
+
+
+# -- --help ----------------------------------------------------------------------------------
+
+def test_help_in_chinese_from_the_option_or_the_variable():
+    r = invoke("run", "--lang", "zh", "--help")
+    assert r.exit_code == 0
+    out = r.stdout
+    assert out.startswith("用法：agentdbg run [OPTIONS] [question]")
+    assert "对 QUESTION 运行工具循环，并显示每一轮完整的 messages 数组。" in out
+    assert "参数：" in out and "选项：" in out and "显示本帮助并退出。" in out
+    assert "[默认：8；x>=1]" in out and "[环境变量：AGENTDBG_TOOLS]" in out
+    assert "退出状态：0 completed（完成）" in out
+    for line in out.splitlines():             # folded between characters, counted in cells
+        assert cell_len(line) <= 80, line
+    root = invoke("--help", AGENTDBG_LANG="zh").stdout
+    assert "命令：" in root and "  check       按真实 API 强制执行的协议规则检查" in root
+    assert invoke("run", "--help").stdout.startswith("Usage: agentdbg run")   # English stays
+
+
+def test_chinese_help_loads_no_heavy_module():
+    code = ("import sys\nfrom agentdbg.cli import app\n"
+            "try:\n    app(['run', '--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('openai', 'jsonschema', 'prompt_toolkit', 'httpx', 'httpx2', "
+            "'pydantic', 'yaml') if m in sys.modules]\nprint('HEAVY', heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "AGENTDBG_LANG": "zh"}).stdout
+    assert "用法：" in out and "对 QUESTION 运行工具循环" in out and "HEAVY []" in out
+
+
+# -- the tools lint, check --rules -----------------------------------------------------------
+
+def test_the_tools_lint_speaks_chinese_and_its_json_stays_english(tmp_path):
+    tools = tmp_path / "tools.yaml"
+    tools.write_text(json.dumps({"version": 1, "tools": [
+        {"name": "get_status", "description": "Returns the status.", "side_effects": True,
+         "parameters": {"type": "object", "properties": {"status": {"type": "string"}}},
+         "handler": {"fixture": {"ok": 1}}}]}))
+    r = invoke("tools", "--lang", "zh", str(tools), COLUMNS="300")
+    out = r.stdout
+    assert "! 警告 description-without-when（工具 get_status）：description 只说了工具是什么，没说什么时候用它" in out
+    assert "! 警告 parameter-undescribed（工具 get_status）：参数 'status' 没有 description" in out
+    assert "! 警告 side-effects-without-approval（工具 get_status）：设置了 side_effects: true 却没有 approval: always" in out
+    assert "0 个错误，5 个警告" in out
+    doc = json.loads(invoke("tools", "--lang", "zh", str(tools), "--json").stdout)
+    assert {f["message"] for f in doc["findings"]} >= {"parameter 'status' has no description"}
+
+
+def test_check_rules_and_profiles_in_chinese_and_english_unchanged():
+    zh = invoke("check", "--lang", "zh", "--rules", COLUMNS="200").stdout
+    assert "orphan-tool-message  chat E · responses E · anthropic E · gemini E" in zh
+    assert "    tool 消息不在工具块（tool_calls 与其结果）之内" in zh
+    assert "arguments-invalid-json  chat W (在 qwen, vllm 下为 E)" in zh
+    assert zh.rstrip().endswith("E：错误（API 会拒绝）· W：警告 · P：只在所列的 profile 下是错误 · —：不适用")
+    en = invoke("check", "--rules", COLUMNS="200").stdout
+    assert "    tool message not inside a tool block" in en
+    assert "arguments-invalid-json  chat W (E under qwen, vllm)" in en
+    profiles = invoke("check", "--lang", "zh", "--profiles", COLUMNS="200").stdout
+    assert profiles.startswith("服务商 profile（--profile NAME；默认 openai）：")
+    assert "mistral                   Mistral：工具调用的 id 必须正好是 9 个字母或数字" in profiles
+
+
+# -- diff ------------------------------------------------------------------------------------
+
+@pytest.fixture
+def two_runs(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert invoke("run", "订单 ORD-2026-001 到哪里了?", "--save", str(a)).exit_code == 0
+    assert invoke("run", "北京和上海今天哪个更热?", "--save", str(b)).exit_code == 0
+    return a, b
+
+
+def test_diff_in_chinese_and_its_json_in_english(two_runs, tmp_path):
+    a, b = two_runs
+    r = invoke("diff", "--lang", "zh", str(a), str(b), COLUMNS="300")
+    assert r.exit_code == 1
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith(f"A：{a} — offline · 3 轮 · 2 次工具调用 · ") and "结束：已完成" in lines[0]
+    assert "第一处分歧：第 1 轮：B 没有调用 query_order" in lines
+    assert "~ 第 1 轮：" in lines
+    assert lines[-1].startswith("B − A：轮数 -1 · 工具调用 0 · token ")
+    assert lines[-1].endswith("结束：已完成（两者相同）")
+    doc = json.loads(invoke("diff", "--lang", "zh", str(a), str(b), "--json").stdout)
+    assert doc["first_divergence"]["what"] == "turn 1: B does not call query_order"
+    en = invoke("diff", str(a), str(b), COLUMNS="300").stdout
+    assert "first divergence: turn 1: B does not call query_order" in en
+
+
+def test_the_reports_diff_section_in_chinese(two_runs, tmp_path):
+    a, b = two_runs
+    out = tmp_path / "a.html"
+    r = invoke("report", str(a), "--diff", str(b), "--lang", "zh", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    section = out.read_text(encoding="utf-8").split('<section id="diff">')[1]
+    assert "<h2>对比</h2>" in section and "第一处分歧：第 1 轮：B 没有调用 query_order" in section
