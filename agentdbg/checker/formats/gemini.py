@@ -20,9 +20,11 @@ from agentdbg.checker.formats.common import (
     schema_mismatch,
 )
 from agentdbg.i18n import Msg
+from agentdbg.wire.codec import get as codec
 from agentdbg.wire.common import as_dict, as_list, canonical
 from agentdbg.wire.gemini import field
-from agentdbg.wire.pairing import WirePairing, pair_gemini
+from agentdbg.wire.pairing import Pairing as WirePairing
+from agentdbg.wire.pairing import analyze as pair
 
 GEMINI_RULES = registry("call-turn-misplaced", "thought-signature-missing")
 
@@ -66,7 +68,7 @@ def analyze_gemini(body: Any, profile: str = "openai", *, prior: list | None = N
     body = {"contents": body} if isinstance(body, list) else as_dict(body)
     contents = [as_dict(c) for c in as_list(field(body, "contents"))]
     ctx = FormatCtx(profile, GEMINI_RULES)
-    pairing = pair_gemini(contents)
+    pairing = pair(codec("gemini"), contents)
     schemas = _declarations(ctx, body)
     for loc, cid in pairing.calls.items():
         if pairing.answer_of.get(loc) is None and schemas is not None:

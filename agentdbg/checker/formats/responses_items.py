@@ -7,7 +7,7 @@ from agentdbg.checker.findings import ERROR, WARNING
 from agentdbg.checker.formats.common import FormatCtx, kind_of
 from agentdbg.i18n import Msg
 from agentdbg.wire.common import OUTPUT_END
-from agentdbg.wire.pairing import OUTPUT_CALL
+from agentdbg.wire.responses import OUTPUT_CALL
 
 ID_PREFIX = {"message": "msg", "function_call": "fc", "function_call_output": "fc",
              "reasoning": "rs", "custom_tool_call": "ctc"}

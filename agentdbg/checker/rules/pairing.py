@@ -81,7 +81,7 @@ def _block(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
     i = block.assistant
     found: list[Finding] = []
     for j in range(i + 1, block.end):
-        state = p.status.get(j)
+        state = p.status.get((j,))
         tid = ctx.messages[j].get("tool_call_id")
         if state is ResultState.MISSING_ID:
             found.append(make(
@@ -98,8 +98,8 @@ def _block(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
                 f"Invalid parameter: 'tool_call_id' of '{tid}' not found in 'tool_calls' of "
                 "previous message.", tid))
         elif state is ResultState.DUPLICATE:
-            first = next(k for k in range(i + 1, j)
-                         if p.status.get(k) is ResultState.OK and ctx.messages[k].get("tool_call_id") == tid)
+            first = next(k for k in range(i + 1, j) if p.status.get((k,)) is ResultState.OK
+                         and ctx.messages[k].get("tool_call_id") == tid)
             found.append(make(
                 "duplicate-tool-response", j, Msg(
                     "second tool message for {tid} (first at [{first}]); append each result once",
