@@ -1,13 +1,13 @@
-"""The protocol checker for the other wire formats: the Responses API and the Anthropic
-Messages API (Chat Completions stays in ``agentdbg.checker``).
+"""The protocol checker for the other wire formats: the Responses API, the Anthropic
+Messages API and the Gemini API (Chat Completions stays in ``agentdbg.checker``).
 
     from agentdbg.checker.formats import check_document
     findings = check_document(json.loads(text))            # format detected
     findings = check_responses(body, profile="openai")     # or named
 
 Findings use the chat rule ids where the defect is the same and their own ids otherwise
-(``RESPONSES_RULES`` / ``ANTHROPIC_RULES``: the lead merges them into ``findings.RULES``,
-and ``FORMAT_PROFILES`` into ``findings.PROFILES``). ``index`` is the top-level position in
+(each format's own are declared in its rule module, ``agentdbg.checker.rule``; the
+``RESPONSES_RULES`` / ``ANTHROPIC_RULES`` views list what each reports). ``index`` is the top-level position in
 ``input`` / ``messages``; ``path`` the native path.
 """
 

@@ -22,6 +22,7 @@ from agentdbg.checker.formats.common import (
     registry,
     schema_mismatch,
 )
+from agentdbg.checker.rule import ERROR, declare, rule
 from agentdbg.checker.rules.pairing import first_misplaced
 from agentdbg.i18n import Msg
 from agentdbg.schemas import budgeted
@@ -30,6 +31,21 @@ from agentdbg.wire.codec import get as codec
 from agentdbg.wire.common import canonical
 from agentdbg.wire.pairing import Pairing as WirePairing
 from agentdbg.wire.pairing import analyze as pair
+
+DECLARED = declare(
+    __name__,
+    rule("tool-result-not-first", ERROR, "text or other blocks before the tool_result blocks of "
+         "the user message that answers a tool_use turn", scope="anthropic"),
+    rule("tool-use-id-format", ERROR, "a tool_use id not matching ^[a-zA-Z0-9_-]+$ (replayed "
+         "from another provider)", scope="anthropic"),
+    rule("tool-use-input-not-object", ERROR, "tool_use.input is not an object", scope="anthropic"),
+    rule("thinking-block-missing", ERROR, "with thinking on, the last assistant tool-use turn "
+         "does not start with its thinking block", ["anthropic-vertex"], scope="anthropic"),
+    rule("empty-text-block", ERROR, "an empty text block, or a message with empty content "
+         "that is not the final assistant message", scope="anthropic"),
+    rule("tool-names-not-unique", ERROR, "two tools with one name", scope="anthropic"),
+    rule("max-tokens-missing", ERROR, "a request body without max_tokens", scope="anthropic"),
+)
 
 ANTHROPIC_RULES = {**SHARED_RULES, **registry(
     "tool-result-not-first", "tool-use-id-format", "tool-use-input-not-object",
