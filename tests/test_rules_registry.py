@@ -63,7 +63,7 @@ def test_a_rule_is_declared_once_and_only_by_a_registered_module():
 
     from agentdbg.checker.rule import declare, rule
 
-    with pytest.raises(ValueError, match="not in agentdbg.checker.rule.MODULES"):
+    with pytest.raises(ValueError, match=r"not in agentdbg\.checker\.rule\.MODULES"):
         declare("agentdbg.somewhere_else", rule("new-rule", "error", "a new rule"))
     with pytest.raises(ValueError, match="declared twice"):
         declare("agentdbg.checker.formats.gemini",

@@ -7,8 +7,8 @@ Messages API and the Gemini API (Chat Completions stays in ``agentdbg.checker``)
 
 Findings use the chat rule ids where the defect is the same and their own ids otherwise
 (each format's own are declared in its rule module, ``agentdbg.checker.rule``; the
-``RESPONSES_RULES`` / ``ANTHROPIC_RULES`` views list what each reports). ``index`` is the top-level position in
-``input`` / ``messages``; ``path`` the native path.
+``RESPONSES_RULES`` / ``ANTHROPIC_RULES`` views list what each reports). ``index`` is the
+top-level position in ``input`` / ``messages``; ``path`` the native path.
 """
 
 from __future__ import annotations
