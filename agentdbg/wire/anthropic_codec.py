@@ -113,7 +113,7 @@ def _pairing_entry(i: int, m: Any) -> Entry:
             calls.append(((i, j), _id(block.get("id")), kind, kind != "tool_use"))
         elif kind.endswith("_tool_result"):
             results.append(((i, j), _id(block.get("tool_use_id")), kind, None))
-    return Entry(role if isinstance(role, str) else "", calls, results)
+    return (role if isinstance(role, str) else "", calls, results)
 
 
 def _id(value: Any) -> str | None:

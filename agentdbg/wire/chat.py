@@ -61,27 +61,28 @@ class ChatCodec(Codec):
     def pairing_entries(self, items: list) -> list[PairingEntry]:
         """A ``role: "tool"`` message is one result; an assistant message's ``tool_calls``
         are its calls (this runs on every check of every request: one pass, little work)."""
-        from agentdbg.wire.pairing import NO_CALLS, NO_RESULTS, Entry
+        from agentdbg.wire.pairing import NO_CALLS, NO_RESULTS
 
-        plain: dict[object, Entry] = {}
-        out: list[Entry] = []
+        plain: dict[object, PairingEntry] = {}
+        out: list[PairingEntry] = []
+        append = out.append
         for i, m in enumerate(items):
             role = m.get("role") if type(m) is dict else None
             if role == "tool":
                 tid = m.get("tool_call_id")
-                out.append(Entry("tool", NO_CALLS, [((i,), tid if isinstance(tid, str) and tid
-                                                     else None, "tool", None)]))
+                append(("tool", NO_CALLS, [((i,), tid if type(tid) is str and tid else None,
+                                           "tool", None)]))
                 continue
             calls = m.get("tool_calls") if role == "assistant" else None
             if type(calls) is list and calls:
-                out.append(Entry("assistant", [((i, pos), _call_id(c), _call_kind(c), False)
-                                               for pos, c in enumerate(calls)], NO_RESULTS))
+                append(("assistant", [((i, pos), _call_id(c), _call_kind(c), False)
+                                     for pos, c in enumerate(calls)], NO_RESULTS))
                 continue
-            entry = plain.get(role) if isinstance(role, str) else plain.get(None)
+            key = role if isinstance(role, str) else None
+            entry = plain.get(key)
             if entry is None:
-                entry = plain[role if isinstance(role, str) else None] = \
-                    Entry(role if isinstance(role, str) else "", NO_CALLS, NO_RESULTS)
-            out.append(entry)
+                entry = plain[key] = (key or "", NO_CALLS, NO_RESULTS)
+            append(entry)
         return out
 
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:

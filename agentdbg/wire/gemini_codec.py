@@ -274,7 +274,7 @@ def _pairing_entry(i: int, content: Any) -> Entry:
         if isinstance(response, dict):
             rid = response.get("id")
             results.append(((i, j), rid if isinstance(rid, str) else None, "functionResponse", None))
-    return Entry("model" if model else "user", calls, results)
+    return ("model" if model else "user", calls, results)
 
 
 class GeminiCodec(Codec):

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol, TypeAlias
 
-from agentdbg.conversation import Loc
+Loc: TypeAlias = tuple[int, ...]      # as agentdbg.conversation.Loc (not imported: start-up)
 
 #: a call: (location, id or None, kind, hosted: answered inside its own turn by the provider)
 CallRow: TypeAlias = "tuple[Loc, str | None, str, bool]"
@@ -46,13 +46,14 @@ NO_RESULTS: list[ResultRow] = []
 REFERENCE = "reference"     # the role of an entry that stands for items the server holds
 
 
-@dataclass(slots=True)
-class Entry:
-    """One top-level entry of the conversation, as the pairing reads it."""
+#: one top-level entry of the conversation, as the pairing reads it: (role, calls, results)
+#: (a plain tuple: a codec makes one per message on every check of every request)
+Entry: TypeAlias = "tuple[str, list[CallRow], list[ResultRow]]"
 
-    role: str
-    calls: list[CallRow] = field(default_factory=list)
-    results: list[ResultRow] = field(default_factory=list)
+
+def entry(role: str, calls: list[CallRow] = NO_CALLS, results: list[ResultRow] = NO_RESULTS
+          ) -> Entry:
+    return (role, calls, results)
 
 
 class Codec(Protocol):
@@ -110,21 +111,52 @@ class Block:
 class Pairing:
     """Calls and results by native location, and which answers which."""
 
-    labels: dict[str, str] = field(default_factory=dict)          # call id -> "A", "B" ...
+    numbers: dict[str, int] = field(default_factory=dict)         # call id -> 0, 1 … (A, B …)
     calls: dict[Loc, str | None] = field(default_factory=dict)     # call location -> its id
     answer_of: dict[Loc, Loc] = field(default_factory=dict)        # answered call -> its result
-    results: dict[Loc, str | None] = field(default_factory=dict)   # result location -> id named
     status: dict[Loc, ResultState] = field(default_factory=dict)   # result location -> state
     call_of: dict[Loc, Loc] = field(default_factory=dict)          # result -> the call it answers
-    kinds: dict[Loc, str] = field(default_factory=dict)            # location -> item/block type
     block_of: dict[Loc, Loc] = field(default_factory=dict)         # result -> its calling entry
     blocks: list[Block] = field(default_factory=list)              # within = "block"
     orphan_runs: list[tuple[int, int]] = field(default_factory=list)  # [first, end) entries
     first_use: dict[str, int] = field(default_factory=dict)        # call id -> first entry
     notes: list[str] = field(default_factory=list)                 # what cannot be known here
+    entries: list[Entry] = field(default_factory=list, repr=False)  # what was paired
+    named: dict[Loc, str | None] = field(default_factory=dict, repr=False)  # by position: the
+                                                                    # id of the call answered
+    _read: tuple[dict[Loc, str | None], dict[Loc, str]] | None = field(default=None, repr=False)
+
+    @property
+    def results(self) -> dict[Loc, str | None]:
+        """result location -> the id it names (by position: its call's)."""
+        return self._rows()[0]
+
+    @property
+    def kinds(self) -> dict[Loc, str]:
+        """call or result location -> its item or block type (read when asked: the rules of
+        most formats never ask)."""
+        return self._rows()[1]
+
+    def _rows(self) -> tuple[dict[Loc, str | None], dict[Loc, str]]:
+        if self._read is None:
+            results: dict[Loc, str | None] = {}
+            kinds: dict[Loc, str] = {}
+            for _, calls, rows in self.entries:
+                for call in calls:
+                    kinds[call[0]] = call[2]
+                for row in rows:
+                    results[row[0]], kinds[row[0]] = self.named.get(row[0], row[1]), row[2]
+            self._read = results, kinds
+        return self._read
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """call id -> its label ("A", "B" … "AA"), in the order the ids first appear."""
+        return {cid: label_of(n) for cid, n in self.numbers.items()}
 
     def label(self, call_id: object) -> str | None:
-        return self.labels.get(call_id) if isinstance(call_id, str) else None
+        n = self.numbers.get(call_id) if isinstance(call_id, str) else None
+        return None if n is None else label_of(n)
 
     def call_state(self, asst: int, pos: int) -> CallState:
         """What the view draws on call ``pos`` of entry ``asst``."""
@@ -160,22 +192,21 @@ def analyze(codec: Codec, items: list, *, in_progress: bool = False, continued: 
     conversation (a proxy's stored responses): results answering them are ``external``, and
     with ``prior`` known a result answering nothing is an orphan."""
     entries = codec.pairing_entries(items)
-    p = Pairing()
+    p = Pairing(entries=entries)
     if codec.pairs_within == "block":
         _by_block(p, entries, in_progress)
     elif codec.pairs_within == "turn":
         _by_turn(p, entries, codec)
     else:
-        stored = {c[1]: c[2] for e in codec.pairing_entries(prior or []) for c in e.calls if c[1]}
+        stored = {c[1]: c[2] for e in codec.pairing_entries(prior or []) for c in e[1] if c[1]}
         _by_request(p, entries, codec, stored, continued if prior is None else None)
     return p
 
 
-def _add_call(p: Pairing, loc: Loc, kind: str, cid: str | None) -> None:
+def _add_call(p: Pairing, loc: Loc, cid: str | None) -> None:
     p.calls[loc] = cid
-    p.kinds[loc] = kind
-    if cid and cid not in p.labels:
-        p.labels[cid] = label_of(len(p.labels))
+    if cid and cid not in p.numbers:
+        p.numbers[cid] = len(p.numbers)
 
 
 def _answer(p: Pairing, result: Loc, call: Loc, state: ResultState = _OK) -> None:
@@ -184,24 +215,21 @@ def _answer(p: Pairing, result: Loc, call: Loc, state: ResultState = _OK) -> Non
     p.answer_of[call] = result
 
 
-def _result(p: Pairing, row: ResultRow, state: ResultState | None = None) -> None:
-    p.results[row[0]], p.kinds[row[0]] = row[1], row[2]
-    if state is not None:
-        p.status[row[0]] = state
 
 
 # -- within a block: results right after their calls (Chat Completions) ---------------------
 
 def _by_block(p: Pairing, entries: list[Entry], in_progress: bool) -> None:
     claimed: set[int] = set()   # late results, answered across an interloper
+    calls, numbers, first_use, status = p.calls, p.numbers, p.first_use, p.status
     i, n = 0, len(entries)
     while i < n:
-        entry = entries[i]
-        if entry.results and not entry.calls:
+        _, made, answers = entries[i]
+        if answers and not made:
             j = i
-            while j < n and entries[j].results and not entries[j].calls and j not in claimed:
-                for row in entries[j].results:
-                    _result(p, row, _ORPHAN)
+            while j < n and entries[j][2] and not entries[j][1] and j not in claimed:
+                for row in entries[j][2]:
+                    status[row[0]] = _ORPHAN
                 j += 1
             if j > i:
                 p.orphan_runs.append((i, j))
@@ -209,14 +237,16 @@ def _by_block(p: Pairing, entries: list[Entry], in_progress: bool) -> None:
             else:
                 i += 1
             continue
-        if not entry.calls:
+        if not made:
             i += 1
             continue
-        ids = [c[1] for c in entry.calls]
-        for c in entry.calls:
-            _add_call(p, c[0], c[2], c[1])
-            if c[1]:
-                p.first_use.setdefault(c[1], i)
+        ids = []
+        for loc, cid, _, _ in made:    # _add_call, inline: this runs per call
+            ids.append(cid)
+            calls[loc] = cid
+            if cid and cid not in numbers:
+                numbers[cid] = len(numbers)
+                first_use[cid] = i
         block = _block(p, entries, i, ids)
         block.pending = in_progress and block.end == n == i + 1
         if block.unanswered and not block.pending:
@@ -228,7 +258,7 @@ def _by_block(p: Pairing, entries: list[Entry], in_progress: bool) -> None:
 def _block(p: Pairing, entries: list[Entry], asst: int, ids: list[str | None]) -> Block:
     """Pair the result entries right after entry ``asst``."""
     block = Block(asst, ids, asst + 1)
-    calls = entries[asst].calls
+    calls = entries[asst][1]
     # a duplicated id cannot be told apart: its first result answers it, a second is a duplicate
     open_positions: dict[str, int] = {}
     for pos, cid in enumerate(ids):
@@ -237,28 +267,32 @@ def _block(p: Pairing, entries: list[Entry], asst: int, ids: list[str | None]) -
     idless = ids.count(None)
     answered: set[str] = set()
     j, n, home = asst + 1, len(entries), (asst,)
-    while j < n and entries[j].results and not entries[j].calls:
-        for row in entries[j].results:
-            loc, tid = row[0], row[1]
-            _result(p, row)
-            p.block_of[loc] = home
+    status, block_of = p.status, p.block_of
+    answer_of, call_of, order = p.answer_of, p.call_of, block.order
+    while j < n:
+        _, made, answers = entries[j]
+        if not answers or made:
+            break
+        for loc, tid, _, _ in answers:   # _answer, inline
+            block_of[loc] = home
             if tid is None:
                 if idless:
                     idless -= 1
-                    p.status[loc] = ResultState.IDLESS
+                    status[loc] = ResultState.IDLESS
                 else:
-                    p.status[loc] = ResultState.MISSING_ID
+                    status[loc] = ResultState.MISSING_ID
                     block.broken = True
             elif tid not in open_positions:
-                p.status[loc] = _MISMATCH
+                status[loc] = _MISMATCH
                 block.broken = True
             elif tid in answered:
-                p.status[loc] = _DUPLICATE
+                status[loc] = _DUPLICATE
             else:
                 answered.add(tid)
                 pos = open_positions[tid]
-                _answer(p, loc, calls[pos][0])
-                block.order.append((pos, j))
+                call = calls[pos][0]
+                status[loc], call_of[loc], answer_of[call] = _OK, call, loc
+                order.append((pos, j))
         j += 1
     block.end = j
     if len(answered) < len(open_positions):
@@ -270,8 +304,8 @@ def _late(p: Pairing, entries: list[Entry], block: Block, claimed: set[int]) -> 
     """Results for the block's unanswered calls that come after an interloper."""
     k, n = block.end, len(entries)
     rows: dict[str, ResultRow] = {}
-    while k < n and not entries[k].calls:
-        for row in entries[k].results:
+    while k < n and not entries[k][1]:
+        for row in entries[k][2]:
             tid = row[1]
             if tid in block.unanswered and tid not in block.late:
                 block.late[tid] = k
@@ -281,11 +315,10 @@ def _late(p: Pairing, entries: list[Entry], block: Block, claimed: set[int]) -> 
         return
     block.interloper = block.end
     block.unanswered = [cid for cid in block.unanswered if cid not in block.late]
-    calls = [c[0] for c in entries[block.assistant].calls]
+    calls = [c[0] for c in entries[block.assistant][1]]
     for cid, k in block.late.items():
         claimed.add(k)
         row = rows[cid]
-        _result(p, row)
         p.block_of[row[0]] = (block.assistant,)
         _answer(p, row[0], calls[block.ids.index(cid)], ResultState.LATE)
 
@@ -297,13 +330,13 @@ def _turns(entries: list[Entry], codec: Codec) -> list[tuple[str, list[int]]]:
     entries of a role in ``codec.skips`` neither call nor answer, nor part turns."""
     turns: list[tuple[str, list[int]]] = []
     merges, skips = codec.merges, codec.skips
-    for i, entry in enumerate(entries):
-        if entry.role in skips:
+    for i, (role, _, _) in enumerate(entries):
+        if role in skips:
             continue
-        if turns and entry.role in merges and turns[-1][0] == entry.role:
+        if turns and role in merges and turns[-1][0] == role:
             turns[-1][1].append(i)
         else:
-            turns.append((entry.role, [i]))
+            turns.append((role, [i]))
     return turns
 
 
@@ -315,7 +348,7 @@ def _by_turn(p: Pairing, entries: list[Entry], codec: Codec) -> None:
             calls = _calling_turn(p, [entries[i] for i in members])
             home = (members[0],)
             continue
-        rows = [row for i in members for row in entries[i].results]
+        rows = [row for i in members for row in entries[i][2]]
         if codec.pairs_by == "position":
             _by_position(p, rows, calls, home)
         else:
@@ -328,15 +361,14 @@ def _calling_turn(p: Pairing, members: list[Entry]) -> list[CallRow]:
     """Add the turn's calls; pair its hosted calls with the results inside the turn."""
     client: list[CallRow] = []
     hosted: dict[str, Loc] = {}
-    for entry in members:
-        for c in entry.calls:
-            _add_call(p, c[0], c[2], c[1])
+    for _, made, answers in members:
+        for c in made:
+            _add_call(p, c[0], c[1])
             if not c[3]:
                 client.append(c)
             elif c[1]:
                 hosted.setdefault(c[1], c[0])
-        for row in entry.results:
-            _result(p, row)
+        for row in answers:
             call = hosted.get(row[1] or "")
             if call is None:
                 p.status[row[0]] = ResultState.MISSING_ID if row[1] is None else _ORPHAN
@@ -349,7 +381,6 @@ def _calling_turn(p: Pairing, members: list[Entry]) -> list[CallRow]:
 
 def _by_id(p: Pairing, row: ResultRow, calls: list[CallRow], home: Loc) -> None:
     loc, tid = row[0], row[1]
-    _result(p, row)
     if calls:
         p.block_of[loc] = home
     same = [c[0] for c in calls if c[1] == tid] if tid is not None else []
@@ -370,39 +401,39 @@ def _by_id(p: Pairing, row: ResultRow, calls: list[CallRow], home: Loc) -> None:
 def _by_position(p: Pairing, rows: list[ResultRow], calls: list[CallRow], home: Loc) -> None:
     for k, row in enumerate(rows):
         if k < len(calls):
-            _result(p, (row[0], calls[k][1], row[2], row[3]))
+            p.named[row[0]] = calls[k][1]
             _answer(p, row[0], calls[k][0])
             p.block_of[row[0]] = home
         else:
-            _result(p, row, _ORPHAN)
+            p.status[row[0]] = _ORPHAN
 
 
 # -- anywhere in the request (Responses) ----------------------------------------------------
 
 def _by_request(p: Pairing, entries: list[Entry], codec: Codec, stored: dict[str, str],
                 continued: str | None) -> None:
-    by_id: dict[str, list[Loc]] = {}
+    by_id: dict[str, list[tuple[Loc, str]]] = {}    # call id -> (location, kind) of its calls
     referenced = False
-    for entry in entries:
-        referenced = referenced or entry.role == REFERENCE
-        for c in entry.calls:
-            _add_call(p, c[0], c[2], c[1])
+    for role, made, _ in entries:
+        referenced = referenced or role == REFERENCE
+        for c in made:
+            _add_call(p, c[0], c[1])
             if c[1]:
-                by_id.setdefault(c[1], []).append(c[0])
-    for entry in entries:
-        for row in entry.results:
+                by_id.setdefault(c[1], []).append((c[0], c[2]))
+    for _, _, answers in entries:
+        for row in answers:
             _anywhere(p, row, codec, by_id, stored, continued, referenced)
 
 
-def _anywhere(p: Pairing, row: ResultRow, codec: Codec, by_id: dict[str, list[Loc]],
+def _anywhere(p: Pairing, row: ResultRow, codec: Codec, by_id: dict[str, list[tuple[Loc, str]]],
               stored: dict[str, str], continued: str | None, referenced: bool) -> None:
     loc, tid = row[0], row[1]
-    _result(p, row)
     if tid is None:
         p.status[loc] = ResultState.MISSING_ID
         return
-    calls = by_id.get(tid, [])
-    same = [c for c in calls if row[3] is None or p.kinds[c] == row[3]]
+    kinds = by_id.get(tid, [])
+    calls = [c for c, _ in kinds]
+    same = [c for c, kind in kinds if row[3] is None or kind == row[3]]
     free = next((c for c in same if c not in p.answer_of), None)
     if free is not None:
         _answer(p, loc, free)

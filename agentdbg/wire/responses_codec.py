@@ -34,7 +34,7 @@ from agentdbg.conversation import (
 )
 from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem, type_word
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
-from agentdbg.wire.pairing import REFERENCE, Entry
+from agentdbg.wire.pairing import REFERENCE, Entry, entry
 from agentdbg.wire.responses import CALL_OUTPUT, OUTPUT_CALL
 
 CHAT_KEYS = ("input", "instructions", "tools", "tool_choice", "parallel_tool_calls")
@@ -109,11 +109,11 @@ class ResponsesCodec(Codec):
             cid = item.get("call_id") if isinstance(item, dict) else None
             cid = cid if isinstance(cid, str) and cid else None
             if isinstance(kind, str) and kind in CALL_OUTPUT:
-                out.append(Entry("item", [((i,), cid, kind, False)]))
+                out.append(entry("item", [((i,), cid, kind, False)]))
             elif isinstance(kind, str) and kind in OUTPUT_CALL:
-                out.append(Entry("item", results=[((i,), cid, kind, OUTPUT_CALL[kind])]))
+                out.append(entry("item", results=[((i,), cid, kind, OUTPUT_CALL[kind])]))
             else:
-                out.append(Entry(REFERENCE if kind == "item_reference" else "item"))
+                out.append(entry(REFERENCE if kind == "item_reference" else "item"))
         return out
 
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:
