@@ -265,7 +265,6 @@ def _block(p: Pairing, entries: list[Entry], asst: int, ids: list[str | None]) -
         if cid and cid not in open_positions:
             open_positions[cid] = pos
     idless = ids.count(None)
-    answered: set[str] = set()
     j, n, home = asst + 1, len(entries), (asst,)
     status, block_of = p.status, p.block_of
     answer_of, call_of, order = p.answer_of, p.call_of, block.order
@@ -282,21 +281,20 @@ def _block(p: Pairing, entries: list[Entry], asst: int, ids: list[str | None]) -
                 else:
                     status[loc] = ResultState.MISSING_ID
                     block.broken = True
-            elif tid not in open_positions:
-                status[loc] = _MISMATCH
-                block.broken = True
-            elif tid in answered:
-                status[loc] = _DUPLICATE
+            elif (pos := open_positions.pop(tid, None)) is None:   # answered: no longer open
+                if tid in ids:
+                    status[loc] = _DUPLICATE
+                else:
+                    status[loc] = _MISMATCH
+                    block.broken = True
             else:
-                answered.add(tid)
-                pos = open_positions[tid]
                 call = calls[pos][0]
                 status[loc], call_of[loc], answer_of[call] = _OK, call, loc
                 order.append((pos, j))
         j += 1
     block.end = j
-    if len(answered) < len(open_positions):
-        block.unanswered = [cid for cid in open_positions if cid not in answered]
+    if open_positions:
+        block.unanswered = list(open_positions)   # what is still open, in call order
     return block
 
 
