@@ -281,7 +281,7 @@ def _block(p: Pairing, entries: list[Entry], asst: int, ids: list[str | None]) -
                 else:
                     status[loc] = ResultState.MISSING_ID
                     block.broken = True
-            elif (pos := open_positions.pop(tid, None)) is None:   # answered: no longer open
+            elif (pos := open_positions.pop(tid, -1)) < 0:   # answered already, or not a call's
                 if tid in ids:
                     status[loc] = _DUPLICATE
                 else:
