@@ -38,3 +38,34 @@ def test_the_rules_page_holds_the_table_made_from_the_registry():
     assert rules_table() in page
     assert "| `duplicate-tool-call-id` | E (W when a later turn reuses an id) | W | E | — |" \
         in rules_table()
+
+
+def test_each_rule_is_declared_in_the_module_that_holds_its_code():
+    """A rule's id, severity and text sit beside its code: the declaring module uses the id
+    (the run's own outcome is judged by the stop line, above the checker)."""
+    import importlib
+    import inspect
+
+    from agentdbg.checker.rule import MODULES
+
+    for rule in RULES:
+        module = RULES.module_of(rule)
+        assert module in MODULES
+        source = inspect.getsource(importlib.import_module(module))
+        uses = source.count(f'"{rule}"') - 1          # the declaration itself is one
+        assert uses >= 1 or rule == "empty-final-answer", (rule, module)
+    assert [RULES.module_of(r) for r in RULES] == sorted(
+        (RULES.module_of(r) for r in RULES), key=MODULES.index)   # listed in MODULES order
+
+
+def test_a_rule_is_declared_once_and_only_by_a_registered_module():
+    import pytest
+
+    from agentdbg.checker.rule import declare, rule
+
+    with pytest.raises(ValueError, match=r"not in agentdbg\.checker\.rule\.MODULES"):
+        declare("agentdbg.somewhere_else", rule("new-rule", "error", "a new rule"))
+    with pytest.raises(ValueError, match="declared twice"):
+        declare("agentdbg.checker.formats.gemini",
+                rule("orphan-tool-message", "error", "tool message not inside a tool block"))
+    assert RULES.module_of("orphan-tool-message") == "agentdbg.checker.rules.pairing"

@@ -17,8 +17,19 @@ from importlib.machinery import ModuleSpec, PathFinder
 from pathlib import Path
 from typing import Any
 
+from agentdbg.checker.rule import ERROR, WARNING, declare, rule
 from agentdbg.i18n import N_, Msg
 from agentdbg.toolspec import ToolSpec
+
+DECLARED = declare(
+    __name__,
+    rule("handler-not-found", ERROR, "a python handler whose module or function does not exist",
+         scope="tools"),
+    rule("handler-signature-mismatch", ERROR, "a python handler that cannot take the schema's "
+         "parameters as keyword arguments", scope="tools"),
+    rule("handler-parameter-optional", WARNING, "a python handler needs a parameter the schema "
+         "lets the model leave out", scope="tools"),
+)
 
 #: calls at module level that can bind any name (the source cannot tell which)
 DYNAMIC = {"exec", "globals", "setattr", "vars", "__import__"}

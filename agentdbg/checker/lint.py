@@ -14,9 +14,36 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 
 from agentdbg.checker.lint_finding import LintFinding, finding
+from agentdbg.checker.rule import ERROR, WARNING, declare, rule
 from agentdbg.checker.rules import _strict_problem
 from agentdbg.i18n import N_, Msg
 from agentdbg.toolspec import ToolSet, ToolSpec
+
+# it also reports invalid-tool-name, too-many-tools and strict-schema-invalid (rules/calls.py,
+# rules/request.py), for the same defects in the definitions
+DECLARED = declare(
+    __name__,
+    rule("tools-file-invalid", ERROR, "the tools file breaks a rule the loader enforces",
+         scope="tools"),
+    rule("duplicate-tool-name", ERROR, "two tools with one name", scope="tools"),
+    rule("parameters-schema-invalid", ERROR, "parameters is not a valid JSON Schema",
+         scope="tools"),
+    rule("many-tools", WARNING, "more than 20 tools: the model picks the wrong one more often",
+         scope="tools"),
+    rule("description-without-when", WARNING, "the description does not say when to use the tool",
+         scope="tools"),
+    rule("required-list-missing", WARNING, "parameters have no 'required' list", scope="tools"),
+    rule("parameter-undescribed", WARNING, "a parameter without a description", scope="tools"),
+    rule("closed-set-without-enum", WARNING, "a parameter that looks like a closed set has no "
+         "enum", scope="tools"),
+    rule("side-effects-without-approval", WARNING, "side_effects: true without approval: always",
+         scope="tools"),
+    rule("schema-not-checkable", WARNING, "a part of a parameters schema agentdbg cannot check "
+         "safely (a $ref it never retrieves, a pattern RE2 cannot run): skipped", scope="tools"),
+    rule("schema-too-costly", WARNING, "a parameters schema over agentdbg's work budget (its "
+         "references expanded, more than 10,000 parts): arguments are not checked against it",
+         scope="tools"),
+)
 
 WHEN_CUES = re.compile(r"\bwhen\b|\buse (this|it)?\b|\bcall (this|it)?\b|\bonly if\b|当|时使用|时调用|"
                        r"用于|如果|只有在|需要.*时", re.IGNORECASE)

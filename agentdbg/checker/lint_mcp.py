@@ -11,9 +11,21 @@ tools with ``strict: true`` fail on it), no description at all, and a tool with 
 from __future__ import annotations
 
 from agentdbg.checker.lint_finding import LintFinding
+from agentdbg.checker.rule import ERROR, WARNING, declare, rule
 from agentdbg.checker.rules import _strict_problem
 from agentdbg.i18n import N_, Msg
 from agentdbg.toolspec import ToolSet
+
+DECLARED = declare(
+    __name__,
+    rule("mcp-tool-invalid", ERROR, "an MCP server lists a tool the API would reject (its name, "
+         "its inputSchema, a name two tools share)", scope="tools"),
+    rule("mcp-tool-undescribed", WARNING, "an MCP tool with no description", scope="tools"),
+    rule("mcp-no-read-only-hint", WARNING, "an MCP tool without readOnlyHint: its policy comes "
+         "from the server's unhinted setting", scope="tools"),
+    rule("mcp-strict-schema-invalid", WARNING, "an MCP server's inputSchemas break strict mode",
+         scope="tools"),
+)
 
 
 def lint_mcp(toolset: ToolSet) -> list[LintFinding]:

@@ -146,7 +146,7 @@ class Conversation:
             if isinstance(name, str) and isinstance(args, str):
                 fp = fingerprint(name, args)
                 self.made[fp] = self.made.get(fp, 0) + 1
-        answered = self._pairing.call_of.get(index) if role == "tool" else None
+        answered = self._pairing.call_of.get((index,)) if role == "tool" else None
         if answered is not None:
             asst, pos = answered
             fn = self._messages[asst]["tool_calls"][pos].get("function")

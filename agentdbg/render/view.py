@@ -145,12 +145,12 @@ def call_status(index: int, pos: int, repeated: bool, pairing: Pairing) -> tuple
         return "   " + _("✗ same id as a call above"), "red"
     state = pairing.call_state(index, pos)
     if state is CallState.ANSWERED:
-        return "   " + _("✓ answered at [{index}]").format(index=pairing.answer_of[(index, pos)]), "green"
+        return "   " + _("✓ answered at [{index}]").format(index=pairing.answer_of[(index, pos)][0]), "green"
     if state is CallState.LATE:
         block = pairing.block_at(index)
         interloper = block.interloper if block is not None else None
         return "   " + _("✗ answered late at [{index}], after [{other}] cut in").format(
-            index=pairing.answer_of[(index, pos)], other=interloper), "red"
+            index=pairing.answer_of[(index, pos)][0], other=interloper), "red"
     if state is CallState.PENDING:
         return "   " + _("… pending execution"), "yellow"
     return "   " + _("✗ unanswered"), "red"
@@ -159,9 +159,9 @@ def call_status(index: int, pos: int, repeated: bool, pairing: Pairing) -> tuple
 def result_status(index: int, message: dict, pairing: Pairing,
                   messages: list) -> tuple[str, str, int | None, str | None]:
     """(text, style, the assistant it answers, the call's name) for tool message ``index``."""
-    status = pairing.status.get(index, ResultState.ORPHAN)
+    status = pairing.status.get((index,), ResultState.ORPHAN)
     if status in (ResultState.OK, ResultState.LATE):
-        asst, pos = pairing.call_of[index]
+        asst, pos = pairing.call_of[(index,)]
         call = messages[asst]["tool_calls"][pos]
         fn = call.get("function") if isinstance(call, dict) else None
         name = fn.get("name") if isinstance(fn, dict) and isinstance(fn.get("name"), str) else None
@@ -173,7 +173,7 @@ def result_status(index: int, message: dict, pairing: Pairing,
             index=asst, other=interloper), "bold red", asst, name
     if status is ResultState.IDLESS:
         return (_("✗ attributed to the call without id in [{index}]").format(
-            index=pairing.block_of[index]), "bold red", None, None)
+            index=pairing.block_of[(index,)][0]), "bold red", None, None)
     return _(STATUS_TEXT[status]), "bold red", None, None
 
 

@@ -29,7 +29,8 @@ from agentdbg.render.view import (
 )
 from agentdbg.wire.common import text_of
 from agentdbg.wire.gemini import field as gemini_field
-from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing
+from agentdbg.wire.pairing import Pairing as WirePairing
+from agentdbg.wire.responses import CALL_OUTPUT, OUTPUT_CALL
 
 Loc = tuple[int, ...]
 RESULT_TEXT = {

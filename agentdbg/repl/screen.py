@@ -225,7 +225,7 @@ def summary(messages: list) -> str:
             text += " →" + ",".join(label or "?" for label in labels)
         elif role == "tool":
             label = pairing.label(m.get("tool_call_id"))
-            ok = pairing.status.get(i) is ResultState.OK
+            ok = pairing.status.get((i,)) is ResultState.OK
             text += f" ←{label or '?'} {'✓' if ok else '✗'}"
         out.append(text)
     return " · ".join(out)

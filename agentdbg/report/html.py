@@ -463,6 +463,7 @@ def _calls(view: _View, i: int, message: dict) -> str:
         cid_text = esc(cid) if isinstance(cid, str) and cid else \
             '<span class="bad">' + esc(_("(no id)")) + "</span>"
         answer = pairing.answer_of.get((i, pos))
+        answer = answer[0] if answer is not None else None
         text, style = adapter.call_status(i, pos, isinstance(cid, str) and cid in seen, pairing)
         if isinstance(cid, str):
             seen.add(cid)

@@ -257,7 +257,8 @@ def _call(card: Card, h: History, h_no: int, pos: int, call: Any, index: int) ->
     name = fn.get("name") if isinstance(fn.get("name"), str) else None
     turn = card.turn if index == card.reply else None
     c = Call(turn, pos, cid, name, fn.get("arguments"), message_index=index, history=h_no)
-    answer = h.pairing.answer_of.get((index, pos)) if h.pairing is not None else None
+    where = h.pairing.answer_of.get((index, pos)) if h.pairing is not None else None
+    answer = where[0] if where is not None else None
     if answer is not None:
         c.result_index = answer
         content = h.messages[answer].get("content")

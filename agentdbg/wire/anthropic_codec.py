@@ -33,6 +33,9 @@ from agentdbg.conversation import (
 )
 from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
+from agentdbg.wire.pairing import CallRow, Entry, ResultRow
+
+SERVER_CALLS = ("server_tool_use", "mcp_tool_use")   # answered inside the assistant turn
 
 CHAT_KEYS = ("messages", "system", "tools", "tool_choice")
 SERVER_CALLS = ("server_tool_use", "mcp_tool_use")
@@ -94,6 +97,29 @@ def tool_defs(tools: Any) -> list[ToolDef]:
     return out
 
 
+def _pairing_entry(i: int, m: Any) -> Entry:
+    role = m.get("role") if isinstance(m, dict) else None
+    content = m.get("content") if isinstance(m, dict) else None
+    calls: list[CallRow] = []
+    results: list[ResultRow] = []
+    for j, block in enumerate(content if isinstance(content, list) else []):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if not isinstance(kind, str):
+            continue
+        if role != "assistant":
+            if kind == "tool_result":
+                results.append(((i, j), _id(block.get("tool_use_id")), kind, None))
+        elif kind == "tool_use" or kind in SERVER_CALLS:
+            calls.append(((i, j), _id(block.get("id")), kind, kind != "tool_use"))
+        elif kind.endswith("_tool_result"):
+            results.append(((i, j), _id(block.get("tool_use_id")), kind, None))
+    return (role if isinstance(role, str) else "", calls, results)
+
+
+def _id(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 class AnthropicCodec(Codec):
     name = "anthropic"
     label = "Anthropic Messages"
@@ -102,6 +128,12 @@ class AnthropicCodec(Codec):
     secret_headers = ("x-api-key",)
     provider = "anthropic"
     entry_local = True
+    pairs_within = "turn"         # a user turn's tool_result blocks answer the turn before
+    merges = ("user", "assistant")  # consecutive same-role messages are one turn to the API
+    skips = ("system",)           # accepted inside messages; neither calls nor answers
+
+    def pairing_entries(self, items: list) -> list[Entry]:
+        return [_pairing_entry(i, m) for i, m in enumerate(items)]
 
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):

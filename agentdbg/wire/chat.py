@@ -20,6 +20,7 @@ from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 
 if TYPE_CHECKING:
     from agentdbg.conversation import Request, ToolDef
+    from agentdbg.wire.pairing import Entry as PairingEntry
 
 __all__ = ["ChatCodec", "StreamAccumulator", "completion_json", "encode_stream"]
 
@@ -39,12 +40,50 @@ def completion_json(message: dict, body: dict, usage: dict | None = None,
             "usage": {k: v for k, v in (usage or {}).items() if k != "estimated"}}
 
 
+def _call_id(call: object) -> str | None:
+    cid = call.get("id") if type(call) is dict else None
+    return cid if isinstance(cid, str) and cid else None
+
+
+def _call_kind(call: object) -> str:
+    kind = call.get("type") if type(call) is dict else None
+    return kind if isinstance(kind, str) else "function"
+
+
 class ChatCodec(Codec):
     name = "chat"
     label = "Chat Completions"
     paths = ("/chat/completions",)
     stream_end = (b"data: [DONE]",)
     chat_native = True
+    parts_key = "tool_calls"
+
+    def pairing_entries(self, items: list) -> list[PairingEntry]:
+        """A ``role: "tool"`` message is one result; an assistant message's ``tool_calls``
+        are its calls (this runs on every check of every request: one pass, little work)."""
+        from agentdbg.wire.pairing import NO_CALLS, NO_RESULTS
+
+        plain: dict[object, PairingEntry] = {}
+        out: list[PairingEntry] = []
+        append = out.append
+        for i, m in enumerate(items):
+            role = m.get("role") if type(m) is dict else None
+            if role == "tool":
+                tid = m.get("tool_call_id")
+                append(("tool", NO_CALLS, [((i,), tid if type(tid) is str and tid else None,
+                                           "tool", None)]))
+                continue
+            calls = m.get("tool_calls") if role == "assistant" else None
+            if type(calls) is list and calls:
+                append(("assistant", [((i, pos), _call_id(c), _call_kind(c), False)
+                                     for pos, c in enumerate(calls)], NO_RESULTS))
+                continue
+            key = role if isinstance(role, str) else None
+            entry = plain.get(key)
+            if entry is None:
+                entry = plain[key] = (key or "", NO_CALLS, NO_RESULTS)
+            append(entry)
+        return out
 
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):

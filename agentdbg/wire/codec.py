@@ -31,6 +31,7 @@ from agentdbg.wire.common import ChatForm, ChatReply
 
 if TYPE_CHECKING:
     from agentdbg.conversation import Request, ToolDef
+    from agentdbg.wire.pairing import Entry as PairingEntry
 
 #: every codec: name -> (module, class); imported on first use
 MODULES: dict[str, tuple[str, str]] = {
@@ -116,6 +117,26 @@ class Codec(ABC):
         """(message, param) for a tool definition that is not a JSON Schema (``serve`` answers
         400; the proxy still checks and records such a request)."""
         return None
+
+    # -- pairing: how the API binds a result to its call (``agentdbg.wire.pairing``) -------
+    pairs_by: str = "id"                # "id": a result names its call; "position": the k-th
+                                        # result of a turn answers the k-th call before it
+    pairs_within: str = "block"         # "block": results right after their calls (later ones
+                                        # are late); "turn": the next turn; "request": anywhere
+    merges: tuple[str, ...] = ()        # roles whose consecutive entries are one turn
+    skips: tuple[str, ...] = ()         # roles whose entries neither call nor answer
+    calling_role: str = "assistant"     # the role of the entries that make calls
+    parts_key: str = "content"          # where an entry's parts are (``path``)
+
+    @abstractmethod
+    def pairing_entries(self, items: list) -> list[PairingEntry]:
+        """The conversation entries as the pairing reads them: each one's role, its calls
+        and its results, with their native locations."""
+
+    def path(self, loc: tuple[int, ...]) -> str:
+        """The native path of a location: ``input[5]``, ``contents[2].parts[0]``."""
+        head = f"{self.key}[{loc[0]}]" if loc else self.key
+        return head + "".join(f".{self.parts_key}[{j}]" for j in loc[1:])
 
     def reasons(self, body: dict) -> bool:
         """Does the request ask a reasoning model to reason (and so expect its reasoning back)?"""

@@ -51,6 +51,7 @@ from agentdbg.wire.common import (
     utf8,
 )
 from agentdbg.wire.gemini import CHAT_KEYS, _model, field
+from agentdbg.wire.pairing import CallRow, Entry, ResultRow
 
 VERSIONS = ("/v1beta", "/v1")
 MODEL_PATH = re.compile(r"/models/([^/:]+):")
@@ -256,6 +257,26 @@ def encode_stream(native: dict) -> Iterator[bytes]:
         yield b"data: " + utf8(json.dumps(event, ensure_ascii=False)) + b"\r\n\r\n"
 
 
+def _pairing_entry(i: int, content: Any) -> Entry:
+    content = content if isinstance(content, dict) else {}
+    parts = content.get("parts") if isinstance(content.get("parts"), list) else []
+    model = content.get("role") == "model"
+    calls: list[CallRow] = []
+    results: list[ResultRow] = []
+    for j, part in enumerate(parts):
+        if model:
+            call = field(part, "functionCall")
+            if isinstance(call, dict):    # no id: the call is known by where it is
+                cid = call.get("id") if isinstance(call.get("id"), str) and call["id"] else f"call_{i}_{j}"
+                calls.append(((i, j), cid, "functionCall", False))
+            continue
+        response = field(part, "functionResponse")
+        if isinstance(response, dict):
+            rid = response.get("id")
+            results.append(((i, j), rid if isinstance(rid, str) else None, "functionResponse", None))
+    return ("model" if model else "user", calls, results)
+
+
 class GeminiCodec(Codec):
     name = "gemini"
     label = "Gemini API"
@@ -267,6 +288,13 @@ class GeminiCodec(Codec):
     secret_headers = ("x-goog-api-key",)
     secret_params = ("key",)
     provider = "gcp.gemini"
+    pairs_by = "position"         # the k-th functionResponse answers the k-th functionCall
+    pairs_within = "turn"         # of the model content just before
+    calling_role = "model"
+    parts_key = "parts"
+
+    def pairing_entries(self, items: list) -> list[Entry]:
+        return [_pairing_entry(i, c) for i, c in enumerate(items)]
 
     def routes(self) -> list[str]:
         return list(self.paths)

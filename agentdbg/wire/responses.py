@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agentdbg.messages import VocabularyMap
 from agentdbg.wire.common import (
     WIRE,
     ChatForm,
@@ -30,7 +31,17 @@ from agentdbg.wire.common import (
     strip_wire,
     text_of,
 )
-from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL
+
+# call item type -> the output item type that answers it (paired by call_id)
+CALL_OUTPUT = VocabularyMap({
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "computer_call": "computer_call_output",
+    "local_shell_call": "local_shell_call_output",
+    "shell_call": "shell_call_output",
+    "apply_patch_call": "apply_patch_call_output",
+})
+OUTPUT_CALL = VocabularyMap({v: k for k, v in CALL_OUTPUT.items()})
 
 CHAT_KEYS = ("input", "instructions", "tools", "tool_choice", "parallel_tool_calls")
 

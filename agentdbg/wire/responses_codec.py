@@ -34,7 +34,8 @@ from agentdbg.conversation import (
 )
 from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem, type_word
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
-from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL
+from agentdbg.wire.pairing import REFERENCE, Entry, entry
+from agentdbg.wire.responses import CALL_OUTPUT, OUTPUT_CALL
 
 CHAT_KEYS = ("input", "instructions", "tools", "tool_choice", "parallel_tool_calls")
 
@@ -99,6 +100,21 @@ class ResponsesCodec(Codec):
     unit = "item"
     stores = True
     text_input = True
+    pairs_within = "request"      # an output answers the call of its call_id, anywhere
+
+    def pairing_entries(self, items: list) -> list[Entry]:
+        out = []
+        for i, item in enumerate(items):
+            kind = item.get("type") if isinstance(item, dict) else None
+            cid = item.get("call_id") if isinstance(item, dict) else None
+            cid = cid if isinstance(cid, str) and cid else None
+            if isinstance(kind, str) and kind in CALL_OUTPUT:
+                out.append(entry("item", [((i,), cid, kind, False)]))
+            elif isinstance(kind, str) and kind in OUTPUT_CALL:
+                out.append(entry("item", results=[((i,), cid, kind, OUTPUT_CALL[kind])]))
+            else:
+                out.append(entry(REFERENCE if kind == "item_reference" else "item"))
+        return out
 
     def shape_error(self, body: Any) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):

@@ -5,6 +5,7 @@ import pytest
 
 from agentdbg.checker.findings import RULES
 from agentdbg.checker.formats import ANTHROPIC_RULES, FORMAT_PROFILES, analyze_anthropic, check_anthropic
+from agentdbg.wire import codec
 
 Q = {"role": "user", "content": "weather in Paris and Rome?"}
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -226,10 +227,10 @@ def test_pairing_is_the_one_the_view_draws():
            U(result("toolu_2"), result("toolu_x")), U(result("toolu_2"))]
     found, p = analyze_anthropic(doc)
     assert p.labels == {"toolu_1": "A", "toolu_2": "B"}
-    assert p.answer_of == {(1, 1): None, (1, 2): (2, 0)}
+    assert p.answer_of == {(1, 2): (2, 0)} and (1, 1) in p.calls   # answered calls only
     assert p.status == {(2, 0): "ok", (2, 1): "mismatch", (3, 0): "duplicate"}
     assert p.call_of == {(2, 0): (1, 2), (3, 0): (1, 2)}
-    assert p.block_of[(2, 1)] == (1,) and p.path((2, 1)) == "messages[2].content[1]"
+    assert p.block_of[(2, 1)] == (1,) and codec.get("anthropic").path((2, 1)) == "messages[2].content[1]"
     # precedence: the mismatch explains the unanswered call; no missing-tool-response for it
     assert [f.rule for f in found] == ["tool-call-id-mismatch", "duplicate-tool-response"]
 

@@ -1,8 +1,12 @@
 """Responses pairing (the view's data), error bodies with the real statuses, dispatch by format."""
 
 from agentdbg.checker.formats import check_document, check_responses
-from agentdbg.wire import anthropic_reply, responses_reply
-from agentdbg.wire.pairing import pair_responses
+from agentdbg.wire import anthropic_reply, codec, responses_reply
+from agentdbg.wire.pairing import analyze
+
+
+def pair_responses(items, **kw):
+    return analyze(codec.get("responses"), items, **kw)
 
 
 def fc(cid, kind="function_call"):
@@ -19,11 +23,11 @@ def test_pair_responses_labels_locations_and_statuses():
              {"type": "function_call_output", "output": "x"}]
     p = pair_responses(items)
     assert p.labels == {"call_a": "A", "call_b": "B", "call_c": "C"}
-    assert p.answer_of == {(1,): (5,), (2,): (4,), (3,): None}
+    assert p.answer_of == {(1,): (5,), (2,): (4,)} and (3,) in p.calls
     assert p.status == {(4,): "ok", (5,): "ok", (6,): "duplicate", (7,): "mismatch", (8,): "orphan",
                         (9,): "missing_id"}
     assert p.call_of == {(4,): (2,), (5,): (1,), (6,): (1,), (7,): (3,)}
-    assert p.kinds[(3,)] == "custom_tool_call" and p.path((8,)) == "input[8]"
+    assert p.kinds[(3,)] == "custom_tool_call" and codec.get("responses").path((8,)) == "input[8]"
     assert p.notes == []
 
 

@@ -1,14 +1,14 @@
-"""The protocol checker for the other wire formats: the Responses API and the Anthropic
-Messages API (Chat Completions stays in ``agentdbg.checker``).
+"""The protocol checker for the other wire formats: the Responses API, the Anthropic
+Messages API and the Gemini API (Chat Completions stays in ``agentdbg.checker``).
 
     from agentdbg.checker.formats import check_document
     findings = check_document(json.loads(text))            # format detected
     findings = check_responses(body, profile="openai")     # or named
 
 Findings use the chat rule ids where the defect is the same and their own ids otherwise
-(``RESPONSES_RULES`` / ``ANTHROPIC_RULES``: the lead merges them into ``findings.RULES``,
-and ``FORMAT_PROFILES`` into ``findings.PROFILES``). ``index`` is the top-level position in
-``input`` / ``messages``; ``path`` the native path.
+(each format's own are declared in its rule module, ``agentdbg.checker.rule``; the
+``RESPONSES_RULES`` / ``ANTHROPIC_RULES`` views list what each reports). ``index`` is the
+top-level position in ``input`` / ``messages``; ``path`` the native path.
 """
 
 from __future__ import annotations
@@ -67,14 +67,8 @@ ANALYZERS: dict[str, Analyzer] = {"chat": _chat, "responses": _responses, "anthr
 FINDERS: dict[str, Callable[..., list[Finding]]] = {"chat": _chat_findings}
 
 
-#: each format's pairing of a bare list of its entries (the view draws a response with it)
-PAIRERS: dict[str, Callable[[list], Any]] = {}
-
-
-def register(codec: str, analyzer: Analyzer, pairer: Callable[[list], Any] | None = None) -> None:
+def register(codec: str, analyzer: Analyzer) -> None:
     ANALYZERS[codec] = analyzer
-    if pairer is not None:
-        PAIRERS[codec] = pairer
 
 
 def findings(codec: str, body: Any, profile: str = "openai", *, prior: list | None = None,
@@ -87,13 +81,12 @@ def findings(codec: str, body: Any, profile: str = "openai", *, prior: list | No
 
 
 def pair(codec: str, entries: list) -> Any:
-    """Which result answers which call in ``entries`` (the format's own pairing)."""
-    from agentdbg.wire.pairing import pair_anthropic, pair_gemini, pair_responses
+    """Which result answers which call in ``entries`` (the one pairing analysis, as the
+    format of ``codec`` binds them)."""
+    from agentdbg.wire import codec as codecs
+    from agentdbg.wire.pairing import analyze as pairing
 
-    PAIRERS.setdefault("responses", pair_responses)
-    PAIRERS.setdefault("anthropic", pair_anthropic)
-    PAIRERS.setdefault("gemini", pair_gemini)
-    return PAIRERS[codec](entries)
+    return pairing(codecs.get(codec), entries)
 
 
 def analyze(codec: str, body: Any, profile: str = "openai", *, prior: list | None = None,

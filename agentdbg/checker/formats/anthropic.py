@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from agentdbg.checker.findings import WARNING, Finding
+from agentdbg.checker.formats.anthropic_turns import Turn, turns_of
 from agentdbg.checker.formats.common import (
     NAME_RE,
     SHARED_RULES,
@@ -21,11 +22,30 @@ from agentdbg.checker.formats.common import (
     registry,
     schema_mismatch,
 )
+from agentdbg.checker.rule import ERROR, declare, rule
 from agentdbg.checker.rules.pairing import first_misplaced
 from agentdbg.i18n import Msg
 from agentdbg.schemas import budgeted
+from agentdbg.wire.anthropic_codec import SERVER_CALLS
+from agentdbg.wire.codec import get as codec
 from agentdbg.wire.common import canonical
-from agentdbg.wire.pairing import SERVER_CALLS, Turn, WirePairing, pair_anthropic
+from agentdbg.wire.pairing import Pairing as WirePairing
+from agentdbg.wire.pairing import analyze as pair
+
+DECLARED = declare(
+    __name__,
+    rule("tool-result-not-first", ERROR, "text or other blocks before the tool_result blocks of "
+         "the user message that answers a tool_use turn", scope="anthropic"),
+    rule("tool-use-id-format", ERROR, "a tool_use id not matching ^[a-zA-Z0-9_-]+$ (replayed "
+         "from another provider)", scope="anthropic"),
+    rule("tool-use-input-not-object", ERROR, "tool_use.input is not an object", scope="anthropic"),
+    rule("thinking-block-missing", ERROR, "with thinking on, the last assistant tool-use turn "
+         "does not start with its thinking block", ["anthropic-vertex"], scope="anthropic"),
+    rule("empty-text-block", ERROR, "an empty text block, or a message with empty content "
+         "that is not the final assistant message", scope="anthropic"),
+    rule("tool-names-not-unique", ERROR, "two tools with one name", scope="anthropic"),
+    rule("max-tokens-missing", ERROR, "a request body without max_tokens", scope="anthropic"),
+)
 
 ANTHROPIC_RULES = {**SHARED_RULES, **registry(
     "tool-result-not-first", "tool-use-id-format", "tool-use-input-not-object",
@@ -71,7 +91,8 @@ def analyze_anthropic(body: dict | list, profile: str = "openai", *,
     raw = body.get("messages")
     messages = [m if isinstance(m, dict) else {} for m in raw] if isinstance(raw, list) else []
     ctx = FormatCtx(profile, ANTHROPIC_RULES)
-    pairing = pair_anthropic(messages)
+    pairing = pair(codec("anthropic"), messages)
+    turns = turns_of(messages)
     if not bare and "model" in body and "max_tokens" not in body:
         ctx.add("max-tokens-missing", None, "max_tokens", Msg("the Messages API requires max_tokens"),
                 "max_tokens: Field required")
@@ -83,8 +104,8 @@ def analyze_anthropic(body: dict | list, profile: str = "openai", *,
     names = _tools(ctx, body)
     _tool_choice(ctx, body, names)
     _blocks(ctx, messages, names, body.get("tools"), pairing)
-    _pairing(ctx, messages, pairing, in_progress)
-    _thinking(ctx, body, pairing)
+    _pairing(ctx, pairing, turns, in_progress)
+    _thinking(ctx, body, pairing, turns)
     return ctx.sorted(), pairing
 
 
@@ -195,9 +216,8 @@ def _tool_result(ctx: FormatCtx, i: int, j: int, block: dict) -> None:
 
 # -- pairing ----------------------------------------------------------------------------------
 
-def _pairing(ctx: FormatCtx, messages: list[dict], p: WirePairing, in_progress: bool) -> None:
+def _pairing(ctx: FormatCtx, p: WirePairing, turns: list[Turn], in_progress: bool) -> None:
     claimed: set[tuple] = set()
-    turns = p.turns
     for t, turn in enumerate(turns):
         if turn.role == "assistant":
             nxt = turns[t + 1] if t + 1 < len(turns) else None
@@ -225,8 +245,8 @@ def _answers(ctx: FormatCtx, p: WirePairing, turns: list[Turn], t: int, nxt: Tur
         cid = p.calls[loc]
         if cid:
             counts[cid] = counts.get(cid, 0) + 1
-    answered = {p.calls[loc] for loc in calls if p.answer_of[loc] is not None}
-    open_ = [loc for loc in calls if p.calls[loc] and p.answer_of[loc] is None
+    answered = {p.calls[loc] for loc in calls if p.answer_of.get(loc) is not None}
+    open_ = [loc for loc in calls if p.calls[loc] and p.answer_of.get(loc) is None
              and not (counts[str(p.calls[loc])] > 1 and p.calls[loc] in answered)]
     if broken or not open_:
         _out_of_order(ctx, p, calls, results)
@@ -360,12 +380,12 @@ def _server_calls(ctx: FormatCtx, p: WirePairing, turn: Turn, last: bool) -> Non
 
 # -- thinking, tools --------------------------------------------------------------------------
 
-def _thinking(ctx: FormatCtx, body: dict, p: WirePairing) -> None:
+def _thinking(ctx: FormatCtx, body: dict, p: WirePairing, turns: list[Turn]) -> None:
     thinking = body.get("thinking")
     if not ctx.on("thinking-block-missing") or not isinstance(thinking, dict) \
             or thinking.get("type") not in ("enabled", "adaptive"):
         return
-    turn = next((t for t in reversed(p.turns) if t.role == "assistant"), None)
+    turn = next((t for t in reversed(turns) if t.role == "assistant"), None)
     if turn is None or not _calls_of(p, turn) or not turn.blocks:
         return
     loc, first = turn.blocks[0]

@@ -9,8 +9,17 @@ from typing import Any
 from agentdbg.checker.context import parse_arguments
 from agentdbg.checker.findings import ERROR, RULES, WARNING, Finding, RuleInfo, make
 from agentdbg.checker.profiles import PROFILES, Profile, get_profile
+from agentdbg.checker.rule import declare, rule
 from agentdbg.checker.rules.calls import schema_problems
 from agentdbg.i18n import Msg
+
+# shared by the other formats; they reuse the Chat Completions ids where the defect is the same
+DECLARED = declare(
+    __name__,
+    rule("tool-definition-nested", ERROR, "a tool written in another format's shape (a Chat "
+         "Completions {type, function: {…}} tool sent to the Responses or Messages API)",
+         scope="formats"),
+)
 
 NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

@@ -19,10 +19,21 @@ from agentdbg.checker.formats.common import (
     registry,
     schema_mismatch,
 )
+from agentdbg.checker.rule import ERROR, declare, rule
 from agentdbg.i18n import Msg
+from agentdbg.wire.codec import get as codec
 from agentdbg.wire.common import as_dict, as_list, canonical
 from agentdbg.wire.gemini import field
-from agentdbg.wire.pairing import WirePairing, pair_gemini
+from agentdbg.wire.pairing import Pairing as WirePairing
+from agentdbg.wire.pairing import analyze as pair
+
+DECLARED = declare(
+    __name__,
+    rule("call-turn-misplaced", ERROR, "a model turn with function calls that opens contents or "
+         "follows another model turn", scope="gemini"),
+    rule("thought-signature-missing", ERROR, "Gemini 3: the first functionCall of a step of the "
+         "current turn sent back without its thoughtSignature", scope="gemini"),
+)
 
 GEMINI_RULES = registry("call-turn-misplaced", "thought-signature-missing")
 
@@ -66,7 +77,7 @@ def analyze_gemini(body: Any, profile: str = "openai", *, prior: list | None = N
     body = {"contents": body} if isinstance(body, list) else as_dict(body)
     contents = [as_dict(c) for c in as_list(field(body, "contents"))]
     ctx = FormatCtx(profile, GEMINI_RULES)
-    pairing = pair_gemini(contents)
+    pairing = pair(codec("gemini"), contents)
     schemas = _declarations(ctx, body)
     for loc, cid in pairing.calls.items():
         if pairing.answer_of.get(loc) is None and schemas is not None:

@@ -37,7 +37,10 @@ from agentdbg.checker.rules.request import _strict_problem
 from agentdbg.i18n import N_, Msg
 from agentdbg.messages import json_kind, repeated_keys
 from agentdbg.schemas import budgeted
-from agentdbg.wire.pairing import CALL_OUTPUT, OUTPUT_CALL, WirePairing, pair_responses
+from agentdbg.wire.codec import get as codec
+from agentdbg.wire.pairing import Pairing as WirePairing
+from agentdbg.wire.pairing import analyze as pair
+from agentdbg.wire.responses import CALL_OUTPUT, OUTPUT_CALL
 
 RESPONSES_RULES = {**SHARED_RULES, **registry(
     "reasoning-item-missing", "reasoning-without-following-item", "duplicate-item-id",
@@ -81,7 +84,7 @@ def analyze_responses(body: dict | list, profile: str = "openai", *, prior: list
     items = _items(body.get("input"))
     ctx = FormatCtx(profile, RESPONSES_RULES)
     continued = _continued(body)
-    pairing = pair_responses(items, continued=continued, prior=prior if continued else None)
+    pairing = pair(codec("responses"), items, continued=continued, prior=prior if continued else None)
     _tools(ctx, body)
     _tool_choice(ctx, body)
     schemas = _schemas(body)
@@ -250,7 +253,7 @@ def _pairing(ctx: FormatCtx, items: list[dict], p: WirePairing, in_progress: boo
     tail = _trailing_start(items) if in_progress else len(items)
     explained = _explained_by_idless(p)
     for loc, cid in p.calls.items():
-        if cid is None or p.answer_of[loc] is not None or cid in broken or loc[0] >= tail \
+        if cid is None or p.answer_of.get(loc) is not None or cid in broken or loc[0] >= tail \
                 or loc in explained:
             continue
         if counts[cid] > 1 and cid in answered:
@@ -270,7 +273,7 @@ def _explained_by_idless(p: WirePairing) -> set[tuple]:
     share are matched to the nearest unanswered call before them."""
     idless_calls = sum(cid is None for cid in p.calls.values())
     outputs = sorted(loc for loc, st in p.status.items() if st == "missing_id")[idless_calls:]
-    open_calls = [loc for loc, cid in p.calls.items() if cid and p.answer_of[loc] is None]
+    open_calls = [loc for loc, cid in p.calls.items() if cid and p.answer_of.get(loc) is None]
     explained: set[tuple] = set()
     for out in outputs:
         before = [c for c in open_calls if c < out and c not in explained]

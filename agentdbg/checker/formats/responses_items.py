@@ -5,9 +5,26 @@ from __future__ import annotations
 
 from agentdbg.checker.findings import ERROR, WARNING
 from agentdbg.checker.formats.common import FormatCtx, kind_of
+from agentdbg.checker.rule import declare, rule
 from agentdbg.i18n import Msg
 from agentdbg.wire.common import OUTPUT_END
-from agentdbg.wire.pairing import OUTPUT_CALL
+from agentdbg.wire.responses import OUTPUT_CALL
+
+DECLARED = declare(
+    __name__,
+    rule("reasoning-item-missing", ERROR, "a function_call sent with its server id (fc_…) but "
+         "without the reasoning item that preceded it in the model's output", scope="responses"),
+    rule("reasoning-without-following-item", ERROR, "a reasoning item not followed by the item "
+         "it produced (a call or an assistant message)", scope="responses"),
+    rule("duplicate-item-id", ERROR, "two input items with one id, or an item the continued "
+         "response already holds", scope="responses"),
+    rule("item-id-prefix", ERROR, "an item id without its type's prefix (fc, rs, msg, ctc)",
+         scope="responses"),
+    rule("item-not-persisted", ERROR, "store: false and a reasoning item sent by id only, "
+         "without encrypted_content (404)", scope="responses"),
+    rule("reasoning-item-malformed", ERROR, "a reasoning item without summary or id, or with a "
+         "non-string encrypted_content", scope="responses"),
+)
 
 ID_PREFIX = {"message": "msg", "function_call": "fc", "function_call_output": "fc",
              "reasoning": "rs", "custom_tool_call": "ctc"}

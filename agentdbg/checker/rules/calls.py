@@ -9,8 +9,26 @@ from agentdbg.cache import LruCache
 from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_arguments
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.profiles import quoted, severity
+from agentdbg.checker.rule import WARNING, declare, rule
 from agentdbg.i18n import N_, Msg
 from agentdbg.messages import canonical_json, json_kind, repeated_keys
+
+DECLARED = declare(
+    __name__,
+    rule("tool-call-missing-id", ERROR, "tool_calls entry without id"),
+    rule("tool-call-malformed", ERROR, "entry lacks type/function/name/arguments"),
+    rule("empty-tool-calls", ERROR, "tool_calls: []"),
+    rule("arguments-not-string", ERROR, "function.arguments is not a string"),
+    rule("arguments-invalid-json", WARNING, "arguments do not parse as JSON (an error under the "
+         "profiles that reject it: vllm, qwen)"),
+    rule("arguments-not-object", WARNING, "arguments parse to a non-object (an error under vllm, "
+         "qwen)"),
+    rule("unknown-tool", WARNING, "function.name not among the request's tools"),
+    rule("arguments-schema-mismatch", WARNING, "arguments fail the tool's JSON Schema"),
+    rule("arguments-duplicate-key", WARNING, "arguments repeat a key: every JSON parser keeps the "
+         "last value, so the tool gets it while a reader (or an approval) may have seen the first"),
+    rule("invalid-tool-name", ERROR, "name does not match ^[a-zA-Z0-9_-]{1,64}$"),
+)
 
 # -- tool-call shape -------------------------------------------------------------------
 

@@ -9,8 +9,22 @@ from typing import Any
 from agentdbg.checker.context import Ctx, _calls, _cid
 from agentdbg.checker.findings import Finding, make
 from agentdbg.checker.request import MISSING
+from agentdbg.checker.rule import ERROR, declare, rule
 from agentdbg.i18n import N_, Msg
 from agentdbg.messages import a_or_an
+
+DECLARED = declare(
+    __name__,
+    rule("null-content", ERROR, "content null where a string is required"),
+    rule("content-wrong-type", ERROR, "content is an object/number"),
+    rule("function-message-missing-name", ERROR, "legacy role function without name"),
+    rule("empty-content", ERROR, "content \"\" (empty text block)", ["anthropic-proxy"]),
+    rule("consecutive-same-role", ERROR, "two user or two assistant messages in a row",
+         ["deepseek-reasoner-legacy"]),
+    rule("reasoning-content-missing", ERROR, "tool-call turn replayed without reasoning_content",
+         ["deepseek-thinking", "kimi-thinking"]),
+    rule("tool-call-id-format", ERROR, "id format the provider rejects", ["anthropic-proxy", "mistral"]),
+)
 
 # -- content / legacy ------------------------------------------------------------------
 

@@ -24,10 +24,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentdbg.checker.findings import ERROR, Finding, make
+from agentdbg.checker.rule import WARNING, declare, rule
 from agentdbg.checker.rules.edits import Edit, history_edits
 from agentdbg.i18n import Msg
 from agentdbg.messages import call_fingerprint, call_name, tool_calls_of
 from agentdbg.transcript.compare import common_prefix
+
+# the last one is a run's own outcome: the view's stop line judges it (render/run.py)
+DECLARED = declare(
+    __name__,
+    rule("response-not-appended", WARNING, "the next request goes on without the model's tool-call "
+         "reply", scope="conversation"),
+    rule("results-not-sent", WARNING, "the reply was kept without its calls and no results follow",
+         scope="conversation"),
+    rule("history-rewritten", WARNING, "an earlier message changed between requests",
+         scope="conversation"),
+    rule("repeated-call", WARNING, "the same call asked for and executed again and again",
+         scope="conversation"),
+    rule("empty-final-answer", WARNING, "the run completed with an answer that has no text",
+         scope="run"),
+)
 
 REPEAT_LIMIT = 3
 

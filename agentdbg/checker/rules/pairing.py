@@ -16,7 +16,20 @@ from agentdbg.checker.context import Ctx
 from agentdbg.checker.findings import ERROR, WARNING, Finding, make
 from agentdbg.checker.pairing import Block, Pairing, ResultState
 from agentdbg.checker.profiles import quoted
+from agentdbg.checker.rule import declare, rule
 from agentdbg.i18n import N_, Msg
+
+DECLARED = declare(
+    __name__,
+    rule("orphan-tool-message", ERROR, "tool message not inside a tool block"),
+    rule("missing-tool-response", ERROR, "a tool_calls id with no tool message in its block"),
+    rule("interleaved-message", ERROR, "a message sits between tool_calls and some of its results"),
+    rule("tool-call-id-mismatch", ERROR, "tool_call_id not among the block's tool_calls ids"),
+    rule("tool-message-missing-id", ERROR, "tool message without tool_call_id"),
+    rule("duplicate-tool-response", ERROR, "second tool message for one id in a block"),
+    rule("duplicate-tool-call-id", ERROR, "id repeated in one tool_calls array or reused later"),
+    rule("results-out-of-order", ERROR, "results not in tool_calls order", ["positional"]),
+)
 
 PAIRING_TEXT = ("An assistant message with 'tool_calls' must be followed by tool messages responding "
                 "to each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}")
@@ -81,7 +94,7 @@ def _block(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
     i = block.assistant
     found: list[Finding] = []
     for j in range(i + 1, block.end):
-        state = p.status.get(j)
+        state = p.status.get((j,))
         tid = ctx.messages[j].get("tool_call_id")
         if state is ResultState.MISSING_ID:
             found.append(make(
@@ -98,8 +111,8 @@ def _block(ctx: Ctx, p: Pairing, block: Block) -> Iterator[Finding]:
                 f"Invalid parameter: 'tool_call_id' of '{tid}' not found in 'tool_calls' of "
                 "previous message.", tid))
         elif state is ResultState.DUPLICATE:
-            first = next(k for k in range(i + 1, j)
-                         if p.status.get(k) is ResultState.OK and ctx.messages[k].get("tool_call_id") == tid)
+            first = next(k for k in range(i + 1, j) if p.status.get((k,)) is ResultState.OK
+                         and ctx.messages[k].get("tool_call_id") == tid)
             found.append(make(
                 "duplicate-tool-response", j, Msg(
                     "second tool message for {tid} (first at [{first}]); append each result once",

@@ -9,7 +9,17 @@ from typing import Any
 from agentdbg.checker.context import MAX_TOOLS, NAME_RE, Ctx, _name_error
 from agentdbg.checker.findings import Finding, make
 from agentdbg.checker.request import MISSING
+from agentdbg.checker.rule import ERROR, declare, rule
 from agentdbg.i18n import Msg
+
+DECLARED = declare(
+    __name__,
+    rule("empty-messages", ERROR, "messages: [] (at least one message is required)"),
+    rule("too-many-tools", ERROR, "more than 128 tools"),
+    rule("tool-params-without-tools", ERROR, "tools: [] or tool_choice/parallel_tool_calls without tools"),
+    rule("bad-tool-choice", ERROR, "tool_choice value the API rejects"),
+    rule("strict-schema-invalid", ERROR, "strict tool schema breaks strict-mode rules"),
+)
 
 # -- request level -------------------------------------------------------------------
 

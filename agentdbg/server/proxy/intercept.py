@@ -148,7 +148,7 @@ def _tool_name(messages: list, index: int) -> str:
     """The name of the call tool message ``index`` answers (the pairing analysis decides)."""
     from agentdbg.checker.pairing import analyze
 
-    where = analyze(messages).call_of.get(index)
+    where = analyze(messages).call_of.get((index,))
     if where is None:
         return "?"
     fn = messages[where[0]]["tool_calls"][where[1]].get("function") or {}
