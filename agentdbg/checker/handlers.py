@@ -187,6 +187,6 @@ def lint_handler(spec: ToolSpec) -> Iterator[Any]:
     errors, warnings = signature_problems(node, spec.parameters)
     where = Msg(N_("{function}() in {path}"), {"function": func_name,
                                                "path": f"{_shown(path, spec.base_dir)}:{node.lineno}"})
-    for rule, texts in (("handler-signature-mismatch", errors), ("handler-parameter-optional", warnings)):
+    for rule_id, texts in (("handler-signature-mismatch", errors), ("handler-parameter-optional", warnings)):
         for text in texts:
-            yield finding(rule, spec, Msg("{where} {text}", {"where": where, "text": text}))
+            yield finding(rule_id, spec, Msg("{where} {text}", {"where": where, "text": text}))
