@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from types import FrameType
 
 from agentdbg.cli.app import app
 
@@ -11,7 +12,7 @@ for _module in ("run", "share", "inspect", "servers", "traces", "trust"):
     importlib.import_module(f"agentdbg.cli.{_module}")
 
 
-def _on_sigterm(signum, frame):
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     from agentdbg.errors import Terminated
 
     raise Terminated()

@@ -7,11 +7,14 @@ commands that need them, so ``agentdbg --help`` stays fast.
 import functools
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from agentdbg.errors import AgentdbgError, ExitStatus
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = typer.Typer(
     name="agentdbg",
@@ -90,7 +93,7 @@ def _quiet_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def make_console(stderr: bool = False, present: bool = False):
+def make_console(stderr: bool = False, present: bool = False) -> "Console":
     """The console every command prints through: Rich's layout on a terminal; when piped,
     no padding with trailing spaces and no wrapping of single values (``present``: the
     presenter view's high contrast)."""
