@@ -152,7 +152,7 @@ class ServeApp:
             message = {**message, "reasoning_content": reply.note or "(no reasoning recorded)"}
         native = wire.answer(message, body, reply.usage, reply.finish_reason, self.model_name)
         if wire.stores and body.get("store") is not False:
-            self.stored.put(native["id"], Stored(history_of(messages, sources, message),
+            self.stored.put(str(native["id"]), Stored(history_of(messages, sources, message),
                                                  chain_items(body, chain, wire.output(native))))
         self._remember_reasoning(wire.output(native))
         if wire.streams(path, body):

@@ -5,18 +5,56 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from agentdbg import __version__
+from agentdbg.conversation import JSON, JsonObject
 from agentdbg.messages import utf8_json
+
+if TYPE_CHECKING:
+    from agentdbg.toolspec import ToolSet
 
 FORMAT = "agentdbg-run"
 FORMAT_VERSION = 1
 
 
-def run_document(session: Any, *, model: str, base_url: str | None = None,
-                 created: float | None = None) -> dict:
+class _Record(Protocol):
+    def to_dict(self) -> JsonObject: ...
+
+
+class _Reason(Protocol):
+    @property
+    def value(self) -> str: ...
+
+
+class Finished(Protocol):
+    """What ``run_document`` reads of a session (``engine.Session``, a layer above); ``marks``,
+    ``actions`` and ``cut_turns`` are read when the session has them."""
+
+    @property
+    def toolset(self) -> ToolSet: ...
+    @property
+    def config(self) -> object: ...
+    @property
+    def messages(self) -> Sequence[JSON]: ...
+    @property
+    def stop_reason(self) -> _Reason | None: ...
+    @property
+    def stop_detail(self) -> str: ...
+    @property
+    def usage(self) -> JsonObject: ...
+    @property
+    def turns(self) -> Sequence[_Record]: ...
+    @property
+    def outcomes(self) -> Sequence[_Record]: ...
+    def answer(self) -> str | None: ...
+    def elapsed(self) -> float: ...
+
+
+def run_document(session: Finished, *, model: str, base_url: str | None = None,
+                 created: float | None = None) -> JsonObject:
     """Everything needed to read the run back: messages, stop, usage, per-turn records."""
     return {
         "format": FORMAT,
@@ -26,9 +64,9 @@ def run_document(session: Any, *, model: str, base_url: str | None = None,
         "model": model,
         "base_url": base_url,
         "tools_file": str(session.toolset.path),
-        "tools": session.toolset.openai_tools(),
+        "tools": list[JSON](session.toolset.openai_tools()),
         "options": {k: v for k, v in session.config.__dict__.items()},
-        "messages": session.messages,
+        "messages": list(session.messages),
         "stop_reason": session.stop_reason.value if session.stop_reason else None,
         "stop_detail": session.stop_detail,
         "answer": session.answer(),
@@ -42,7 +80,7 @@ def run_document(session: Any, *, model: str, base_url: str | None = None,
     }
 
 
-def write_json(path: str | Path, doc: dict) -> None:
+def write_json(path: str | Path, doc: JsonObject) -> None:
     """Write atomically: a crash mid-write never leaves a half file in place of a good one."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

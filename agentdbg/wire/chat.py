@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentdbg.messages import canonical_json
 from agentdbg.wire.chat_stream import StreamAccumulator, encode_stream
-from agentdbg.wire.codec import Codec, json_schema_error, schema_problem, type_word
+from agentdbg.wire.codec import Codec, FindingLike, json_schema_error, schema_problem, type_word
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class ChatCodec(Codec):
             body["parallel_tool_calls"] = parallel_tool_calls
         return body
 
-    def rejection(self, findings: list[Any]) -> tuple[int, dict] | None:
+    def rejection(self, findings: Sequence[FindingLike]) -> tuple[int, dict] | None:
         for f in findings:
             # a text another provider returns (api_source) is not what this API answers
             if f.severity == "error" and f.api_error and not getattr(f, "api_source", None):
