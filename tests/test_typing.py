@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "agentdbg"
 
 #: the modules whose annotations must name their types (issue 22): the model, the codecs
-#: (``wire/pairing.py`` is not one), the transcript events and the public API
+#: (Chat Completions' is ``wire/chat.py``; ``wire/pairing.py`` is not one), the transcript
+#: events and the public API
 SURFACE = sorted({
-    "conversation.py", "wire/codec.py", *(p.relative_to(PACKAGE).as_posix()
+    "conversation.py", "wire/codec.py", "wire/chat.py", *(p.relative_to(PACKAGE).as_posix()
                                           for p in PACKAGE.glob("wire/*_codec.py")),
     "transcript/events.py", "transcript/document.py",
     *(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.glob("testing/*.py")),
