@@ -20,8 +20,8 @@ def test_every_import_points_down_the_layers():
     assert "Contracts: 1 kept, 0 broken." in run.stdout
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -112,10 +112,11 @@ def _all_imports(path: Path, name: str, modules: dict) -> set[str]:
 KNOWN_CIRCLES: list[set[str]] = []
 
 
-def test_no_import_circles_even_through_imports_inside_functions():
-    """A lazy import keeps start-up fast but still ties two modules together: no module may
-    reach itself again through any import (groups of modules that do: strongly connected)."""
-    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+def import_circles(package: Path) -> list[set[str]]:
+    """The groups of modules of ``package`` that reach themselves again through any import (at
+    the top, inside a function, or under ``TYPE_CHECKING``): strongly connected components."""
+    root = package.parent
+    modules = {_module_name(p, root): p for p in package.rglob("*.py")}
     graph = {name: _all_imports(path, name, modules) for name, path in modules.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -144,5 +145,36 @@ def test_no_import_circles_even_through_imports_inside_functions():
     for name in sorted(graph):
         if name not in index:
             visit(name)
+    return circles
+
+
+def test_no_import_circles_even_through_imports_inside_functions():
+    """A lazy import keeps start-up fast but still ties two modules together: no module may
+    reach itself again through any import (groups of modules that do: strongly connected)."""
+    circles = import_circles(PACKAGE)
     assert [c for c in circles if c not in KNOWN_CIRCLES] == []
     assert not any(m.startswith("agentdbg.transcript") for c in circles for m in c)
+
+
+def test_a_circle_through_a_lazy_or_type_only_import_is_caught(tmp_path):
+    """The two circles issue 22 untangled, rebuilt in a package of their own: each is found,
+    whether the way back is an import inside a function or one only the type checker reads."""
+    pkg = tmp_path / "agentdbg"
+    for folder in (pkg, pkg / "checker", pkg / "transcript"):
+        folder.mkdir()
+        (folder / "__init__.py").write_text("")
+    (pkg / "checker" / "handlers.py").write_text("from agentdbg.checker.lint import lint\n")
+    (pkg / "checker" / "lint.py").write_text(
+        "def lint():\n    from agentdbg.checker import lint_mcp\n    return lint_mcp\n")
+    (pkg / "checker" / "lint_mcp.py").write_text(
+        "def handlers():\n    from agentdbg.checker.handlers import lint\n    return lint\n")
+    (pkg / "transcript" / "runs.py").write_text("from agentdbg.transcript import writer\n")
+    (pkg / "transcript" / "writer.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from agentdbg.transcript.runs import Run\n")
+    assert sorted(map(sorted, import_circles(pkg))) == [
+        ["agentdbg.checker.handlers", "agentdbg.checker.lint", "agentdbg.checker.lint_mcp"],
+        ["agentdbg.transcript.runs", "agentdbg.transcript.writer"]]
+    (pkg / "transcript" / "writer.py").write_text("")   # the way back gone: no circle there
+    assert sorted(map(sorted, import_circles(pkg))) == [
+        ["agentdbg.checker.handlers", "agentdbg.checker.lint", "agentdbg.checker.lint_mcp"]]

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import importlib
+from types import FrameType
+from typing import TYPE_CHECKING
 
 from agentdbg.cli.app import app
+
+if TYPE_CHECKING:
+    import typer
+    from typer.models import CommandInfo
 
 # each registers its commands, in --help order
 for _module in ("run", "share", "inspect", "servers", "traces", "trust"):
     importlib.import_module(f"agentdbg.cli.{_module}")
 
 
-def _on_sigterm(signum, frame):
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     from agentdbg.errors import Terminated
 
     raise Terminated()
@@ -41,7 +47,7 @@ def main() -> None:
     built_for(sys.argv[1:])(prog_name="agentdbg")
 
 
-def built_for(args: list[str]):
+def built_for(args: list[str]) -> typer.Typer:
     """The app with only what ``args`` use: the one command they name, or (``--help``, no
     arguments) every command's name and help without its options. Typer turns each registered
     command into a click command, its options read from its signature, before it looks at the
@@ -50,8 +56,8 @@ def built_for(args: list[str]):
 
     from typer.main import get_command_name
 
-    def name(info) -> str:
-        return info.name or get_command_name(info.callback.__name__)
+    def name(info: CommandInfo) -> str:
+        return info.name or get_command_name(getattr(info.callback, "__name__", ""))
 
     trimmed = copy.copy(app)
     if all(arg in LIST_ONLY for arg in args):
@@ -64,7 +70,7 @@ def built_for(args: list[str]):
     return trimmed
 
 
-def _listed(info, name: str):
+def _listed(info: CommandInfo, name: str) -> CommandInfo:
     """``info`` as the list of commands shows it: its name, help and flags, no options (the
     list never runs it)."""
     import inspect

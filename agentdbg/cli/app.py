@@ -8,7 +8,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -47,6 +47,10 @@ class Group(TyperGroup):
         return super().parse_args(ctx, args)
 
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
 app = typer.Typer(
     name="agentdbg",
     cls=Group,
@@ -69,7 +73,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(version: Annotated[bool, typer.Option(
         "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
-          lang: Annotated[Lang, typer.Option(  # type: ignore[valid-type]
+          lang: Annotated[Lang, typer.Option(
         "--lang", envvar="AGENTDBG_LANG", show_default=False,
         help="The language of what agentdbg prints, --help included (as every command's "
              "--lang).")] = Lang.en,  # type: ignore[attr-defined]
@@ -130,7 +134,7 @@ def _quiet_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def make_console(stderr: bool = False, present: bool = False):
+def make_console(stderr: bool = False, present: bool = False) -> "Console":
     """The console every command prints through: Rich's layout on a terminal; when piped,
     no padding with trailing spaces and no wrapping of single values (``present``: the
     presenter view's high contrast)."""

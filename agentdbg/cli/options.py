@@ -45,7 +45,7 @@ BaseUrlOpt = Annotated[str | None, typer.Option(
 ApiKeyOpt = Annotated[str | None, typer.Option(
     "--api-key", envvar="OPENAI_API_KEY", show_envvar=True, show_default=False,
     help="API key (never printed or saved).")]
-ProfileOpt = Annotated[Profile, typer.Option(  # type: ignore[valid-type]
+ProfileOpt = Annotated[Profile, typer.Option(
     "--profile", "-p", envvar="AGENTDBG_PROFILE", metavar="NAME", help=PROFILE_HELP)]
 ApproveOpt = Annotated[Approve | None, typer.Option(
     "--approve", help="Decision for tools with approval: always (default none; in --step mode "
@@ -60,7 +60,7 @@ StepOpt = Annotated[bool, typer.Option(
     "--step", help="Open the step debugger: pause before every phase.")]
 ExplainOpt = Annotated[bool, typer.Option(
     "--explain", help="Step mode: narrate each phase in protocol terms.")]
-LangOpt = Annotated[Lang, typer.Option(  # type: ignore[valid-type]
+LangOpt = Annotated[Lang, typer.Option(
     "--lang", envvar="AGENTDBG_LANG",
     help="The language of what agentdbg prints: step mode, the run view, narration, the "
          "checker's findings (the API's own error texts stay verbatim).")]

@@ -1,5 +1,6 @@
 """``run``, ``replay`` and ``runs``: drive the loop, replay it, list what was recorded."""
 
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -234,7 +235,7 @@ def _secrets(api_key: str | None, base_url: str | None) -> list[str]:
     return [*([api_key] if api_key else []), *url_secrets(base_url)]
 
 
-def _otlp_export(otlp: str | None):
+def _otlp_export(otlp: str | None) -> Callable[[dict, Any], Any] | None:
     """``--otlp URL``: checked now (an http(s) URL, the SDK installed), exported as it goes."""
     if otlp is None:
         return None
@@ -244,7 +245,7 @@ def _otlp_export(otlp: str | None):
     return run_export_factory(otlp)
 
 
-def _tool_choice(value: str | None):
+def _tool_choice(value: str | None) -> str | dict | None:
     if value is None or value in ("auto", "none", "required"):
         return value
     return {"type": "function", "function": {"name": value}}

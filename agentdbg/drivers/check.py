@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentdbg import schemas
 from agentdbg.checker import has_errors, summary
@@ -23,6 +23,11 @@ from agentdbg.checker.profiles import get_profile
 from agentdbg.errors import ExitStatus
 from agentdbg.i18n import N_, _
 from agentdbg.messages import utf8_json
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from agentdbg.checker.findings import Finding
 
 SKIPPED = N_("tool checks skipped: the input sends no tool definitions, so calls were not checked "
              "against names and schemas (pass --tools tools.yaml)")
@@ -43,7 +48,8 @@ def _note(note: str) -> str:
 
 
 def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, full: bool,
-              console_factory, fmt: str | None = None, lang: str | None = None) -> ExitStatus:
+              console_factory: Callable[[], Console], fmt: str | None = None,
+              lang: str | None = None) -> ExitStatus:
     """Judge ``file``; the view (not the JSON document) in ``lang``."""
     from agentdbg import i18n
 
@@ -95,7 +101,7 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _as_dict(result: Judged, finding) -> dict:
+def _as_dict(result: Judged, finding: Finding) -> dict:
     d = finding.to_dict()
     if result.item.turn is not None:
         d["request"] = result.item.turn
@@ -104,7 +110,7 @@ def _as_dict(result: Judged, finding) -> dict:
 
 # -- the view -----------------------------------------------------------------------------
 
-def _show(console, results: list[Judged], profile: str, full: bool, notes: list[str]) -> None:
+def _show(console: Console, results: list[Judged], profile: str, full: bool, notes: list[str]) -> None:
     from rich.rule import Rule
     from rich.text import Text
 
@@ -138,7 +144,7 @@ def _show(console, results: list[Judged], profile: str, full: bool, notes: list[
                        style=style))
 
 
-def _tools(r: Judged):
+def _tools(r: Judged) -> RenderableType:
     from agentdbg.render.view import render_tools
     from agentdbg.wire import codec
 
@@ -148,7 +154,7 @@ def _tools(r: Judged):
     return render_tools([d.to_dict() for d in codec.get(r.item.format).tools(body)], full=True)
 
 
-def _view(r: Judged, full: bool):
+def _view(r: Judged, full: bool) -> RenderableType:
     from agentdbg.wire import codec
 
     if codec.get(r.item.format).chat_native:
@@ -163,7 +169,7 @@ def _view(r: Judged, full: bool):
                        notes=r.notes)
 
 
-def _final_view(r: Judged, full: bool):
+def _final_view(r: Judged, full: bool) -> RenderableType:
     """A clean transcript: how it ended (its last reply's calls, if any, shown as pending)."""
     from agentdbg.wire import codec
 

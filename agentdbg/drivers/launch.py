@@ -6,15 +6,26 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentdbg.errors import ExitStatus
 from agentdbg.i18n import _
 from agentdbg.options import GoLive, RunOptions
 from agentdbg.textsafe import one_line
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive | None = None,
+    from agentdbg.engine.replaying import Replay
+    from agentdbg.engine.session import Session
+    from agentdbg.i18n import Msg
+    from agentdbg.mcp.servers import McpServers
+    from agentdbg.toolspec import ToolSet
+    from agentdbg.transcript.writer import TranscriptWriter
+
+
+def drive(session: Session, console: Console, options: RunOptions, *, replay: Replay | None = None,
+          go_live: GoLive | None = None,
           export: Callable[[dict, Any], Any] | None = None) -> ExitStatus:
     """Run ``session`` in step mode or batch, writing its transcript as it goes.
 
@@ -31,7 +42,8 @@ def drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive
         close_servers(session.toolset)
 
 
-def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLive | None = None,
+def _drive(session: Session, console: Console, options: RunOptions, *, replay: Replay | None = None,
+           go_live: GoLive | None = None,
            export: Callable[[dict, Any], Any] | None = None) -> ExitStatus:
     from agentdbg import i18n
     from agentdbg.transcript import prune_runs, start_transcript
@@ -86,7 +98,7 @@ def _drive(session, console, options: RunOptions, *, replay=None, go_live: GoLiv
 
 # -- MCP servers ------------------------------------------------------------------------------
 
-def handler_warnings(toolset) -> list:
+def handler_warnings(toolset: ToolSet) -> list[Msg]:
     """What ``run`` says before it starts about python handlers whose signature cannot take
     their schema's parameters (the lint's ``handler-signature-mismatch``): every such call would
     fail with ``internal_error``."""
@@ -107,7 +119,7 @@ def handler_warnings(toolset) -> list:
     return lines
 
 
-def load_run_tools(path: Path | None, mcp: Iterable[str] = (), ask: Callable | None = None):
+def load_run_tools(path: Path | None, mcp: Iterable[str] = (), ask: Callable | None = None) -> ToolSet:
     """The tools of a run: the tools file plus the ``--mcp`` servers (started by ``drive``).
 
     A file named with ``--tools`` loads as it is. Without one, ``./tools.yaml`` is a file
@@ -135,8 +147,8 @@ def load_run_tools(path: Path | None, mcp: Iterable[str] = (), ask: Callable | N
     return toolset
 
 
-def open_servers(toolset, console, options: RunOptions | None = None, *, lenient: bool = False,
-                 quiet: bool = False, debug: bool = False):
+def open_servers(toolset: ToolSet, console: Console, options: RunOptions | None = None, *,
+                 lenient: bool = False, quiet: bool = False, debug: bool = False) -> McpServers | None:
     """Start the servers ``toolset`` names (no-op without any, or when already started) and
     say who answered (not with ``quiet`` or ``--json``).
 
@@ -161,7 +173,7 @@ def open_servers(toolset, console, options: RunOptions | None = None, *, lenient
     return servers
 
 
-def warn_unchecked(toolset) -> None:
+def warn_unchecked(toolset: ToolSet) -> None:
     """One line for each tool whose schema is over the work budget: its arguments are left
     unchecked (by the executor and by the checker) for the whole run."""
     from agentdbg.schemas import over_budget
@@ -173,16 +185,16 @@ def warn_unchecked(toolset) -> None:
                   f"{why}", file=sys.stderr)
 
 
-def close_servers(toolset) -> None:
+def close_servers(toolset: ToolSet | None) -> None:
     if toolset is not None and toolset.mcp is not None:
         toolset.mcp.close()
 
 
-def server_secrets(toolset) -> list[str]:
+def server_secrets(toolset: ToolSet) -> list[str]:
     return sorted(toolset.mcp.secrets()) if toolset.mcp is not None else []
 
 
-def exchange_printer(console):
+def exchange_printer(console: Console) -> Callable[[str, dict], None]:
     """A session observer printing each MCP call's JSON-RPC exchange as it ends (``--debug``)."""
     from agentdbg.render.tools import render_exchange
 
@@ -193,7 +205,8 @@ def exchange_printer(console):
     return observe
 
 
-def _beside(session, options: RunOptions, export: Callable[[dict, Any], Any], writer):
+def _beside(session: Session, options: RunOptions, export: Callable[[dict, Any], Any],
+            writer: TranscriptWriter) -> Any:
     """An exporter beside the transcript writer: the same header, the same events."""
     from agentdbg.transcript.redact import safe_url
 
@@ -205,7 +218,7 @@ def _beside(session, options: RunOptions, export: Callable[[dict, Any], Any], wr
     return exporter
 
 
-def rescue(session, options: RunOptions, writer) -> str:
+def rescue(session: Session, options: RunOptions, writer: TranscriptWriter) -> str:
     """Save the in-memory run somewhere else; returns what happened, for the error line."""
     import tempfile
     import time

@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentdbg.checker.lint import lint
 from agentdbg.drivers.launch import close_servers, open_servers
@@ -16,8 +17,14 @@ from agentdbg.i18n import N_, Msg, tr
 from agentdbg.messages import utf8_json
 from agentdbg.toolspec import default_tools_path, load_tools
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def run_tools(path: Path | None, *, json_out: bool, console, debug: bool = False,
+    from agentdbg.checker.lint_finding import LintFinding
+    from agentdbg.toolspec import ToolSet, ToolSpec
+
+
+def run_tools(path: Path | None, *, json_out: bool, console: Console, debug: bool = False,
               connect: bool = False, ask: Callable | None = None) -> ExitStatus:
     toolset = load_tools(path, resolve=False, lenient=True)
     notes = []
@@ -50,7 +57,7 @@ def _may_start(found: Path, ask: Callable | None) -> bool:
     return False
 
 
-def _report(toolset, json_out: bool, console, notes: list[Msg]) -> ExitStatus:
+def _report(toolset: ToolSet, json_out: bool, console: Console, notes: list[Msg]) -> ExitStatus:
     findings = lint(toolset)
     status = ExitStatus.FINDINGS if any(f.severity == "error" for f in findings) else ExitStatus.OK
     if json_out:
@@ -77,7 +84,7 @@ def _report(toolset, json_out: bool, console, notes: list[Msg]) -> ExitStatus:
     return status
 
 
-def _tool_json(t) -> dict:
+def _tool_json(t: ToolSpec) -> dict:
     out = t.openai_tool() | {"side_effects": t.side_effects, "approval": t.approval,
                              "timeout": t.timeout, "handler": t.handler_kind}
     if t.handler_kind == "mcp":
@@ -86,7 +93,7 @@ def _tool_json(t) -> dict:
     return out
 
 
-def _show(console, toolset, findings) -> None:
+def _show(console: Console, toolset: ToolSet, findings: list[LintFinding]) -> None:
     from rich.text import Text
 
     from agentdbg.i18n import _, language

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -16,10 +16,14 @@ from agentdbg.render.safe import safe
 from agentdbg.render.wrap import cjk
 from agentdbg.transcript.events import Action
 
+if TYPE_CHECKING:
+    from agentdbg.checker.findings import Finding
+    from agentdbg.engine.session import Session
+
 STOP_STYLE = {"completed": "bold green"}
 
 
-def message_meta(session) -> dict[int, str]:
+def message_meta(session: Session) -> dict[int, str]:
     """Per message index: usage/latency for replies, duration/error for tool results."""
     meta: dict[int, str] = {}
     for t in session.turns:
@@ -173,14 +177,14 @@ def no_text(message: Any) -> bool:
     return not (isinstance(content, str) and content.strip())
 
 
-def empty_answer(session) -> bool:
+def empty_answer(session: Session) -> bool:
     """The run completed, and the model's final answer has no text."""
     if session.stop_reason is not StopReason.COMPLETED or not session.messages:
         return False
     return no_text(session.messages[-1])
 
 
-def empty_answer_finding(index: int, message: dict) -> Any:
+def empty_answer_finding(index: int, message: dict) -> Finding:
     """The warning on a final answer with no text (``index``: where it sits)."""
     from agentdbg.checker.findings import make
 
@@ -192,14 +196,14 @@ def empty_answer_finding(index: int, message: dict) -> Any:
                 {"shown": shown}))
 
 
-def answer_findings(session) -> list:
+def answer_findings(session: Session) -> list[Finding]:
     """The run's own findings on its final answer (the view shows them on that message)."""
     if not empty_answer(session):
         return []
     return [empty_answer_finding(len(session.messages) - 1, session.messages[-1])]
 
 
-def render_footer(session, replayed: bool = False) -> list[RenderableType]:
+def render_footer(session: Session, replayed: bool = False) -> list[RenderableType]:
     """The answer (or a plain "no answer"), the stop line and the usage line.
 
     An empty final answer is a warning, not a clean ``completed``. The stop and usage
@@ -244,7 +248,7 @@ def stop_label(reason: str) -> str:
     return _(STOP_LABELS[reason]) if reason in STOP_LABELS else reason
 
 
-def stop_text(session) -> str:
+def stop_text(session: Session) -> str:
     """Why the run stopped, in the chosen language (a recorded detail: as recorded, or its
     translation when it is one of agentdbg's own sentences)."""
     msg = getattr(session, "stop_msg", "") or session.stop_detail

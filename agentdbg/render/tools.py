@@ -4,14 +4,21 @@ the JSON-RPC exchange of one MCP call."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from agentdbg.render.safe import safe
+
+if TYPE_CHECKING:
+    from rich.console import Group
+    from rich.table import Table
+
+    from agentdbg.toolspec import ToolSet
 
 HINTS = (("readOnlyHint", "read-only"), ("destructiveHint", "destructive"),
          ("idempotentHint", "idempotent"), ("openWorldHint", "open-world"))
 
 
-def tools_table(toolset):
+def tools_table(toolset: ToolSet) -> Table:
     from rich.table import Table
     from rich.text import Text
 
@@ -56,7 +63,7 @@ def annotations_text(annotations: dict) -> str:
     return ", ".join(said) or "no annotations"
 
 
-def render_servers(records: list[dict]):
+def render_servers(records: list[dict]) -> Group:
     """One line per MCP server: who answered, how it was started, which tools are used."""
     from rich.console import Group
     from rich.text import Text
@@ -76,7 +83,7 @@ def render_servers(records: list[dict]):
     return Group(*lines)
 
 
-def render_exchange(call_id: str, name: str, mcp: dict, *, pretty: bool = False):
+def render_exchange(call_id: str, name: str, mcp: dict, *, pretty: bool = False) -> Group:
     """The JSON-RPC messages of one MCP call, oldest first (→ sent to the server, ← received)."""
     from rich.console import Group
     from rich.text import Text

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentdbg.engine.phases import Phase
 from agentdbg.i18n import Msg, _
 from agentdbg.messages import call_name
+
+if TYPE_CHECKING:
+    from agentdbg.checker.findings import Finding
+    from agentdbg.engine.session import Event, Session
+    from agentdbg.toolspec import ToolSet
 
 KINDS = ("tool", "turn", "error", "finding")
 
@@ -40,7 +46,7 @@ class Breakpoints:
         self.items.append(bp)
         return bp
 
-    def add_checked(self, kind: str, value: str | None, toolset, note: str = "") -> Breakpoint:
+    def add_checked(self, kind: str, value: str | None, toolset: ToolSet, note: str = "") -> Breakpoint:
         """``add`` after checking ``kind`` and ``value``; ValueError (a ``Msg``) when wrong."""
         if kind not in KINDS:
             raise ValueError(Msg("usage: {usage}", {
@@ -48,7 +54,7 @@ class Breakpoints:
         if kind in ("tool", "turn") and value is None:
             usage = "break tool NAME" if kind == "tool" else "break turn N"
             raise ValueError(Msg("usage: {usage}", {"usage": usage}))
-        if kind == "tool" and toolset.get(value) is None:
+        if kind == "tool" and toolset.get(str(value)) is None:
             raise ValueError(Msg("no tool {name}; tools: {tools}",
                                  {"name": repr(value), "tools": ", ".join(toolset.names())}))
         if kind == "turn" and not str(value).isdigit():
@@ -66,7 +72,7 @@ class Breakpoints:
         self.items = keep
         return 1
 
-    def hit(self, session, last_event, findings) -> Breakpoint | None:
+    def hit(self, session: Session, last_event: Event | None, findings: list[Finding]) -> Breakpoint | None:
         """The first breakpoint the current pause point matches (counted as a hit)."""
         from agentdbg.engine.session import ToolsExecuted
 

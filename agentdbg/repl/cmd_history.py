@@ -5,13 +5,13 @@ from __future__ import annotations
 from agentdbg.engine.actions import message_problem
 from agentdbg.engine.phases import Phase
 from agentdbg.i18n import N_, Msg, _, tr
-from agentdbg.repl.table import CommandError, command, index_arg, one_arg, section
+from agentdbg.repl.table import CommandError, Stepper, command, index_arg, one_arg, section
 
 section(N_("changing the history"))
 
 
 @command("edit", "e", args=("index",))
-def cmd_edit(dbg, arg):
+def cmd_edit(dbg: Stepper, arg: str) -> None:
     """edit N
     edit message N as JSON in $EDITOR
     A tool result, or an assistant message's content, tool calls and arguments; the
@@ -35,7 +35,7 @@ def cmd_edit(dbg, arg):
 
 
 @command("inject", "i", args=("call", "fault"))
-def cmd_inject(dbg, arg):
+def cmd_inject(dbg: Stepper, arg: str) -> None:
     """inject CALL KIND
     answer a call, or replace a result, with a fault
     CALL: a tool_call_id (or a unique prefix), the index of a tool message, or the name
@@ -57,7 +57,7 @@ def cmd_inject(dbg, arg):
 
 
 @command("fail", "f", args=("tool", "fault", "flag"))
-def cmd_fail(dbg, arg):
+def cmd_fail(dbg: Stepper, arg: str) -> None:
     """fail TOOL KIND [--sticky]
     make the next call of TOOL (--sticky: every call) fail
     The call returns the fault KIND (as for inject) without running the tool."""
@@ -79,7 +79,7 @@ def cmd_fail(dbg, arg):
 
 
 @command("drop", "d", args=("index",))
-def cmd_drop(dbg, arg):
+def cmd_drop(dbg: Stepper, arg: str) -> None:
     """drop N
     remove message N
     E.g. the assistant message, to see the orphan tool result it leaves (the checker
@@ -91,7 +91,7 @@ def cmd_drop(dbg, arg):
 
 
 @command("rewind", "r", args=("index",))
-def cmd_rewind(dbg, arg):
+def cmd_rewind(dbg: Stepper, arg: str) -> None:
     """rewind N
     keep messages 0..N and go on live from there
     The messages after N are cut; the next phase follows from message N."""
@@ -102,7 +102,7 @@ def cmd_rewind(dbg, arg):
 
 
 @command("retry", "rt")
-def cmd_retry(dbg, arg):
+def cmd_retry(dbg: Stepper, arg: str) -> None:
     """retry
     ask the model again for the last turn
     Drops the last assistant message and its results first."""
@@ -117,7 +117,7 @@ def cmd_retry(dbg, arg):
 section(N_("approvals"))
 
 
-def _decide(dbg, arg: str, approved: bool) -> None:
+def _decide(dbg: Stepper, arg: str, approved: bool) -> None:
     waiting = dbg.session.needs_approval()
     if not waiting:
         raise CommandError(Msg("no call is waiting for approval"))
@@ -137,7 +137,7 @@ def _decide(dbg, arg: str, approved: bool) -> None:
 
 
 @command("approve", "a", args=("approval",))
-def cmd_approve(dbg, arg):
+def cmd_approve(dbg: Stepper, arg: str) -> None:
     """approve [CALL|all]
     approve pending side-effecting calls
     All of them by default; CALL is a tool_call_id, exactly."""
@@ -145,7 +145,7 @@ def cmd_approve(dbg, arg):
 
 
 @command("deny", "dn", args=("approval",))
-def cmd_deny(dbg, arg):
+def cmd_deny(dbg: Stepper, arg: str) -> None:
     """deny [CALL|all]
     deny pending side-effecting calls
     The model gets a 'denied' error result. All of them by default; CALL is a
@@ -159,7 +159,7 @@ BREAK_USAGE = "break tool NAME | break turn N | break error | break finding"
 
 
 @command("break", "b", args=("break", "tool"))
-def cmd_break(dbg, arg):
+def cmd_break(dbg: Stepper, arg: str) -> None:
     """break tool NAME | break turn N | break error | break finding
     pause 'continue' at a tool, a turn, an error or a finding
     Before a call of NAME, before model turn N, after a tool result that is an error,
@@ -176,7 +176,7 @@ def cmd_break(dbg, arg):
 
 
 @command("breaks", "bl")
-def cmd_breaks(dbg, arg):
+def cmd_breaks(dbg: Stepper, arg: str) -> None:
     """breaks
     list the breakpoints
     Each with its id (for 'clear ID') and how often it was hit."""
@@ -188,7 +188,7 @@ def cmd_breaks(dbg, arg):
 
 
 @command("clear", "cl", args=("clear",))
-def cmd_clear(dbg, arg):
+def cmd_clear(dbg: Stepper, arg: str) -> None:
     """clear [breaks|screen|ID]
     clear the screen or the breakpoints (asks which)
     'clear screen' (or 'cls', Ctrl-L) clears the screen; 'clear breaks' removes every

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from agentdbg.engine.phases import Phase
 from agentdbg.i18n import N_, Msg, _
-from agentdbg.repl.table import CommandError, command, index_arg, one_arg, section
+from agentdbg.repl.table import CommandError, Stepper, command, index_arg, one_arg, section
 
 section(N_("moving"))
 
 
 @command("next", "n")
-def cmd_next(dbg, arg):
+def cmd_next(dbg: Stepper, arg: str) -> None:
     """next (or Enter)
     perform the pending phase: ask the model or run the calls
     Performs exactly one phase: the model request, or the execution of the pending tool
@@ -20,7 +20,7 @@ def cmd_next(dbg, arg):
 
 
 @command("continue", "c")
-def cmd_continue(dbg, arg):
+def cmd_continue(dbg: Stepper, arg: str) -> None:
     """continue
     run to a breakpoint, an error finding or the end
     Performs phases until a breakpoint is hit, the checker has an error-level finding, a
@@ -29,7 +29,7 @@ def cmd_continue(dbg, arg):
 
 
 @command("back")
-def cmd_back(dbg, arg):
+def cmd_back(dbg: Stepper, arg: str) -> None:
     """back
     return to the phase before, re-running nothing
     The history, the pending calls and your pending faults are as they were before the last
@@ -38,7 +38,7 @@ def cmd_back(dbg, arg):
 
 
 @command("send")
-def cmd_send(dbg, arg):
+def cmd_send(dbg: Stepper, arg: str) -> None:
     """send
     send a request the checker blocked, as it is
     Sends the pending model request although the checker found errors in it, to see
@@ -50,7 +50,7 @@ def cmd_send(dbg, arg):
 
 
 @command("live")
-def cmd_live(dbg, arg):
+def cmd_live(dbg: Stepper, arg: str) -> None:
     """live
     replay: go on with a live model and your tools
     Stops playing the recording: the model of --model/--base-url (else the offline
@@ -59,7 +59,7 @@ def cmd_live(dbg, arg):
 
 
 @command("play")
-def cmd_play(dbg, arg):
+def cmd_play(dbg: Stepper, arg: str) -> None:
     """play
     replay: keep playing a recording your change made stale
     The recorded responses answered a different history; they are played anyway."""
@@ -70,7 +70,7 @@ def cmd_play(dbg, arg):
 
 
 @command("quit", "q")
-def cmd_quit(dbg, arg):
+def cmd_quit(dbg: Stepper, arg: str) -> None:
     """quit
     leave the debugger
     The transcript keeps the run up to here (and --save writes it)."""
@@ -81,7 +81,7 @@ section(N_("looking"))
 
 
 @command("messages", "m")
-def cmd_messages(dbg, arg):
+def cmd_messages(dbg: Stepper, arg: str) -> None:
     """messages [--full]
     show the whole messages array with pairing and findings
     --full shows long contents unfolded."""
@@ -89,7 +89,7 @@ def cmd_messages(dbg, arg):
 
 
 @command("show", "s", args=("index",))
-def cmd_show(dbg, arg):
+def cmd_show(dbg: Stepper, arg: str) -> None:
     """show N
     show message N as JSON
     Message N exactly as it will be sent, pretty-printed. For a tool result whose handler
@@ -107,7 +107,7 @@ def cmd_show(dbg, arg):
 
 
 @command("focus", args=("call",))
-def cmd_focus(dbg, arg):
+def cmd_focus(dbg: Stepper, arg: str) -> None:
     """focus N | focus CALL
     highlight one message, or a call and its result
     N: a message index. CALL: a tool_call_id (or a unique prefix) or a call's label (A, B …):
@@ -120,7 +120,7 @@ def cmd_focus(dbg, arg):
 
 
 @command("tools", "t")
-def cmd_tools(dbg, arg):
+def cmd_tools(dbg: Stepper, arg: str) -> None:
     """tools
     list the tools with their parameters and policies
     Required parameters are marked with *."""
@@ -128,7 +128,7 @@ def cmd_tools(dbg, arg):
 
 
 @command("usage", "u")
-def cmd_usage(dbg, arg):
+def cmd_usage(dbg: Stepper, arg: str) -> None:
     """usage
     tokens, latency and the next request's context budget
     Estimated counts are marked (estimated); the budget shows how the prompt's tokens divide
@@ -138,7 +138,7 @@ def cmd_usage(dbg, arg):
 
 
 @command("rpc", args=("call",))
-def cmd_rpc(dbg, arg):
+def cmd_rpc(dbg: Stepper, arg: str) -> None:
     """rpc CALL
     show the JSON-RPC messages of an MCP tool call
     For a finished call of an MCP tool, the messages exchanged with its server. CALL: a

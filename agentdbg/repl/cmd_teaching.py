@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentdbg.i18n import N_, Msg, _, languages
-from agentdbg.repl.table import CommandError, command, one_arg, section
+from agentdbg.repl.table import CommandError, Stepper, command, one_arg, section
 
 section(N_("teaching"))
 
@@ -33,7 +33,7 @@ GLOSSARY = [
 
 
 @command("glossary", "术语", "gl")
-def cmd_glossary(dbg, arg):
+def cmd_glossary(dbg: Stepper, arg: str) -> None:
     """glossary
     explain the protocol words: tool_calls, role …
     The words stay in English on every screen, as they are in the JSON the API reads."""
@@ -41,7 +41,7 @@ def cmd_glossary(dbg, arg):
 
 
 @command("explain", "x")
-def cmd_explain(dbg, arg):
+def cmd_explain(dbg: Stepper, arg: str) -> None:
     """explain [on|off|LANG]
     narrate each phase in protocol terms
     LANG (en, zh …) also switches everything step mode prints to that language."""
@@ -59,7 +59,7 @@ def cmd_explain(dbg, arg):
 
 
 @command("source", args=("file",))
-def cmd_source(dbg, arg):
+def cmd_source(dbg: Stepper, arg: str) -> None:
     """source FILE
     run the commands in FILE, one a line
     Blank lines and lines starting with # are skipped; each command is shown as if typed."""
@@ -74,7 +74,7 @@ def cmd_source(dbg, arg):
 
 
 @command("lesson", args=("file",))
-def cmd_lesson(dbg, arg):
+def cmd_lesson(dbg: Stepper, arg: str) -> None:
     """lesson PATH
     write this session as a lesson file
     The question, the options, the breakpoints, the faults set with 'fail' and the commands
@@ -87,7 +87,7 @@ def cmd_lesson(dbg, arg):
 
 
 @command("cls")
-def cmd_cls(dbg, arg):
+def cmd_cls(dbg: Stepper, arg: str) -> None:
     """cls
     clear the screen (also Ctrl-L)
     The session is unchanged; 'messages' shows the history again."""

@@ -16,6 +16,7 @@ from agentdbg.repl.table import (
     HELP_WIDTH,
     Command,
     CommandError,
+    Stepper,
     command,
     help_text,
     lookup,
@@ -32,7 +33,7 @@ section(N_("saving and help"))
 
 
 @command("save", "w")
-def cmd_save(dbg, arg):
+def cmd_save(dbg: Stepper, arg: str) -> None:
     """save PATH
     write the run so far as a transcript (JSON Lines)
     Messages, per-request metadata and your edits, one JSON event per line whatever
@@ -51,7 +52,7 @@ def cmd_save(dbg, arg):
 
 
 @command("help", "h", "?", args=("command",))
-def cmd_help(dbg, arg):
+def cmd_help(dbg: Stepper, arg: str) -> None:
     """help [CMD]
     list the commands, or explain one
     'help CMD' shows its usage, aliases and details."""

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
-from prompt_toolkit.completion import Completer, Completion
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 
 from agentdbg.engine.faults import KINDS
 from agentdbg.messages import call_name
 from agentdbg.repl.commands import ALIASES, COMMANDS
 
+if TYPE_CHECKING:
+    from prompt_toolkit.document import Document
+
+    from agentdbg.repl.table import Stepper
+
 
 class DebuggerCompleter(Completer):
-    def __init__(self, dbg):
+    def __init__(self, dbg: Stepper) -> None:
         self.dbg = dbg
 
-    def get_completions(self, document, complete_event):
+    def get_completions(self, document: Document, complete_event: CompleteEvent
+                        ) -> Iterator[Completion]:
         text = document.text_before_cursor
         words = text.split()
         if not words or (len(words) == 1 and not text.endswith(" ")):

@@ -13,14 +13,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from agentdbg import i18n
 from agentdbg.checker import check
 from agentdbg.engine.phases import Phase
-from agentdbg.engine.session import ApprovalNeeded, RequestBlocked, Session, ToolsExecuted
+from agentdbg.engine.session import ApprovalNeeded, Event, RequestBlocked, Session, ToolsExecuted
 from agentdbg.errors import ExitStatus, Terminated
 from agentdbg.i18n import _, tr
-from agentdbg.options import RunOptions
+from agentdbg.options import GoLive, RunOptions
 from agentdbg.render import run as view_run
 from agentdbg.repl.breakpoints import Breakpoints
 from agentdbg.repl.commands import CommandError, lookup
@@ -28,6 +29,15 @@ from agentdbg.repl.editor import edit_json
 from agentdbg.repl.lesson import Lesson, Step
 from agentdbg.repl.screen import Screen
 from agentdbg.transcript.document import run_document, write_json
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agentdbg.checker.findings import Finding
+    from agentdbg.engine.replaying import Replay
+    from agentdbg.providers.base import Provider
+    from agentdbg.toolspec import ToolSet
+    from agentdbg.transcript.writer import TranscriptWriter
 
 PROMPT = "(agentdbg) "
 #: commands a saved lesson leaves out of its steps (breakpoints are saved on their own)
@@ -48,10 +58,11 @@ class Before:
 
 
 class Debugger(Screen):
-    def __init__(self, session: Session, console, *, options=None, input=None, output=None,
-                 history: bool = True, transcript=None, replay=None, go_live=None,
-                 save: Path | None = None, lesson: Lesson | None = None,
-                 commands: list[str] | tuple[str, ...] = ()):
+    def __init__(self, session: Session, console: Console, *, options: RunOptions | None = None,
+                 input: Any = None, output: Any = None, history: bool = True,
+                 transcript: TranscriptWriter | None = None, replay: Replay | None = None,
+                 go_live: GoLive | None = None, save: Path | None = None,
+                 lesson: Lesson | None = None, commands: list[str] | tuple[str, ...] = ()) -> None:
         self.session = session
         self.console = console
         self.options = options or RunOptions(model_desc="", model=session.config.model,
@@ -79,7 +90,7 @@ class Debugger(Screen):
         self._io = {"input": input, "output": output}
         self.prompt = self._reader(history)
 
-    def _reader(self, history: bool):
+    def _reader(self, history: bool) -> Any:
         from agentdbg.repl.reader import PipedLines, piped, prompt_session
 
         if piped(self._io):
@@ -249,7 +260,7 @@ class Debugger(Screen):
                                         {"path": str(path), "error": exc.strerror or exc})) from None
 
     # -- moving --------------------------------------------------------------------------
-    def advance(self):
+    def advance(self) -> Event | None:
         s = self.session
         if self.replay is not None and not self._replay_ready():
             return None
@@ -275,7 +286,7 @@ class Debugger(Screen):
         self._fault_note(event)
         return event
 
-    def _fault_note(self, event) -> None:
+    def _fault_note(self, event: Event) -> None:
         if not isinstance(event, ToolsExecuted):
             return
         for o in event.outcomes:
@@ -322,16 +333,17 @@ class Debugger(Screen):
         if self.replay is None or self.replay.live:
             raise CommandError(i18n.Msg("already live: this session is not playing a recording"))
         live = self.go_live_with
+        provider: Provider
         if live is None:
             from agentdbg.providers.judged import JudgedModel
             from agentdbg.providers.offline import OfflineModel
 
             provider, toolset = JudgedModel(OfflineModel(), profile=self.profile), None
         else:
-            provider = live.provider()
-            if live.tools is not None:
+            provider = cast("Provider", live.provider())   # GoLive says object: options sits
+            if live.tools is not None:                      # below providers and toolspec
                 self.say(_("loading the tools of {path}").format(path=live.tools_path))
-            toolset = live.tools() if live.tools is not None else None
+            toolset = cast("ToolSet", live.tools()) if live.tools is not None else None
         self.replay.go_live(provider, toolset)
         self.session.config.approve = "ask"
         tools = (_("the tools of {path}").format(path=self.session.toolset.path) if toolset is not None
@@ -365,19 +377,19 @@ class Debugger(Screen):
         return r is not None and not r.live and r.model.peek() is not None
 
     # -- showing -----------------------------------------------------------------------
-    def findings(self):
+    def findings(self) -> list[Finding]:
         s = self.session
         return (check(s.request().body(), self.profile, in_progress=s.phase is Phase.TOOLS)
                 + view_run.answer_findings(s))
 
     # -- editing and saving -------------------------------------------------------------
-    def edit_json(self, value, what: str):
+    def edit_json(self, value: Any, what: str) -> Any:
         """Edit ``value`` as JSON in $VISUAL/$EDITOR, or inline; ValueError when unusable."""
         if not (os.environ.get("VISUAL") or os.environ.get("EDITOR")):
             self.say(_("inline editor: Esc then Enter accepts, Ctrl-C cancels"))
         return edit_json(value, self._io, what)
 
-    def save(self, path) -> None:
+    def save(self, path: str | Path) -> None:
         """Copy the transcript so far; from memory when the transcript could not be written.
         Never over the recording being replayed (by any path or link)."""
         from agentdbg.paths import same_file

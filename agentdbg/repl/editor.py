@@ -8,9 +8,10 @@ import shlex
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
-def edit_json(value, io: dict, what: str):
+def edit_json(value: Any, io: dict, what: str) -> Any:
     """Edit ``value`` as pretty JSON; the parsed result. ValueError names what stays unchanged."""
     text = edit_text(json.dumps(value, ensure_ascii=False, indent=2), io)
     if text is None:

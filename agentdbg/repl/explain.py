@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentdbg.engine.phases import Phase, StopReason
-from agentdbg.engine.session import RequestBlocked, ToolsExecuted
+from agentdbg.engine.session import RequestBlocked, Session, ToolsExecuted
 from agentdbg.i18n import _
 from agentdbg.messages import call_name
 
@@ -20,7 +20,7 @@ LIMITS = (StopReason.MAX_TURNS, StopReason.MAX_TOOL_CALLS, StopReason.REPEATED_C
           StopReason.TIMEOUT)
 
 
-def narrate(session, last: Any = None) -> str:
+def narrate(session: Session, last: Any = None) -> str:
     """What ``last`` did, then what the next phase does (or why the loop stopped)."""
     said = [text for text in (_what_happened(session, last), _what_next(session, last)) if text]
     return join_sentences(said)
@@ -34,7 +34,7 @@ def join_sentences(sentences: list[str]) -> str:
     return out
 
 
-def _what_happened(session, last: Any) -> str:
+def _what_happened(session: Session, last: Any) -> str:
     if isinstance(last, RequestBlocked):
         return _("Not sent: the checker found that the history breaks a rule the API enforces "
                  "(above), so the app did not send it and the model saw nothing.")
@@ -86,7 +86,7 @@ def _action(entry: dict) -> str:
     return ""
 
 
-def _what_next(session, last: Any) -> str:
+def _what_next(session: Session, last: Any) -> str:
     if session.done:
         return _stopped(session)
     if session.phase is Phase.TOOLS:
@@ -103,7 +103,7 @@ def _what_next(session, last: Any) -> str:
              "so the model can read the results and decide: call more tools or answer.").format(n=n)
 
 
-def _tools(session) -> str:
+def _tools(session: Session) -> str:
     names = ", ".join(call_name(c) or "?" for c in session.pending)
     said = [_("The model asked for {k} call(s) ({names}). The app has appended that assistant "
               "message first; now it validates and runs the calls and answers each with a role "
@@ -119,7 +119,7 @@ def _tools(session) -> str:
     return join_sentences(said)
 
 
-def _stopped(session) -> str:
+def _stopped(session: Session) -> str:
     reason = session.stop_reason
     if reason is StopReason.COMPLETED:
         return _("The model answered without tool_calls, so the loop ends here.")

@@ -26,6 +26,7 @@ every error is one line naming the file and, where it can, the line.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,10 @@ from agentdbg.errors import ConfigError, located
 OPTIONS = {"lang": str, "explain": bool, "present": bool, "profile": str, "approve": str,
            "max_turns": int, "system": str, "full": bool}
 MAX_ITEMS = 1000
+
+
+#: the error for a key of the lesson file: ``bad(key, what is wrong)``
+Bad = Callable[[str, str], ConfigError]
 
 
 @dataclass
@@ -93,7 +98,7 @@ def _key_lines(node: Any) -> dict[str, int]:
     return {str(k.value): k.start_mark.line + 1 for k, _v in node.value}
 
 
-def _items(data: dict, key: str, bad) -> list:
+def _items(data: dict, key: str, bad: Bad) -> list:
     value = data.get(key)
     if value is None:
         return []
@@ -104,7 +109,7 @@ def _items(data: dict, key: str, bad) -> list:
     return value
 
 
-def _text(value: Any, key: str, bad, optional: bool = False) -> str | None:
+def _text(value: Any, key: str, bad: Bad, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -114,7 +119,7 @@ def _text(value: Any, key: str, bad, optional: bool = False) -> str | None:
     return value
 
 
-def _options(value: Any, bad) -> dict[str, Any]:
+def _options(value: Any, bad: Bad) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -130,7 +135,7 @@ def _options(value: Any, bad) -> dict[str, Any]:
     return out
 
 
-def _breakpoint(value: Any, bad) -> tuple[str, str | None, str]:
+def _breakpoint(value: Any, bad: Bad) -> tuple[str, str | None, str]:
     from agentdbg.repl.breakpoints import KINDS
 
     note = ""
@@ -149,7 +154,7 @@ def _breakpoint(value: Any, bad) -> tuple[str, str | None, str]:
     raise bad("breakpoints", f"{value!r}: expected tool: NAME, turn: N, error or finding")
 
 
-def _injection(value: Any, bad) -> dict:
+def _injection(value: Any, bad: Bad) -> dict:
     from agentdbg.engine.faults import KINDS
 
     if not isinstance(value, dict) or not isinstance(value.get("fail"), str):
@@ -165,7 +170,7 @@ def _injection(value: Any, bad) -> dict:
             "pause": value.get("pause") is True}
 
 
-def _step(value: Any, bad) -> Step:
+def _step(value: Any, bad: Bad) -> Step:
     if isinstance(value, str):
         return Step(value.strip())
     if not isinstance(value, dict) or not isinstance(value.get("do", "next"), str):

@@ -15,7 +15,7 @@ from rich.cells import cell_len, chop_cells
 from rich.text import Text
 
 from agentdbg.engine.phases import Phase, StopReason
-from agentdbg.engine.session import ApprovalNeeded, ModelReplied, RequestBlocked
+from agentdbg.engine.session import ApprovalNeeded, Event, ModelReplied, RequestBlocked
 from agentdbg.i18n import _, language
 from agentdbg.messages import call_arguments, call_name
 from agentdbg.render import run as view_run
@@ -52,7 +52,7 @@ class Screen:
         """A teacher's note from the lesson file: set apart, never dim."""
         self.console.print(Paragraph(Text.assemble(("✎ ", "bold magenta"), (safe(text), "bold"))))
 
-    def print_json(self, obj, title: str = "") -> None:
+    def print_json(self, obj: Any, title: str = "") -> None:
         if title:
             self.say(title + _(":"))
         self.console.print(Text(safe(json.dumps(obj, ensure_ascii=False, indent=2))))
@@ -66,7 +66,7 @@ class Screen:
         self.console.print(view_run.render_header(o.model_desc, self.session.toolset,
                                                   o.offline, o.title, compact=self.present))
 
-    def report(self, event) -> None:
+    def report(self, event: Event) -> None:
         if isinstance(event, ModelReplied):
             self.console.print(view_run.render_turn_title(event.turn))
             if event.stats.note:
@@ -200,7 +200,7 @@ class Screen:
                                                                        tokens=cut))
         self.console.print(render_budget(budget_of_session(s)))
 
-    def show_glossary(self, glossary) -> None:
+    def show_glossary(self, glossary: list[tuple[str, str]]) -> None:
         for word, meaning in glossary:
             self.console.print(Paragraph(Text.assemble((word, TERM_STYLE), _(": "), _(meaning))))
 

@@ -1,6 +1,6 @@
 """The command table of step mode: registration, lookup and ``help``.
 
-Each command is ``fn(dbg, arg: str)``; it raises ``CommandError`` for a one-line error and
+Each command is ``fn(dbg: Stepper, arg: str)``; it raises ``CommandError`` for a one-line error and
 the debugger stays at the prompt. The docstring is the help, as pdb's: the usage line, a
 one-line summary (what ``help`` lists, sized for 80 columns), then the details ``help CMD``
 adds. Help is shown in the chosen language: the docstrings' lines are catalog entries.
@@ -11,8 +11,59 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentdbg.i18n import Msg, _, tr
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agentdbg.engine.replaying import Replay
+    from agentdbg.engine.session import Event, Session
+    from agentdbg.options import RunOptions
+    from agentdbg.repl.breakpoints import Breakpoints
+    from agentdbg.transcript.writer import TranscriptWriter
+
+
+class Stepper(Protocol):
+    """What a command may use of the step debugger (``repl.debugger.Debugger`` is one; a
+    protocol, so the commands' modules need not import the module that imports them)."""
+
+    session: Session
+    console: Console
+    options: RunOptions
+    breakpoints: Breakpoints
+    replay: Replay | None
+    transcript: TranscriptWriter | None
+    explain: bool
+    quitting: bool
+    lang: str
+    full: bool
+
+    def say(self, text: str, style: str = "") -> None: ...
+    def ask(self, question: str) -> str: ...
+    def changed(self) -> None: ...
+    def advance(self) -> Event | None: ...
+    def back(self) -> None: ...
+    def run_to_break(self) -> None: ...
+    def go_live(self) -> None: ...
+    def show_all(self, full: bool = False) -> None: ...
+    def show_tools(self) -> None: ...
+    def show_usage(self) -> None: ...
+    def show_glossary(self, glossary: list[tuple[str, str]]) -> None: ...
+    def focus(self, target: str) -> None: ...
+    def print_json(self, obj: Any, title: str = "") -> None: ...
+    def clear_screen(self) -> None: ...
+    def edit_json(self, value: Any, what: str) -> Any: ...
+    def save(self, path: str | Path) -> None: ...
+    def set_language(self, lang: str) -> None: ...
+    def run_commands(self, lines: list[str]) -> None: ...
+    def write_lesson(self, path: Path) -> None: ...
+
+
+#: a command: the debugger and the rest of the line
+CommandFn = Callable[[Stepper, str], None]
 
 
 class CommandError(Exception):
@@ -30,7 +81,7 @@ class CommandError(Exception):
 class Command:
     name: str
     aliases: tuple[str, ...]
-    fn: Callable
+    fn: CommandFn
     usage: str
     summary: str                 # one line, whole: what 'help' lists
     help: str                    # the details 'help CMD' adds
@@ -55,8 +106,8 @@ def section(title: str) -> None:
     _group = title
 
 
-def command(name: str, *aliases: str, args: tuple[str, ...] = ()):
-    def register(fn: Callable) -> Callable:
+def command(name: str, *aliases: str, args: tuple[str, ...] = ()) -> Callable[[CommandFn], CommandFn]:
+    def register(fn: CommandFn) -> CommandFn:
         doc = inspect.getdoc(fn) or name
         usage, summary, rest = (doc.split("\n", 2) + ["", ""])[:3]
         COMMANDS[name] = Command(name, aliases, fn, usage.strip(), summary.strip(),
@@ -81,7 +132,7 @@ def one_arg(arg: str, usage: str) -> str:
     return arg.strip()
 
 
-def index_arg(dbg, text: str) -> int:
+def index_arg(dbg: Stepper, text: str) -> int:
     try:
         index = int(text)
     except ValueError:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentdbg.schemas.budget import (
     MAX_COST,
@@ -52,6 +52,9 @@ from agentdbg.schemas.keywords import (
 from agentdbg.schemas.refs import DATA_KEYWORDS, NAME_MAPS, REF_KEYWORDS, class_for, registry
 from agentdbg.schemas.refs import resolves as _resolves
 from agentdbg.schemas.refs import root_resolver as _root_resolver
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 __all__ = ["MAX_COST", "MAX_STEPS", "Skips", "TooCostly", "Uncheckable", "budget", "budgeted",
            "checkable",
@@ -140,7 +143,7 @@ def errors(v: Any, instance: Any, steps: int = MAX_STEPS,
             raise Uncheckable("nested too deeply to check against the schema") from None
 
 
-def _describe(error) -> str:
+def _describe(error: ValidationError) -> str:
     where = "/".join(str(p) for p in error.absolute_path)
     return f"{where}: {error.message}" if where else error.message
 

@@ -23,7 +23,11 @@ from __future__ import annotations
 import ipaddress
 import json
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 LOOPBACK_NAMES = frozenset({"localhost"})
 _SAID_LIMIT = 256   # distinct refused hosts/origins said on the console; the rest silently
@@ -71,9 +75,9 @@ class LocalOnly:
     ``body_of(status, message)``: the JSON error body (each server its own shape); ``say``: one
     console line (the caller escapes it); ``what``: the server's name in messages."""
 
-    def __init__(self, app, *, body_of: Callable[[int, str], dict], say: Callable[[str], None],
+    def __init__(self, app: ASGIApp, *, body_of: Callable[[int, str], dict], say: Callable[[str], None],
                  what: str = "proxy", allow_origins: Iterable[str] = (),
-                 allow_hosts: Iterable[str] = ()):
+                 allow_hosts: Iterable[str] = ()) -> None:
         self.body_of, self.say, self.what = body_of, say, what
         self.origins = {o for o in (normal_origin(x) for x in allow_origins) if o}
         self.hosts = {h.lower().rstrip(".") for h in allow_hosts}
@@ -86,7 +90,7 @@ class LocalOnly:
                                       allow_headers=["*"], expose_headers=["*"])
         self.state = getattr(app, "state", None)
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             refused = self.refusal(scope)
             if refused is not None:
@@ -94,7 +98,7 @@ class LocalOnly:
                 return
         await self.app(scope, receive, send)
 
-    def refusal(self, scope) -> tuple[str, str] | None:
+    def refusal(self, scope: Scope) -> tuple[str, str] | None:
         """(what to say once, the key it is said once for), or None for a request to serve."""
         headers: dict[str, list[str]] = {}
         for name, value in scope.get("headers") or []:
@@ -137,7 +141,7 @@ class LocalOnly:
             return False
         return normal in self.origins or (host is not None and normal_origin(f"http://{host}") == normal)
 
-    async def _refuse(self, scope, receive, send, why: str, key: str) -> None:
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, why: str, key: str) -> None:
         if key not in self._said and len(self._said) < _SAID_LIMIT:
             self._said.add(key)
             self.say(f"agentdbg {self.what}: refused {scope.get('method', 'a')} {scope.get('path')!r}: "

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse, Response
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+#: an error body in the shape of the API being served: ``body_of(status, message)``
+BodyOf = Callable[[int, str], dict]
 
 MAX_BODY = 32 * 1024 * 1024   # proxy and serve: a request body larger than this gets a 413
 
@@ -34,7 +44,8 @@ def raise_file_limit(most: int = 65536) -> None:
         pass
 
 
-def run_app(app, sock: socket.socket, *, on_ready=None) -> None:
+def run_app(app: ASGIApp, sock: socket.socket, *, on_ready: Callable[[], object] | None = None
+            ) -> None:
     """Serve ``app`` on an already bound socket until interrupted."""
     import uvicorn
 
@@ -53,7 +64,7 @@ def run_app(app, sock: socket.socket, *, on_ready=None) -> None:
 class Background:
     """An ASGI app served by uvicorn on a thread of its own (its own event loop)."""
 
-    def __init__(self, app, sock: socket.socket, name: str):
+    def __init__(self, app: ASGIApp, sock: socket.socket, name: str) -> None:
 
         import uvicorn
 
@@ -75,7 +86,7 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{host}:{port}/v1"
 
 
-async def read_body(request, limit: int = MAX_BODY) -> bytes | None:
+async def read_body(request: Request, limit: int = MAX_BODY) -> bytes | None:
     """The request's body, or None past ``limit`` bytes. An oversized body is read on and dropped
     (up to 4x the limit) so the client, still sending, gets to read the 413."""
     declared = request.headers.get("content-length")
@@ -91,14 +102,15 @@ async def read_body(request, limit: int = MAX_BODY) -> bytes | None:
     return b"".join(chunks) if size <= limit else None
 
 
-def json_response(content, status_code: int = 200, headers=None):
+def json_response(content: Any, status_code: int = 200, headers: Mapping[str, str] | None = None
+                  ) -> JSONResponse:
     """Starlette's ``JSONResponse`` whose text always encodes: a lone surrogate in it (valid in
     JSON, from a request's ``"\\ud800"``) goes out as the ``\\ud800`` escape, never a
     ``UnicodeEncodeError``."""
     from starlette.responses import JSONResponse
 
     class _Answer(JSONResponse):
-        def render(self, content) -> bytes:
+        def render(self, content: Any) -> bytes:
             from agentdbg.messages import utf8_json
 
             return utf8_json(content, allow_nan=False, separators=(",", ":")).encode("utf-8")
@@ -106,18 +118,18 @@ def json_response(content, status_code: int = 200, headers=None):
     return _Answer(content, status_code=status_code, headers=headers)
 
 
-def json_errors(body_of, what: str) -> dict:
+def json_errors(body_of: BodyOf, what: str) -> dict[Any, Callable[..., Awaitable[Response]]]:
     """Starlette ``exception_handlers`` that answer in JSON, in the shape ``body_of(status,
     message)`` gives: an unknown path or method (404, 405), and a failure of agentdbg's own code
     (500: ``agentdbg WHAT failed on this request (TypeError)``). Starlette re-raises the
     failure after answering; ``Contained`` ends it there."""
     from starlette.exceptions import HTTPException
 
-    async def http_error(request, exc: HTTPException):
+    async def http_error(request: Request, exc: HTTPException) -> Response:
         return json_response(body_of(exc.status_code, str(exc.detail)), status_code=exc.status_code,
                              headers=exc.headers)
 
-    async def failed(request, exc: Exception):
+    async def failed(request: Request, exc: Exception) -> Response:
         return json_response(body_of(500, f"agentdbg {what} failed on this request "
                                           f"({type(exc).__name__})"), status_code=500)
 
@@ -129,17 +141,17 @@ class Contained:
     redacts it), never a traceback from the server. A failure before the response started (an
     app without ``json_errors``) is answered with ``body_of(500, …)`` as JSON."""
 
-    def __init__(self, app, body_of, what: str, say):
+    def __init__(self, app: ASGIApp, body_of: BodyOf, what: str, say: Callable[[str], None]) -> None:
         self.app, self.body_of, self.what, self.say = app, body_of, what, say
         self.state = getattr(app, "state", None)   # what tests and callers read off the app
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         started = False
 
-        async def sending(message) -> None:
+        async def sending(message: Message) -> None:
             nonlocal started
             started = started or message["type"] == "http.response.start"
             await send(message)

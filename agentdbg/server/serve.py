@@ -15,13 +15,15 @@ import json
 import sys
 import threading
 from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agentdbg import schemas
 from agentdbg.checker.verdict import verdict
 from agentdbg.errors import AgentdbgError, ProviderError
-from agentdbg.providers.base import ModelRequest
+from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.providers.replay import ReplayDiverged
 from agentdbg.server.guard import LocalOnly
 from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response, read_body
@@ -38,8 +40,13 @@ from agentdbg.wire import codec as codecs
 from agentdbg.wire.codec import Codec, error_text
 from agentdbg.wire.common import OUTPUT_END, strip_wire
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.types import ASGIApp
 
-async def _events(chunks):
+
+async def _events(chunks: Iterable[bytes]) -> AsyncIterator[bytes]:
     """The events one by one, on the event loop (a plain iterator would cost a thread hop each)."""
     for chunk in chunks:
         yield chunk
@@ -67,8 +74,8 @@ def _native_path(message: str, sources: list[str]) -> str:
 class ServeApp:
     """Judge, answer and remember; one request at a time (scripts and replays are stateful)."""
 
-    def __init__(self, provider, model_name: str = "offline", profile: str = "openai",
-                 lenient: bool = False, log=None):
+    def __init__(self, provider: Provider, model_name: str = "offline", profile: str = "openai",
+                 lenient: bool = False, log: Callable[[str], None] | None = None) -> None:
         self.provider = provider
         self.model_name = model_name
         self.profile = profile
@@ -145,7 +152,7 @@ class ServeApp:
             message = {**message, "reasoning_content": reply.note or "(no reasoning recorded)"}
         native = wire.answer(message, body, reply.usage, reply.finish_reason, self.model_name)
         if wire.stores and body.get("store") is not False:
-            self.stored.put(native["id"], Stored(history_of(messages, sources, message),
+            self.stored.put(str(native["id"]), Stored(history_of(messages, sources, message),
                                                  chain_items(body, chain, wire.output(native))))
         self._remember_reasoning(wire.output(native))
         if wire.streams(path, body):
@@ -186,9 +193,10 @@ def _not_json(constant: str) -> None:
     raise ValueError(f"{constant} is not JSON")
 
 
-def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
-             lenient: bool = False, log=None, max_body: int = MAX_BODY,
-             allow_origins: tuple[str, ...] = (), allow_hosts: tuple[str, ...] = ()):
+def make_app(provider: Provider, model_name: str = "offline", *, profile: str = "openai",
+             lenient: bool = False, log: Callable[[str], None] | None = None,
+             max_body: int = MAX_BODY, allow_origins: tuple[str, ...] = (),
+             allow_hosts: tuple[str, ...] = ()) -> ASGIApp:
     """The starlette app of ``agentdbg serve``. Every answer is JSON that encodes (a lone
     surrogate goes out as its ``\\u`` escape), a body over ``max_body`` bytes gets a 413 in the
     format's own error shape, and a failure of serve's own code is a JSON 500 and one line."""
@@ -198,12 +206,12 @@ def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
 
     served = ServeApp(provider, model_name, profile, lenient, log)
 
-    async def models(request):
+    async def models(request: Request) -> Response:
         return json_response({"object": "list", "data": [
             {"id": model_name, "object": "model", "created": 0, "owned_by": "agentdbg"}]})
 
-    def endpoint(wire: Codec):
-        async def answer(request):
+    def endpoint(wire: Codec) -> Callable[[Request], Awaitable[Response]]:
+        async def answer(request: Request) -> Response:
             raw = await read_body(request, max_body)
             if raw is None:
                 served.log(f"agentdbg serve: answered a {wire.name} request with 413: its body is "
@@ -234,7 +242,8 @@ def make_app(provider, model_name: str = "offline", *, profile: str = "openai",
     return Contained(guarded, error_of, "serve", say)
 
 
-def serve_provider(offline: bool, replay_file, script):
+def serve_provider(offline: bool, replay_file: str | Path | None, script: str | Path | None
+                   ) -> tuple[Provider, str]:
     chosen = [name for name, on in (("--offline", offline), ("--replay", replay_file),
                                     ("--script", script)) if on]
     if len(chosen) > 1:
@@ -254,7 +263,8 @@ def serve_provider(offline: bool, replay_file, script):
     return OfflineModel(), "the offline model"
 
 
-def run_serve(*, offline: bool, replay_file, script, host: str, port: int,
+def run_serve(*, offline: bool, replay_file: str | Path | None, script: str | Path | None,
+              host: str, port: int,
               profile: str = "openai", lenient: bool = False, allow_origins: tuple[str, ...] = (),
               allow_hosts: tuple[str, ...] = ()) -> None:
     from agentdbg.checker.profiles import get_profile
@@ -266,7 +276,7 @@ def run_serve(*, offline: bool, replay_file, script, host: str, port: int,
     url = url_of(sock)
     judged = "not checked (--lenient)" if lenient else f"checked (profile {profile})"
 
-    def ready():
+    def ready() -> None:
         print(f"agentdbg serve: {one_line(desc)} at {url}", flush=True)
         print(f"  export OPENAI_BASE_URL={url} OPENAI_API_KEY=anything "
               f"ANTHROPIC_BASE_URL={url[:-len('/v1')]}", flush=True)

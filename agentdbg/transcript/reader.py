@@ -102,7 +102,7 @@ def foreign(path: str | os.PathLike[str]) -> str | None:
 def _document(p: Path) -> list[bytes] | None:
     """A run document's transcript lines (``transcript.document``), None for any other file."""
     from agentdbg.paths import open_input
-    from agentdbg.transcript.document import MAX_DOCUMENT, is_document, transcript_lines
+    from agentdbg.transcript.saved_run import MAX_DOCUMENT, is_document, transcript_lines
 
     try:
         with open_input(p) as fh:

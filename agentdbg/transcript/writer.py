@@ -56,9 +56,13 @@ from agentdbg.transcript.redact import Redactor
 class Observed(Protocol):
     """What ``start_transcript`` needs of a session (``engine.Session``, a layer above)."""
     toolset: ToolSet
-    config: object
     messages: list[Message]
-    provider: object
+
+    @property   # read only: a session's own RunConfig and Provider match ``object``
+    def config(self) -> object: ...
+
+    @property
+    def provider(self) -> object: ...
     observers: list[Callable[[str, dict], None]]
 
 __all__ = ["FORMAT", "VERSION", "TranscriptWriter", "create_exclusive",

@@ -11,14 +11,15 @@ server tools. Usage keeps the cache counts: ``input`` is ``input_tokens`` +
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
 
 from agentdbg.conversation import (
+    JSON,
     AssistantText,
     HostedCall,
     HostedResult,
     Instructions,
+    JsonObject,
     Other,
     Part,
     Reasoning,
@@ -31,7 +32,7 @@ from agentdbg.conversation import (
     as_str,
     text_of,
 )
-from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem
+from agentdbg.wire.codec import Codec, FindingLike, StreamReader, json_schema_error, schema_problem
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 from agentdbg.wire.pairing import CallRow, Entry, ResultRow
 
@@ -56,13 +57,13 @@ def message_parts(messages: list) -> list[Part]:
     return parts
 
 
-def _text(role: Any, at: Where, raw: Any, text: str) -> Part:
+def _text(role: JSON, at: Where, raw: JSON, text: str) -> Part:
     if role == "system":
         return Instructions(at, raw, None, text)
     return AssistantText(at, raw, None, text) if role == "assistant" else UserText(at, raw, None, text)
 
 
-def _block(role: Any, at: Where, block: dict) -> Part:
+def _block(role: JSON, at: Where, block: JsonObject) -> Part:
     kind = block.get("type")
     if kind == "text":
         return _text(role, at, block, text_of([block]))
@@ -85,7 +86,7 @@ def _block(role: Any, at: Where, block: dict) -> Part:
     return Other(at, block, None, str(kind))
 
 
-def tool_defs(tools: Any) -> list[ToolDef]:
+def tool_defs(tools: JSON) -> list[ToolDef]:
     out: list[ToolDef] = []
     for k, t in enumerate(tools if isinstance(tools, list) else []):
         if not isinstance(t, dict):
@@ -97,14 +98,13 @@ def tool_defs(tools: Any) -> list[ToolDef]:
     return out
 
 
-def _pairing_entry(i: int, m: Any) -> Entry:
+def _pairing_entry(i: int, m: JSON) -> Entry:
     role = m.get("role") if isinstance(m, dict) else None
     content = m.get("content") if isinstance(m, dict) else None
     calls: list[CallRow] = []
     results: list[ResultRow] = []
     for j, block in enumerate(content if isinstance(content, list) else []):
-        kind = block.get("type") if isinstance(block, dict) else None
-        if not isinstance(kind, str):
+        if not isinstance(block, dict) or not isinstance(kind := block.get("type"), str):
             continue
         if role != "assistant":
             if kind == "tool_result":
@@ -116,7 +116,7 @@ def _pairing_entry(i: int, m: Any) -> Entry:
     return (role if isinstance(role, str) else "", calls, results)
 
 
-def _id(value: Any) -> str | None:
+def _id(value: JSON) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
@@ -135,7 +135,7 @@ class AnthropicCodec(Codec):
     def pairing_entries(self, items: list) -> list[Entry]:
         return [_pairing_entry(i, m) for i, m in enumerate(items)]
 
-    def shape_error(self, body: Any) -> tuple[str, str | None] | None:
+    def shape_error(self, body: JSON) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):
             return "request body: Input should be a valid dictionary", None
         messages = body.get("messages")
@@ -156,13 +156,13 @@ class AnthropicCodec(Codec):
             return f"tools.{problem[2]}.custom.input_schema: Input should be a valid dictionary", None
         return None
 
-    def definition_error(self, body: Any) -> tuple[str, str | None] | None:
+    def definition_error(self, body: JSON) -> tuple[str, str | None] | None:
         tools = body.get("tools") if isinstance(body, dict) else None
         found = json_schema_error(tools, "input_schema", nested=False)
         return (f"tools.{found[0]}.custom.input_schema: {found[4]}", None) if found else None
 
     def error(self, status: int, message: str, *, param: str | None = None,
-              code: str | None = None, type_: str = "invalid_request_error", **extra: Any) -> dict:
+              code: str | None = None, type_: str = "invalid_request_error", **extra: JSON) -> JsonObject:
         from agentdbg.wire.anthropic_reply import ERROR_STATUS, error_body
 
         if type_ not in ERROR_STATUS:
@@ -172,19 +172,19 @@ class AnthropicCodec(Codec):
         body["error"].update(extra)
         return body
 
-    def bad_json(self) -> dict:
+    def bad_json(self) -> JsonObject:
         return self.error(400, "There was an error parsing the body of your request: it is not "
                                "valid JSON.")
 
-    def chat_form(self, body: dict) -> ChatForm:
+    def chat_form(self, body: JsonObject) -> ChatForm:
         from agentdbg.wire.anthropic import to_chat
 
         return to_chat(body)
 
-    def tools(self, body: Any) -> list[ToolDef]:
+    def tools(self, body: JSON) -> list[ToolDef]:
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
-    def parse_request(self, body: Any) -> Request:
+    def parse_request(self, body: JSON) -> Request:
         body = body if isinstance(body, dict) else {"messages": body}
         parts: list[Part] = []
         if "system" in body:
@@ -195,7 +195,7 @@ class AnthropicCodec(Codec):
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))
 
-    def answer_schema(self, body: Any) -> dict | None:
+    def answer_schema(self, body: JSON) -> JsonObject | None:
         # structured outputs: ``output_config.format``, or the beta's ``output_format``
         config = as_dict(body.get("output_config")) if isinstance(body, dict) else {}
         fmt = as_dict(config.get("format") if config else
@@ -204,34 +204,34 @@ class AnthropicCodec(Codec):
             return fmt["schema"] if isinstance(fmt.get("schema"), dict) else {}
         return None
 
-    def reasons(self, body: dict) -> bool:
+    def reasons(self, body: JsonObject) -> bool:
         thinking = body.get("thinking")
         return isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")
 
-    def encode_request(self, messages: list[dict], tools: list[dict] | None = None,
-                       tool_choice: Any = None, parallel_tool_calls: bool | None = None, *,
-                       params: dict | None = None) -> dict:
+    def encode_request(self, messages: list[JsonObject], tools: list[JsonObject] | None = None,
+                       tool_choice: JSON = None, parallel_tool_calls: bool | None = None, *,
+                       params: JsonObject | None = None) -> JsonObject:
         from agentdbg.wire.anthropic import from_chat
 
         return from_chat(messages, tools, tool_choice, parallel_tool_calls, params=params)
 
-    def tool_from_chat(self, tool: dict) -> dict:
+    def tool_from_chat(self, tool: JsonObject) -> JsonObject:
         from agentdbg.wire.anthropic import tool_from_chat
 
         return tool_from_chat(tool)
 
-    def rejection(self, findings: list[Any]) -> tuple[int, dict] | None:
+    def rejection(self, findings: Sequence[FindingLike]) -> tuple[int, JsonObject] | None:
         from agentdbg.wire.anthropic_reply import rejection
 
         return rejection(findings)
 
-    def answer(self, message: dict, body: dict, usage: dict | None, finish: str | None,
-               model_name: str = "offline") -> dict:
+    def answer(self, message: JsonObject, body: JsonObject, usage: JsonObject | None, finish: str | None,
+               model_name: str = "offline") -> JsonObject:
         from agentdbg.wire.anthropic_reply import message_json
 
         return message_json(message, body, usage, finish, model_name)
 
-    def stream(self, native: dict, body: dict) -> Iterator[bytes]:
+    def stream(self, native: JsonObject, body: JsonObject) -> Iterator[bytes]:
         from agentdbg.wire.anthropic_stream import encode_stream
 
         return encode_stream(native)
@@ -241,13 +241,13 @@ class AnthropicCodec(Codec):
 
         return AnthropicAccumulator()
 
-    def reply(self, doc: Any) -> ChatReply | None:
+    def reply(self, doc: JSON) -> ChatReply | None:
         from agentdbg.wire.anthropic_reply import chat_reply
 
         if not isinstance(doc, dict) or doc.get("type") != "message":
             return None
         return chat_reply(doc)
 
-    def output(self, native: Any) -> list:
+    def output(self, native: JSON) -> list:
         content = native.get("content") if isinstance(native, dict) else None
         return [{"role": "assistant", "content": content}] if isinstance(content, list) else []

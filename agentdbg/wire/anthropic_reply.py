@@ -5,7 +5,8 @@ the error bodies with the real status codes.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from agentdbg.conversation import Usage, count
 from agentdbg.wire.anthropic import _message, _wire, assistant_blocks
@@ -20,6 +21,9 @@ from agentdbg.wire.common import (
     strip_wire,
     usage_counts,
 )
+
+if TYPE_CHECKING:
+    from agentdbg.wire.codec import FindingLike
 
 
 def usage_of(usage: Any) -> Usage:
@@ -84,7 +88,7 @@ def error_body(message: str, type_: str = "invalid_request_error") -> dict:
     return {"type": "error", "error": {"type": type_, "message": message}}
 
 
-def rejection(findings: list) -> tuple[int, dict] | None:
+def rejection(findings: Sequence[FindingLike]) -> tuple[int, dict] | None:
     """What the real API answers for the first error among ``findings`` (None: it accepts)."""
     for f in findings:
         if f.severity == "error" and f.api_error:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, cast
 
+from agentdbg.conversation import JSON, JsonObject
 from agentdbg.messages import canonical_json
 from agentdbg.wire.chat_stream import StreamAccumulator, encode_stream
-from agentdbg.wire.codec import Codec, json_schema_error, schema_problem, type_word
+from agentdbg.wire.codec import Codec, FindingLike, json_schema_error, schema_problem, type_word
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 
 if TYPE_CHECKING:
@@ -28,8 +29,8 @@ PARAM_SUFFIX = re.compile(r"\s*\(param: ([^)]*)\)\s*$")
 CHAT_KEYS = ("messages", "tools", "tool_choice", "parallel_tool_calls")
 
 
-def completion_json(message: dict, body: dict, usage: dict | None = None,
-                    finish: str | None = None, model_name: str = "offline") -> dict:
+def completion_json(message: JsonObject, body: JsonObject, usage: JsonObject | None = None,
+                    finish: str | None = None, model_name: str = "offline") -> JsonObject:
     """A chat.completion object; id and created derive from the request (deterministic)."""
     digest = hashlib.sha256(canonical_json(body).encode("utf-8", "surrogatepass")).hexdigest()[:24]
     return {"id": f"chatcmpl-{digest}", "object": "chat.completion", "created": 0,
@@ -85,7 +86,7 @@ class ChatCodec(Codec):
             append(entry)
         return out
 
-    def shape_error(self, body: Any) -> tuple[str, str | None] | None:
+    def shape_error(self, body: JSON) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):
             return f"Invalid type for request body: expected an object, but got {type_word(body)} " \
                    "instead.", None
@@ -102,7 +103,7 @@ class ChatCodec(Codec):
         problem = schema_problem(body.get("tools"), "parameters", nested=True)
         return problem[:2] if problem else None
 
-    def definition_error(self, body: Any) -> tuple[str, str | None] | None:
+    def definition_error(self, body: JSON) -> tuple[str, str | None] | None:
         tools = body.get("tools") if isinstance(body, dict) else None
         found = json_schema_error(tools, "parameters", nested=True)
         if found is None:
@@ -110,28 +111,29 @@ class ChatCodec(Codec):
         _, name, where, context, problem = found
         return f"Invalid schema for function '{name}': In context=({context}), {problem}.", where
 
-    def chat_form(self, body: dict) -> ChatForm:
-        messages = body["messages"]
-        return ChatForm(messages=messages, tools=body.get("tools") or [],
+    def chat_form(self, body: JsonObject) -> ChatForm:
+        # shape_error has checked the body: messages an array of objects, tools an array
+        messages = cast("list[JsonObject]", body["messages"])
+        return ChatForm(messages=messages, tools=cast("list[JsonObject]", body.get("tools") or []),
                         tool_choice=body.get("tool_choice"),
-                        parallel_tool_calls=body.get("parallel_tool_calls"),
+                        parallel_tool_calls=cast("bool | None", body.get("parallel_tool_calls")),
                         sources=[f"messages[{i}]" for i in range(len(messages))],
                         locs=[(i,) for i in range(len(messages))],
                         params={k: v for k, v in body.items() if k not in CHAT_KEYS})
 
-    def answer_schema(self, body: Any) -> dict | None:
+    def answer_schema(self, body: JSON) -> JsonObject | None:
         fmt = as_dict(body.get("response_format")) if isinstance(body, dict) else {}
         if fmt.get("type") == "json_schema":
             schema = as_dict(fmt.get("json_schema")).get("schema")
             return schema if isinstance(schema, dict) else {}
         return {} if fmt.get("type") == "json_object" else None
 
-    def tools(self, body: Any) -> list[ToolDef]:
+    def tools(self, body: JSON) -> list[ToolDef]:
         from agentdbg.wire.chat_model import tool_defs
 
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
-    def parse_request(self, body: Any) -> Request:
+    def parse_request(self, body: JSON) -> Request:
         from agentdbg.conversation import Request
         from agentdbg.wire.chat_model import as_str, message_parts, tool_defs
 
@@ -142,19 +144,19 @@ class ChatCodec(Codec):
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))
 
-    def encode_request(self, messages: list[dict], tools: list[dict] | None = None,
-                       tool_choice: Any = None, parallel_tool_calls: bool | None = None, *,
-                       params: dict | None = None) -> dict:
-        body: dict[str, Any] = {**(params or {}), "messages": messages}
+    def encode_request(self, messages: list[JsonObject], tools: list[JsonObject] | None = None,
+                       tool_choice: JSON = None, parallel_tool_calls: bool | None = None, *,
+                       params: JsonObject | None = None) -> JsonObject:
+        body: JsonObject = {**(params or {}), "messages": cast("list[JSON]", messages)}
         if tools:
-            body["tools"] = tools
+            body["tools"] = cast("list[JSON]", tools)
         if tool_choice is not None:
             body["tool_choice"] = tool_choice
         if parallel_tool_calls is not None:
             body["parallel_tool_calls"] = parallel_tool_calls
         return body
 
-    def rejection(self, findings: list[Any]) -> tuple[int, dict] | None:
+    def rejection(self, findings: Sequence[FindingLike]) -> tuple[int, JsonObject] | None:
         for f in findings:
             # a text another provider returns (api_source) is not what this API answers
             if f.severity == "error" and f.api_error and not getattr(f, "api_source", None):
@@ -165,28 +167,31 @@ class ChatCodec(Codec):
                 return 400, self.error(400, text, param=param)
         return None
 
-    def answer(self, message: dict, body: dict, usage: dict | None, finish: str | None,
-               model_name: str = "offline") -> dict:
+    def answer(self, message: JsonObject, body: JsonObject, usage: JsonObject | None, finish: str | None,
+               model_name: str = "offline") -> JsonObject:
         return completion_json(message, body, usage, finish, model_name)
 
-    def stream(self, native: dict, body: dict) -> Iterator[bytes]:
-        include_usage = (body.get("stream_options") or {}).get("include_usage") \
-            if isinstance(body.get("stream_options"), dict) else None
-        choice = native["choices"][0]
-        return encode_stream(choice["message"], completion_id=native["id"], model=native["model"],
-                             created=0, finish_reason=choice["finish_reason"],
-                             usage=native["usage"] if include_usage else None)
+    def stream(self, native: JsonObject, body: JsonObject) -> Iterator[bytes]:
+        options = body.get("stream_options")
+        include_usage = options.get("include_usage") if isinstance(options, dict) else None
+        # ``native`` is this codec's own completion_json: its shape is known
+        choice = cast("list[JsonObject]", native["choices"])[0]
+        return encode_stream(cast("JsonObject", choice["message"]),
+                             completion_id=cast(str, native["id"]), model=cast(str, native["model"]),
+                             created=0, finish_reason=cast(str, choice["finish_reason"]),
+                             usage=cast("JsonObject", native["usage"]) if include_usage else None)
 
     def accumulator(self) -> StreamAccumulator:
         return StreamAccumulator()
 
-    def reply(self, doc: Any) -> ChatReply | None:
-        try:
-            choice = (doc.get("choices") or [{}])[0]
-            message = choice.get("message")
-        except (AttributeError, TypeError, IndexError, KeyError):
+    def reply(self, doc: JSON) -> ChatReply | None:
+        if not isinstance(doc, dict):
             return None
-        if not isinstance(message, dict):
+        choices = doc.get("choices") or [{}]
+        choice = choices[0] if isinstance(choices, list) else None
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict) or not isinstance(message, dict):
             return None
         usage = doc.get("usage")
-        return ChatReply(message, usage if isinstance(usage, dict) else {}, choice.get("finish_reason"))
+        return ChatReply(message, usage if isinstance(usage, dict) else {},
+                         cast("str | None", choice.get("finish_reason")))

@@ -24,13 +24,13 @@ import importlib
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol, TypeGuard
 
 from agentdbg.wire.common import ChatForm, ChatReply
 
 if TYPE_CHECKING:
-    from agentdbg.conversation import Request, ToolDef
+    from agentdbg.conversation import JSON, JsonObject, Request, ToolDef
     from agentdbg.wire.pairing import Entry as PairingEntry
 
 #: every codec: name -> (module, class); imported on first use
@@ -66,7 +66,7 @@ class StreamReader(Protocol):
     @property
     def reply(self) -> ChatReply: ...
     @property
-    def native(self) -> Any: ...
+    def native(self) -> JSON: ...
     def shape(self) -> list[str]: ...
 
 
@@ -91,29 +91,29 @@ class Codec(ABC):
 
     # -- reading a request --------------------------------------------------------------
     @abstractmethod
-    def shape_error(self, body: Any) -> tuple[str, str | None] | None:
+    def shape_error(self, body: JSON) -> tuple[str, str | None] | None:
         """(message, param) when the body cannot be processed at all, else None."""
 
     @abstractmethod
-    def chat_form(self, body: dict) -> ChatForm:
+    def chat_form(self, body: JsonObject) -> ChatForm:
         """The request as Chat Completions messages (what the engine works on)."""
 
     @abstractmethod
-    def parse_request(self, body: Any) -> Request:
+    def parse_request(self, body: JSON) -> Request:
         """The request as the format-neutral conversation model."""
 
-    def tools(self, body: Any) -> list[ToolDef]:
+    def tools(self, body: JSON) -> list[ToolDef]:
         """The tools the request offers (function, namespaced and hosted)."""
         return self.parse_request(body).tools
 
-    def items(self, body: Any) -> list:
+    def items(self, body: JSON) -> list:
         """The entries of the conversation key as sent (a bare string input is one user item)."""
         value = body.get(self.key) if isinstance(body, dict) else body
         if isinstance(value, str):
             return [{"role": "user", "content": value}]
         return [x if isinstance(x, dict) else {} for x in value] if isinstance(value, list) else []
 
-    def definition_error(self, body: Any) -> tuple[str, str | None] | None:
+    def definition_error(self, body: JSON) -> tuple[str, str | None] | None:
         """(message, param) for a tool definition that is not a JSON Schema (``serve`` answers
         400; the proxy still checks and records such a request)."""
         return None
@@ -138,15 +138,15 @@ class Codec(ABC):
         head = f"{self.key}[{loc[0]}]" if loc else self.key
         return head + "".join(f".{self.parts_key}[{j}]" for j in loc[1:])
 
-    def reasons(self, body: dict) -> bool:
+    def reasons(self, body: JsonObject) -> bool:
         """Does the request ask a reasoning model to reason (and so expect its reasoning back)?"""
         return False
 
-    def continues(self, body: Any) -> str | None:
+    def continues(self, body: JSON) -> str | None:
         """The id of a stored response this request continues (``previous_response_id``)."""
         return None
 
-    def answer_schema(self, body: Any) -> dict | None:
+    def answer_schema(self, body: JSON) -> JsonObject | None:
         """The JSON Schema the request wants its answer in (``{}``: any JSON; None: text)."""
         return None
 
@@ -159,46 +159,46 @@ class Codec(ABC):
         that ends with its version (``https://api.openai.com/v1``)."""
         return upstream + (path[len("/v1"):] if path.startswith("/v1/") else path)
 
-    def streams(self, path: str, body: Any) -> bool:
+    def streams(self, path: str, body: JSON) -> bool:
         """Does the request ask for server-sent events?"""
         return isinstance(body, dict) and body.get("stream") is True
 
-    def model_of(self, path: str, body: Any) -> str | None:
+    def model_of(self, path: str, body: JSON) -> str | None:
         """Which model the request is for (from the body, or the path for formats that say it there)."""
         model = body.get("model") if isinstance(body, dict) else None
         return model if isinstance(model, str) else None
 
     # -- sending a request ----------------------------------------------------------------
     @abstractmethod
-    def encode_request(self, messages: list[dict], tools: list[dict] | None = None,
-                       tool_choice: Any = None, parallel_tool_calls: bool | None = None, *,
-                       params: dict | None = None) -> dict:
+    def encode_request(self, messages: list[JsonObject], tools: list[JsonObject] | None = None,
+                       tool_choice: JSON = None, parallel_tool_calls: bool | None = None, *,
+                       params: JsonObject | None = None) -> JsonObject:
         """The native request body for chat messages (+ tools …); ``params`` adds the rest."""
 
-    def tool_from_chat(self, tool: dict) -> dict:
+    def tool_from_chat(self, tool: JsonObject) -> JsonObject:
         """A Chat Completions tool definition in this format's shape."""
         return tool
 
     # -- errors ---------------------------------------------------------------------------
     def error(self, status: int, message: str, *, param: str | None = None,
-              code: str | None = None, type_: str = "invalid_request_error", **extra: Any) -> dict:
+              code: str | None = None, type_: str = "invalid_request_error", **extra: JSON) -> JsonObject:
         return {"error": {"message": message, "type": type_, "param": param, "code": code, **extra}}
 
-    def bad_json(self) -> dict:
+    def bad_json(self) -> JsonObject:
         return self.error(400, OPENAI_BAD_JSON)
 
     @abstractmethod
-    def rejection(self, findings: list[Any]) -> tuple[int, dict] | None:
+    def rejection(self, findings: Sequence[FindingLike]) -> tuple[int, JsonObject] | None:
         """What the real API answers for the first error among ``findings`` (None: it accepts)."""
 
     # -- answering --------------------------------------------------------------------------
     @abstractmethod
-    def answer(self, message: dict, body: dict, usage: dict | None, finish: str | None,
-               model_name: str = "offline") -> dict:
+    def answer(self, message: JsonObject, body: JsonObject, usage: JsonObject | None, finish: str | None,
+               model_name: str = "offline") -> JsonObject:
         """The native response object for a chat assistant reply (deterministic ids)."""
 
     @abstractmethod
-    def stream(self, native: dict, body: dict) -> Iterator[bytes]:
+    def stream(self, native: JsonObject, body: JsonObject) -> Iterator[bytes]:
         """The server-sent events of ``native`` as the real API streams it."""
 
     # -- reading a response -----------------------------------------------------------------
@@ -207,10 +207,10 @@ class Codec(ABC):
         ...
 
     @abstractmethod
-    def reply(self, doc: Any) -> ChatReply | None:
+    def reply(self, doc: JSON) -> ChatReply | None:
         """The chat reply of a plain (non-streamed) response body, None when it is not one."""
 
-    def output(self, native: Any) -> list:
+    def output(self, native: JSON) -> list:
         """The native entries a response adds to the conversation (in the shape of ``key``)."""
         return []
 
@@ -235,7 +235,7 @@ def every() -> list[Codec]:
     return [get(name) for name in NAMES]
 
 
-def detect(doc: Any) -> Codec | None:
+def detect(doc: JSON) -> Codec | None:
     """The codec whose format ``doc`` (a request body or a bare array) is written in."""
     from agentdbg.wire.detect import detect_format
 
@@ -258,14 +258,14 @@ def _regex(pattern: str) -> str:
 
 # -- what the formats share ------------------------------------------------------------------
 
-def type_word(value: Any) -> str:
+def type_word(value: JSON) -> str:
     if isinstance(value, bool):
         return "a boolean"
     return {dict: "an object", list: "an array", str: "a string", int: "an integer",
             float: "a number", type(None): "null"}.get(type(value), "a value")
 
 
-def schema_problem(tools: Any, schema_key: str, nested: bool) -> tuple[str, str, int] | None:
+def schema_problem(tools: JSON, schema_key: str, nested: bool) -> tuple[str, str, int] | None:
     """(message, param, tool index) for a tool definition the API cannot read."""
     if tools is None:
         return None
@@ -291,7 +291,7 @@ def schema_problem(tools: Any, schema_key: str, nested: bool) -> tuple[str, str,
     return None
 
 
-def json_schema_error(tools: Any, key: str, nested: bool) -> tuple[int, Any, str, str, str] | None:
+def json_schema_error(tools: JSON, key: str, nested: bool) -> tuple[int, JSON, str, str, str] | None:
     """(tool index, its name, where, context, problem) for the first tool whose ``key`` schema
     is not a valid JSON Schema (OpenAI words it ``In context=(context), problem``)."""
     from agentdbg.schemas import schema_error
@@ -308,7 +308,7 @@ def json_schema_error(tools: Any, key: str, nested: bool) -> tuple[int, Any, str
     return None
 
 
-def error_text(doc: Any) -> str:
+def error_text(doc: JSON) -> str:
     """The message of an error body in any format's shape (for one line on a console)."""
     err = doc.get("error") if isinstance(doc, dict) else None
     if isinstance(err, dict) and err.get("message"):

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
 
 from agentdbg.conversation import (
+    JSON,
     AssistantText,
     Instructions,
+    JsonObject,
     Other,
     Part,
     Reasoning,
@@ -33,7 +34,7 @@ from agentdbg.conversation import (
     count,
     text_of,
 )
-from agentdbg.wire.codec import Codec, StreamReader, type_word
+from agentdbg.wire.codec import Codec, FindingLike, StreamReader, type_word
 from agentdbg.wire.common import (
     WIRE,
     ChatForm,
@@ -62,7 +63,7 @@ FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
           "RECITATION": "content_filter", "PROHIBITED_CONTENT": "content_filter"}
 
 
-def usage_of(meta: Any) -> Usage:
+def usage_of(meta: JSON) -> Usage:
     m = as_dict(meta)
     output, thoughts = count(m.get("candidatesTokenCount")), count(m.get("thoughtsTokenCount"))
     return Usage(input=count(m.get("promptTokenCount")),
@@ -80,7 +81,7 @@ def content_parts(contents: list) -> list[Part]:
     return out
 
 
-def _part(model: bool, at: Where, part: dict) -> Part:
+def _part(model: bool, at: Where, part: JsonObject) -> Part:
     signature = as_str(field(part, "thoughtSignature"))
     call, response = field(part, "functionCall"), field(part, "functionResponse")
     if isinstance(call, dict):
@@ -89,15 +90,15 @@ def _part(model: bool, at: Where, part: dict) -> Part:
     if isinstance(response, dict):
         return ToolResult(at, part, None, as_str(response.get("id")), as_str(response.get("name")),
                           response.get("response"))
-    if isinstance(part.get("text"), str):
+    text = part.get("text")
+    if isinstance(text, str):
         if part.get("thought"):
-            return Reasoning(at, part, None, part["text"], signature)
-        text = part["text"]
+            return Reasoning(at, part, None, text, signature)
         return AssistantText(at, part, None, text) if model else UserText(at, part, None, text)
     return Other(at, part, None, next(iter(part), ""))
 
 
-def tool_defs(tools: Any) -> list[ToolDef]:
+def tool_defs(tools: JSON) -> list[ToolDef]:
     out: list[ToolDef] = []
     for k, t in enumerate(as_list(tools)):
         declarations = field(t, "functionDeclarations")
@@ -113,7 +114,7 @@ def tool_defs(tools: Any) -> list[ToolDef]:
     return out
 
 
-def chat_reply(doc: dict) -> ChatReply:
+def chat_reply(doc: JsonObject) -> ChatReply:
     """The chat assistant message (+ usage, finish reason) of a GenerateContentResponse."""
     candidate = as_dict(as_list(doc.get("candidates"))[0]) if as_list(doc.get("candidates")) else {}
     content = as_dict(candidate.get("content"))
@@ -126,8 +127,8 @@ def chat_reply(doc: dict) -> ChatReply:
     return ChatReply(message, usage_of(doc.get("usageMetadata")).counts(), finish)
 
 
-def response_json(message: dict, body: dict, usage: dict | None, finish: str | None,
-                  model_name: str) -> dict:
+def response_json(message: JsonObject, body: JsonObject, usage: JsonObject | None, finish: str | None,
+                  model_name: str) -> JsonObject:
     """A GenerateContentResponse for a chat assistant reply (ids derive from the request). A
     thinking request gets the reasoning as a thought part and a signature on the first call."""
     from agentdbg.wire.gemini import _model_content
@@ -136,13 +137,14 @@ def response_json(message: dict, body: dict, usage: dict | None, finish: str | N
     wire = as_dict(message.get(WIRE))
     content = wire["content"] if "seen" in wire and wire["seen"] == canonical(strip_wire(message)) \
         else _model_content(message)
-    parts = [dict(p) for p in as_list(content.get("parts"))]
+    parts: list[JsonObject] = [dict(p) for p in as_list(content.get("parts"))]
     first = next((p for p in parts if isinstance(field(p, "functionCall"), dict)), None)
     if first is not None and not field(first, "thoughtSignature") and _thinks(body):
         first["thoughtSignature"] = hex_id("", seed, "signature", length=64)
     prompt, completion = usage_counts(usage)
     reason = {"length": "MAX_TOKENS", "content_filter": "SAFETY"}.get(finish or "", "STOP")
-    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": reason,
+    return {"candidates": [{"content": {"role": "model", "parts": list[JSON](parts)},
+                            "finishReason": reason,
                             "index": 0}],
             "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": completion,
                               "totalTokenCount": prompt + completion},
@@ -150,7 +152,7 @@ def response_json(message: dict, body: dict, usage: dict | None, finish: str | N
             "responseId": hex_id("", seed, "response", length=24)}
 
 
-def _thinks(body: dict) -> bool:
+def _thinks(body: JsonObject) -> bool:
     config = as_dict(field(as_dict(field(body, "generationConfig")), "thinkingConfig"))
     return bool(config) and config.get("thinkingBudget") != 0
 
@@ -163,9 +165,9 @@ class GeminiAccumulator:
         self._parser = SSEParser()
         self.events = 0
         self.notes: list[str] = []
-        self.parts: list[dict] = []
+        self.parts: list[JsonObject] = []
         self._texts: dict[int, list[str]] = {}   # part -> its text pieces, joined once at the end
-        self.last: dict = {}
+        self.last: JsonObject = {}
         self.finish: str | None = None
 
     def feed(self, data: bytes) -> None:
@@ -195,7 +197,7 @@ class GeminiAccumulator:
                 continue
             prev = self.parts[-1] if self.parts else None
             if prev is not None and _continues(prev, part):
-                self._texts.setdefault(len(self.parts) - 1, [prev["text"]]).append(part["text"])
+                self._texts.setdefault(len(self.parts) - 1, [str(prev["text"])]).append(part["text"])
                 if field(part, "thoughtSignature"):
                     prev["thoughtSignature"] = field(part, "thoughtSignature")
             else:
@@ -209,9 +211,10 @@ class GeminiAccumulator:
         self._texts.clear()
 
     @property
-    def native(self) -> dict:
+    def native(self) -> JsonObject:
         self._join()
-        candidate = {"content": {"role": "model", "parts": self.parts}, "index": 0}
+        candidate: JsonObject = {"content": {"role": "model", "parts": list[JSON](self.parts)},
+                                 "index": 0}
         if self.finish is not None:
             candidate["finishReason"] = self.finish
         return {**self.last, "candidates": [candidate]}
@@ -230,37 +233,38 @@ class GeminiAccumulator:
         return out
 
 
-def _continues(prev: dict, part: dict) -> bool:
+def _continues(prev: JsonObject, part: JsonObject) -> bool:
     return (isinstance(prev.get("text"), str) and isinstance(part.get("text"), str)
             and bool(prev.get("thought")) == bool(part.get("thought"))
             and set(part) <= {"text", "thought", "thoughtSignature", "thought_signature"})
 
 
-def encode_stream(native: dict) -> Iterator[bytes]:
+def encode_stream(native: JsonObject) -> Iterator[bytes]:
     """The events a real ``:streamGenerateContent?alt=sse`` answer sends: text in pieces,
     each call whole, the finish reason and usage on the last event."""
     candidate = as_dict(as_list(native.get("candidates"))[0])
     parts = as_list(as_dict(candidate.get("content")).get("parts"))
     base = {k: v for k, v in native.items() if k not in ("candidates", "usageMetadata")}
-    chunks: list[list[dict]] = []
+    chunks: list[list[JsonObject]] = []
     for part in parts:
         if isinstance(part, dict) and isinstance(part.get("text"), str) and len(part) <= 2:
             chunks += [[{**part, "text": piece}] for piece in pieces(part["text"], 16) or [""]]
         else:
             chunks.append([part])
     for n, chunk in enumerate(chunks or [[]]):
-        event: dict[str, Any] = {"candidates": [{"content": {"role": "model", "parts": chunk},
-                                                 "index": 0}], **base}
+        first: JsonObject = {"content": {"role": "model", "parts": list[JSON](chunk)}, "index": 0}
+        event: JsonObject = {"candidates": [first], **base}
         if n == len(chunks or [[]]) - 1:
-            event["candidates"][0]["finishReason"] = candidate.get("finishReason", "STOP")
+            first["finishReason"] = candidate.get("finishReason", "STOP")
             event["usageMetadata"] = native.get("usageMetadata")
         yield b"data: " + utf8(json.dumps(event, ensure_ascii=False)) + b"\r\n\r\n"
 
 
-def _pairing_entry(i: int, content: Any) -> Entry:
-    content = content if isinstance(content, dict) else {}
-    parts = content.get("parts") if isinstance(content.get("parts"), list) else []
-    model = content.get("role") == "model"
+def _pairing_entry(i: int, content: JSON) -> Entry:
+    entry = content if isinstance(content, dict) else {}
+    listed = entry.get("parts")
+    parts = listed if isinstance(listed, list) else []
+    model = entry.get("role") == "model"
     calls: list[CallRow] = []
     results: list[ResultRow] = []
     for j, part in enumerate(parts):
@@ -307,17 +311,17 @@ class GeminiCodec(Codec):
                 break
         return root + path
 
-    def streams(self, path: str, body: Any) -> bool:
+    def streams(self, path: str, body: JSON) -> bool:
         return ":streamGenerateContent" in path
 
-    def model_of(self, path: str, body: Any) -> str | None:
+    def model_of(self, path: str, body: JSON) -> str | None:
         match = MODEL_PATH.search(path)
         if match:
             return match.group(1)
         model = body.get("model") if isinstance(body, dict) else None
         return model.removeprefix("models/") if isinstance(model, str) else None
 
-    def shape_error(self, body: Any) -> tuple[str, str | None] | None:
+    def shape_error(self, body: JSON) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):
             return f"Invalid JSON payload received. Expected an object, got {type_word(body)}.", None
         contents = field(body, "contents")
@@ -334,15 +338,15 @@ class GeminiCodec(Codec):
             return "Invalid JSON payload received. Invalid value at 'tools'.", None
         return None
 
-    def chat_form(self, body: dict) -> ChatForm:
+    def chat_form(self, body: JsonObject) -> ChatForm:
         from agentdbg.wire.gemini import to_chat
 
         return to_chat(body)
 
-    def tools(self, body: Any) -> list[ToolDef]:
+    def tools(self, body: JSON) -> list[ToolDef]:
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
-    def parse_request(self, body: Any) -> Request:
+    def parse_request(self, body: JSON) -> Request:
         body = body if isinstance(body, dict) else {"contents": body}
         parts: list[Part] = []
         system = field(body, "systemInstruction")
@@ -354,14 +358,14 @@ class GeminiCodec(Codec):
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))
 
-    def items(self, body: Any) -> list:
+    def items(self, body: JSON) -> list:
         value = field(body, "contents") if isinstance(body, dict) else body
         return [x if isinstance(x, dict) else {} for x in as_list(value)]
 
-    def reasons(self, body: dict) -> bool:
+    def reasons(self, body: JsonObject) -> bool:
         return _thinks(body)
 
-    def answer_schema(self, body: Any) -> dict | None:
+    def answer_schema(self, body: JSON) -> JsonObject | None:
         config = as_dict(field(body, "generationConfig"))
         if str(field(config, "responseMimeType")).lower() != "application/json":
             return None
@@ -369,50 +373,50 @@ class GeminiCodec(Codec):
         schema = schema if isinstance(schema, dict) else field(config, "responseSchema")
         return schema if isinstance(schema, dict) else {}
 
-    def encode_request(self, messages: list[dict], tools: list[dict] | None = None,
-                       tool_choice: Any = None, parallel_tool_calls: bool | None = None, *,
-                       params: dict | None = None) -> dict:
+    def encode_request(self, messages: list[JsonObject], tools: list[JsonObject] | None = None,
+                       tool_choice: JSON = None, parallel_tool_calls: bool | None = None, *,
+                       params: JsonObject | None = None) -> JsonObject:
         from agentdbg.wire.gemini import from_chat
 
         return from_chat(messages, tools, tool_choice, parallel_tool_calls, params=params)
 
-    def tool_from_chat(self, tool: dict) -> dict:
+    def tool_from_chat(self, tool: JsonObject) -> JsonObject:
         from agentdbg.wire.gemini import tool_from_chat
 
         return {"functionDeclarations": [tool_from_chat(tool)]}
 
     def error(self, status: int, message: str, *, param: str | None = None,
-              code: str | None = None, type_: str = "invalid_request_error", **extra: Any) -> dict:
+              code: str | None = None, type_: str = "invalid_request_error", **extra: JSON) -> JsonObject:
         return {"error": {"code": status, "message": message,
                           "status": STATUS.get(status, "INTERNAL" if status >= 500 else
                                                "INVALID_ARGUMENT"), **extra}}
 
-    def bad_json(self) -> dict:
+    def bad_json(self) -> JsonObject:
         return self.error(400, "Invalid JSON payload received.")
 
-    def rejection(self, findings: list[Any]) -> tuple[int, dict] | None:
+    def rejection(self, findings: Sequence[FindingLike]) -> tuple[int, JsonObject] | None:
         for f in findings:
             if f.severity == "error" and f.api_error and not getattr(f, "api_source", None):
                 return 400, self.error(400, f.api_error)
         return None
 
-    def answer(self, message: dict, body: dict, usage: dict | None, finish: str | None,
-               model_name: str = "offline") -> dict:
+    def answer(self, message: JsonObject, body: JsonObject, usage: JsonObject | None, finish: str | None,
+               model_name: str = "offline") -> JsonObject:
         return response_json(message, body, usage, finish, model_name)
 
-    def stream(self, native: dict, body: dict) -> Iterator[bytes]:
+    def stream(self, native: JsonObject, body: JsonObject) -> Iterator[bytes]:
         return encode_stream(native)
 
     def accumulator(self) -> StreamReader:
         return GeminiAccumulator()
 
-    def reply(self, doc: Any) -> ChatReply | None:
+    def reply(self, doc: JSON) -> ChatReply | None:
         if not isinstance(doc, dict) or not isinstance(doc.get("candidates"), list) \
                 or not doc["candidates"]:
             return None
         return chat_reply(doc)
 
-    def output(self, native: Any) -> list:
+    def output(self, native: JSON) -> list:
         candidates = as_list(as_dict(native).get("candidates"))
         content = as_dict(as_dict(candidates[0]).get("content")) if candidates else {}
         return [{"role": "model", "parts": as_list(content.get("parts"))}] if content else []

@@ -10,15 +10,16 @@ items, ``compaction`` and ``item_reference``; function, custom, namespaced (``{"
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
 
 from agentdbg.conversation import (
+    JSON,
     AssistantText,
     Compaction,
     HostedCall,
     HostedResult,
     Instructions,
+    JsonObject,
     Other,
     Part,
     Reasoning,
@@ -32,7 +33,7 @@ from agentdbg.conversation import (
     as_str,
     text_of,
 )
-from agentdbg.wire.codec import Codec, StreamReader, json_schema_error, schema_problem, type_word
+from agentdbg.wire.codec import Codec, FindingLike, StreamReader, json_schema_error, schema_problem, type_word
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 from agentdbg.wire.pairing import REFERENCE, Entry, entry
 from agentdbg.wire.responses import CALL_OUTPUT, OUTPUT_CALL
@@ -45,7 +46,7 @@ def item_parts(items: list) -> list[Part]:
     return [_part(i, item) for i, item in enumerate(items) if isinstance(item, dict)]
 
 
-def _part(i: int, item: dict) -> Part:
+def _part(i: int, item: JsonObject) -> Part:
     at, kind, role = Where((i,), f"input[{i}]"), item.get("type"), item.get("role")
     if kind in (None, "message"):
         text = text_of(item.get("content"))
@@ -73,7 +74,7 @@ def _part(i: int, item: dict) -> Part:
     return Other(at, item, None, str(kind))
 
 
-def tool_defs(tools: Any, where: str = "tools", namespace: str | None = None) -> list[ToolDef]:
+def tool_defs(tools: JSON, where: str = "tools", namespace: str | None = None) -> list[ToolDef]:
     """Function, custom, namespaced and hosted tools, namespaced ones under their group's name."""
     out: list[ToolDef] = []
     for k, t in enumerate(tools if isinstance(tools, list) else []):
@@ -116,7 +117,7 @@ class ResponsesCodec(Codec):
                 out.append(entry(REFERENCE if kind == "item_reference" else "item"))
         return out
 
-    def shape_error(self, body: Any) -> tuple[str, str | None] | None:
+    def shape_error(self, body: JSON) -> tuple[str, str | None] | None:
         if not isinstance(body, dict):
             return f"Invalid type for request body: expected an object, but got {type_word(body)} " \
                    "instead.", None
@@ -135,7 +136,7 @@ class ResponsesCodec(Codec):
         problem = schema_problem(body.get("tools"), "parameters", nested=False)
         return problem[:2] if problem else None
 
-    def definition_error(self, body: Any) -> tuple[str, str | None] | None:
+    def definition_error(self, body: JSON) -> tuple[str, str | None] | None:
         tools = body.get("tools") if isinstance(body, dict) else None
         found = json_schema_error(tools, "parameters", nested=False)
         if found is None:
@@ -143,65 +144,65 @@ class ResponsesCodec(Codec):
         _, name, where, context, problem = found
         return f"Invalid schema for function '{name}': In context=({context}), {problem}.", where
 
-    def chat_form(self, body: dict) -> ChatForm:
+    def chat_form(self, body: JsonObject) -> ChatForm:
         from agentdbg.wire.responses import to_chat
 
         return to_chat(body)
 
-    def tools(self, body: Any) -> list[ToolDef]:
+    def tools(self, body: JSON) -> list[ToolDef]:
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
-    def parse_request(self, body: Any) -> Request:
+    def parse_request(self, body: JSON) -> Request:
         body = body if isinstance(body, dict) else {"input": body}
         parts: list[Part] = []
-        if isinstance(body.get("instructions"), str):
-            parts.append(Instructions(Where((), "instructions"), body["instructions"], None,
-                                      body["instructions"]))
+        instructions = body.get("instructions")
+        if isinstance(instructions, str):
+            parts.append(Instructions(Where((), "instructions"), instructions, None, instructions))
         parts += item_parts(self.items(body))
         return Request(self.name, parts, tool_defs(body.get("tools")), body.get("tool_choice"),
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))
 
-    def reasons(self, body: dict) -> bool:
+    def reasons(self, body: JsonObject) -> bool:
         reasoning = body.get("reasoning")
         effort = reasoning.get("effort") if isinstance(reasoning, dict) else None
         return isinstance(effort, str) and effort != "none"
 
-    def answer_schema(self, body: Any) -> dict | None:
+    def answer_schema(self, body: JSON) -> JsonObject | None:
         text = as_dict(body.get("text")) if isinstance(body, dict) else {}
         fmt = as_dict(text.get("format"))
         if fmt.get("type") == "json_schema":
             return fmt["schema"] if isinstance(fmt.get("schema"), dict) else {}
         return {} if fmt.get("type") == "json_object" else None
 
-    def continues(self, body: Any) -> str | None:
+    def continues(self, body: JSON) -> str | None:
         prev = body.get("previous_response_id") if isinstance(body, dict) else None
         return prev if isinstance(prev, str) and prev else None
 
-    def encode_request(self, messages: list[dict], tools: list[dict] | None = None,
-                       tool_choice: Any = None, parallel_tool_calls: bool | None = None, *,
-                       params: dict | None = None) -> dict:
+    def encode_request(self, messages: list[JsonObject], tools: list[JsonObject] | None = None,
+                       tool_choice: JSON = None, parallel_tool_calls: bool | None = None, *,
+                       params: JsonObject | None = None) -> JsonObject:
         from agentdbg.wire.responses import from_chat
 
         return from_chat(messages, tools, tool_choice, parallel_tool_calls, params=params)
 
-    def tool_from_chat(self, tool: dict) -> dict:
+    def tool_from_chat(self, tool: JsonObject) -> JsonObject:
         from agentdbg.wire.responses import tool_from_chat
 
         return tool_from_chat(tool)
 
-    def rejection(self, findings: list[Any]) -> tuple[int, dict] | None:
+    def rejection(self, findings: Sequence[FindingLike]) -> tuple[int, JsonObject] | None:
         from agentdbg.wire.responses_reply import rejection
 
         return rejection(findings)
 
-    def answer(self, message: dict, body: dict, usage: dict | None, finish: str | None,
-               model_name: str = "offline") -> dict:
+    def answer(self, message: JsonObject, body: JsonObject, usage: JsonObject | None, finish: str | None,
+               model_name: str = "offline") -> JsonObject:
         from agentdbg.wire.responses_reply import response_json
 
         return response_json(message, body, usage, finish, model_name)
 
-    def stream(self, native: dict, body: dict) -> Iterator[bytes]:
+    def stream(self, native: JsonObject, body: JsonObject) -> Iterator[bytes]:
         from agentdbg.wire.responses_stream import encode_stream
 
         return encode_stream(native)
@@ -211,13 +212,13 @@ class ResponsesCodec(Codec):
 
         return ResponsesAccumulator()
 
-    def reply(self, doc: Any) -> ChatReply | None:
+    def reply(self, doc: JSON) -> ChatReply | None:
         from agentdbg.wire.responses_reply import chat_reply
 
         if not isinstance(doc, dict) or not isinstance(doc.get("output"), list):
             return None
         return chat_reply(doc)
 
-    def output(self, native: Any) -> list:
+    def output(self, native: JSON) -> list:
         out = native.get("output") if isinstance(native, dict) else None
         return [x for x in out if isinstance(x, dict)] if isinstance(out, list) else []

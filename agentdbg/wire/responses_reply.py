@@ -5,7 +5,8 @@ error bodies with the real status codes.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from agentdbg.conversation import Usage, count
 from agentdbg.wire.common import (
@@ -18,6 +19,9 @@ from agentdbg.wire.common import (
     usage_counts,
 )
 from agentdbg.wire.responses import _seal, _Walker, assistant_items
+
+if TYPE_CHECKING:
+    from agentdbg.wire.codec import FindingLike
 
 
 def usage_of(usage: Any) -> Usage:
@@ -118,7 +122,7 @@ REJECTIONS: dict[str, tuple[int, str | None, str | None]] = {
 }
 
 
-def rejection(findings: list) -> tuple[int, dict] | None:
+def rejection(findings: Sequence[FindingLike]) -> tuple[int, dict] | None:
     """What the real API answers for the first error among ``findings`` (None: it accepts)."""
     for f in findings:
         if f.severity != "error" or not f.api_error:

@@ -14,17 +14,26 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentdbg.errors import AgentdbgError, ExitStatus
 from agentdbg.server.launch import child
 from agentdbg.server.launch.clients import App, Plan, client_for
 from agentdbg.server.launch.formats import Family, relayed
 from agentdbg.server.net import Background
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from agentdbg.server.proxy.workers import ProcessAnalyst
+
+#: ``--offline``/``--script``: serve's app, its bound socket and its URL
+Served = tuple["ASGIApp", socket.socket, str]
 
 
 class CommandNotFound(AgentdbgError):
@@ -64,10 +73,10 @@ class Running:
 class ByFamily:
     """Each API family's requests to its own proxy app, the family's path taken off."""
 
-    def __init__(self, apps: dict[str, Any]):
+    def __init__(self, apps: dict[str, Any]) -> None:
         self.apps = {f"/{name}": app for name, app in apps.items()}
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
         path: str = scope["path"]
@@ -133,7 +142,7 @@ def run_command(opts: LaunchOptions) -> int:
     return ended.status
 
 
-def _serve(opts: LaunchOptions):
+def _serve(opts: LaunchOptions) -> Served:
     """``--offline``/``--script``: agentdbg serve, bound now (its thread starts with the rest)."""
     from agentdbg.server.net import bind, url_of
     from agentdbg.server.serve import make_app, serve_provider
@@ -143,7 +152,8 @@ def _serve(opts: LaunchOptions):
     return make_app(provider, profile=opts.profile), sock, url_of(sock)
 
 
-def _targets(opts: LaunchOptions, plan: Plan, families: tuple[Family, ...], serve) -> dict[str, str]:
+def _targets(opts: LaunchOptions, plan: Plan, families: tuple[Family, ...], serve: Served | None
+             ) -> dict[str, str]:
     """Where the proxy relays each family: serve, --upstream, or where the command was going."""
     if serve is not None:
         return {f.name: serve[2] for f in families}
@@ -174,7 +184,7 @@ def _shown(argv: list[str], env: dict[str, str]) -> str:
     return redact.text(" ".join(argv))
 
 
-def _start(opts: LaunchOptions, running: Running, serve, targets: dict[str, str], label: str,
+def _start(opts: LaunchOptions, running: Running, serve: Served | None, targets: dict[str, str], label: str,
            folder: Path, families: tuple[Family, ...], redirect: child.Redirect) -> str:
     """Start the live view, the analyst, serve and the proxy; returns the proxy's root URL."""
     from agentdbg.server.net import bind, raise_file_limit
@@ -199,7 +209,7 @@ def _start(opts: LaunchOptions, running: Running, serve, targets: dict[str, str]
 
 
 def _analyst(opts: LaunchOptions, targets: dict[str, str], label: str, folder: Path,
-             families: tuple[Family, ...]):
+             families: tuple[Family, ...]) -> ProcessAnalyst:
     from agentdbg.render.console import make_console
     from agentdbg.server.proxy.analyst import Analysis
     from agentdbg.server.proxy.conversations import Tracker
@@ -222,7 +232,7 @@ def _analyst(opts: LaunchOptions, targets: dict[str, str], label: str, folder: P
     return ProcessAnalyst(analysis)
 
 
-def _proxy_apps(opts: LaunchOptions, analyst, targets: dict[str, str]) -> dict[str, Any]:
+def _proxy_apps(opts: LaunchOptions, analyst: ProcessAnalyst, targets: dict[str, str]) -> dict[str, Any]:
     from agentdbg.server.proxy.app import ProxyOptions, make_app
 
     made: dict[str, Any] = {}

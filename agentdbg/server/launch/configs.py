@@ -94,7 +94,7 @@ def _toml(raw: bytes) -> dict | None:
         import tomllib
     except ImportError:  # pragma: no cover - Python 3.10
         try:
-            import tomli as tomllib  # type: ignore[no-redef]
+            import tomli as tomllib
         except ImportError:
             return None
     try:

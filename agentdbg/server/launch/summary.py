@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentdbg.report.runpage import Conversation, RunSummary, render_run_report, summarize
 from agentdbg.textsafe import one_line
 from agentdbg.transcript.tree import Node, link, walk
+
+if TYPE_CHECKING:
+    from agentdbg.server.launch.child import Ended
 
 
 def _plural(n: int, word: str) -> str:
@@ -70,7 +74,7 @@ def _how(node: Node) -> str:
     return f" ← {kind} from conversation {s.conversation}{call}"
 
 
-def report_and_summary(name: str, ended, paths: list[Path], folder: Path, label: str, log: Path,
+def report_and_summary(name: str, ended: Ended, paths: list[Path], folder: Path, label: str, log: Path,
                        notes: list[str], leftovers: int, profile: str) -> None:
     """Write the run's report (when a request was recorded) and print the summary."""
     report = None

@@ -18,8 +18,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 
 from agentdbg.server.live.view import CSP, LiveView, asset
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
 
 POLL = 0.1                 # seconds between scans of the folder
 KEEPALIVE = 15.0           # a comment on an idle event stream, so proxies and browsers keep it
@@ -43,7 +50,7 @@ class Changes:
             await asyncio.wait_for(self.event.wait(), timeout)
 
 
-def make_live_app(view: LiveView):
+def make_live_app(view: LiveView) -> Starlette:
     """The starlette app (behind ``guard.guarded`` before it is served)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
@@ -53,7 +60,7 @@ def make_live_app(view: LiveView):
     changes: Changes | None = None
     lock = asyncio.Lock()      # one drawing at a time: the view's caches are not shared
 
-    async def drawn(fn, *args):
+    async def drawn(fn: Callable[..., str | None], *args: object) -> str | None:
         async with lock:
             return await run_in_threadpool(fn, *args)
 
@@ -66,21 +73,21 @@ def make_live_app(view: LiveView):
     def known(key: str | None) -> bool:
         return bool(key) and any(e.run == key for e in view.folder.entries.values())
 
-    async def home(request):
+    async def home(request: Request) -> Response:
         if view.current is not None:
             return html(await drawn(view.run_page, view.current))
         return html(await drawn(view.runs_page))
 
-    async def runs(request):
+    async def runs(request: Request) -> Response:
         return html(await drawn(view.runs_page))
 
-    async def run(request):
+    async def run(request: Request) -> Response:
         key = request.query_params.get("key")
         if key != view.current and not known(key):
             return html(None)
         return html(await drawn(view.run_page, key))
 
-    async def conv(request):
+    async def conv(request: Request) -> Response:
         key, name = request.query_params.get("key"), request.query_params.get("name")
         entry = view.folder.entry(name or "")
         if entry is None or entry.run != key:
@@ -88,20 +95,20 @@ def make_live_app(view: LiveView):
         anchors = view.anchors(view.folder.run(entry.run))
         return html(await drawn(view.section, entry, anchors[entry.name]))
 
-    async def summary(request):
+    async def summary(request: Request) -> Response:
         key = request.query_params.get("key")
         if key != view.current and not known(key):
             return html(None)
         return html(await drawn(view.summary, key))
 
-    async def diff(request):
+    async def diff(request: Request) -> Response:
         a, b = request.query_params.get("a"), request.query_params.get("b")
         return html(await drawn(view.diff_page, a or "", b or ""))
 
-    async def events(request):
+    async def events(request: Request) -> Response:
         key = request.query_params.get("key") or ""
 
-        async def stream():
+        async def stream() -> AsyncIterator[str]:
             last = None
             while True:
                 state = view.state(key)
@@ -115,7 +122,7 @@ def make_live_app(view: LiveView):
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={**HEADERS, "X-Accel-Buffering": "no"})
 
-    async def assets(request):
+    async def assets(request: Request) -> Response:
         found = asset(request.path_params["name"])
         if found is None:
             return html(None)
@@ -128,7 +135,7 @@ def make_live_app(view: LiveView):
             await asyncio.sleep(POLL)
 
     @contextlib.asynccontextmanager
-    async def lifespan(app):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         nonlocal changes
         changes = Changes()
         view.folder.scan()

@@ -10,11 +10,18 @@ guessed the token) and any request a browser marks as coming from another site's
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from agentdbg.server.guard import LocalOnly
 
 FORBIDDEN = b"403 Forbidden: the agentdbg live view answers only its own URL, with its token.\n"
 
 
-async def forbid(send) -> None:
+async def forbid(send: Send) -> None:
     await send({"type": "http.response.start", "status": 403,
                 "headers": [(b"content-type", b"text/plain; charset=utf-8"),
                             (b"content-length", str(len(FORBIDDEN)).encode()),
@@ -25,10 +32,10 @@ async def forbid(send) -> None:
 class TokenGate:
     """403 unless the path starts with ``/TOKEN``; the app sees the path without it."""
 
-    def __init__(self, app, token: str):
+    def __init__(self, app: ASGIApp, token: str) -> None:
         self.app, self.prefix = app, f"/{token}"
 
-    async def __call__(self, scope, receive, send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -48,7 +55,7 @@ def _error(status: int, message: str) -> dict:
     return {"error": {"message": message, "status": status}}
 
 
-def guarded(app, token: str, say=None):
+def guarded(app: ASGIApp, token: str, say: Callable[[str], None] | None = None) -> LocalOnly:
     """The live view's app behind both checks (Host and Origin first, then the token)."""
     from agentdbg.server.guard import LocalOnly
     from agentdbg.textsafe import one_line

@@ -16,8 +16,16 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.types import ASGIApp
+
+    from agentdbg.server.guard import LocalOnly
 
 PARENT_CHECK = 1.0     # seconds: how often the live process checks the proxy is still there
 
@@ -29,12 +37,12 @@ class LiveOptions:
     profile: str = "openai"
 
 
-def _server(app, sock: socket.socket):
+def _server(app: ASGIApp, sock: socket.socket) -> uvicorn.Server:
     import uvicorn
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
-        def capture_signals(self):   # its own handlers: see start_live and serve_here
+        def capture_signals(self) -> Iterator[None]:   # its own handlers: see start_live and serve_here
             yield
 
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
@@ -42,7 +50,7 @@ def _server(app, sock: socket.socket):
     return Server(config)
 
 
-def make_app(options: LiveOptions, token: str):
+def make_app(options: LiveOptions, token: str) -> LocalOnly:
     from agentdbg.server.live.app import make_live_app
     from agentdbg.server.live.guard import guarded
     from agentdbg.server.live.view import LiveView
@@ -108,7 +116,7 @@ def _child(options: LiveOptions, sock: socket.socket, token: str) -> None:
     server.run(sockets=[sock])
 
 
-def serve_here(options: LiveOptions, host: str, port: int, on_ready) -> None:
+def serve_here(options: LiveOptions, host: str, port: int, on_ready: Callable[[str], object]) -> None:
     """``agentdbg ui``: serve on this thread until Ctrl-C; ``on_ready(url)`` says the URL."""
     from agentdbg.server.net import bind
 
