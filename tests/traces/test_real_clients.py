@@ -80,7 +80,7 @@ def test_claude_code_with_a_subagent_imports_as_the_proxy_recorded_it(tmp_path):
         _no_findings(path)
         _replays(tmp_path, path)
     main, sub = (load_transcript(p).header for p in imported)
-    assert sub.parent_call.conversation == main.conversation and sub.parent_call.call_id == "toolu_agent1"
+    assert sub.started_by.conversation == main.conversation and sub.started_by.call_id == "toolu_agent1"
     assert [call[1] for call in pairs(imported[0])] == ["Agent", "Bash"]
     assert "started by conversation 1, call toolu_agent1" in said
 
