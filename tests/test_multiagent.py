@@ -473,3 +473,31 @@ def test_assert_run_replays_replays_every_agent_and_names_the_one_that_did_not(t
     assert str(caught.value) == (f"{t[1].path}: 1 of 3 conversation(s) did not replay:\n"
                                  f"  conversation 3 (Read invoices) ({sub.name}):\n"
                                  "    stop reason: recorded max_turns, replayed completed")
+
+
+def test_the_pytest_plugin_labels_each_conversation_of_a_run_by_its_agent(pytester):
+    """`pytest --agentdbg-replay`: one item per conversation, its id naming the agent; the
+    failing one says which agent it was; a Claude Code session with a subagent is two items."""
+    from pathlib import Path
+
+    t = handoff_run(pytester.path / "runs")
+    claude = Path(__file__).parent / "fixtures" / "traces" / "claude-code"
+    session = pytester.path / "session"
+    session.mkdir()
+    (session / "s.jsonl").write_bytes((claude / "0542af78-77da-41c1-9127-3d76f8fd6efd.jsonl").read_bytes())
+    subagents = session / "s" / "subagents"
+    subagents.mkdir(parents=True)
+    for f in (claude / "0542af78-77da-41c1-9127-3d76f8fd6efd" / "subagents").iterdir():
+        (subagents / f.name).write_bytes(f.read_bytes())
+    sub = t[3].path
+    sub.write_text(sub.read_text(encoding="utf-8").replace('"reason": "completed"', '"reason": "max_turns"'),
+                   encoding="utf-8")
+    result = pytester.runpytest("--agentdbg-replay", "runs", "session", "-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4, failed=1)
+    result.stdout.fnmatch_lines_random([
+        f"runs/{t[1].path.name}::replay[[]triage agent[]] PASSED*",
+        f"runs/{t[2].path.name}::replay[[]Billing agent[]] PASSED*",
+        f"runs/{sub.name}::replay[[]Read invoices[]] FAILED*",
+        "session/s.jsonl::replay[[]main[]] PASSED*",
+        "session/s.jsonl::replay[[]general-purpose[]] PASSED*",
+        "FAILED runs/*::replay[[]Read invoices[]]*"])
