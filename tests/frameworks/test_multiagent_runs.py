@@ -1,6 +1,7 @@
-"""Multi-agent runs of real frameworks, each written the way its docs write a team, a handoff
-or an agent with trimmed history, through `agentdbg proxy` in front of `agentdbg serve --script`
-(a real model chooses the handoff or the delegation; the script plays those turns).
+"""Multi-agent runs of real frameworks (Python ones, and the OpenAI Agents SDK for JavaScript
+run with Node), each written the way its docs write a team, a handoff or an agent with trimmed
+history, through `agentdbg proxy` in front of `agentdbg serve --script` (a real model chooses
+the handoff or the delegation; the script plays those turns).
 
 For every run: it completes; its correct traffic gets no error or warning finding (a handoff
 is an event, not a defect; a framework's documented history trimming is a note); the proxy
@@ -38,6 +39,7 @@ def test_the_team_completes_with_no_finding(runs, app: App):
 def test_one_run_as_a_tree_with_every_agent_named(runs, app: App):
     run = runs.get(app)
     transcripts = [load_transcript(p) for p in saved(run)]
+    assert {t.header.wire for t in transcripts} == {app.wire}      # the API the app was told to use
     assert len({t.header.run for t in transcripts}) == 1, [t.header.run for t in transcripts]
     roots = build([(t.path, named(t.header, t.events)) for t in transcripts])
     drawn = tuple((n.depth, n.agent, n.started_by.kind if n.started_by else None) for n in walk(roots))
