@@ -212,6 +212,26 @@ def _dspy_steps(text: str) -> list[TextStep]:
             for n, f in sorted(fields.items()) if f.get("tool_name")]
 
 
+TRAJECTORY = "[[ ## trajectory ## ]]"
+
+
+def text_task(text: object) -> str | None:
+    """What a DSPy prompt asks before its trajectory (its input fields: the question), None
+    for a prompt with no trajectory field. Each step of one ``ReAct`` run, and its closing
+    extract step, repeat it."""
+    if not isinstance(text, str) or TRAJECTORY not in text:
+        return None
+    head = text.split(TRAJECTORY, 1)[0].strip()
+    return head or None
+
+
+def lost_steps(before: object, now: object) -> list[TextStep]:
+    """The steps the prompt ``before`` showed that ``now`` (a later step of the same run) no
+    longer shows: the model lost those calls and what they returned."""
+    kept = {(s.tool, s.arguments, s.observation) for s in text_steps(now)}
+    return [s for s in text_steps(before) if (s.tool, s.arguments, s.observation) not in kept]
+
+
 def text_protocol(messages: list[Any]) -> bool:
     """The request writes its calls as text (a trajectory in the prompt) rather than as tool
     calls: no tool call or tool message anywhere, and the last user text holds steps."""
@@ -222,4 +242,4 @@ def text_protocol(messages: list[Any]) -> bool:
                 None)
     content = last.get("content") if isinstance(last, dict) else None
     text = content if isinstance(content, str) else ""
-    return "[[ ## trajectory ## ]]" in text or bool(text_steps(text))
+    return TRAJECTORY in text or bool(text_steps(text))

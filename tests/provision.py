@@ -9,6 +9,9 @@ loaded by ``tests/conftest.py``), each with a line saying what is being prepared
   binary (default ``/usr/bin/chromium``).
 * **The framework virtualenvs** (``tests/frameworks``), when a selected test runs a framework:
   built once from their pinned requirements and cached (``tests/frameworks/fw_envs.py``).
+* **The npm packages a Node app imports** (marker ``npm_packages``: the OpenAI Agents SDK for
+  JavaScript in ``tests/frameworks``), installed once at their pinned versions and cached
+  (``tests/oneclick/npm_clients.py``).
 
 It runs after collection, in the process that collected (each ``pytest-xdist`` worker too, under a
 lock, so two workers never run apt-get or pip on the same thing at once).
@@ -102,6 +105,27 @@ def prepare_frameworks(names: list[str], say: Callable[[str], None]) -> str | No
     return failed
 
 
+def prepare_npm(names: list[str], say: Callable[[str], None]) -> str | None:
+    """Install the npm package sets ``names`` that are not cached yet; returns why one could
+    not be installed (None: all ready)."""
+    sys.path.insert(0, str(HERE))
+    from oneclick import npm_clients
+
+    for name in names:
+        specs = " ".join(f"{p}@{v}" for p, v in npm_clients.PINNED[name])
+        if npm_clients.ready(name):
+            continue
+        say(f"preparing the Node apps' tests: installing {specs} with npm into "
+            f"{npm_clients.cache_root()} (once, about a minute) …")
+        start = time.perf_counter()
+        try:
+            npm_clients.ensure(name)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:   # no npm; npm failed
+            return f"{name}: " + " ".join(str(exc).split())[:400]
+        say(f"  {specs}: installed in {time.perf_counter() - start:.0f} s")
+    return None
+
+
 class Unprovisioned(pytest.Item):
     """Stands for the tests that need what could not be prepared: one failure with one line,
     instead of an error in each of them."""
@@ -173,6 +197,8 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "by the test command; AGENTDBG_CHROMIUM overrides the path)")
     config.addinivalue_line("markers", "framework_env(name): runs in the cached virtualenv of "
                                        "tests/frameworks/requirements/NAME.txt (built by the test command)")
+    config.addinivalue_line("markers", "npm_packages(name): imports the npm packages "
+                                       "tests/oneclick/npm_clients.PINNED[NAME] (installed by the test command)")
 
 
 def _replace(session: pytest.Session, needs: list[pytest.Item], what: str, why: str) -> None:
@@ -201,3 +227,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         why = _once(config, "frameworks", lambda: prepare_frameworks(names, say))
         if why:
             _replace(session, envs, "framework environment", why)
+    node = [item for item in session.items if item.get_closest_marker("npm_packages")]
+    if node:
+        wanted = sorted({item.get_closest_marker("npm_packages").args[0] for item in node})
+        why = _once(config, "npm", lambda: prepare_npm(wanted, say))
+        if why:
+            _replace(session, node, "npm packages", why)

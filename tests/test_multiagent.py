@@ -274,6 +274,33 @@ def test_a_text_protocols_steps_stay_one_conversation_with_their_calls_shown(tmp
     assert again.conv is not first.conv
 
 
+def test_a_dspy_run_s_extract_step_stays_in_its_conversation_and_lost_steps_are_found(tmp_path):
+    """The closing extract step (another signature: its own system text and output fields)
+    goes on from the same question with the whole trajectory: the same conversation. A step
+    whose prompt no longer shows an earlier step is history-rewritten, said as the step lost."""
+    proxy = Proxy(tmp_path)
+    reply = says("[[ ## next_thought ## ]]\nx\n\n[[ ## next_tool_name ## ]]\nquery_order")
+    first, _ = proxy.send(dspy("Where is ORD-1?", 0), reply)
+    proxy.send(dspy("Where is ORD-1?", 1), reply)
+    extract = dspy("Where is ORD-1?", 2)
+    extract["messages"][0]["content"] = "Your input fields are: question, trajectory. Your output fields: reasoning, answer."
+    extract["messages"][1]["content"] = extract["messages"][1]["content"].replace("next_thought", "reasoning")
+    last, _ = proxy.send(extract, says("[[ ## reasoning ## ]]\nok\n\n[[ ## answer ## ]]\nshipped"))
+    assert last.conv is first.conv and rules(last) == []
+
+    proxy = Proxy(tmp_path / "forgetful")
+    first, _ = proxy.send(dspy("Where is ORD-1?", 1), reply)
+    forgot = dspy("Where is ORD-1?", 2)
+    step_0 = forgot["messages"][1]["content"].index("[[ ## thought_0 ## ]]")
+    step_1 = forgot["messages"][1]["content"].index("[[ ## thought_1 ## ]]")
+    content = forgot["messages"][1]["content"]
+    forgot["messages"][1]["content"] = content[:step_0] + content[step_1:]      # step 0 cut out
+    seen, _ = proxy.send(forgot, reply)
+    assert seen.conv is first.conv
+    assert rules(seen) == [("history-rewritten", 1)]
+    assert [e.text for e in seen.conv.rules.edits] == ["text step 0 removed (query_order and its observation)"]
+
+
 @pytest.mark.parametrize("text,name", [
     ("You are the triage agent. Route questions.", "triage agent"),
     ("You are a helpful assistant.", None),
@@ -473,3 +500,31 @@ def test_assert_run_replays_replays_every_agent_and_names_the_one_that_did_not(t
     assert str(caught.value) == (f"{t[1].path}: 1 of 3 conversation(s) did not replay:\n"
                                  f"  conversation 3 (Read invoices) ({sub.name}):\n"
                                  "    stop reason: recorded max_turns, replayed completed")
+
+
+def test_the_pytest_plugin_labels_each_conversation_of_a_run_by_its_agent(pytester):
+    """`pytest --agentdbg-replay`: one item per conversation, its id naming the agent; the
+    failing one says which agent it was; a Claude Code session with a subagent is two items."""
+    from pathlib import Path
+
+    t = handoff_run(pytester.path / "runs")
+    claude = Path(__file__).parent / "fixtures" / "traces" / "claude-code"
+    session = pytester.path / "session"
+    session.mkdir()
+    (session / "s.jsonl").write_bytes((claude / "0542af78-77da-41c1-9127-3d76f8fd6efd.jsonl").read_bytes())
+    subagents = session / "s" / "subagents"
+    subagents.mkdir(parents=True)
+    for f in (claude / "0542af78-77da-41c1-9127-3d76f8fd6efd" / "subagents").iterdir():
+        (subagents / f.name).write_bytes(f.read_bytes())
+    sub = t[3].path
+    sub.write_text(sub.read_text(encoding="utf-8").replace('"reason": "completed"', '"reason": "max_turns"'),
+                   encoding="utf-8")
+    result = pytester.runpytest("--agentdbg-replay", "runs", "session", "-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4, failed=1)
+    result.stdout.fnmatch_lines_random([
+        f"runs/{t[1].path.name}::replay[[]triage agent[]] PASSED*",
+        f"runs/{t[2].path.name}::replay[[]Billing agent[]] PASSED*",
+        f"runs/{sub.name}::replay[[]Read invoices[]] FAILED*",
+        "session/s.jsonl::replay[[]main[]] PASSED*",
+        "session/s.jsonl::replay[[]general-purpose[]] PASSED*",
+        "FAILED runs/*::replay[[]Read invoices[]]*"])

@@ -185,6 +185,7 @@ def test_a_conversation_of_a_multi_agent_run_reads_back_its_agent_and_the_call_t
     named = write(tmp_path, REQUEST, {"type": "agent", "seq": 2, "turn": 1, "name": "WeatherAgent"},
                   {**REPLY, "seq": 3}, name="n.jsonl")
     assert load_transcript(named).agent == "WeatherAgent"
-    bad = write(tmp_path, REQUEST, header={"started_by": {"call_id": "x"}}, name="b.jsonl")
+    # the starting conversation may be unknown (an imported subagent's), never of the wrong type
+    bad = write(tmp_path, REQUEST, header={"started_by": {"conversation": "one", "call_id": "x"}}, name="b.jsonl")
     r = runner.invoke(app, ["replay", bad], env={"AGENTDBG_HOME": str(tmp_path / "home")})
     assert r.exit_code == 2 and "started_by.conversation" in r.stderr, r.output

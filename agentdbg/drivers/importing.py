@@ -49,7 +49,7 @@ def sources_under(path: Path) -> list[tuple[Path, str]]:
             if seen > MAX_FILES:
                 raise InputError(f"{path}: more than {MAX_FILES} files; import a smaller folder")
             file = Path(root) / name
-            if name.endswith(".meta.json") or _a_sessions_subagent(file):
+            if name.endswith(".meta.json") or a_sessions_subagent(file):
                 continue
             source = foreign(file)
             if source is not None:
@@ -60,7 +60,7 @@ def sources_under(path: Path) -> list[tuple[Path, str]]:
     return found
 
 
-def _a_sessions_subagent(file: Path) -> bool:
+def a_sessions_subagent(file: Path) -> bool:
     """``<session>/subagents/agent-*.jsonl`` beside ``<session>.jsonl``: read with its session."""
     return file.parent.name == "subagents" and \
         file.parent.parent.with_suffix(".jsonl").is_file()

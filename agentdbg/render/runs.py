@@ -83,7 +83,8 @@ def _agent_cell(row: RunRow) -> str:
         return f"[{agent}]"
     how = "handoff" if row.started.kind == "handoff" else "subagent"
     where = f"#{row.parent}" if row.parent is not None else \
-        f"conversation {row.started.conversation}"
+        f"conversation {row.started.conversation}" if row.started.conversation is not None else \
+        "another conversation"
     call = f" (call {safe(row.started.call_id)})" if row.started.call_id else ""
     return f"{'  ' * max(0, row.depth - 1)}└─ {agent} ← {how} from {where}{call}"
 

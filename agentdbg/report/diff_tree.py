@@ -59,7 +59,7 @@ def keyed(paths: Sequence[str | os.PathLike], profile: str) -> dict[str, Run]:
     runs = {Path(p): read_run(p, profile=profile, findings=False) for p in paths}
     roots = build([(path, run.header) for path, run in runs.items()])
     out: dict[str, Run] = {}
-    names: dict[int, str] = {}
+    names: dict[int | None, str] = {}
     for node in walk(roots):
         s = node.started_by
         above = names.get(s.conversation, "") if s is not None and node.depth else ""

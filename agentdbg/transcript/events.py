@@ -83,9 +83,9 @@ class Parent(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class ParentCall(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The call of another conversation that started this one (a subagent's: Claude Code's
-    ``Task``/``Agent`` call, a span's parent): that conversation's number and transcript, and
-    the call's id (None when the source does not say which call)."""
+    """Read only: the ``parent_call`` header field of transcripts imported before it became
+    ``started_by`` (the call of another conversation that started this one). The reader turns
+    it into ``started_by``; nothing writes it any more."""
     conversation: int | None = None
     path: str | None = None
     call_id: str | None = None
@@ -95,10 +95,11 @@ class StartedBy(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The call in another conversation of the same run that started this one: a subagent
     (Claude Code's ``Agent``/``Task``, Codex's ``spawn_agent``, a team leader's delegation) or
     a handoff (``transfer_to_…``: the history goes on under another agent)."""
-    conversation: int                      # the starting conversation's number (``conversation``)
+    conversation: int | None = None        # the starting conversation's number (None: not known)
     call_id: str | None = None             # the call that started it (None: not known)
     tool: str | None = None                # that call's tool
     kind: str = "subagent"                 # subagent | handoff
+    path: str | None = None                # an imported run: the starting conversation's transcript
 
 
 class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type", tag="header"):
@@ -122,9 +123,9 @@ class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type",
     api_params: JSONObject | None = None   # what the run's provider adds to each body
     mcp_servers: list[JSON] | None = None
     conversation: int | None = None        # the proxy's number for the conversation
-    #: the agent that held this conversation (a subagent's type, ``gen_ai.agent.name``) and
-    #: the call of its parent conversation that started it
+    #: the agent that held this conversation (a subagent's type, ``gen_ai.agent.name``)
     agent: str | None = None
+    #: read only, never written: older imports' name for ``started_by`` (see ``__post_init__``)
     parent_call: ParentCall | None = None
     #: an imported run: what it was read from ("claude-code FILE") and what that source does
     #: not record ("… does not record the tool definitions …"), said once
@@ -133,6 +134,16 @@ class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type",
     #: multi-agent runs: one run's conversations form a tree (``transcript.tree``)
     run: str | None = None                 # the run this conversation belongs to (its name)
     started_by: StartedBy | None = None    # the call that started it (None: a root)
+
+    def __post_init__(self) -> None:
+        """A transcript imported before the two fields were one carries ``parent_call``: it is
+        read as ``started_by`` (a subagent's), and written back, if ever, as that."""
+        old = self.parent_call
+        if old is not None:
+            if self.started_by is None:
+                self.started_by = StartedBy(conversation=old.conversation, call_id=old.call_id,
+                                            path=old.path)
+            self.parent_call = None
 
     def problem(self) -> str | None:
         return _messages_problem("initial_messages", self.initial_messages)

@@ -9,7 +9,7 @@ and Anthropic formats), the app's tool results as tool events, each reply, a sto
 ``check``, ``replay``, ``replay --step``, ``report``, ``diff`` and the pytest plugin read an
 imported run as they read a proxied one. The header says where the run was read from
 (``source``), which agent held the conversation and which call started it (``agent``,
-``parent_call``), and what the source did not record (``notes``).
+``started_by``), and what the source did not record (``notes``).
 
 ``as_transcript`` is what every command uses on a file that is not a transcript: the file is
 recognised by its content, imported into a temporary folder and read from there.
@@ -33,9 +33,9 @@ from agentdbg.transcript.events import (
     Header,
     ModelError,
     Options,
-    ParentCall,
     Request,
     Response,
+    StartedBy,
     Stop,
     Tool,
 )
@@ -230,20 +230,32 @@ def _open(rec: Recorder, conv: _Conversation, body: dict[str, Any], messages: li
             options.tool_choice = body["tool_choice"]
         if isinstance(body.get("parallel_tool_calls"), bool):
             options.parallel_tool_calls = body["parallel_tool_calls"]
-    parent = None
+    started_by = None
     if thread.parent is not None:
         linked = rec.conversations.get(thread.parent.thread)
-        parent = ParentCall(conversation=linked.number if linked else None,
-                            path=str(linked.path) if linked and linked.path else None,
-                            call_id=thread.parent.call_id)
+        call_id = thread.parent.call_id
+        started_by = StartedBy(conversation=linked.number if linked else None, call_id=call_id,
+                               tool=_tool_of(linked, call_id) if linked else None,
+                               path=str(linked.path) if linked and linked.path else None)
     notes = [n for n in (thread.missing_text(), *thread.notes) if n]
     header = Header(model=model, provider=thread.source, question=question
                     if isinstance(question, str) else None, tools=tools, tools_hash=tools_hash(tools),
                     options=options, initial_messages=list(messages), conversation=conv.number,
                     api=thread.wire, tool_definitions=[d.to_dict() for d in codec.tools(body)],
-                    agent=thread.agent, parent_call=parent, source=rec.origin,
+                    agent=thread.agent, started_by=started_by, source=rec.origin,
                     notes=notes or None)
     return TranscriptWriter(path, header, rec.redactor, fh=fh, keep_open=False)
+
+
+def _tool_of(conv: _Conversation, call_id: str | None) -> str | None:
+    """The tool of the call ``call_id`` in ``conv``'s history so far (None: not there)."""
+    if call_id is None:
+        return None
+    for message in [*conv.last_messages, conv.last_reply]:
+        for call in tool_calls_of(message):
+            if isinstance(call, dict) and call.get("id") == call_id:
+                return call_name(call)
+    return None
 
 
 def _stop(conv: _Conversation) -> None:

@@ -48,7 +48,8 @@ def how_started(s: StartedBy) -> str:
     verb = "handed off by" if s.kind == "handoff" else "started by"
     call = f"call {s.call_id}" if s.call_id else "a call"
     tool = f" ({s.tool})" if s.tool else ""
-    return f"{verb} {call}{tool} in conversation {s.conversation}"
+    where = f" in conversation {s.conversation}" if s.conversation is not None else ""
+    return f"{verb} {call}{tool}{where}"
 
 
 def run_of(path: Path) -> tuple[str, int] | None:
@@ -90,7 +91,7 @@ def build(headers: Sequence[tuple[Path, Header]]) -> list[Node]:
 
 def link(nodes: Sequence[Node]) -> list[Node]:
     """``build`` from nodes without children yet."""
-    by_number = {n.number: n for n in nodes if n.number is not None}
+    by_number: dict[int | None, Node] = {n.number: n for n in nodes if n.number is not None}
     roots = []
     for node in nodes:
         parent = by_number.get(node.started_by.conversation) if node.started_by else None
@@ -105,7 +106,7 @@ def link(nodes: Sequence[Node]) -> list[Node]:
     return roots
 
 
-def _under(parent: Node, node: Node, by_number: dict[int, Node]) -> bool:
+def _under(parent: Node, node: Node, by_number: dict[int | None, Node]) -> bool:
     """``parent`` descends from ``node`` (a cycle a hostile file could claim): never linked."""
     seen: set[int] = set()
     at: Node | None = parent

@@ -40,16 +40,21 @@ class Runs:
 
     def run(self, app: App, *flags: str, times: int = 1) -> Run:
         label = "-".join([app.id, *(f.strip("-") for f in flags), *(["x2"] if times > 1 else [])])
-        return run_app(app, self.envs.python(app.env), self.factory.mktemp(label), *flags, times=times)
+        python = self.envs.python(app.env) if app.env else None     # a Node app: none
+        return run_app(app, python, self.factory.mktemp(label), *flags, times=times)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each app's test names the environment it runs in (``tests/provision.py`` builds the
-    selected ones before the first test, saying so) and is slow (``-m "not slow"`` leaves it out)."""
+    """Each app's test names the environment it runs in, or the npm packages a Node app
+    imports (``tests/provision.py`` prepares the selected ones before the first test, saying
+    so), and is slow (``-m "not slow"`` leaves it out)."""
     for item in items:
         app = getattr(getattr(item, "callspec", None), "params", {}).get("app")
         if isinstance(app, App):
-            item.add_marker(pytest.mark.framework_env(app.env))
+            if app.env:
+                item.add_marker(pytest.mark.framework_env(app.env))
+            if app.npm:
+                item.add_marker(pytest.mark.npm_packages(app.npm))
             item.add_marker(pytest.mark.slow)
 
 

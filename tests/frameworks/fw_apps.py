@@ -33,8 +33,11 @@ class App:
     serve: tuple[str, ...] = ("--offline",)
     misuse: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=False)
     #: a multi-agent run: its conversations depth first, each (depth, agent, how it started)
-    tree: tuple[tuple[int, str, str | None], ...] = ()
+    tree: tuple[tuple[int, str | None, str | None], ...] = ()
     edits: tuple[str, ...] = ()      # the history edits it makes on purpose: notes, never warnings
+    #: a Node app: the npm packages it imports (``tests/oneclick/npm_clients.PINNED[npm]``);
+    #: ``env`` is then empty and the app runs with ``node``
+    npm: str | None = None
 
     @property
     def path(self) -> Path:
@@ -131,4 +134,26 @@ MULTI = [
         tree=((0, "OrderAgent", None),),
         edits=('name "OrderAgent" added to [2]', 'name "OrderAgent" added to [4]')),
 ]
+# The same handoff with the SDK for JavaScript (`@openai/agents`): its handoff tool keeps the
+# agent's name as written (transfer_to_Order_agent), its script says so.
+_JS = {"env": "", "npm": "openai-agents-js", "serve": _script("handoff_js.yaml"), "tree": _HANDOFF}
+MULTI += [
+    App("openai-agents-js-handoff-responses", script="openai_agents_handoff.mjs", wire="responses",
+        misuse={"--trim": TRIMMED}, **_JS),
+    App("openai-agents-js-handoff-responses-stream", script="openai_agents_handoff.mjs", args=("--stream",),
+        wire="responses", **_JS),
+    App("openai-agents-js-handoff-chat", script="openai_agents_handoff.mjs", args=("--chat-completions",),
+        misuse={"--trim": TRIMMED}, **_JS),
+    App("openai-agents-js-handoff-chat-stream", script="openai_agents_handoff.mjs",
+        args=("--chat-completions", "--stream"), **_JS),
+]
 MULTI_MISUSES = [(app, flag, rules) for app in MULTI for flag, rules in app.misuse.items()]
+
+# A text protocol: DSPy ReAct writes each step's calls and observations into a fresh prompt.
+# Its steps and the closing extract step are one conversation of one (unnamed) agent; a ReAct
+# whose prompts lose earlier steps is history-rewritten, once per step lost (the steps of
+# query_order, then of query_logistics).
+TEXT = [App("dspy-react", "dspy", "dspy_react.py", serve=_script("dspy_react.yaml"), tree=((0, None, None),),
+            misuse={"--forget-steps": ("history-rewritten", "history-rewritten")})]
+MULTI += TEXT
+TEXT_MISUSES = [(app, flag, rules) for app in TEXT for flag, rules in app.misuse.items()]

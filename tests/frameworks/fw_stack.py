@@ -143,8 +143,25 @@ class Run:
         return [line.strip() for line in self.proxy_out.splitlines() if line.startswith(("✓ ", "✗ ", "! "))]
 
 
-def run_app(app: App, python: Path, folder: Path, *flags: str, times: int = 1) -> Run:
+def app_command(app: App, python: Path | None, folder: Path) -> list[str]:
+    """How ``app`` starts: with its environment's Python, or a Node app with ``node`` from
+    ``folder``, where it is copied beside its pinned packages (ES modules resolve their imports
+    from the script's own folder)."""
+    if not app.npm:
+        assert python is not None, f"{app.id}: no environment"
+        return [str(python), str(app.path)]
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from oneclick import npm_clients
+
+    (folder / "node_modules").symlink_to(npm_clients.ensure(app.npm))
+    script = folder / app.path.name
+    script.write_bytes(app.path.read_bytes())
+    return ["node", str(script)]
+
+
+def run_app(app: App, python: Path | None, folder: Path, *flags: str, times: int = 1) -> Run:
     """Run ``app`` (``times`` times, one after the other) through a fresh proxy + serve."""
+    command = app_command(app, python, folder)
     stack = Stack(folder, app.serve)
     home = folder / "app-home"
     home.mkdir(exist_ok=True)
@@ -152,7 +169,7 @@ def run_app(app: App, python: Path, folder: Path, *flags: str, times: int = 1) -
     try:
         for _ in range(times):
             try:
-                proc = subprocess.run([str(python), str(app.path), *app.args, *flags], capture_output=True,
+                proc = subprocess.run([*command, *app.args, *flags], capture_output=True,
                                       text=True, env=app_env(stack.proxy.url, home), cwd=folder,
                                       timeout=APP_TIMEOUT)
                 results.append((proc.returncode, proc.stdout, proc.stderr))

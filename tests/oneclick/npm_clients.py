@@ -26,6 +26,8 @@ PINNED = {
     "gemini": [("@google/gemini-cli", "0.61.0")],           # Gemini CLI (as tests/clients pins it)
     # the SDKs for Node, as an app would use them (both ask for Node 22; they run on 20)
     "node-sdks": [("openai", "7.59.0"), ("@anthropic-ai/sdk", "1.15.0")],
+    # the OpenAI Agents SDK for JavaScript and the zod its docs install with it (tests/frameworks)
+    "openai-agents-js": [("@openai/agents", "0.20.0"), ("zod", "4.6.7")],
 }
 READY = ".agentdbg-ready"
 
@@ -39,12 +41,22 @@ def say(text: str) -> None:
     print(f"[npm clients] {text}", file=sys.__stderr__, flush=True)
 
 
+def folder_of(name: str) -> Path:
+    """Where ``PINNED[name]`` is installed."""
+    return cache_root() / "-".join(f"{p}@{v}".replace("/", "+") for p, v in PINNED[name])
+
+
+def ready(name: str) -> bool:
+    """``PINNED[name]`` is installed and cached (``ensure`` would reuse it)."""
+    return (folder_of(name) / READY).is_file()
+
+
 def ensure(name: str) -> Path:
     """The ``node_modules`` folder holding ``PINNED[name]``, installed when missing."""
     specs = [f"{package}@{version}" for package, version in PINNED[name]]
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
-    folder = root / "-".join(s.replace("/", "+") for s in specs)
+    folder = folder_of(name)
     with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (folder / READY).is_file():

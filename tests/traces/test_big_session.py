@@ -40,7 +40,7 @@ def test_a_compacted_conversation_is_complete_and_let_go_as_soon_as_the_compacti
     written = rec.close()
     assert ended > 20 and len(written) == ended + 1
     first, second = (load_transcript(w.path) for w in written[:2])
-    assert second.header.parent_call.path == str(written[0].path)         # linked by its path
+    assert second.header.started_by.path == str(written[0].path)         # linked by its path
     assert len([e for e in first.events if isinstance(e, Request)]) == 10
 
 

@@ -32,7 +32,7 @@ def test_claude_code_session_pairs_as_the_proxy_recorded_it(tmp_path):
         assert pairs(path) == pairs(twin) and pairs(path)
     main, sub = (load_transcript(p).header for p in paths)
     assert (main.agent, sub.agent) == ("main", "general-purpose")
-    assert sub.parent_call.conversation == 1 and sub.parent_call.call_id == "toolu_agent1"
+    assert (sub.started_by.conversation, sub.started_by.call_id, sub.started_by.tool) == (1, "toolu_agent1", "Agent")
     assert main.api == sub.api == "anthropic" and main.source.startswith("claude-code ")
     assert [call[1] for call in pairs(paths[0])] == ["Agent", "Bash"]
     assert "started by conversation 1, call toolu_agent1" in said
@@ -94,3 +94,44 @@ def test_a_file_of_no_known_source_is_one_line_and_exit_2(tmp_path):
     result = runner.invoke(app, ["import", str(other)])
     assert result.exit_code == 2
     assert "x.jsonl: not a file agentdbg can import" in result.output
+
+
+def _runs_listing(paths) -> list[str]:
+    """`agentdbg runs` over ``paths`` copied into the runs folder: its rows."""
+    from agentdbg.transcript.runs import runs_dir
+
+    folder = runs_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    for p in paths:
+        (folder / p.name).write_bytes(p.read_bytes())
+    r = runner.invoke(app, ["runs"], env={"COLUMNS": "120"})
+    assert r.exit_code == 0, r.output
+    return [line.rstrip() for line in r.output.splitlines() if line[:1].isdigit()]   # not the names
+
+
+def test_an_imported_subagent_is_a_child_of_its_call_in_runs(tmp_path):
+    """The importer links a subagent with the same field as the proxy (`started_by`), so
+    `runs` draws it under the Agent call that started it."""
+    paths, _ = imported(tmp_path, CLAUDE)
+    rows = _runs_listing(paths)
+    assert rows[0].endswith("[main] use a subagent to say hello with the shell, then say hello yourself"), rows
+    assert rows[1].endswith("└─ general-purpose ← subagent from #1 (call toolu_agent1)"), rows
+
+
+OLD = FIXTURES / "otlp" / "imported-before-started-by"
+
+
+def test_a_transcript_imported_with_the_old_parent_call_field_reads_as_started_by(tmp_path):
+    """Transcripts imported before `parent_call` became `started_by` (written by that version,
+    kept as they were): read with the subagent linked, listed and reported as a tree."""
+    old = sorted(OLD.glob("*.jsonl"))
+    assert '"parent_call"' in old[1].read_text(encoding="utf-8")
+    header = load_transcript(old[1]).header
+    assert (header.started_by.conversation, header.started_by.call_id) == (1, "call_9")
+    assert header.parent_call is None                      # one field: never written back
+    rows = _runs_listing(old)
+    assert rows[1].endswith("└─ helper ← subagent from #1 (call call_9)"), rows
+    report = runner.invoke(app, ["report", str(old[1]), "-o", str(tmp_path / "run.html")])
+    assert report.exit_code == 0 and "a run of 2 conversations" in report.output, report.output
+    html = (tmp_path / "run.html").read_text(encoding="utf-8")
+    assert "started by call call_9 in conversation 1" in html

@@ -196,7 +196,7 @@ def test_agents_of_one_trace_are_conversations_linked_to_the_first(tmp_path):
     paths, _ = _imported(tmp_path, source)
     headers = [load_transcript(p).header for p in paths]
     assert [h.agent for h in headers] == ["planner", "helper"]
-    assert headers[1].parent_call.conversation == 1 and headers[1].parent_call.call_id == "call_9"
+    assert headers[1].started_by.conversation == 1 and headers[1].started_by.call_id == "call_9"
 
 
 def test_secrets_in_span_attributes_never_reach_the_transcript(tmp_path):

@@ -2,12 +2,14 @@
 tool loop through `agentdbg proxy --script` — Claude Code with a subagent started by its Agent
 tool — and write their own session files into a temporary HOME. `agentdbg import` turns those
 files into conversations whose calls and results pair exactly as the proxy recorded the very
-same run, with no finding, and they replay. (The fixtures in tests/fixtures/traces were made
+same run, with no finding, and they replay. The subagent is drawn under its Agent call in the
+proxy's summary, the report's tree and `runs`. (The fixtures in tests/fixtures/traces were made
 this way; the fast tests in test_import.py read them without npm.)"""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +33,12 @@ runner = CliRunner()
 def _drive(tmp_path: Path, client: str, argv: list[str]) -> tuple[Path, list[Path]]:
     """Run ``client`` through the proxy with the fixture's script; returns the temporary HOME and
     the proxy's transcripts of the run (ordered by conversation)."""
+    home, proxied, _ = _drive_said(tmp_path, client, argv)
+    return home, proxied
+
+
+def _drive_said(tmp_path: Path, client: str, argv: list[str]) -> tuple[Path, list[Path], str]:
+    """``_drive``, and what the proxy said on the console (its summary at the end)."""
     home, work, saved = tmp_path / "home", tmp_path / "work", tmp_path / "proxied"
     work.mkdir()
     (home / (".claude" if client == "claude" else ".codex")).mkdir(parents=True)
@@ -45,7 +53,7 @@ def _drive(tmp_path: Path, client: str, argv: list[str]) -> tuple[Path, list[Pat
     assert run.returncode == 0, run.stderr.decode()[-3000:]
     assert "findings: none" in run.stderr.decode()
     proxied = sorted(saved.glob("*-conversation-*.jsonl"), key=lambda p: load_transcript(p).header.conversation)
-    return home, proxied
+    return home, proxied, run.stderr.decode()
 
 
 def _import(tmp_path: Path, source: Path) -> tuple[list[Path], str]:
@@ -80,9 +88,50 @@ def test_claude_code_with_a_subagent_imports_as_the_proxy_recorded_it(tmp_path):
         _no_findings(path)
         _replays(tmp_path, path)
     main, sub = (load_transcript(p).header for p in imported)
-    assert sub.parent_call.conversation == main.conversation and sub.parent_call.call_id == "toolu_agent1"
+    assert sub.started_by.conversation == main.conversation and sub.started_by.call_id == "toolu_agent1"
     assert [call[1] for call in pairs(imported[0])] == ["Agent", "Bash"]
     assert "started by conversation 1, call toolu_agent1" in said
+
+
+CLAUDE_SUBAGENT = ["-p", "use a subagent to say hello with the shell, then say hello yourself",
+                   "--allowedTools", "Bash", "Agent"]
+
+
+def test_claude_code_s_subagent_is_a_child_of_its_agent_call_in_the_console_report_and_runs(tmp_path):
+    """Through the proxy, the subagent Claude Code starts with its Agent tool is drawn under
+    that call: in the proxy's summary, in the report's tree and in `runs`; replay plays both."""
+    _, proxied, said = _drive_said(tmp_path, "claude", CLAUDE_SUBAGENT)
+    main, sub = proxied
+    summary = [line.strip() for line in said.splitlines() if "conversation " in line and ("✓" in line or "✗" in line)]
+    assert summary == [f"conversation 1 (main agent): 3 requests ✓  {main}",
+                       f"└─ conversation 2 (Count files) ← subagent from conversation 1 (call toolu_agent1): "
+                       f"2 requests ✓  {sub}"], said[-2000:]
+
+    report = runner.invoke(app, ["report", str(sub), "-o", str(tmp_path / "run.html")])
+    assert report.exit_code == 0 and "a run of 2 conversations" in report.output, report.output
+    tree = re.search(r'<nav class="tree" aria-label="agents">(.*?)</nav>',
+                     (tmp_path / "run.html").read_text(encoding="utf-8")).group(1)
+    assert re.fullmatch(   # the subagent's leaf inside the main agent's (collapsible) branch
+        r'<details open data-conversation="1"><summary><a href="#c\d">conversation 1 \(main agent\)</a> '
+        r'<span class="agent a\d" data-agent="main agent">main agent</span> .*?</summary>'
+        r'<div class="leaf" data-conversation="2"><a href="#c\d">conversation 2 \(Count files\)</a> '
+        r'<span class="agent a\d" data-agent="Count files">Count files</span> .*?'
+        r'<span class="how">started by call toolu_agent1 \(Agent\) in conversation 1</span></div></details>',
+        tree), tree
+
+    from agentdbg.transcript.runs import runs_dir
+
+    runs_dir().mkdir(parents=True, exist_ok=True)
+    for path in proxied:
+        shutil.copy(path, runs_dir() / path.name)
+    listing = runner.invoke(app, ["runs"], env={"COLUMNS": "120"})
+    rows = [line.rstrip() for line in listing.output.splitlines() if line[:1].isdigit()]
+    assert rows[0].split()[0] == "1" and "completed      3  [main agent]" in rows[0], rows
+    assert rows[1].endswith("2  └─ Count files ← subagent from #1 (call toolu_agent1)"), rows
+
+    replay = runner.invoke(app, ["replay", str(main)])
+    assert replay.exit_code == 0, replay.output
+    assert "── conversation 2 (Count files) ← started by call toolu_agent1 (Agent) in conversation 1" in replay.output
 
 
 def test_codex_rollout_imports_as_the_proxy_recorded_it(tmp_path):

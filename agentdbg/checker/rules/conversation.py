@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.rule import WARNING, declare, rule
-from agentdbg.checker.rules.edits import Edit, history_edits
+from agentdbg.checker.rules.edits import Edit, history_edits, step_edits
 from agentdbg.i18n import Msg
 from agentdbg.messages import call_fingerprint, call_name, tool_calls_of
 from agentdbg.transcript.compare import common_prefix
@@ -74,8 +74,11 @@ class ConversationRules:
             return []
         out: list[Finding] = []
         p = common_prefix(prev, messages)
-        if p < len(prev) and not self.text_protocol:
+        if self.text_protocol:   # each step a new prompt: only a step it no longer shows is an edit
+            self.edits = step_edits(prev, messages)
+        elif p < len(prev):
             self.edits = history_edits(prev, messages, in_progress=bool(tool_calls_of(answer)))
+        if self.edits:
             out.extend(make("history-rewritten", e.at, Msg("{edit}: {consequence}", {
                 "edit": e.shown if e.shown is not None else e.text, "consequence": _consequence(e)}))
                        for e in self.edits if e.lost)

@@ -73,6 +73,25 @@ def history_edits(before: list, now: list, *, in_progress: bool = True) -> list[
     return edits
 
 
+def step_edits(before: list, now: list) -> list[Edit]:
+    """A text protocol's edits (DSPy ``ReAct``: each step a fresh prompt holding the trajectory):
+    each step the previous prompt showed and this one no longer does. The run is still working
+    on its question, so the model lost a call and what it returned: a warning."""
+    from agentdbg.agents import lost_steps
+
+    at, prev = _last_user(now), _last_user(before)
+    if at is None or prev is None:
+        return []
+    return [_edit("removed", at, Msg("text step {n} removed ({tool} and its observation)",
+                                     {"n": s.number, "tool": s.tool}), True)
+            for s in lost_steps(before[prev].get("content"), now[at].get("content"))]
+
+
+def _last_user(messages: list) -> int | None:
+    return next((i for i in range(len(messages) - 1, -1, -1)
+                 if isinstance(messages[i], dict) and messages[i].get("role") == "user"), None)
+
+
 def continues(before: list, now: list) -> bool:
     """``now`` goes on from ``before`` with edits: some model output of ``before`` (an
     assistant message, which a model generates once) is still in ``now``."""

@@ -19,7 +19,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentdbg.agents import handoff_target, identity, message_agent, spawn_of, text_protocol
+from agentdbg.agents import (
+    handoff_target,
+    identity,
+    lost_steps,
+    message_agent,
+    spawn_of,
+    text_protocol,
+    text_steps,
+    text_task,
+)
 from agentdbg.messages import call_arguments, call_name, tool_calls_of
 
 #: a ``conversations.Conversation`` (not imported: that module imports this one)
@@ -100,6 +109,13 @@ def text_step(conv: Conversation, messages: list) -> bool:
                                           for m in conv.last_messages):
         return False
     before, now = _last_user(conv.last_messages), _last_user(messages)
+    task = text_task(before)
+    if task is not None and task == text_task(now):
+        # DSPy: the same question, and further on (a later step's call, or the extract step
+        # after the last one), whatever the rest of the prompt says or lost
+        had, has = text_steps(before), text_steps(now)
+        return bool(has) and max(s.number for s in has) >= max((s.number for s in had), default=0) \
+            and len(has) + len(lost_steps(before, now)) > len(had)
     if not before or len(now) <= len(before):
         return False
     # the previous prompt whole, with more written in between its head and its tail
