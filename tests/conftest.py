@@ -1,3 +1,4 @@
+import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -7,6 +8,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from support import ROOT
+
+# A suite started in the background of a script (`cmd &`, nohup) inherits SIGINT ignored, and so
+# would every program the tests start: the Ctrl-C tests would then test nothing but that. The
+# suite's own handler is reset to the default in each program it starts (exec resets caught
+# signals; ignored ones stay ignored).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
