@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - orjson is a dependency, but stay usabl
 _BOM = b"\xef\xbb\xbf"   # what "utf-8-sig" drops
 
 
-def parse_json(text: str):
+def parse_json(text: str) -> Any:
     """``json.loads`` semantics and errors, orjson speed when the text is valid."""
     try:
         return _fast_loads(text)

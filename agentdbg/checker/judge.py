@@ -7,10 +7,12 @@ verdict (a recording that *sent* a request the API rejects) both use this.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agentdbg.checker.api import check_paired
+from agentdbg.checker.findings import Finding
 from agentdbg.checker.inputs import CheckItem
 from agentdbg.checker.pairing import Pairing
 from agentdbg.checker.request import MISSING
@@ -104,11 +106,11 @@ def judge_all(items: list[CheckItem], definitions: list | None, profile: str) ->
     return results
 
 
-def _key(f) -> tuple:
+def _key(f: Finding) -> tuple:
     return (f.rule, f.index, f.tool_call_id, f.path)
 
 
-def _first_with(key: tuple, lo: int, hi: int, judged) -> tuple[int, Any]:
+def _first_with(key: tuple, lo: int, hi: int, judged: Callable[[int], Judged]) -> tuple[int, Any]:
     """The first request in ``lo..hi`` whose findings hold ``key`` (``hi`` holds it; those
     before ``hi`` end cleanly, so once a request has it every later one does)."""
     found = None

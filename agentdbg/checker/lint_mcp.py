@@ -14,7 +14,7 @@ from agentdbg.checker.lint_finding import LintFinding
 from agentdbg.checker.rule import ERROR, WARNING, declare, rule
 from agentdbg.checker.rules import _strict_problem
 from agentdbg.i18n import N_, Msg
-from agentdbg.toolspec import ToolSet
+from agentdbg.toolspec import ToolSet, ToolSpec
 
 DECLARED = declare(
     __name__,
@@ -42,7 +42,7 @@ def lint_mcp(toolset: ToolSet) -> list[LintFinding]:
     return out
 
 
-def _lint_tool(spec) -> list[LintFinding]:
+def _lint_tool(spec: ToolSpec) -> list[LintFinding]:
     found: list[LintFinding] = []
     d = spec.handler
 

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from agentdbg.engine.phases import Phase
 from agentdbg.engine.replaying import ActionReplayed
-from agentdbg.engine.session import ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
+from agentdbg.engine.session import Event, ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
 from agentdbg.errors import ExitStatus
 from agentdbg.i18n import N_, Msg, _
 from agentdbg.messages import call_name, utf8_json
@@ -30,6 +33,11 @@ from agentdbg.render.view import render_finding, render_messages
 from agentdbg.transcript.document import run_document
 from agentdbg.transcript.redact import safe_url
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agentdbg.engine.replaying import Replay
+
 #: seconds a phase runs before a terminal shows what it is waiting for
 PROGRESS_AFTER = 1.0
 #: recorded actions a replay shows one by one; the rest are counted where they were re-applied.
@@ -39,7 +47,7 @@ PROGRESS_AFTER = 1.0
 ACTIONS_SHOWN = 100
 
 
-def _live_steps(session: Session, console=None):
+def _live_steps(session: Session, console: Console | None = None) -> Iterator[Event]:
     while not session.done:
         with _progress(console, _waiting_for(session)):
             event = session.step()
@@ -55,7 +63,7 @@ def _waiting_for(session: Session) -> str:
 
 
 @contextmanager
-def _progress(console, text: str):
+def _progress(console: Console | None, text: str) -> Iterator[None]:
     """A spinner with ``text`` once the phase has taken PROGRESS_AFTER seconds; only on a
     terminal (piped output and --json get nothing)."""
     if console is None or not console.is_terminal:
@@ -81,8 +89,8 @@ def _progress(console, text: str):
             status.stop()
 
 
-def run_batch(session: Session, console, options: RunOptions, replay=None,
-              transcript=None) -> ExitStatus:
+def run_batch(session: Session, console: Console, options: RunOptions, replay: Replay | None = None,
+              transcript: Path | None = None) -> ExitStatus:
     """Step ``session`` to its end, printing each turn (or, with --json, one document at the end
     that names the ``transcript`` being written)."""
     show = not options.json_out
@@ -156,7 +164,7 @@ class _Actions:
     """Re-applied actions on the terminal: the first ``ACTIONS_SHOWN`` one line each, then
     one line saying how many more were re-applied there."""
 
-    def __init__(self, console):
+    def __init__(self, console: Console) -> None:
         self.console, self.seen, self.hidden = console, 0, 0
 
     def replayed(self, event: ActionReplayed) -> None:
@@ -189,7 +197,7 @@ def document_text(doc: dict) -> str:
         return utf8_json(doc, indent=2)
 
 
-def _show(console, session: Session, shown: int, options: RunOptions, judge: bool = True) -> None:
+def _show(console: Console, session: Session, shown: int, options: RunOptions, judge: bool = True) -> None:
     """The whole messages array: new messages marked and in full, the others one line each
     (all in full with --full), with the checker's findings on them (``judge``)."""
     from agentdbg.checker import check

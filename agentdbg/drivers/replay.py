@@ -9,8 +9,10 @@ is never started from the recording; replay names it and how to pass it.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agentdbg.drivers.launch import close_servers, drive, open_servers
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
@@ -18,6 +20,15 @@ from agentdbg.i18n import N_, Msg
 from agentdbg.options import GoLive, RunOptions
 from agentdbg.textsafe import one_line
 from agentdbg.transcript.events import Header
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agentdbg.engine.replaying import LiveTools
+    from agentdbg.engine.session import Session
+    from agentdbg.providers.base import ModelRequest, Provider, ProviderInfo
+    from agentdbg.providers.replay import ReplayModel
+    from agentdbg.toolspec import ToolSet
 
 
 @dataclass
@@ -44,7 +55,7 @@ class ReplayArgs:
     commands: list[str] = field(default_factory=list)
 
 
-def run_replay(args: ReplayArgs, console) -> ExitStatus:
+def run_replay(args: ReplayArgs, console: Console) -> ExitStatus:
     from agentdbg.checker.profiles import get_profile
     from agentdbg.transcript import is_run
     from agentdbg.transcript.runs import resolve_run
@@ -76,7 +87,7 @@ def _run_of(args: ReplayArgs) -> list[Path]:
     return siblings(Path(args.file))
 
 
-def _play_run(args: ReplayArgs, paths: list[Path], console) -> ExitStatus:
+def _play_run(args: ReplayArgs, paths: list[Path], console: Console) -> ExitStatus:
     """Replay every conversation of a run, each under a line saying which agent it is and
     what started it; the exit status is the first conversation's that did not replay."""
     from agentdbg.transcript import read_transcript
@@ -112,14 +123,14 @@ def refuse_saving_over(played: str, save: Path | None) -> None:
                                 "another path"), {"save": save, "played": played}))
 
 
-def _precheck(profile: str, header: Header | None = None):
+def _precheck(profile: str, header: Header | None = None) -> Callable[[ModelRequest], list]:
     """The pre-send check in the recording's wire format (chat when it says none)."""
     from agentdbg.providers.factory import precheck_for
 
     return precheck_for(header.wire if header is not None else "chat", profile)
 
 
-def _options(args: ReplayArgs, info, **kw) -> RunOptions:
+def _options(args: ReplayArgs, info: ProviderInfo, **kw: Any) -> RunOptions:
     return RunOptions(model_desc=kw.pop("model_desc"), model=info.model,
                       provider_name=info.name, base_url=info.base_url, offline=info.offline,
                       step=args.step, json_out=args.json_out, full=args.full, debug=args.debug,
@@ -128,7 +139,7 @@ def _options(args: ReplayArgs, info, **kw) -> RunOptions:
                       present=args.present, commands=list(args.commands), **kw)
 
 
-def _tools(args: ReplayArgs, why: str, header: Header | None = None):
+def _tools(args: ReplayArgs, why: str, header: Header | None = None) -> ToolSet:
     """The tools the user named with ``--tools`` and ``--mcp`` (servers not started yet): never
     a file or a server the transcript or its folder names."""
     from agentdbg.mcp.config import parse_mcp_option
@@ -175,7 +186,7 @@ def servers_needed(header: Header | None) -> str:
     return f"; the recording used MCP server(s) {named}"
 
 
-def _server_warnings(header: Header, toolset) -> list[str]:
+def _server_warnings(header: Header, toolset: ToolSet) -> list[str]:
     """What a live replay should know about the servers: missing ones, changed tool lists."""
     from agentdbg.mcp.servers import tool_list_changes
 
@@ -195,7 +206,8 @@ def _server_warnings(header: Header, toolset) -> list[str]:
     return out
 
 
-def _live_session(args: ReplayArgs, messages: list, header: Header | None = None):
+def _live_session(args: ReplayArgs, messages: list,
+                  header: Header | None = None) -> tuple[Session, ProviderInfo]:
     from agentdbg.engine.replaying import config_from_header
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.providers.factory import make_provider, precheck_for
@@ -224,7 +236,7 @@ def initial_state(path: str) -> list[dict]:
     return [dict(m) for m in items[0].request.messages]
 
 
-def _start_from_messages(args: ReplayArgs, console) -> ExitStatus:
+def _start_from_messages(args: ReplayArgs, console: Console) -> ExitStatus:
     messages = initial_state(args.file)
     session, info = _live_session(args, messages)
     question = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), "")
@@ -233,7 +245,7 @@ def _start_from_messages(args: ReplayArgs, console) -> ExitStatus:
         question=str(question)))
 
 
-def _fork(args: ReplayArgs, console) -> ExitStatus:
+def _fork(args: ReplayArgs, console: Console) -> ExitStatus:
     from agentdbg.transcript import load_transcript
 
     recording = load_transcript(args.file)
@@ -250,7 +262,7 @@ def _fork(args: ReplayArgs, console) -> ExitStatus:
         parent={"path": str(Path(args.file)), "from_index": args.from_index}))
 
 
-def _play(args: ReplayArgs, console) -> ExitStatus:
+def _play(args: ReplayArgs, console: Console) -> ExitStatus:
     from agentdbg.engine.replaying import LiveTools, check_replayable, replay_problems, replay_session
 
     if args.step:  # a recording that cannot be replayed is one line now, not an error halfway
@@ -293,7 +305,8 @@ def _play(args: ReplayArgs, console) -> ExitStatus:
     return status
 
 
-def _play_with(args: ReplayArgs, console, session, model, live) -> ExitStatus:
+def _play_with(args: ReplayArgs, console: Console, session: Session, model: ReplayModel,
+               live: LiveTools | None) -> ExitStatus:
     from agentdbg.engine.replaying import Replay, with_live_tools
     from agentdbg.i18n import Join, Msg
     from agentdbg.providers.base import ProviderInfo
@@ -325,17 +338,17 @@ def _question(messages: list, header: Header) -> str | None:
     return first if isinstance(first, str) else header.question
 
 
-def _go_live(args: ReplayArgs, console=None, options: RunOptions | None = None) -> GoLive:
+def _go_live(args: ReplayArgs, console: Console, options: RunOptions | None = None) -> GoLive:
     """For 'live': the model of --model (else the offline one) and the tools of --tools only."""
     from agentdbg.providers.factory import make_provider
 
-    def provider():
+    def provider() -> Provider:
         return make_provider(args.model, args.base_url, args.api_key, profile=args.profile).provider
 
     if args.tools is None and not args.mcp:
         return GoLive(provider)
 
-    def tools():
+    def tools() -> ToolSet:
         toolset = _tools(args, "live")
         open_servers(toolset, console, options)   # stopped by drive() with the session's tools
         return toolset
@@ -343,7 +356,7 @@ def _go_live(args: ReplayArgs, console=None, options: RunOptions | None = None) 
     return GoLive(provider, tools=tools, tools_path=args.tools or Path("--mcp"))
 
 
-def _stderr_console():
+def _stderr_console() -> Console:
     from agentdbg.render.console import make_console
 
     return make_console(stderr=True)

@@ -19,7 +19,7 @@ import json
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentdbg import schemas
 from agentdbg.checker import has_errors
@@ -30,6 +30,10 @@ from agentdbg.server.proxy.spool import Dropped
 from agentdbg.server.served import chain_items, history_of
 from agentdbg.wire import codec as codecs
 from agentdbg.wire.common import OUTPUT_END, strip_wire
+
+if TYPE_CHECKING:
+    from agentdbg.server.proxy.view import ProxyView
+    from agentdbg.wire.codec import Codec
 
 
 @dataclass
@@ -77,7 +81,7 @@ class Exchange:
 class Analysis:
     """The analyst's work, one job at a time: it owns the conversations and the view."""
 
-    def __init__(self, tracker: Tracker, view, profile: str):
+    def __init__(self, tracker: Tracker, view: ProxyView, profile: str) -> None:
         self.tracker = tracker
         self.view = view
         self.profile = profile
@@ -149,7 +153,7 @@ class Analysis:
         busy = {s.conv.number for s in self._open.values() if s is not None}
         self.tracker.weigh(seen.conv, size, busy)
 
-    def _unchecked(self, wire, body: dict, client: str | None) -> Seen:
+    def _unchecked(self, wire: Codec, body: dict, client: str | None) -> Seen:
         """A request the checks could not get through (nested too deeply, say): its
         conversation and chat form as far as they can be had, no findings."""
         messages: list = []

@@ -14,9 +14,10 @@ import asyncio
 import posixpath
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
 from agentdbg.messages import utf8_json
@@ -29,6 +30,14 @@ from agentdbg.server.proxy.headers import forward_headers, relayed_headers, secr
 from agentdbg.transcript.redact import safe_url
 from agentdbg.wire import codec as codecs
 from agentdbg.wire.codec import Codec
+
+if TYPE_CHECKING:
+    import httpx
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from agentdbg.checker.findings import Finding
+    from agentdbg.server.proxy.workers import _Analyst
 
 #: a request's headers and body leave in one segment: no ~40 ms delayed-ACK stall per request
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
@@ -72,11 +81,11 @@ class Decision:
 
 
 def error_body(message: str, type_: str = "invalid_request_error", code: str | None = None,
-               **extra) -> dict:
+               **extra: object) -> dict:
     return {"error": {"message": message, "type": type_, "param": None, "code": code, **extra}}
 
 
-def blocked_response(findings, wire: Codec | None = None) -> dict:
+def blocked_response(findings: list[Finding], wire: Codec | None = None) -> dict:
     """The 400 ``--block-invalid`` answers, in the format's own error shape."""
     wire = wire or codecs.get("chat")
     errors = [f for f in findings if f.severity == "error"]
@@ -99,7 +108,7 @@ def inside(base_path: str, rest: str) -> str | None:
 class ProxyApp:
     """The starlette app of ``agentdbg proxy``."""
 
-    def __init__(self, options: ProxyOptions, analyst, intercept: Callable | None = None):
+    def __init__(self, options: ProxyOptions, analyst: _Analyst, intercept: Callable | None = None) -> None:
         import httpx
 
         self.options = options
@@ -122,9 +131,9 @@ class ProxyApp:
                 max_connections=self.connections, max_keepalive_connections=IDLE)))
         self.copies = Budget()
         self._told: set[str] = set()
-        self._urls: dict[str, object] = {}
+        self._urls: dict[str, httpx.URL] = {}
 
-    def starlette(self):
+    def starlette(self) -> Contained:
         from starlette.applications import Starlette
         from starlette.routing import Route
 
@@ -142,12 +151,12 @@ class ProxyApp:
         return Contained(guarded, _proxy_error, "proxy", self.analyst.note)
 
     # -- the checked endpoints: chat completions, responses, messages --------------------
-    def _handler(self, wire: Codec):
-        async def handle(request):
+    def _handler(self, wire: Codec) -> Callable[[Request], Awaitable[Response]]:
+        async def handle(request: Request) -> Response:
             return await self.exchange(request, wire)
         return handle
 
-    async def exchange(self, request, wire: Codec):
+    async def exchange(self, request: Request, wire: Codec) -> Response:
         raw = await self._body(request)
         if raw is None:
             return json_response(wire.error(413, f"request body larger than {self.options.max_body} "
@@ -175,11 +184,11 @@ class ProxyApp:
                 sent = utf8_json(decision.body).encode("utf-8")
         return await self._forward(request, exchange, sent, wire)
 
-    async def _body(self, request) -> bytes | None:
+    async def _body(self, request: Request) -> bytes | None:
         """The body, or None past ``max_body`` (see ``net.read_body``)."""
         return await read_body(request, self.options.max_body)
 
-    def _remember_keys(self, request) -> None:
+    def _remember_keys(self, request: Request) -> None:
         every = codecs.every()
         names = (*self.options.secret_headers, *(h for c in every for h in c.secret_headers))
         for secret in secrets_in(request.headers, names):
@@ -189,7 +198,7 @@ class ProxyApp:
             if token:
                 self.analyst.add_secret(token)
 
-    def _query(self, request) -> str:
+    def _query(self, request: Request) -> str:
         """The upstream's query and the request's, as one: a parameter the request sets itself
         replaces the upstream's of that name."""
         own = request.url.query
@@ -200,7 +209,7 @@ class ProxyApp:
                 if piece and unquote_plus(piece.partition("=")[0]) not in names]
         return "&".join([*kept, own])
 
-    async def _forward(self, request, exchange: Exchange, sent: bytes, wire: Codec):
+    async def _forward(self, request: Request, exchange: Exchange, sent: bytes, wire: Codec) -> Response:
         from starlette.responses import StreamingResponse
 
         start = time.perf_counter()
@@ -217,7 +226,7 @@ class ProxyApp:
         return StreamingResponse(relay, status_code=resp.status_code, media_type=media,
                                  headers=relayed_headers(resp.headers))
 
-    def _url(self, request, wire: Codec):
+    def _url(self, request: Request, wire: Codec) -> httpx.URL:
         """The upstream URL of a checked request, parsed once per path and query (httpx's
         ``build_request`` parsed it on every request: the largest part of a tenth of the
         relay's CPU per request)."""
@@ -232,7 +241,7 @@ class ProxyApp:
             url = self._urls[text] = httpx.URL(text)
         return url
 
-    async def _send(self, req):
+    async def _send(self, req: httpx.Request) -> httpx.Response | Failed:
         """The upstream's response (its body not read yet), or ``Failed`` when there is none:
         the upstream could not be reached, or every connection is busy."""
         import httpx
@@ -247,7 +256,8 @@ class ProxyApp:
             return Failed(502, f"agentdbg proxy could not reach the upstream {self.shown}: "
                                f"{type(exc).__name__}", "upstream_unreachable", type(exc).__name__)
 
-    async def _relay(self, exchange: Exchange, resp, start: float, ends: tuple[bytes, ...] | None):
+    async def _relay(self, exchange: Exchange, resp: httpx.Response, start: float,
+                     ends: tuple[bytes, ...] | None) -> AsyncIterator[bytes]:
         """The upstream's bytes as they arrive, unchanged (compressed or not); the analyst gets a
         bounded copy, handed over before the last chunk goes out so the app's next request
         comes after it. A stream (``ends``: its last event's markers) goes out as it arrives, what
@@ -257,9 +267,11 @@ class ProxyApp:
         held: bytes | None = None
         handed = False
         try:
-            # the connection's reads, no re-chunking; a stream's in batches
-            async with aclosing(resp.aiter_raw() if ends is None else
-                                batches(resp.aiter_raw())) as chunks:
+            # the connection's reads, no re-chunking; a stream's in batches (httpx declares
+            # aiter_raw an AsyncIterator: it is an async generator, which aclosing closes)
+            raw = cast("AsyncGenerator[bytes, None]", resp.aiter_raw())
+            async with aclosing(raw if ends is None else
+                                batches(raw)) as chunks:
                 async for chunk in chunks:
                     copy.add(chunk)
                     if ends is None:
@@ -281,12 +293,12 @@ class ProxyApp:
             if not handed:   # cut short (the app or the upstream went away): what arrived
                 self._hand(exchange, resp, copy, start, stream=ends is not None)
 
-    def _hand(self, exchange: Exchange, resp, copy: Copy, start: float, stream: bool) -> None:
+    def _hand(self, exchange: Exchange, resp: httpx.Response, copy: Copy, start: float, stream: bool) -> None:
         self.analyst.response(exchange, resp.status_code, copy.release(), _ms(start), stream=stream,
                               received=copy.received, cut_by=copy.cut_by,
                               encoding=resp.headers.get("content-encoding"))
 
-    def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Codec):
+    def _scripted(self, exchange: Exchange, body: dict, reply: dict, wire: Codec) -> Response:
         from starlette.responses import StreamingResponse
 
         self.analyst.scripted(exchange, body, reply)
@@ -296,7 +308,7 @@ class ProxyApp:
         return json_response(payload)
 
     # -- everything else ----------------------------------------------------------------
-    async def passthrough(self, request):
+    async def passthrough(self, request: Request) -> Response:
         import httpx
         from starlette.responses import StreamingResponse
 
@@ -343,7 +355,7 @@ def _proxy_error(status: int, message: str) -> dict:
     return error_body(message, "proxy_error" if status >= 500 else "invalid_request_error")
 
 
-async def _passed(resp):
+async def _passed(resp: httpx.Response) -> AsyncIterator[bytes]:
     """An unchecked response's bytes as they arrive, unchanged; nothing kept."""
     try:
         async for chunk in resp.aiter_raw():
@@ -391,6 +403,6 @@ def warm_relay() -> None:
         getattr(anyio, name)
 
 
-def make_app(options: ProxyOptions, analyst, intercept: Callable | None = None):
+def make_app(options: ProxyOptions, analyst: _Analyst, intercept: Callable | None = None) -> Contained:
     warm_relay()
     return ProxyApp(options, analyst, intercept).starlette()

@@ -7,6 +7,12 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from agentdbg.server.proxy.conversations import Export
 
 
 def run_label() -> str:
@@ -15,8 +21,8 @@ def run_label() -> str:
 
 
 def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
-              block_invalid: bool, intercept: bool, profile: str, full: bool, console,
-              export=None, secret_headers: tuple[str, ...] = (),
+              block_invalid: bool, intercept: bool, profile: str, full: bool, console: Console,
+              export: Export | None = None, secret_headers: tuple[str, ...] = (),
               allow_origins: tuple[str, ...] = (), allow_hosts: tuple[str, ...] = (),
               drain: float = 60.0, offline: bool = False, script: Path | None = None,
               live: bool = False) -> None:
@@ -71,7 +77,7 @@ def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
     sock = bind(host, port)
     url = url_of(sock)
 
-    def ready():
+    def ready() -> None:
         behind = "agentdbg serve (" + ("the script" if script else "the offline model") + ")" \
             if serve is not None else safe_url(upstream)
         print(f"agentdbg proxy: {url} -> {behind}", flush=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
                         "proxy-authorization", "proxy-authenticate", "proxy-connection"})
@@ -23,8 +23,9 @@ NOT_RELAYED = HOP_BY_HOP | {"content-length", "content-type", "date", "server"}
 KEY_HEADERS = ("authorization", "api-key", "x-api-key", "x-goog-api-key", "ocp-apim-subscription-key")
 
 
-def _pairs(headers) -> list[tuple[str, str]]:
-    """Every (lower-case name, value) pair, repeated headers included."""
+def _pairs(headers: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Every (lower-case name, value) pair, repeated headers included (starlette's and httpx's
+    headers have ``multi_items``; a plain mapping has each name once)."""
     items = headers.multi_items() if hasattr(headers, "multi_items") else headers.items()
     return [(k.lower(), v) for k, v in items]
 
@@ -35,7 +36,7 @@ def connection_named(pairs: Iterable[tuple[str, str]]) -> set[str]:
             for token in value.split(",") if token.strip()}
 
 
-def forward_headers(headers) -> dict:
+def forward_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """The app's request headers to send upstream."""
     pairs = _pairs(headers)
     dropped = NOT_FORWARDED | connection_named(pairs)
@@ -44,7 +45,7 @@ def forward_headers(headers) -> dict:
     return out
 
 
-def relayed_headers(headers) -> dict:
+def relayed_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """The upstream's response headers the app gets (request ids, rate limits …). The body goes
     out as the upstream encoded it, byte for byte, so its ``content-encoding`` goes too, and its
     ``content-length`` when it was not sent in chunks."""
@@ -58,7 +59,7 @@ def relayed_headers(headers) -> dict:
     return out
 
 
-def secrets_in(headers, names: Iterable[str] = ()) -> list[str]:
+def secrets_in(headers: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
     """The secret values the key headers (and ``names``) carry: each whole value, the credential
     after an ``Authorization`` scheme (``Bearer<TAB>token`` as well as ``Bearer token``), and
     what a ``Basic`` credential decodes to."""

@@ -11,12 +11,19 @@ import asyncio
 import concurrent.futures
 import json
 import queue
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from agentdbg.render.safe import safe
 from agentdbg.server.proxy.app import Decision
 from agentdbg.wire import codec as codecs
+
+if TYPE_CHECKING:
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+    from rich.console import Console
+    from rich.table import Table
 
 HELP = [
     ("forward (Enter)", "send the request upstream (edited, if you edited it)"),
@@ -31,7 +38,7 @@ HELP = [
 ]
 
 
-def render_help():
+def render_help() -> Table:
     """The commands in two columns: a description wraps inside its own column at any width."""
     from rich.table import Table
 
@@ -44,15 +51,16 @@ def render_help():
 
 
 class Interceptor:
-    def __init__(self, console, *, input=None, output=None):
+    def __init__(self, console: Console, *, input: Input | None = None,
+                 output: Output | None = None) -> None:
         from prompt_toolkit import PromptSession
 
         self.console = console
         self.pending: queue.Queue = queue.Queue()
-        self.prompt = PromptSession(input=input, output=output)
+        self.prompt: PromptSession[str] = PromptSession(input=input, output=output)
         self._io = {"input": input, "output": output}
 
-    async def decide(self, conv, body: dict, findings: list, wire: str = "chat") -> Decision:
+    async def decide(self, conv: int | None, body: dict, findings: list, wire: str = "chat") -> Decision:
         future: concurrent.futures.Future = concurrent.futures.Future()
         self.pending.put((conv, body, findings, future, wire))
         return await asyncio.wrap_future(future)
@@ -74,7 +82,8 @@ class Interceptor:
     def say(self, text: str, style: str = "") -> None:
         self.console.print(Text(safe(text), style=style))
 
-    def handle(self, conv, body: dict, findings: list, future, wire: str = "chat") -> bool:
+    def handle(self, conv: int | None, body: dict, findings: list,
+               future: concurrent.futures.Future[Decision], wire: str = "chat") -> bool:
         self.say(f"paused before forwarding (conversation {conv}); 'help' lists commands",
                  "bold")
         changed = False
@@ -114,7 +123,7 @@ class Interceptor:
             except ValueError as exc:
                 self.say(f"*** {exc}", "red")
 
-    def _edit(self, body: dict, wire_name: str = "chat"):
+    def _edit(self, body: dict, wire_name: str = "chat") -> tuple[dict, bool]:
         from agentdbg.checker import summary
         from agentdbg.checker.formats import analyze
         from agentdbg.repl.editor import edit_json

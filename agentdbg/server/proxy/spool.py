@@ -54,7 +54,7 @@ def weight(job: tuple) -> int:
     return JOB_COST + (len(body) if isinstance(body, (bytes, bytearray)) else 0)
 
 
-def with_body(job: tuple, body) -> tuple:
+def with_body(job: tuple, body: bytes | Spooled | Dropped) -> tuple:
     at = BODY_AT[job[0]]
     return (*job[:at], body, *job[at + 1:])
 

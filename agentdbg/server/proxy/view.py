@@ -8,6 +8,8 @@ Anthropic requests are drawn on their own items and blocks, with the same labels
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.rule import Rule
 from rich.text import Text
 
@@ -17,18 +19,29 @@ from agentdbg.render.safe import safe
 from agentdbg.render.view import render_finding, render_messages, render_tools
 from agentdbg.server.proxy.lineage import lineage_lines
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rich.console import Console, RenderableType
+
+    from agentdbg.conversation import JSON
+    from agentdbg.server.proxy.conversations import Conversation
+    from agentdbg.server.proxy.reading import Seen
+    from agentdbg.transcript.redact import Redactor
+
 
 class ProxyView:
     """Prints from the analyst's thread only (one writer, no lock needed)."""
 
-    def __init__(self, console, redactor, full: bool = False):
+    def __init__(self, console: Console, redactor: Redactor, full: bool = False) -> None:
         self.console = console
         self.redact = redactor
         self.full = full
         self.count = 0
-        self.tracker_parent = lambda conv: None   # the analysis sets the tracker's parent_of
+        # the analysis sets the tracker's parent_of
+        self.tracker_parent: Callable[[Conversation], Conversation | None] = lambda conv: None
 
-    def show_request(self, seen) -> None:
+    def show_request(self, seen: Seen) -> None:
         body, findings = seen.body, seen.findings
         self.count += 1
         stream = " · stream" if body.get("stream") else ""
@@ -67,10 +80,11 @@ class ProxyView:
                                 f"{': ' + rules if rules else ''}", style=style), soft_wrap=True)
 
     @staticmethod
-    def _size(seen) -> tuple[int, str]:
+    def _size(seen: Seen) -> tuple[int, str]:
         return len(seen.wire.items(seen.body)), seen.wire.unit
 
-    def show_response(self, seen, reply: dict, native, shape: list[str], latency_ms: float) -> None:
+    def show_response(self, seen: Seen, reply: dict, native: JSON, shape: list[str],
+                      latency_ms: float) -> None:
         self.console.print(Text(f"← response for conversation {seen.conv.number} "
                                 f"({latency_ms:.0f} ms):", style="dim"))
         pending = bool(reply.get("tool_calls"))
@@ -89,7 +103,7 @@ class ProxyView:
         for line in shape:
             self.console.print(Text(f"  stream: {safe(self.redact(line))}", style="yellow"))
 
-    def _native_response(self, seen, native, pending: bool):
+    def _native_response(self, seen: Seen, native: JSON, pending: bool) -> RenderableType:
         """The request's items (or messages) and the response's, drawn from the response on."""
         from agentdbg.checker.formats import pair
         from agentdbg.render.wire_view import render_wire

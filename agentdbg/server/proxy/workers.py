@@ -29,6 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentdbg.server.proxy.analyst import Analyses, Analysis, Exchange, Finished, Verdict, _run_job
 from agentdbg.server.proxy.spool import (
@@ -41,6 +42,10 @@ from agentdbg.server.proxy.spool import (
     weight,
     with_body,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import MutableSequence
+    from multiprocessing.queues import Queue as ProcessQueue
 
 DRAIN = 60.0                 # seconds the stop waits for the analysis to finish the backlog
 DRAIN_AFTER_CUT = 20.0       # then, seconds to record what is left unanalysed and end transcripts
@@ -326,7 +331,8 @@ def tell_unrecorded(lines: list[str], tell: Callable[[str], None] | None = None)
         tell(f"  … and {len(lines) - UNRECORDED_SHOWN} more")
 
 
-def _child(make_analysis: Callable[[], Analyses], jobs, results, taken, stage,
+def _child(make_analysis: Callable[[], Analyses], jobs: ProcessQueue[tuple | None],
+           results: ProcessQueue[tuple], taken: MutableSequence[int], stage: MutableSequence[int],
            spool: Spool, nice: int | None = None) -> None:
     """The analyst process: jobs in, verdicts out, until the proxy says stop. ``nice``: how it
     yields the CPU while the traffic runs (None: SCHED_IDLE; N: ``nice`` N)."""
@@ -371,7 +377,7 @@ def _child(make_analysis: Callable[[], Analyses], jobs, results, taken, stage,
                                                         result.findings, result.note, result.wire)))
 
 
-def _unpacked(job: tuple, taken, skip: bool) -> tuple:
+def _unpacked(job: tuple, taken: MutableSequence[int], skip: bool) -> tuple:
     """``job`` with its body in hand (read from the spool), counted as taken; once the stop no
     longer waits (``skip``), a body is left unread: the exchange is recorded as not analysed."""
     body = body_of(job)
@@ -403,10 +409,10 @@ def _yield_cpu(nice: int | None = None) -> Callable[[], None]:
 
         def undo() -> None:
             with contextlib.suppress(AttributeError, OSError):   # unprivileged: stays niced
-                os.setpriority(os.PRIO_PROCESS, 0, before)       # type: ignore[attr-defined]
+                os.setpriority(os.PRIO_PROCESS, 0, before)       # type: ignore[attr-defined,unused-ignore]
         return undo
     try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined]
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined,unused-ignore]
     except (AttributeError, OSError):
         with contextlib.suppress(AttributeError, OSError):
             os.nice(19)
@@ -415,12 +421,12 @@ def _yield_cpu(nice: int | None = None) -> Callable[[], None]:
 
 def _priority() -> int:
     try:
-        return os.getpriority(os.PRIO_PROCESS, 0)   # type: ignore[attr-defined]
+        return os.getpriority(os.PRIO_PROCESS, 0)   # type: ignore[attr-defined,unused-ignore]
     except (AttributeError, OSError):
         return 0
 
 
 def _unyield_idle() -> None:
     with contextlib.suppress(AttributeError, OSError):
-        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))  # type: ignore[attr-defined]
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))  # type: ignore[attr-defined,unused-ignore]
 
