@@ -218,7 +218,8 @@ class Run:
         for h in reversed(self.histories[c.history + 1:]):
             if h.pairing is None or i >= len(h.messages) or h.messages[i] != reply:
                 continue
-            answer = h.pairing.answer_of.get((i, c.position))
+            where = h.pairing.answer_of.get((i, c.position))
+            answer = where[0] if where is not None else None
             content = h.messages[answer].get("content") if answer is not None else None
             result = None if answer is None else content if isinstance(content, str) else \
                 json.dumps(content, ensure_ascii=False)
