@@ -43,13 +43,6 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def upstream():
-    up = Upstream()
-    yield up
-    up.stop()
-
-
 class Site:
     """A web page served from its own origin (http://127.0.0.1:PORT); ``html`` may be set after
     it started (the page names the proxy, the proxy may name the page's origin)."""

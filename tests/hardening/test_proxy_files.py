@@ -7,16 +7,8 @@ import subprocess
 import sys
 import time
 
-import pytest
-from proxy_helpers import COMPLETION, Proxy, Upstream
+from proxy_helpers import COMPLETION, Proxy
 from test_proxy_safety import post
-
-
-@pytest.fixture
-def upstream():
-    up = Upstream()
-    yield up
-    up.stop()
 
 
 def question(*more) -> dict:

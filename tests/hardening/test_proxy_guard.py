@@ -12,20 +12,6 @@ from proxy_helpers import Proxy, Serve, Upstream
 BODY = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
 
 
-@pytest.fixture
-def upstream():
-    up = Upstream()
-    yield up
-    up.stop()
-
-
-@pytest.fixture
-def proxy(upstream, tmp_path):
-    started = Proxy(upstream.url, tmp_path)
-    yield started
-    started.stop()
-
-
 def raw_post(url: str, headers: dict, path: str = "/v1/chat/completions", body: bytes = BODY,
              method: str = "POST"):
     """A request with exactly these headers (Host included), as a browser or an attacker sends it."""

@@ -17,16 +17,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
-import pytest
 from proxy_helpers import COMPLETION, Proxy, Upstream, chunk, sse
 from test_proxy_safety import post
-
-
-@pytest.fixture
-def upstream():
-    up = Upstream()
-    yield up
-    up.stop()
 
 
 def analyst_of(proxy) -> int:

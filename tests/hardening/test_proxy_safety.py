@@ -19,13 +19,6 @@ KEY = "azure-0123456789-SECRET-abcdef"
 
 
 @pytest.fixture
-def upstream():
-    up = Upstream()
-    yield up
-    up.stop()
-
-
-@pytest.fixture
 def proxies(tmp_path):
     started = []
 

@@ -6,8 +6,7 @@ import json
 import threading
 
 import httpx
-import pytest
-from proxy_helpers import Proxy, Upstream, chunk
+from proxy_helpers import chunk
 
 from agentdbg.server.proxy.batches import batches
 
@@ -34,20 +33,6 @@ def start_stream(handler) -> None:
     handler.send_header("content-type", "text/event-stream")
     handler.send_header("transfer-encoding", "chunked")
     handler.end_headers()
-
-
-@pytest.fixture
-def upstream():
-    up = Upstream()
-    yield up
-    up.stop()
-
-
-@pytest.fixture
-def proxy(upstream, tmp_path):
-    p = Proxy(upstream.url, tmp_path)
-    yield p
-    p.stop()
 
 
 def streamed(url: str) -> list[bytes]:
