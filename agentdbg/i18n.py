@@ -19,7 +19,6 @@ import functools
 import gettext
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -115,14 +114,47 @@ def N_(text: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class Msg:
+class _Frozen:
+    """A read-only value compared by its fields (what ``@dataclass(frozen=True)`` gives, written
+    out: every command imports this module, and creating a dataclass costs a millisecond)."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __init__(self, *values: object) -> None:
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is read-only")
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:   # pickled to the analyst process
+        return type(self), self._fields()
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({inner})"
+
+
+class Msg(_Frozen):
     """A text to show later in the chosen language: a template (marked with ``N_``) and its
     values. ``str()`` is the English text (what transcripts record); ``tr()`` the chosen
     language's."""
 
+    __slots__ = ("template", "values")
     template: str
-    values: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, Any]
+
+    def __init__(self, template: str, values: dict[str, Any] | None = None) -> None:
+        super().__init__(template, {} if values is None else values)
 
     def __str__(self) -> str:
         return self.template.format(**self.values)
@@ -148,12 +180,15 @@ class Msg:
         return cls(template, m.groupdict()) if m else None
 
 
-@dataclass(frozen=True)
-class Join:
+class Join(_Frozen):
     """Texts to show joined (each a ``Msg`` or plain), with a separator from the catalog."""
 
+    __slots__ = ("parts", "sep")
     parts: tuple[Any, ...]
-    sep: str = ", "
+    sep: str
+
+    def __init__(self, parts: tuple[Any, ...], sep: str = ", ") -> None:
+        super().__init__(parts, sep)
 
     def __str__(self) -> str:
         return self.sep.join(str(p) for p in self.parts)

@@ -2,26 +2,47 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from agentdbg.checker.findings import ERROR, RULES
 
 
-@dataclass(frozen=True)
 class Profile:
+    """One provider's differences (a plain class, not a dataclass: the command line builds its
+    ``--profile`` choices from these at start-up, and a frozen dataclass costs a millisecond to
+    create). Read-only; each profile exists once, in ``PROFILES``."""
+
+    __slots__ = ("name", "description", "null_content_on_tool_turns", "id_pattern",
+                 "id_pattern_text", "cross_turn_id_reuse_is_error", "required_choice_rejected",
+                 "extra_rules", "errors", "api", "empty_reasoning_present", "signed_calls")
+
+    def __init__(self, name: str, description: str, *, null_content_on_tool_turns: bool = False,
+                 id_pattern: str | None = None, id_pattern_text: str = "",
+                 cross_turn_id_reuse_is_error: bool = False, required_choice_rejected: bool = False,
+                 extra_rules: frozenset[str] = frozenset(), errors: frozenset[str] = frozenset(),
+                 api: str = "OpenAI", empty_reasoning_present: bool = False,
+                 signed_calls: bool = False) -> None:
+        values = dict(locals())
+        del values["self"]
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+
     name: str
     description: str
-    null_content_on_tool_turns: bool = False
-    id_pattern: str | None = None       # tool-call-id-format
-    id_pattern_text: str = ""
-    cross_turn_id_reuse_is_error: bool = False
-    required_choice_rejected: bool = False
-    extra_rules: frozenset = field(default_factory=frozenset)
-    errors: frozenset = field(default_factory=frozenset)  # warnings by default, errors here
-    api: str = "OpenAI"                 # whose error texts this profile's server answers with
-    empty_reasoning_present: bool = False  # reasoning_content "" counts as sent back (DeepSeek)
-    signed_calls: bool = False          # Gemini 3 behind Chat Completions: thought signatures
+    null_content_on_tool_turns: bool
+    id_pattern: str | None              # tool-call-id-format
+    id_pattern_text: str
+    cross_turn_id_reuse_is_error: bool
+    required_choice_rejected: bool
+    extra_rules: frozenset[str]
+    errors: frozenset[str]              # warnings by default, errors here
+    api: str                            # whose error texts this profile's server answers with
+    empty_reasoning_present: bool       # reasoning_content "" counts as sent back (DeepSeek)
+    signed_calls: bool                  # Gemini 3 behind Chat Completions: thought signatures
                                         # ride on tool calls and must come back
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"profile {self.name!r} is read-only")
+
+    def __repr__(self) -> str:
+        return f"Profile({self.name!r})"
 
 
 #: OpenAI accepts a history whose arguments are broken JSON or not an object; servers that
@@ -77,12 +98,16 @@ def get_profile(name: str) -> Profile:
 
 
 def active(rule: str, profile: Profile) -> bool:
+    from agentdbg.checker.findings import RULES   # not at import: the CLI reads only the names
+
     info = RULES[rule]
     return not info.profiles or rule in profile.extra_rules
 
 
 def severity(rule: str, profile: Profile) -> str:
     """The rule's severity under ``profile``: its default, or error where the server rejects it."""
+    from agentdbg.checker.findings import ERROR, RULES
+
     return ERROR if rule in profile.errors else RULES[rule].severity
 
 

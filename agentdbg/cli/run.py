@@ -1,5 +1,7 @@
 """``run``, ``replay`` and ``runs``: drive the loop, replay it, list what was recorded."""
 
+from __future__ import annotations
+
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path

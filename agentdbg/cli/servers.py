@@ -1,5 +1,7 @@
 """``proxy`` and ``serve``: agentdbg on the wire, in front of an app or in place of a model."""
 
+from __future__ import annotations
+
 from enum import Enum
 from pathlib import Path
 from typing import Annotated

@@ -184,6 +184,9 @@ class ProcessAnalyst(_Analyst):
                                           self._stage, self.spool, nice))
         self._process.start()
         threading.Thread(target=self._read, name="agentdbg-verdicts", daemon=True).start()
+        # the queue starts its feeder thread on its first put: done by the first request, that
+        # thread's start and its first pickling ran on that request's time
+        self._sync(("note_nothing",))
 
     def _put(self, job: tuple) -> None:
         body = body_of(job)
