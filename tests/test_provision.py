@@ -94,3 +94,34 @@ def test_under_xdist_the_workers_agree_and_fail_once(suite, monkeypatch, tmp_pat
     result = suite.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
     result.assert_outcomes(failed=1, passed=1)
     assert "(3 test(s) not run)" in result.stdout.str()
+
+
+NPM_TESTS = """
+import pytest
+
+@pytest.mark.npm_packages("openai-agents-js")
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_node_app(n):
+    pass
+"""
+
+
+@pytest.mark.parametrize("npm", ["missing", "failing"])
+def test_npm_packages_that_cannot_be_installed_are_one_failure_with_one_line(suite, monkeypatch,
+                                                                               tmp_path, npm):
+    monkeypatch.setenv("AGENTDBG_NPM_CLIENTS", str(tmp_path / "npm-clients"))   # nothing cached
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if npm == "failing":   # npm there, the install refused (as with no registry)
+        fake = bin_dir / "npm"
+        fake.write_text("#!/bin/sh\necho 'npm error code E404' >&2\nexit 1\n")
+        fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    suite.makepyfile(test_node=NPM_TESTS)
+    result = suite.runpytest("-p", "no:cacheprovider", "test_node.py")
+    result.assert_outcomes(failed=1, deselected=3)
+    out = result.stdout.str()
+    assert "no npm packages: openai-agents-js:" in out and "(3 test(s) not run)" in out
+    assert ("npm is missing" if npm == "missing" else "npm error code E404") in out
+    if npm == "failing":
+        assert "preparing the Node apps' tests: installing @openai/agents@" in out
