@@ -179,6 +179,7 @@ class ProcessAnalyst(_Analyst):
         self._jobs = ctx.Queue()
         self._results = ctx.Queue()
         self._synced: dict[int, Future] = {}
+        self._sync_ids = itertools.count(1)   # not the exchanges' ids: those are request numbers
         self._process = ctx.Process(target=_child, name="agentdbg-analyst", daemon=True,
                                     args=(make_analysis, self._jobs, self._results, self._taken,
                                           self._stage, self.spool, nice))
@@ -222,7 +223,7 @@ class ProcessAnalyst(_Analyst):
         """``job`` run after everything queued; its result. ``settled``: for ``finish``, what
         could not be recorded, said before the stop events are written."""
         future: Future = Future()
-        key = next(self._ids)
+        key = next(self._sync_ids)
         with self._lock:
             self._synced[key] = future
             if settled is not None:
