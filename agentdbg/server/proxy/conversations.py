@@ -258,7 +258,8 @@ class Tracker:
         best = (self._best(messages, client, _extends)
                 or self._best(messages, client, _carries_last_reply)
                 or self._best(messages, client, _trimmed_front))
-        link = lineage.handoff(best, messages) if best is not None else None
+        link = (lineage.handoff(best, messages) or lineage.forked(best, messages)) \
+            if best is not None else None
         if best is None and _fresh_start(messages):
             best = self._best(messages, client, lineage.text_step)
             if best is not None:
