@@ -190,6 +190,12 @@ def test_codex_s_subagent_is_a_child_of_its_spawn_agent_call_in_the_console_repo
     assert replay.exit_code == 0, replay.output
     assert "── conversation 2 (say_hello) ← started by call call_spawn1 (spawn_agent) in conversation 1" in replay.output
     assert "replayed a run of 2 conversations: all replayed" in replay.output
+    plugin = subprocess.run([sys.executable, "-m", "pytest", "--agentdbg-replay", str(tmp_path / "proxied"),
+                             "-v", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert plugin.returncode == 0 and "2 passed" in plugin.stdout, plugin.stdout[-1500:]
+    assert "conversation-1.jsonl::replay[Codex] PASSED" in plugin.stdout
+    assert "conversation-2.jsonl::replay[say_hello] PASSED" in plugin.stdout
 
 
 def test_codex_rollout_imports_as_the_proxy_recorded_it(tmp_path):

@@ -96,21 +96,25 @@ def spawned(conversations: list[Conversation], messages: list) -> Link | None:
     return None
 
 
-def forked(conv: Conversation, messages: list) -> Link | None:
-    """``messages`` goes on from ``conv``'s history through a call that starts an agent and
-    then gives that agent its task: the new agent's own conversation, begun with a copy of its
-    parent's history (Codex's ``spawn_agent`` forks the parent's turns by default)."""
-    if not conv.pending_spawns:
+def forked(conversations: list[Conversation], messages: list) -> Link | None:
+    """The pending call ``messages`` starts an agent for with a copy of its parent's history:
+    the history through that call (its id, which the model made unique), then a user message
+    giving the new agent its task (Codex's ``spawn_agent`` forks the parent's turns by
+    default). Whether the parent went on first or not, the copy is the new agent's own
+    conversation."""
+    pending = [c for c in reversed(conversations) if c.pending_spawns]
+    if not pending:
         return None
     called: set[str] = set()
-    for k, m in enumerate(messages):
+    for m in messages:
         called |= _call_ids(m)
-        if k < len(conv.last_messages) or not (isinstance(m, dict) and m.get("role") == "user"):
+        if not called or not (isinstance(m, dict) and m.get("role") == "user"):
             continue
-        for cid, (tool, agent, task) in list(conv.pending_spawns.items()):
-            if cid in called and _addressed([_text(m.get("content"))], agent, task):
-                del conv.pending_spawns[cid]
-                return Link(conv, cid, tool, "subagent", agent)
+        for conv in pending:
+            for cid, (tool, agent, task) in list(conv.pending_spawns.items()):
+                if cid in called and _addressed([_text(m.get("content"))], agent, task):
+                    del conv.pending_spawns[cid]
+                    return Link(conv, cid, tool, "subagent", agent)
     return None
 
 
