@@ -3,7 +3,7 @@ tool loop through `agentdbg proxy --script` — Claude Code with a subagent star
 tool — and write their own session files into a temporary HOME. `agentdbg import` turns those
 files into conversations whose calls and results pair exactly as the proxy recorded the very
 same run, with no finding, and they replay. The subagent is drawn under its Agent call in the
-proxy's summary, the report's tree and `runs`. (The fixtures in tests/fixtures/traces were made
+proxy's summary, the report's tree and `runs`; so is the agent Codex starts with spawn_agent. (The fixtures in tests/fixtures/traces were made
 this way; the fast tests in test_import.py read them without npm.)"""
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def test_codex_s_subagent_is_a_child_of_its_spawn_agent_call_in_the_console_repo
     and summary, in the report's tree and in `runs`; its answer comes back to its parent as a
     message; replay plays both. The script answers the namespaced calls, each agent from its
     own turns (codex-subagent/turns.json)."""
-    _, proxied, said = _drive_said(tmp_path, "codex", CODEX_SUBAGENT, "codex-subagent", MULTI_AGENT)
+    home, proxied, said = _drive_said(tmp_path, "codex", CODEX_SUBAGENT, "codex-subagent", MULTI_AGENT)
     main, sub = proxied
     summary = [line.strip() for line in said.splitlines() if "conversation " in line and ("✓" in line or "✗" in line)]
     assert summary == [f"conversation 1 (Codex): 3 requests ✓  {main}",
@@ -196,6 +196,12 @@ def test_codex_s_subagent_is_a_child_of_its_spawn_agent_call_in_the_console_repo
     assert plugin.returncode == 0 and "2 passed" in plugin.stdout, plugin.stdout[-1500:]
     assert "conversation-1.jsonl::replay[Codex] PASSED" in plugin.stdout
     assert "conversation-2.jsonl::replay[say_hello] PASSED" in plugin.stdout
+
+    imported, told = _import(tmp_path, home / ".codex")       # Codex's own rollouts: the same tree
+    assert [pairs(p) for p in imported] == [pairs(p) for p in proxied] and pairs(imported[1])
+    assert "conversation 2 · say_hello · started by conversation 1, call call_spawn1" in told
+    for path in imported:
+        _no_findings(path)
 
 
 def test_codex_rollout_imports_as_the_proxy_recorded_it(tmp_path):
