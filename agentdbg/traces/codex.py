@@ -23,6 +23,7 @@ that part is its first request's input, not calls of its own.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,7 +198,7 @@ def parent_of(path: Path) -> str | None:
     """The thread that spawned the agent whose rollout ``path`` is (None: not an agent's)."""
     from agentdbg.traces.lines import first_record
 
-    for record in first_record(path, limit=4):
+    for record in first_record(path, limit=1):   # a rollout begins with its session_meta
         payload = record.get("payload")
         if record.get("type") == "session_meta" and isinstance(payload, dict):
             source = payload.get("source")
@@ -209,13 +210,28 @@ def parent_of(path: Path) -> str | None:
 
 
 def spawned_rollouts(path: Path, key: str) -> list[Path]:
-    """The rollouts beside ``path`` of the agents the thread ``key`` spawned (Codex names a
-    rollout after its thread: ``rollout-<time>-<thread>.jsonl``)."""
+    """The rollouts beside ``path`` of the agents the thread ``key`` spawned."""
     try:
-        siblings = sorted(p for p in path.parent.glob("rollout-*.jsonl") if p != path)[:MAX_SIBLINGS]
+        stamp = path.parent.stat().st_mtime_ns
     except OSError:
         return []
-    return [p for p in siblings if parent_of(p) == key]
+    return [p for p in _spawned_in(str(path.parent), stamp).get(key, ()) if p != path]
+
+
+@functools.lru_cache(maxsize=8)
+def _spawned_in(folder: str, stamp: int) -> dict[str, tuple[Path, ...]]:
+    """The rollouts of one folder by the thread that spawned them (each file's first line read
+    once per folder, however many of its rollouts are read)."""
+    out: dict[str, list[Path]] = {}
+    try:
+        siblings = sorted(Path(folder).glob("rollout-*.jsonl"))[:MAX_SIBLINGS]
+    except OSError:
+        return {}
+    for p in siblings:
+        parent = parent_of(p)
+        if parent:
+            out.setdefault(parent, []).append(p)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def read_with_parent(path: Path) -> bool:

@@ -105,7 +105,8 @@ def test_a_folder_is_searched_and_subagent_files_go_with_their_session(tmp_path)
     paths, _ = imported(tmp_path, FIXTURES)
     sources = [load_transcript(p).header.source for p in paths]
     assert sum(s.startswith("claude-code") for s in sources) == 2     # main + subagent, once
-    assert sum(s.startswith("codex") for s in sources) == 1
+    # codex/: one; codex-subagent/: main + the spawned agent (its own rollout read with its parent's, once)
+    assert sum(s.startswith("codex") for s in sources) == 3
     assert sum(s.startswith("otlp") for s in sources) == 1
 
 
