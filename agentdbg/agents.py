@@ -45,6 +45,9 @@ COORDINATION = frozenset({"send_input", "wait", "wait_agent", "close_agent", "re
 #: tools whose result is the started agent's id, not its answer: the answer comes later, as a
 #: message from that agent (Codex: ``Message Type: FINAL_ANSWER``)
 ANSWERS_LATER = frozenset({"spawn_agent"})
+#: tools that may start the agent with a copy of the caller's history (Codex: ``fork_turns``,
+#: ``fork_context``)
+FORKS = frozenset({"spawn_agent"})
 #: tools the provider or the client itself runs (never defined as a function by the app)
 HOSTED = frozenset({"web_search", "web_search_preview", "file_search", "code_interpreter",
                     "image_generation", "computer_use_preview", "local_shell", "WebSearch",
@@ -138,6 +141,11 @@ def path_names(path: str, agent: str | None) -> bool:
 def answers_later(tool: object) -> bool:
     """A call of ``tool`` returns at once; the agent it starts answers later, by message."""
     return isinstance(tool, str) and tool.rsplit(".", 1)[-1] in ANSWERS_LATER
+
+
+def forks(tool: object) -> bool:
+    """A call of ``tool`` may start its agent with a copy of the caller's history."""
+    return isinstance(tool, str) and tool.rsplit(".", 1)[-1] in FORKS
 
 
 def starter_role(tool: object) -> str | None:

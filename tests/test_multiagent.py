@@ -226,6 +226,18 @@ def test_codex_s_subagent_without_its_parent_s_history_is_linked_by_its_new_task
     assert lines == ["↳ subagent (say_hello) started by call call_spawn1 (spawn_agent) in conversation 1 (Codex)"]
 
 
+def test_a_main_agent_that_repeats_its_subagent_s_task_goes_on_in_its_own_conversation(tmp_path):
+    """Only a call that forks its caller's history (Codex's spawn_agent) starts an agent with a
+    copy of it: Claude Code's main agent quoting its Agent call's task later is still itself."""
+    proxy = Proxy(tmp_path)
+    main = [{"role": "system", "content": "You are Claude Code."}, {"role": "user", "content": "where?"}]
+    first, _ = proxy.send({"messages": main, "tools": [fn("Agent")]}, asks(AGENT_CALL))
+    again = {"role": "user", "content": "Again: Find the file that configures the proxy and say its path."}
+    later, _ = proxy.send({"messages": main + [asks(AGENT_CALL), result("toolu_01", "no idea"), again],
+                           "tools": [fn("Agent")]}, says("proxy.toml"))
+    assert later.conv is first.conv and later.conv.started_by is None
+
+
 def test_a_team_leader_that_delegates_is_named_by_its_role(tmp_path):
     """agno's Team: the leader's instructions name no one; it delegates with
     ``delegate_task_to_member``, which makes it the team's leader."""

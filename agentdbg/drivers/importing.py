@@ -2,8 +2,9 @@
 
 A FILE is read as what its content is (a Claude Code session, a Codex CLI rollout, OTLP
 traces); a DIR is searched for such files (a Claude Code session's subagent files, and the
-rollouts of the agents a Codex rollout spawned, are read with their session, not on their own). Each conversation becomes one transcript in the output
-folder (default: the runs folder); what a source does not record is said once per file.
+rollouts of the agents a Codex rollout spawned, are read with their session, not on their
+own). Each conversation becomes one transcript in the output folder (default: the runs
+folder); what a source does not record is said once per file.
 """
 
 from __future__ import annotations

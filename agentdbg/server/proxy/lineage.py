@@ -24,6 +24,7 @@ from typing import Any
 from agentdbg.agents import (
     agent_message,
     answers_later,
+    forks,
     handoff_target,
     identity,
     lost_steps,
@@ -112,7 +113,7 @@ def forked(conversations: list[Conversation], messages: list) -> Link | None:
             continue
         for conv in pending:
             for cid, (tool, agent, task) in list(conv.pending_spawns.items()):
-                if cid in called and _addressed([_text(m.get("content"))], agent, task):
+                if cid in called and forks(tool) and _addressed([_text(m.get("content"))], agent, task):
                     del conv.pending_spawns[cid]
                     return Link(conv, cid, tool, "subagent", agent)
     return None
