@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ def is_output(item: dict[str, Any]) -> bool:
 
 MAX_SIBLINGS = 10_000      # rollouts looked at beside a rollout, for the agents it spawned
 MAX_AGENTS = 1_000         # agents read with one rollout
+MAX_DEPTH = 8              # agents of agents … followed
 
 
 class _Rollout:
@@ -184,18 +186,23 @@ class _Rollout:
                 if isinstance(payload.get("message"), str) else [])
 
 
-def read(path: Path, spawns: dict[str, str] | None = None, depth: int = 0) -> Iterator[Item]:
+def read(path: Path, spawns: dict[str, str] | None = None, depth: int = 0,
+         seen: set[Path] | None = None) -> Iterator[Item]:
     """The rollout's conversation, then those of the agents it spawned (their rollouts beside
-    it), each after its parent."""
+    it), each after its parent; each rollout once, however the files name each other."""
+    seen = seen if seen is not None else set()
+    seen.add(path)
     rollout = _Rollout(path, spawns)
     yield from _read(rollout)
-    if depth < 8:
+    if depth < MAX_DEPTH:
         for child in spawned_rollouts(path, rollout.thread.key)[:MAX_AGENTS]:
-            yield from read(child, rollout.spawns, depth + 1)
+            if child not in seen:
+                yield from read(child, rollout.spawns, depth + 1, seen)
 
 
-def parent_of(path: Path) -> str | None:
-    """The thread that spawned the agent whose rollout ``path`` is (None: not an agent's)."""
+def ids_of(path: Path) -> tuple[str | None, str | None]:
+    """The thread a rollout is (its ``session_meta`` id) and the thread that spawned it (None:
+    not an agent's)."""
     from agentdbg.traces.lines import first_record
 
     for record in first_record(path, limit=1):   # a rollout begins with its session_meta
@@ -204,46 +211,66 @@ def parent_of(path: Path) -> str | None:
             source = payload.get("source")
             spawned = source.get("subagent") if isinstance(source, dict) else None
             spawn = spawned.get("thread_spawn") if isinstance(spawned, dict) else None
-            return text(spawn.get("parent_thread_id")) if isinstance(spawn, dict) else \
+            parent = text(spawn.get("parent_thread_id")) if isinstance(spawn, dict) else \
                 text(payload.get("parent_thread_id"))
-    return None
+            return text(payload.get("id")), parent
+    return None, None
 
 
 def spawned_rollouts(path: Path, key: str) -> list[Path]:
     """The rollouts beside ``path`` of the agents the thread ``key`` spawned."""
-    try:
-        stamp = path.parent.stat().st_mtime_ns
-    except OSError:
-        return []
-    return [p for p in _spawned_in(str(path.parent), stamp).get(key, ()) if p != path]
-
-
-@functools.lru_cache(maxsize=8)
-def _spawned_in(folder: str, stamp: int) -> dict[str, tuple[Path, ...]]:
-    """The rollouts of one folder by the thread that spawned them (each file's first line read
-    once per folder, however many of its rollouts are read)."""
-    out: dict[str, list[Path]] = {}
-    try:
-        siblings = sorted(Path(folder).glob("rollout-*.jsonl"))[:MAX_SIBLINGS]
-    except OSError:
-        return {}
-    for p in siblings:
-        parent = parent_of(p)
-        if parent:
-            out.setdefault(parent, []).append(p)
-    return {k: tuple(v) for k, v in out.items()}
+    return [p for p in _folder(path.parent).children.get(key, ()) if p != path]
 
 
 def read_with_parent(path: Path) -> bool:
-    """``path`` is a spawned agent's rollout whose parent's rollout is beside it: it is read
-    with its parent's, not on its own."""
-    parent = parent_of(path)
-    if not parent:
-        return False
+    """``path`` is a spawned agent's rollout whose parent's rollout (and so on up to one that
+    no rollout beside it spawned) is beside it: it is read with that one, not on its own."""
+    folder = _folder(path.parent)
+    thread = folder.thread_of.get(path)
+    for _ in range(MAX_DEPTH):
+        parent = folder.parent_of.get(thread) if thread else None
+        if parent is None:
+            return thread != folder.thread_of.get(path)      # reached a root above it
+        if parent not in folder.parent_of:                     # its parent's rollout is not here
+            return False
+        thread = parent
+    return False                                                # too deep, or a loop: on its own
+
+
+@dataclass(frozen=True)
+class _Folder:
+    """The rollouts of one folder: who spawned whom (each file's first line read once)."""
+
+    children: dict[str, tuple[Path, ...]]       # thread -> the rollouts of the agents it spawned
+    parent_of: dict[str, str | None]            # thread -> the thread that spawned it
+    thread_of: dict[Path, str]
+
+
+def _folder(folder: Path) -> _Folder:
     try:
-        return any(p.is_file() for p in path.parent.glob(f"rollout-*-{parent}.jsonl"))
+        stamp = folder.stat().st_mtime_ns
     except OSError:
-        return False
+        return _Folder({}, {}, {})
+    return _indexed(str(folder), stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _indexed(folder: str, stamp: int) -> _Folder:
+    children: dict[str, list[Path]] = {}
+    parent_of: dict[str, str | None] = {}
+    thread_of: dict[Path, str] = {}
+    try:
+        siblings = sorted(Path(folder).glob("rollout-*.jsonl"))[:MAX_SIBLINGS]
+    except OSError:
+        siblings = []
+    for p in siblings:
+        thread, parent = ids_of(p)
+        if thread:
+            thread_of[p] = thread
+            parent_of.setdefault(thread, parent if parent != thread else None)
+        if parent and parent != thread:
+            children.setdefault(parent, []).append(p)
+    return _Folder({k: tuple(v) for k, v in children.items()}, parent_of, thread_of)
 
 
 def _read(rollout: _Rollout) -> Iterator[Item]:

@@ -69,6 +69,22 @@ def test_a_codex_rollout_with_a_spawned_agent_imports_as_the_tree_the_proxy_reco
             for f in e.findings or []] == []
 
 
+def test_rollouts_that_name_each_other_as_parents_import_once_each_and_end(tmp_path):
+    """Two rollouts each saying the other spawned it (and one naming itself): each is read, the
+    import ends, and none is dropped as "read with its parent"."""
+    rollout = next((FIXTURES / "codex").glob("rollout-*.jsonl")).read_text(encoding="utf-8").splitlines()
+    meta = json.loads(rollout[0])
+    folder = tmp_path / "loop"
+    folder.mkdir()
+    for me, parent in (("a", "b"), ("b", "a"), ("c", "c")):
+        first = {**meta, "payload": {**meta["payload"], "id": me, "source": {"subagent": {"thread_spawn": {
+            "parent_thread_id": parent, "agent_path": f"/root/{me}"}}}}}
+        (folder / f"rollout-2026-12-01T00-00-00-{me}.jsonl").write_text(
+            "\n".join([json.dumps(first), *rollout[1:]]) + "\n", encoding="utf-8")
+    paths, said = imported(tmp_path, folder)
+    assert said.count("(a Codex CLI rollout)") == 3 and len(paths) == 5   # a with b, b with a, c
+
+
 def test_the_imported_requests_are_the_proxys_but_for_what_codex_does_not_record(tmp_path):
     """Item for item, each request's input is what Codex sent (but its first item: Codex adapts
     its base instructions to the mode before sending them; the rollout keeps the base ones)."""
