@@ -5,7 +5,7 @@ writes: a message's ``name`` (AutoGen, Semantic Kernel, LangGraph agents), the t
 handoff tool (``transfer_to_billing_agent``, whose result the OpenAI Agents SDK writes as
 ``{"assistant": "Billing agent"}``), the arguments of a call that starts a subagent (Claude
 Code's ``Agent``/``Task``: ``subagent_type``, ``description``; Codex's ``spawn_agent``:
-``agent_type``; agno's ``delegate_task_to_member``: ``member_id``), or an instruction that
+``task_name``, ``agent_type``; agno's ``delegate_task_to_member``: ``member_id``), or an instruction that
 says who the model is ("You are the triage agent.", "你是订单客服").
 
 Text protocols (DSPy ``ReAct``, classic ReAct prompts) write calls and observations into the
@@ -28,7 +28,8 @@ HANDOFF = re.compile(r"^transfer_(?:back_)?to_([A-Za-z0-9_-]{1,60})$")
 SPAWNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "Agent": (("description", "subagent_type"), ("prompt",)),          # Claude Code
     "Task": (("description", "subagent_type"), ("prompt",)),           # Claude Code (older)
-    "spawn_agent": (("agent_type", "name"), ("message", "items")),     # Codex multi_agent_v1
+    # Codex: multi_agent_v1 (agent_type) and the collaboration tools (task_name)
+    "spawn_agent": (("task_name", "agent_type", "name"), ("message", "items")),
     "delegate_task_to_member": (("member_id",), ("task", "task_description")),   # agno Team
     "delegate_task_to_members": (("member_id",), ("task", "task_description")),
     "transfer_task_to_member": (("member_id",), ("task_description", "task")),   # agno (older)
@@ -38,8 +39,15 @@ STARTERS = {"Agent": "main agent", "Task": "main agent", "spawn_agent": "main ag
             "delegate_task_to_member": "team leader", "delegate_task_to_members": "team leader",
             "transfer_task_to_member": "team leader"}
 #: tools that talk to an agent already started (Codex): recognised, never a tool of their own
-COORDINATION = frozenset({"send_input", "wait", "close_agent", "resume_agent", "list_agents",
+COORDINATION = frozenset({"send_input", "wait", "wait_agent", "close_agent", "resume_agent",
+                          "list_agents", "send_message", "followup_task", "interrupt_agent",
                           "TaskOutput", "SendMessage"})
+#: tools whose result is the started agent's id, not its answer: the answer comes later, as a
+#: message from that agent (Codex: ``Message Type: FINAL_ANSWER``)
+ANSWERS_LATER = frozenset({"spawn_agent"})
+#: tools that may start the agent with a copy of the caller's history (Codex: ``fork_turns``,
+#: ``fork_context``)
+FORKS = frozenset({"spawn_agent"})
 #: tools the provider or the client itself runs (never defined as a function by the app)
 HOSTED = frozenset({"web_search", "web_search_preview", "file_search", "code_interpreter",
                     "image_generation", "computer_use_preview", "local_shell", "WebSearch",
@@ -102,6 +110,42 @@ def spawn_of(name: object, arguments: object) -> Spawn | None:
     agent = next((_short(args.get(k)) for k in who_keys if _short(args.get(k))), None)
     task = next((_task(args.get(k)) for k in task_keys if _task(args.get(k))), None)
     return Spawn(tool, agent, task)
+
+
+# Codex's agents write to each other in this form (an ``agent_message`` item's text)
+_AGENT_MESSAGE = re.compile(r"\AMessage Type: ([A-Z_]{1,40})\nTask name: (/\S{0,300})\n"
+                            r"Sender: (/\S{0,300})\n")
+
+
+@dataclass(frozen=True)
+class AgentMessage:
+    """A message one agent sent another (Codex): its kind, to whom, from whom."""
+
+    kind: str          # NEW_TASK, FINAL_ANSWER, ...
+    recipient: str     # an agent path: /root/greet
+    sender: str
+
+
+def agent_message(text: object) -> AgentMessage | None:
+    """What a Codex agent message says of itself ("Message Type: NEW_TASK\nTask name:
+    /root/greet\nSender: /root\n…"), None for any other text."""
+    m = _AGENT_MESSAGE.match(text) if isinstance(text, str) else None
+    return AgentMessage(m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def path_names(path: str, agent: str | None) -> bool:
+    """The agent path (``/root/greet``) ends with the task name ``agent`` (``greet``)."""
+    return bool(agent) and path.rsplit("/", 1)[-1] == agent
+
+
+def answers_later(tool: object) -> bool:
+    """A call of ``tool`` returns at once; the agent it starts answers later, by message."""
+    return isinstance(tool, str) and tool.rsplit(".", 1)[-1] in ANSWERS_LATER
+
+
+def forks(tool: object) -> bool:
+    """A call of ``tool`` may start its agent with a copy of the caller's history."""
+    return isinstance(tool, str) and tool.rsplit(".", 1)[-1] in FORKS
 
 
 def starter_role(tool: object) -> str | None:

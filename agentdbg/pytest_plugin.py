@@ -48,12 +48,13 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> Transcript
     if not parent.config.getoption("agentdbg_replay", default=False):
         return None
     if file_path.suffix == ".jsonl":
-        from agentdbg.drivers.importing import a_sessions_subagent
+        from agentdbg.drivers.importing import a_sessions_subagent, a_spawned_rollout
         from agentdbg.transcript import is_run
 
         # a transcript, or a Claude Code / Codex session file (its subagents' files beside it
         # are conversations of the session: tests of the session file)
-        if is_run(file_path) and not a_sessions_subagent(file_path):
+        if is_run(file_path) and not a_sessions_subagent(file_path) and \
+                not a_spawned_rollout(file_path):
             return TranscriptFile.from_parent(parent, path=file_path)
     return None
 

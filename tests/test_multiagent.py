@@ -143,6 +143,101 @@ def test_a_subagent_is_the_child_of_the_call_that_started_it_and_its_result_flow
     assert t[2].header.started_by.call_id == "toolu_01" and t[2].header.started_by.kind == "subagent"
 
 
+# Codex's collaboration tools, as Codex 0.171.0 sends them (multi_agent_v2): a namespace; the
+# task reaches the new agent as an agent_message whose payload the API keeps encrypted
+CODEX_TOOLS = [{"type": "function", "name": "exec_command", "parameters": {"type": "object"}},
+               {"type": "namespace", "name": "collaboration", "description": "agents", "tools": [
+                   {"type": "function", "name": n, "parameters": {"type": "object"}}
+                   for n in ("spawn_agent", "wait_agent")]}]
+SPAWN = call("call_spawn1", "spawn_agent", {"task_name": "say_hello", "message": "gAAAAB-sealed-task"})
+WAIT = call("call_wait1", "wait_agent", {})
+
+
+def item_call(c):
+    return {"type": "function_call", "call_id": c["id"], "name": c["function"]["name"],
+            "namespace": "collaboration", "arguments": c["function"]["arguments"]}
+
+
+def item_out(cid, output):
+    return {"type": "function_call_output", "call_id": cid, "output": output}
+
+
+def agent_said(kind, to, sender, *parts):
+    head = f"Message Type: {kind}\nTask name: {to}\nSender: {sender}\nPayload:\n"
+    return {"type": "agent_message", "author": sender, "recipient": to,
+            "content": [{"type": "input_text", "text": head}, *parts]}
+
+
+def codex(*items):
+    return {"model": "gpt-5.5", "input": [
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "You are Codex."}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "use a subagent"}]},
+        *items], "tools": CODEX_TOOLS}
+
+
+NEW_TASK = agent_said("NEW_TASK", "/root/say_hello", "/root",
+                      {"type": "encrypted_content", "encrypted_content": "gAAAAB-sealed-task"})
+FORK = [item_call(SPAWN), item_out("call_spawn1", "aborted"),
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text":
+         "You are now a newly spawned child agent."}]}, NEW_TASK]
+SPAWNED = [item_call(SPAWN), item_out("call_spawn1", '{"task_name":"/root/say_hello"}')]
+
+
+@pytest.mark.parametrize("first", ["subagent", "parent"])
+def test_codex_s_forked_subagent_is_the_child_of_its_spawn_agent_call_whoever_goes_on_first(tmp_path, first):
+    """Codex starts the agent with a copy of its parent's history through the spawn call; the
+    parent goes on at the same time, so either request may come first."""
+    proxy = Proxy(tmp_path)
+    main, _ = proxy.send(codex(), asks(SPAWN), wire="responses")
+    exec_call = call("call_sub1", "exec_command", {"cmd": "echo sub-hello"})
+    sends = {"subagent": lambda: proxy.send(codex(*FORK), asks(exec_call), wire="responses"),
+             "parent": lambda: proxy.send(codex(*SPAWNED), asks(WAIT), wire="responses")}
+    order = [first, "parent" if first == "subagent" else "subagent"]
+    seen = {who: sends[who]() for who in order}
+    child, lines = seen["subagent"]
+    assert child.conv is not main.conv and seen["parent"][0].conv is main.conv
+    assert lines == ["↳ subagent (say_hello) started by call call_spawn1 (spawn_agent) in conversation 1 (Codex)"]
+    sub2, _ = proxy.send(codex(*FORK, item_call(exec_call), item_out("call_sub1", "sub-hello")),
+                         says("The shell printed sub-hello."), wire="responses")
+    answer = agent_said("FINAL_ANSWER", "/root", "/root/say_hello",
+                        {"type": "input_text", "text": "The shell printed sub-hello."})
+    back, lines = proxy.send(codex(*SPAWNED, item_call(WAIT), item_out("call_wait1", '{"timed_out":false}'),
+                                   answer), says("done"), wire="responses")
+    assert sub2.conv is child.conv and back.conv is main.conv
+    assert lines == ["↳ the answer of conversation 2 (say_hello) to spawn_agent call_spawn1 comes as a message"]
+    assert [rules(s) for s in proxy.seen] == [[]] * 5
+    t = proxy.close()
+    assert (t[2].header.agent, t[2].header.started_by.call_id, t[2].header.started_by.kind) == \
+        ("say_hello", "call_spawn1", "subagent")
+
+
+def test_codex_s_subagent_without_its_parent_s_history_is_linked_by_its_new_task_message(tmp_path):
+    """spawn_agent with fork_turns "none": a fresh request whose task (encrypted) comes in
+    Codex's NEW_TASK message to the agent the call named."""
+    proxy = Proxy(tmp_path)
+    main, _ = proxy.send(codex(), asks(SPAWN), wire="responses")
+    other, _ = proxy.send({"model": "gpt-5.5", "input": [agent_said(
+        "NEW_TASK", "/root/someone_else", "/root", {"type": "input_text", "text": "hi"})]}, says("hi"),
+        wire="responses")
+    assert other.conv.started_by is None       # a task for an agent no call started: not linked
+    child, lines = proxy.send({"model": "gpt-5.5", "input": [NEW_TASK], "tools": CODEX_TOOLS},
+                              says("hello"), wire="responses")
+    assert child.conv is not main.conv and child.conv.started_by.call_id == "call_spawn1"
+    assert lines == ["↳ subagent (say_hello) started by call call_spawn1 (spawn_agent) in conversation 1 (Codex)"]
+
+
+def test_a_main_agent_that_repeats_its_subagent_s_task_goes_on_in_its_own_conversation(tmp_path):
+    """Only a call that forks its caller's history (Codex's spawn_agent) starts an agent with a
+    copy of it: Claude Code's main agent quoting its Agent call's task later is still itself."""
+    proxy = Proxy(tmp_path)
+    main = [{"role": "system", "content": "You are Claude Code."}, {"role": "user", "content": "where?"}]
+    first, _ = proxy.send({"messages": main, "tools": [fn("Agent")]}, asks(AGENT_CALL))
+    again = {"role": "user", "content": "Again: Find the file that configures the proxy and say its path."}
+    later, _ = proxy.send({"messages": main + [asks(AGENT_CALL), result("toolu_01", "no idea"), again],
+                           "tools": [fn("Agent")]}, says("proxy.toml"))
+    assert later.conv is first.conv and later.conv.started_by is None
+
+
 def test_a_team_leader_that_delegates_is_named_by_its_role(tmp_path):
     """agno's Team: the leader's instructions name no one; it delegates with
     ``delegate_task_to_member``, which makes it the team's leader."""

@@ -1,9 +1,10 @@
 """``agentdbg import``: other tools' records of runs written as agentdbg transcripts.
 
 A FILE is read as what its content is (a Claude Code session, a Codex CLI rollout, OTLP
-traces); a DIR is searched for such files (a Claude Code session's subagent files are read
-with their session, not on their own). Each conversation becomes one transcript in the output
-folder (default: the runs folder); what a source does not record is said once per file.
+traces); a DIR is searched for such files (a Claude Code session's subagent files, and the
+rollouts of the agents a Codex rollout spawned, are read with their session, not on their
+own). Each conversation becomes one transcript in the output folder (default: the runs
+folder); what a source does not record is said once per file.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def sources_under(path: Path) -> list[tuple[Path, str]]:
             if seen > MAX_FILES:
                 raise InputError(f"{path}: more than {MAX_FILES} files; import a smaller folder")
             file = Path(root) / name
-            if name.endswith(".meta.json") or a_sessions_subagent(file):
+            if name.endswith(".meta.json") or a_sessions_subagent(file) or a_spawned_rollout(file):
                 continue
             source = foreign(file)
             if source is not None:
@@ -64,6 +65,13 @@ def a_sessions_subagent(file: Path) -> bool:
     """``<session>/subagents/agent-*.jsonl`` beside ``<session>.jsonl``: read with its session."""
     return file.parent.name == "subagents" and \
         file.parent.parent.with_suffix(".jsonl").is_file()
+
+
+def a_spawned_rollout(file: Path) -> bool:
+    """A Codex agent's rollout beside its parent's: read with its parent's."""
+    from agentdbg.traces.codex import read_with_parent
+
+    return file.name.startswith("rollout-") and file.suffix == ".jsonl" and read_with_parent(file)
 
 
 def import_all(path: Path, out: Path | None) -> list[Imported]:

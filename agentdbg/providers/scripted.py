@@ -27,6 +27,21 @@ script's: the offline model answers it (a request asking for JSON gets a value o
 and the turn waits for the next request. So does a request, after the last turn, that the
 script's ``when`` does not match; one it matches gets the played-out error, as without
 ``when``.
+
+Agents that run at the same time (a subagent's requests race with its parent's) each play
+their own turns: ``agents`` lists further scripts, each with its own ``when`` (required) and
+``turns``. A request one of them matches (the first, in their order) takes that one's next
+turn; every other request is the main ``turns``':
+
+    turns:                                  # the main agent
+      - tool_calls: [{name: spawn_agent, arguments: {task_name: greet, message: Say hello.}}]
+      - tool_calls: [{name: wait_agent, arguments: {}}]
+      - content: The subagent said hello.
+    agents:
+      - when: {text: "Task name: /root/greet"}   # the subagent's requests
+        turns:
+          - tool_calls: [{name: exec_command, arguments: {cmd: echo hello}}]
+          - content: hello
 """
 
 from __future__ import annotations
@@ -67,12 +82,15 @@ class ScriptedModel:
     name = "scripted"
 
     def __init__(self, turns: list[dict], source: str = "<script>", *,
-                 whens: list[When | None] | None = None, when: When | None = None):
+                 whens: list[When | None] | None = None, when: When | None = None,
+                 agents: list[ScriptedModel] | None = None):
         self.turns = turns
         self.source = source
         self.position = 0
         self.whens = whens or [None] * len(turns)
         self.when = when            # the script's own: for the turns without one
+        self.agents = agents or []  # other agents' scripts, each with its own ``when``
+        self.label = ""             # "agents[0]: " for one of those
         self._offline: Any = None
 
     @classmethod
@@ -81,10 +99,19 @@ class ScriptedModel:
 
         p = Path(path)
         data, _ = parse(p, read_text(p, "script file"))
-        turns, whens = parse_script(data, str(p))
-        return cls(turns, str(p), whens=whens, when=script_when(data, str(p)))
+        return cls.from_data(data, str(p))
+
+    @classmethod
+    def from_data(cls, data: Any, source: str) -> ScriptedModel:
+        turns, whens = parse_script(data, source)
+        return cls(turns, source, whens=whens, when=script_when(data, source),
+                   agents=parse_agents(data, source))
 
     def complete(self, request: ModelRequest) -> ModelReply:
+        agent = next((a for a in self.agents if a.when is not None
+                      and a.when.missing(request) is None), None)
+        if agent is not None:
+            return agent.complete(request)
         if self.position >= len(self.turns):
             lacks = self.when.missing(request) if self.when is not None else None
             if lacks is not None:
@@ -103,7 +130,7 @@ class ScriptedModel:
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         return ModelReply(message=message, usage=estimated_usage(request, message),
                           finish_reason=finish,
-                          note=f"scripted turn {self.position} of {len(self.turns)}")
+                          note=f"{self.label}scripted turn {self.position} of {len(self.turns)}")
 
     def _aside(self, request: ModelRequest, why: str) -> ModelReply:
         """A request that is not the script's: the offline model answers it."""
@@ -148,6 +175,26 @@ def script_when(data: Any, source: str) -> When | None:
     if isinstance(data, dict) and "when" in data:
         return parse_when(data["when"], f"{source}: when")
     return None
+
+
+def parse_agents(data: Any, source: str) -> list[ScriptedModel]:
+    """The scripts of the other agents (``agents``: each a ``when`` and its ``turns``)."""
+    raw = data.get("agents") if isinstance(data, dict) else None
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ConfigError(f"{source}: agents: expected a list of scripts (each a 'when' and 'turns')")
+    out = []
+    for k, agent in enumerate(raw):
+        where = f"{source}: agents[{k}]"
+        if not isinstance(agent, dict) or "when" not in agent or "turns" not in agent:
+            raise ConfigError(f"{where}: each agent's script needs 'when' and 'turns'")
+        if "agents" in agent:
+            raise ConfigError(f"{where}: an agent's script has no 'agents' of its own")
+        script = ScriptedModel.from_data(agent, f"{source} agents[{k}]")
+        script.label = f"agents[{k}]: "
+        out.append(script)
+    return out
 
 
 def parse_when(raw: Any, where: str) -> When:

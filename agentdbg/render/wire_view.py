@@ -30,7 +30,7 @@ from agentdbg.render.view import (
 from agentdbg.wire.common import text_of
 from agentdbg.wire.gemini import field as gemini_field
 from agentdbg.wire.pairing import Pairing as WirePairing
-from agentdbg.wire.responses import CALL_OUTPUT, OUTPUT_CALL
+from agentdbg.wire.responses import AGENT_MESSAGE, CALL_OUTPUT, OUTPUT_CALL
 
 Loc = tuple[int, ...]
 RESULT_TEXT = {
@@ -162,7 +162,20 @@ def _responses_item(i: int, item: dict, items: list, d: _Draw, full: bool) -> li
         content = item.get("content")
         return [fold(text_of(content), full) if isinstance(content, (str, list)) else
                 Text(safe(shown_json(content)), style="red")]
+    if kind == AGENT_MESSAGE and isinstance(item.get("content"), list):
+        return _agent_message(item, full)
     return [_compact(item, full)]
+
+
+def _agent_message(item: dict, full: bool) -> list[RenderableType]:
+    """One agent's message to another (Codex): who to whom, its text, and a mark where a part
+    is encrypted (the model reads it; nobody else can)."""
+    def who(value: object) -> str:
+        return value if isinstance(value, str) else shown_json(value)
+    line = Text(safe(f"{who(item.get('author'))} → {who(item.get('recipient'))}"), style="dim")
+    if any(isinstance(p, dict) and p.get("type") == "encrypted_content" for p in item["content"]):
+        line.append("  (encrypted_content)", style="dim")
+    return [line, fold(text_of(item["content"]), full)]
 
 
 def _responses_rows(body: dict) -> list[tuple[str | None, str, Any]]:

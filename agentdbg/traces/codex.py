@@ -12,11 +12,21 @@ is the run of items the model produced after them. Codex sends its base instruct
 first developer message: so does the import.
 
 A rollout does not record the tools offered nor the requests' parameters: said once.
+
+An agent Codex spawns (``spawn_agent``) writes its own rollout, beside its parent's: its
+``session_meta`` names the parent thread and the agent's path (``/root/say_hello``, whose last
+part is the call's ``task_name``). Reading a rollout reads its agents' rollouts after it, each
+a conversation linked to the ``spawn_agent`` call that started it. An agent begun with a copy
+of its parent's history has it in its rollout (after a second ``session_meta``, the parent's):
+that part is its first request's input, not calls of its own.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +53,21 @@ def is_output(item: dict[str, Any]) -> bool:
     return kind in OUTPUT_TYPES or (kind == "message" and item.get("role") == "assistant")
 
 
+MAX_SIBLINGS = 10_000      # rollouts looked at beside a rollout, for the agents it spawned
+MAX_AGENTS = 1_000         # agents read with one rollout
+MAX_DEPTH = 8              # agents of agents … followed
+
+
 class _Rollout:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, spawns: dict[str, str] | None = None):
         self.path = path
         self.thread = Thread(path.stem, "responses", SOURCE, agent="main",
                              missing=("tools", "params", "instructions"))
+        self.spawns: dict[str, str] = {}                # a spawn_agent call's task_name -> its id
+        self.has_meta = False
+        #: reading the parent's history a spawned agent began with (its parent's calls, not its own)
+        self.inherited = False
+        self.parent_spawns = spawns or {}               # the parent's, to link this one
         self.instructions: str | None = None
         self.model: str | None = None
         self.items: list[dict[str, Any]] = []
@@ -58,6 +78,7 @@ class _Rollout:
         self.segment = 0
 
     def meta(self, where: Where, payload: dict[str, Any]) -> None:
+        self.has_meta = True
         sid = text(payload.get("id")) or text(payload.get("session_id"))
         if sid:
             self.thread.key = sid
@@ -66,17 +87,22 @@ class _Rollout:
         source = payload.get("source")
         spawned = source.get("subagent") if isinstance(source, dict) else None
         if isinstance(spawned, dict):
-            parent = text(spawned.get("parent_thread_id")) or text(spawned.get("thread_id"))
-            self.thread.agent = text(spawned.get("agent_name")) or text(spawned.get("name")) \
+            spawn: dict[str, Any] = spawned["thread_spawn"] \
+                if isinstance(spawned.get("thread_spawn"), dict) else spawned
+            parent = text(spawn.get("parent_thread_id")) or text(spawn.get("thread_id"))
+            name = _task_name(text(spawn.get("agent_path")))
+            self.thread.agent = name or text(spawn.get("agent_name")) or text(spawn.get("name")) \
                 or "subagent"
             if parent:
-                self.thread.parent = Link(parent, text(spawned.get("call_id")))
+                self.thread.parent = Link(parent, text(spawn.get("call_id"))
+                                          or self.parent_spawns.get(name or ""))
         elif spawned is not None:
             self.thread.agent = text(spawned) or "subagent"
         self.thread.started = epoch(payload.get("timestamp"))
 
     def item(self, item: dict[str, Any], stamp: float | None) -> Iterator[Item]:
         item = {k: v for k, v in item.items() if k not in PRIVATE}
+        self._spawn(item)
         if is_output(item):
             if not self.output:
                 self.started = self.last
@@ -86,9 +112,43 @@ class _Rollout:
             self.items.append(item)
         self.last = stamp
 
+    def own_turns(self) -> None:
+        """The copied history ends and the agent's own turns begin. A call the copy leaves
+        unanswered (the parent's turn was still running it: the spawn call itself) is sent with
+        the output "aborted", as Codex sends it (the proxy records it so)."""
+        self.inherited = False
+        answered = {i.get("call_id") for i in self.items if i.get("type") == "function_call_output"}
+        out: list[dict[str, Any]] = []
+        for item in self.items:
+            out.append(item)
+            if item.get("type") == "function_call" and item.get("call_id") not in answered:
+                out.append({"type": "function_call_output", "call_id": item.get("call_id"),
+                            "output": "aborted"})
+        self.items = out
+
+    def _spawn(self, item: dict[str, Any]) -> None:
+        """A ``spawn_agent`` call: which agent (its task name) it starts. In a spawned agent's
+        own rollout, its parent's call that started it (the history it was given) links it."""
+        if item.get("type") != "function_call" or item.get("name") != "spawn_agent":
+            return
+        try:
+            args = json.loads(item.get("arguments") or "")
+        except (TypeError, ValueError, RecursionError):
+            return
+        task, cid = args.get("task_name") if isinstance(args, dict) else None, text(item.get("call_id"))
+        if isinstance(task, str) and cid:
+            self.spawns.setdefault(task, cid)
+            parent = self.thread.parent
+            if parent is not None and parent.call_id is None and task == self.thread.agent:
+                self.thread.parent = Link(parent.thread, cid)
+
     def close(self, response_id: str | None = None, usage: Any = None) -> Iterator[Item]:
-        """The response the output items so far make up."""
+        """The response the output items so far make up (in a copied history, only input)."""
         if not self.output:
+            return
+        if self.inherited:
+            self.items.extend(self.output)
+            self.output = []
             return
         if not self.announced:
             self.announced = True
@@ -126,8 +186,95 @@ class _Rollout:
                 if isinstance(payload.get("message"), str) else [])
 
 
-def read(path: Path) -> Iterator[Item]:
-    rollout = _Rollout(path)
+def read(path: Path, spawns: dict[str, str] | None = None, depth: int = 0,
+         seen: set[Path] | None = None) -> Iterator[Item]:
+    """The rollout's conversation, then those of the agents it spawned (their rollouts beside
+    it), each after its parent; each rollout once, however the files name each other."""
+    seen = seen if seen is not None else set()
+    seen.add(path)
+    rollout = _Rollout(path, spawns)
+    yield from _read(rollout)
+    if depth < MAX_DEPTH:
+        for child in spawned_rollouts(path, rollout.thread.key)[:MAX_AGENTS]:
+            if child not in seen:
+                yield from read(child, rollout.spawns, depth + 1, seen)
+
+
+def ids_of(path: Path) -> tuple[str | None, str | None]:
+    """The thread a rollout is (its ``session_meta`` id) and the thread that spawned it (None:
+    not an agent's)."""
+    from agentdbg.traces.lines import first_record
+
+    for record in first_record(path, limit=1):   # a rollout begins with its session_meta
+        payload = record.get("payload")
+        if record.get("type") == "session_meta" and isinstance(payload, dict):
+            source = payload.get("source")
+            spawned = source.get("subagent") if isinstance(source, dict) else None
+            spawn = spawned.get("thread_spawn") if isinstance(spawned, dict) else None
+            parent = text(spawn.get("parent_thread_id")) if isinstance(spawn, dict) else \
+                text(payload.get("parent_thread_id"))
+            return text(payload.get("id")), parent
+    return None, None
+
+
+def spawned_rollouts(path: Path, key: str) -> list[Path]:
+    """The rollouts beside ``path`` of the agents the thread ``key`` spawned."""
+    return [p for p in _folder(path.parent).children.get(key, ()) if p != path]
+
+
+def read_with_parent(path: Path) -> bool:
+    """``path`` is a spawned agent's rollout whose parent's rollout (and so on up to one that
+    no rollout beside it spawned) is beside it: it is read with that one, not on its own."""
+    folder = _folder(path.parent)
+    thread = folder.thread_of.get(path)
+    for _ in range(MAX_DEPTH):
+        parent = folder.parent_of.get(thread) if thread else None
+        if parent is None:
+            return thread != folder.thread_of.get(path)      # reached a root above it
+        if parent not in folder.parent_of:                     # its parent's rollout is not here
+            return False
+        thread = parent
+    return False                                                # too deep, or a loop: on its own
+
+
+@dataclass(frozen=True)
+class _Folder:
+    """The rollouts of one folder: who spawned whom (each file's first line read once)."""
+
+    children: dict[str, tuple[Path, ...]]       # thread -> the rollouts of the agents it spawned
+    parent_of: dict[str, str | None]            # thread -> the thread that spawned it
+    thread_of: dict[Path, str]
+
+
+def _folder(folder: Path) -> _Folder:
+    try:
+        stamp = folder.stat().st_mtime_ns
+    except OSError:
+        return _Folder({}, {}, {})
+    return _indexed(str(folder), stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _indexed(folder: str, stamp: int) -> _Folder:
+    children: dict[str, list[Path]] = {}
+    parent_of: dict[str, str | None] = {}
+    thread_of: dict[Path, str] = {}
+    try:
+        siblings = sorted(Path(folder).glob("rollout-*.jsonl"))[:MAX_SIBLINGS]
+    except OSError:
+        siblings = []
+    for p in siblings:
+        thread, parent = ids_of(p)
+        if thread:
+            thread_of[p] = thread
+            parent_of.setdefault(thread, parent if parent != thread else None)
+        if parent and parent != thread:
+            children.setdefault(parent, []).append(p)
+    return _Folder({k: tuple(v) for k, v in children.items()}, parent_of, thread_of)
+
+
+def _read(rollout: _Rollout) -> Iterator[Item]:
+    path = rollout.path
     for where, record in records(path):
         kind, payload = record.get("type"), record.get("payload")
         if kind not in ("session_meta", "turn_context", "response_item", "compacted",
@@ -136,7 +283,12 @@ def read(path: Path) -> Iterator[Item]:
         if not isinstance(payload, dict):
             raise where.error(f"{kind} record: field 'payload' must be an object")
         stamp = epoch(record.get("timestamp"))
-        if kind == "session_meta":
+        if rollout.inherited and kind in ("event_msg", "token_usage_record") and \
+                payload.get("thread_id") == rollout.thread.key:
+            rollout.own_turns()
+        if kind == "session_meta" and rollout.has_meta:
+            rollout.inherited = True           # the parent's history, copied in (a fork)
+        elif kind == "session_meta":
             rollout.meta(where, payload)
         elif kind == "turn_context":
             rollout.model = text(payload.get("model")) or rollout.model
@@ -150,6 +302,12 @@ def read(path: Path) -> Iterator[Item]:
             rollout.last = stamp or rollout.last
             yield from rollout.close(text(payload.get("response_id")), _usage(payload.get("usage")))
     yield from rollout.close()
+
+
+def _task_name(agent_path: str | None) -> str | None:
+    """The task name an agent path ends with (``/root/say_hello`` -> ``say_hello``)."""
+    name = agent_path.rstrip("/").rsplit("/", 1)[-1] if agent_path else None
+    return name or None
 
 
 def _usage(usage: Any) -> dict[str, Any] | None:

@@ -5,7 +5,9 @@ become system/developer/user/assistant messages; ``function_call`` items become 
 of one assistant message per run (``custom_tool_call`` as a chat custom call; ``computer_call``,
 ``local_shell_call``, ``shell_call``, ``apply_patch_call`` as a function call named after the
 item type whose arguments are the item's payload); every ``*_output`` item becomes a ``tool``
-message. Calls, call ids, arguments and outputs are carried unchanged.
+message. Calls, call ids, arguments and outputs are carried unchanged. An ``agent_message``
+item (Codex's agents writing to each other: ``author``, ``recipient``, a task or a final answer)
+is a user message to the agent that receives it.
 
 Not carried into the chat form, kept verbatim under ``"wire"`` and re-emitted by ``from_chat``:
 ``reasoning`` items (kept as markers before the items that followed them), ``compaction``,
@@ -42,6 +44,9 @@ CALL_OUTPUT = VocabularyMap({
     "apply_patch_call": "apply_patch_call_output",
 })
 OUTPUT_CALL = VocabularyMap({v: k for k, v in CALL_OUTPUT.items()})
+
+#: a message one agent sends another (Codex): read as the receiver's user message
+AGENT_MESSAGE = "agent_message"
 
 CHAT_KEYS = ("input", "instructions", "tools", "tool_choice", "parallel_tool_calls")
 
@@ -93,6 +98,9 @@ class _Walker:
         elif kind in (None, "message") and role is not None:
             self.close()
             self.add({"role": role, "content": content_to_chat(item.get("content"))}, i, item)
+        elif kind == AGENT_MESSAGE:
+            self.close()
+            self.add({"role": "user", "content": content_to_chat(item.get("content"))}, i, item)
         elif kind in CALL_OUTPUT:
             self.call(i, item)
         elif kind in OUTPUT_CALL:
@@ -286,11 +294,15 @@ def _is_core(item: Any, m: dict) -> bool:
         return False
     if m.get("role") == "tool":
         return item.get("type") in OUTPUT_CALL
-    return item.get("type") in (None, "message") and "role" in item
+    return (item.get("type") in (None, "message") and "role" in item) or \
+        (item.get("type") == AGENT_MESSAGE and m.get("role") == "user")
 
 
 def _message_item(m: dict, orig: dict | None, kinds: dict) -> dict:
     base = dict(orig or {})
+    if base.get("type") == AGENT_MESSAGE:
+        base["content"] = content_from_chat(m.get("content"))
+        return base
     if m.get("role") == "tool":
         call_kind = kinds.get(str(m.get("tool_call_id")), "function_call")
         base.setdefault("type", CALL_OUTPUT.get(call_kind, "function_call_output"))

@@ -36,7 +36,7 @@ from agentdbg.conversation import (
 from agentdbg.wire.codec import Codec, FindingLike, StreamReader, json_schema_error, schema_problem, type_word
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 from agentdbg.wire.pairing import REFERENCE, Entry, entry
-from agentdbg.wire.responses import CALL_OUTPUT, OUTPUT_CALL
+from agentdbg.wire.responses import AGENT_MESSAGE, CALL_OUTPUT, OUTPUT_CALL
 
 CHAT_KEYS = ("input", "instructions", "tools", "tool_choice", "parallel_tool_calls")
 
@@ -53,6 +53,8 @@ def _part(i: int, item: JsonObject) -> Part:
         if role in ("system", "developer"):
             return Instructions(at, item, None, text)
         return AssistantText(at, item, None, text) if role == "assistant" else UserText(at, item, None, text)
+    if kind == AGENT_MESSAGE:      # one agent's message to another (Codex): the receiver's input
+        return UserText(at, item, None, text_of(item.get("content")))
     if kind in CALL_OUTPUT:
         args = item.get("arguments") if kind == "function_call" else item.get("input") \
             if kind == "custom_tool_call" else {k: v for k, v in item.items() if k not in ("type", "id")}

@@ -72,7 +72,7 @@ def response_json(message: dict, body: dict, usage: dict | None = None, finish: 
         if "reasoning.encrypted_content" in (body.get("include") or []):
             item["encrypted_content"] = hex_id("enc_", seed, "encrypted", length=64)
         output.append(item)
-    output.extend(assistant_items(message, new_id))
+    output.extend(_namespaced(item, body) for item in assistant_items(message, new_id))
     prompt, completion = usage_counts(usage)
     status, details = "completed", None
     if finish in ("length", "content_filter"):
@@ -96,6 +96,44 @@ def response_json(message: dict, body: dict, usage: dict | None = None, finish: 
                   "total_tokens": prompt + completion},
         "user": None, "metadata": {},
     }
+
+
+def _namespaced(item: Any, body: dict) -> Any:
+    """A new call of a function the request offers only inside a namespace (Codex's
+    ``collaboration``/``multi_agent_v1`` tools) names its namespace, as the API answers it:
+    ``{"name": "spawn_agent", "namespace": "collaboration"}``. A chat reply names it plainly
+    (``spawn_agent``), or with its namespace in front (``collaboration.spawn_agent``)."""
+    if not isinstance(item, dict) or item.get("type") != "function_call" or "namespace" in item \
+            or not isinstance(item.get("name"), str):
+        return item
+    plain, grouped = _offered(body.get("tools"))
+    name = item["name"]
+    if "." in name and name not in plain and name.split(".", 1) in [list(g) for g in grouped]:
+        space, name = name.split(".", 1)
+    elif name in plain:
+        return item
+    else:
+        spaces = [g[0] for g in grouped if g[1] == name]
+        if len(spaces) != 1:
+            return item
+        space = spaces[0]
+    return {**item, "name": name, "namespace": space}
+
+
+def _offered(tools: Any) -> tuple[set[str], set[tuple[str, str]]]:
+    """The function names a request offers at the top, and (namespace, name) of those inside
+    a namespace."""
+    plain: set[str] = set()
+    grouped: set[tuple[str, str]] = set()
+    for t in tools if isinstance(tools, list) else []:
+        if not isinstance(t, dict) or not isinstance(t.get("name"), str):
+            continue
+        if isinstance(t.get("tools"), list):
+            grouped |= {(t["name"], f["name"]) for f in t["tools"]
+                        if isinstance(f, dict) and isinstance(f.get("name"), str)}
+        else:
+            plain.add(t["name"])
+    return plain, grouped
 
 
 # -- errors -------------------------------------------------------------------------------

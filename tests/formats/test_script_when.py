@@ -132,3 +132,62 @@ def test_a_bad_when_is_one_line_naming_the_turn(tmp_path, monkeypatch, when, sai
     (tmp_path / "s.yaml").write_text("when: {tools: maybe}\nturns: [{content: hi}]\n")
     result = CliRunner().invoke(app, ["serve", "--script", "s.yaml", "--port", "0"])
     assert result.exit_code == 2 and "s.yaml: when.tools: expected true or false" in result.stderr
+
+
+def test_agents_running_at_the_same_time_each_play_their_own_turns(tmp_path):
+    """`agents`: a subagent's requests race with its parent's; each agent's script keeps its
+    own place, whichever request comes first."""
+    served = served_script(tmp_path, {
+        "turns": [{"tool_calls": [CALL]}, {"content": "parent done"}],
+        "agents": [{"when": {"text": "Task name: /root/greet"},
+                    "turns": [{"content": "child step"}, {"content": "child done"}]}]})
+    parent = [{"role": "user", "content": QUESTION}]
+    child = [{"role": "user", "content": "Message Type: NEW_TASK\nTask name: /root/greet\n"}]
+    try:
+        def said(messages):
+            r = chat(served, messages, TOOLS)
+            message = r.json()["choices"][0]["message"]
+            return message.get("content") or message["tool_calls"][0]["id"]
+        assert [said(child), said(parent), said(child), said(parent)] == \
+            ["child step", "call_1", "child done", "parent done"]
+        late = chat(served, child, TOOLS)       # the child's script is played out: its own error
+        assert late.status_code == 400 and "agents[0] has 2 turn(s); the run asked for turn 3" in \
+            late.json()["error"]["message"]
+    finally:
+        served.stop()
+
+
+def test_a_call_of_a_namespaced_function_names_its_namespace_in_the_responses_reply(tmp_path):
+    """Codex offers its agent tools as a namespace and runs a call only when the reply names it
+    (``"namespace": "collaboration"``); a plain name or ``collaboration.wait_agent`` in the script
+    both say it, and a function offered at the top stays plain."""
+    served = served_script(tmp_path, {"turns": [{"tool_calls": [
+        {"name": "spawn_agent", "arguments": {"task_name": "greet", "message": "Say hello."}, "id": "c1"},
+        {"name": "collaboration.wait_agent", "arguments": {}, "id": "c2"},
+        {"name": "exec_command", "arguments": {"cmd": "ls"}, "id": "c3"}]}]})
+    tools = [{"type": "function", "name": "exec_command", "parameters": {"type": "object"}},
+             {"type": "namespace", "name": "collaboration", "description": "agents", "tools": [
+                 {"type": "function", "name": n, "parameters": {"type": "object"}}
+                 for n in ("spawn_agent", "wait_agent")]}]
+    try:
+        r = httpx.post(served.url + "/responses", json={"model": "m", "input": QUESTION, "tools": tools},
+                       timeout=30)
+        calls = [(i["name"], i.get("namespace")) for i in r.json()["output"] if i["type"] == "function_call"]
+        assert calls == [("spawn_agent", "collaboration"), ("wait_agent", "collaboration"),
+                         ("exec_command", None)]
+    finally:
+        served.stop()
+
+
+@pytest.mark.parametrize("agents, said", [
+    ("[1]", "agents[0]: each agent's script needs 'when' and 'turns'"),
+    ("{when: {tools: true}}", "agents: expected a list of scripts (each a 'when' and 'turns')"),
+    ("[{turns: [{content: hi}]}]", "agents[0]: each agent's script needs 'when' and 'turns'"),
+])
+def test_a_bad_agents_script_is_one_line(tmp_path, monkeypatch, agents, said):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(f"turns: [{{content: hi}}]\nagents: {agents}\n")
+    result = CliRunner().invoke(app, ["run", "--script", "s.yaml", "hello"])
+    assert result.exit_code == 2
+    [line] = result.stderr.strip().splitlines()
+    assert line == f"agentdbg: error: s.yaml: {said}"

@@ -48,6 +48,43 @@ def test_codex_rollout_pairs_as_the_proxy_recorded_it(tmp_path):
     assert "does not record the tool definitions" in said       # said once, plainly
 
 
+def test_a_codex_rollout_with_a_spawned_agent_imports_as_the_tree_the_proxy_recorded(tmp_path):
+    """Codex writes the agent spawn_agent starts its own rollout beside its parent's; the folder
+    imports as two conversations, the agent's under the call that started it, each pairing as
+    the proxy recorded it (the agent's copy of its parent's history is its first request's
+    input, with the spawn call "aborted" as Codex sends it), with no finding."""
+    folder = FIXTURES / "codex-subagent"
+    paths, said = imported(tmp_path, folder)
+    proxied = [folder / f"proxy-conversation-{n}.jsonl" for n in (1, 2)]
+    assert len(paths) == 2 and [pairs(p) for p in paths] == [pairs(p) for p in proxied]
+    main, sub = (load_transcript(p).header for p in paths)
+    assert (main.agent, sub.agent) == ("main", "say_hello")
+    assert (sub.started_by.conversation, sub.started_by.call_id, sub.started_by.tool) == \
+        (1, "call_spawn1", "spawn_agent")
+    assert said.count("(a Codex CLI rollout): 2 conversations") == 1       # the agent's file: not again
+    assert "conversation 2 · say_hello · started by conversation 1, call call_spawn1: 2 requests" in said
+    from agentdbg.transcript.events import Request
+
+    assert [f for p in paths for e in load_transcript(p).events if isinstance(e, Request)
+            for f in e.findings or []] == []
+
+
+def test_rollouts_that_name_each_other_as_parents_import_once_each_and_end(tmp_path):
+    """Two rollouts each saying the other spawned it (and one naming itself): each is read, the
+    import ends, and none is dropped as "read with its parent"."""
+    rollout = next((FIXTURES / "codex").glob("rollout-*.jsonl")).read_text(encoding="utf-8").splitlines()
+    meta = json.loads(rollout[0])
+    folder = tmp_path / "loop"
+    folder.mkdir()
+    for me, parent in (("a", "b"), ("b", "a"), ("c", "c")):
+        first = {**meta, "payload": {**meta["payload"], "id": me, "source": {"subagent": {"thread_spawn": {
+            "parent_thread_id": parent, "agent_path": f"/root/{me}"}}}}}
+        (folder / f"rollout-2026-12-01T00-00-00-{me}.jsonl").write_text(
+            "\n".join([json.dumps(first), *rollout[1:]]) + "\n", encoding="utf-8")
+    paths, said = imported(tmp_path, folder)
+    assert said.count("(a Codex CLI rollout)") == 3 and len(paths) == 5   # a with b, b with a, c
+
+
 def test_the_imported_requests_are_the_proxys_but_for_what_codex_does_not_record(tmp_path):
     """Item for item, each request's input is what Codex sent (but its first item: Codex adapts
     its base instructions to the mode before sending them; the rollout keeps the base ones)."""
@@ -84,7 +121,8 @@ def test_a_folder_is_searched_and_subagent_files_go_with_their_session(tmp_path)
     paths, _ = imported(tmp_path, FIXTURES)
     sources = [load_transcript(p).header.source for p in paths]
     assert sum(s.startswith("claude-code") for s in sources) == 2     # main + subagent, once
-    assert sum(s.startswith("codex") for s in sources) == 1
+    # codex/: one; codex-subagent/: main + the spawned agent (its own rollout read with its parent's, once)
+    assert sum(s.startswith("codex") for s in sources) == 3
     assert sum(s.startswith("otlp") for s in sources) == 1
 
 

@@ -3,7 +3,7 @@ tool loop through `agentdbg proxy --script` — Claude Code with a subagent star
 tool — and write their own session files into a temporary HOME. `agentdbg import` turns those
 files into conversations whose calls and results pair exactly as the proxy recorded the very
 same run, with no finding, and they replay. The subagent is drawn under its Agent call in the
-proxy's summary, the report's tree and `runs`. (The fixtures in tests/fixtures/traces were made
+proxy's summary, the report's tree and `runs`; so is the agent Codex starts with spawn_agent. (The fixtures in tests/fixtures/traces were made
 this way; the fast tests in test_import.py read them without npm.)"""
 
 from __future__ import annotations
@@ -37,13 +37,18 @@ def _drive(tmp_path: Path, client: str, argv: list[str]) -> tuple[Path, list[Pat
     return home, proxied
 
 
-def _drive_said(tmp_path: Path, client: str, argv: list[str]) -> tuple[Path, list[Path], str]:
-    """``_drive``, and what the proxy said on the console (its summary at the end)."""
+def _drive_said(tmp_path: Path, client: str, argv: list[str], fixture: str | None = None,
+                config: str | None = None) -> tuple[Path, list[Path], str]:
+    """``_drive``, and what the proxy said on the console (its summary at the end); ``fixture``:
+    the folder of the script (default: the client's), ``config``: the client's config.toml."""
     home, work, saved = tmp_path / "home", tmp_path / "work", tmp_path / "proxied"
     work.mkdir()
     (home / (".claude" if client == "claude" else ".codex")).mkdir(parents=True)
+    if config is not None:
+        (home / ".codex" / "config.toml").write_text(config)
     turns = tmp_path / "turns.json"
-    shutil.copy(FIXTURES / ("claude-code" if client == "claude" else "codex") / "turns.json", turns)
+    fixture = fixture or ("claude-code" if client == "claude" else "codex")
+    shutil.copy(FIXTURES / fixture / "turns.json", turns)
     bin_dir = npm_clients.ensure(client) / ".bin"
     env = clean_env(HOME=str(home), CODEX_HOME=str(home / ".codex"),
                     PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
@@ -132,6 +137,71 @@ def test_claude_code_s_subagent_is_a_child_of_its_agent_call_in_the_console_repo
     replay = runner.invoke(app, ["replay", str(main)])
     assert replay.exit_code == 0, replay.output
     assert "── conversation 2 (Count files) ← started by call toolu_agent1 (Agent) in conversation 1" in replay.output
+
+
+CODEX_SUBAGENT = ["exec", "--skip-git-repo-check", "use a subagent to say hello with the shell"]
+# Codex's collaboration tools (spawn_agent, wait_agent, …: a namespace) come with this feature
+MULTI_AGENT = 'model = "gpt-5.5"\n[features]\nmulti_agent_v2 = true\n'
+
+
+def test_codex_s_subagent_is_a_child_of_its_spawn_agent_call_in_the_console_report_and_runs(tmp_path):
+    """Through the proxy, the agent Codex starts with spawn_agent — with a copy of its parent's
+    history, running while its parent waits — is drawn under that call: in the proxy's console
+    and summary, in the report's tree and in `runs`; its answer comes back to its parent as a
+    message; replay plays both. The script answers the namespaced calls, each agent from its
+    own turns (codex-subagent/turns.json)."""
+    home, proxied, said = _drive_said(tmp_path, "codex", CODEX_SUBAGENT, "codex-subagent", MULTI_AGENT)
+    main, sub = proxied
+    summary = [line.strip() for line in said.splitlines() if "conversation " in line and ("✓" in line or "✗" in line)]
+    assert summary == [f"conversation 1 (Codex): 3 requests ✓  {main}",
+                       f"└─ conversation 2 (say_hello) ← subagent from conversation 1 (call call_spawn1): "
+                       f"2 requests ✓  {sub}"], said[-2000:]
+    [log] = (tmp_path / "proxied").glob("*.log")
+    console = log.read_text(encoding="utf-8")
+    assert "↳ subagent (say_hello) started by call call_spawn1 (spawn_agent) in conversation 1 (Codex)" in console
+    assert "↳ the answer of conversation 2 (say_hello) to spawn_agent call_spawn1 comes as a message" in console
+    assert "/root → /root/say_hello" in console                          # the task, as the subagent got it
+    requests = [e for e in load_transcript(sub).events if isinstance(e, Request)]
+    assert "sub-hello" in str(requests[1].body["input"][-1]["output"])    # it really ran it
+
+    report = runner.invoke(app, ["report", str(sub), "-o", str(tmp_path / "run.html")])
+    assert report.exit_code == 0 and "a run of 2 conversations, 5 request(s), 0 finding(s)" in report.output
+    tree = re.search(r'<nav class="tree" aria-label="agents">(.*?)</nav>',
+                     (tmp_path / "run.html").read_text(encoding="utf-8")).group(1)
+    assert re.fullmatch(
+        r'<details open data-conversation="1"><summary><a href="#c\d">conversation 1 \(Codex\)</a> '
+        r'<span class="agent a\d" data-agent="Codex">Codex</span> .*?</summary>'
+        r'<div class="leaf" data-conversation="2"><a href="#c\d">conversation 2 \(say_hello\)</a> '
+        r'<span class="agent a\d" data-agent="say_hello">say_hello</span> .*?'
+        r'<span class="how">started by call call_spawn1 \(spawn_agent\) in conversation 1</span></div></details>',
+        tree), tree
+
+    from agentdbg.transcript.runs import runs_dir
+
+    runs_dir().mkdir(parents=True, exist_ok=True)
+    for path in proxied:
+        shutil.copy(path, runs_dir() / path.name)
+    listing = runner.invoke(app, ["runs"], env={"COLUMNS": "120"})
+    rows = [line.rstrip() for line in listing.output.splitlines() if line[:1].isdigit()]
+    assert rows[0].split()[0] == "1" and "completed      3  [Codex]" in rows[0], rows
+    assert rows[1].endswith("2  └─ say_hello ← subagent from #1 (call call_spawn1)"), rows
+
+    replay = runner.invoke(app, ["replay", str(main)])
+    assert replay.exit_code == 0, replay.output
+    assert "── conversation 2 (say_hello) ← started by call call_spawn1 (spawn_agent) in conversation 1" in replay.output
+    assert "replayed a run of 2 conversations: all replayed" in replay.output
+    plugin = subprocess.run([sys.executable, "-m", "pytest", "--agentdbg-replay", str(tmp_path / "proxied"),
+                             "-v", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert plugin.returncode == 0 and "2 passed" in plugin.stdout, plugin.stdout[-1500:]
+    assert "conversation-1.jsonl::replay[Codex] PASSED" in plugin.stdout
+    assert "conversation-2.jsonl::replay[say_hello] PASSED" in plugin.stdout
+
+    imported, told = _import(tmp_path, home / ".codex")       # Codex's own rollouts: the same tree
+    assert [pairs(p) for p in imported] == [pairs(p) for p in proxied] and pairs(imported[1])
+    assert "conversation 2 · say_hello · started by conversation 1, call call_spawn1" in told
+    for path in imported:
+        _no_findings(path)
 
 
 def test_codex_rollout_imports_as_the_proxy_recorded_it(tmp_path):

@@ -80,6 +80,27 @@ def test_responses_edit_keeps_ids_reasoning_and_neighbours():
     assert body["input"][5:] == RESPONSES_BODY["input"][5:]
 
 
+AGENT_MESSAGE = {"type": "agent_message", "id": "amsg_1", "author": "/root/greet", "recipient": "/root",
+                 "content": [{"type": "input_text", "text": "Message Type: FINAL_ANSWER\nTask name: /root\n"
+                              "Sender: /root/greet\nPayload:\nhello"},
+                             {"type": "encrypted_content", "encrypted_content": "gAAAA-sealed"}]}
+
+
+def test_an_agent_message_is_the_receiver_s_user_message_and_goes_back_as_it_came():
+    """Codex's agents write to each other with agent_message items: the model reads them as its
+    input, so the chat form shows them as user messages (not hidden under a neighbour)."""
+    body = {"model": "m", "input": [{"role": "user", "content": "go"}, AGENT_MESSAGE]}
+    form = R.to_chat(copy.deepcopy(body))
+    assert [(m["role"], m["content"][0]["text"][-5:]) for m in form.messages[1:]] == [("user", "hello")]
+    assert back(R, form) == body
+    form.messages[1]["content"][0]["text"] = "Message Type: FINAL_ANSWER\nPayload:\nedited"
+    [item] = back(R, form)["input"][1:]
+    assert {k: v for k, v in item.items() if k != "content"} == \
+        {k: v for k, v in AGENT_MESSAGE.items() if k != "content"}
+    assert item["content"] == [{"type": "input_text", "text": "Message Type: FINAL_ANSWER\nPayload:\nedited"},
+                               AGENT_MESSAGE["content"][1]]
+
+
 def test_responses_new_engine_messages_become_items():
     form = R.to_chat({"model": "m", "input": "weather?"})
     msgs = form.messages + [

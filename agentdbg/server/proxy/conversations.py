@@ -255,6 +255,12 @@ class Tracker:
     def assign(self, messages: list, client: str | None = None) -> Conversation:
         """The conversation ``messages`` continues, or a new one (a handoff's or a subagent's
         is a child of the call that started it)."""
+        if not _fresh_start(messages):      # an agent started with a copy of its parent's history
+            forked = lineage.forked(self.conversations, messages)
+            if forked is not None:
+                conv = self._child(forked, client)
+                conv.client = client
+                return conv
         best = (self._best(messages, client, _extends)
                 or self._best(messages, client, _carries_last_reply)
                 or self._best(messages, client, _trimmed_front))

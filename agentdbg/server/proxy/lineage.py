@@ -4,7 +4,9 @@ A request that goes on from a conversation's history under another agent — new
 instructions, right after the model called a handoff tool and the app answered it — is a
 *handoff*: a new conversation whose parent is that call. A fresh request whose user text
 carries the task of a call that starts an agent (Claude Code's ``Agent``, Codex's
-``spawn_agent``, agno's delegation) is that *subagent's* conversation, child of the call.
+``spawn_agent``, agno's delegation) is that *subagent's* conversation, child of the call; so
+is a request that goes on from a conversation's history through such a call and then gives
+the new agent its task (Codex forks the parent's history into the agent it spawns).
 A fresh request that repeats a text protocol's prompt with more steps written in (DSPy
 ``ReAct``: the trajectory) is the next *step* of the same conversation.
 
@@ -20,10 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentdbg.agents import (
+    agent_message,
+    answers_later,
+    forks,
     handoff_target,
     identity,
     lost_steps,
     message_agent,
+    path_names,
     spawn_of,
     text_protocol,
     text_steps,
@@ -79,16 +85,52 @@ def handoff(conv: Conversation, messages: list) -> Link | None:
 
 def spawned(conversations: list[Conversation], messages: list) -> Link | None:
     """The pending call whose task ``messages`` (a fresh request) was started with."""
-    said = _squeezed(" ".join(_text(m.get("content")) for m in messages
-                              if isinstance(m, dict) and m.get("role") == "user"))
-    if not said:
+    said = [_text(m.get("content")) for m in messages
+            if isinstance(m, dict) and m.get("role") == "user"]
+    if not any(t.strip() for t in said):
         return None
     for conv in reversed(conversations):
         for cid, (tool, agent, task) in list(conv.pending_spawns.items()):
-            if task and _squeezed(task)[:TASK_MATCH] in said:
+            if _addressed(said, agent, task):
                 del conv.pending_spawns[cid]
                 return Link(conv, cid, tool, "subagent", agent)
     return None
+
+
+def forked(conversations: list[Conversation], messages: list) -> Link | None:
+    """The pending call ``messages`` starts an agent for with a copy of its parent's history:
+    the history through that call (its id, which the model made unique), then a user message
+    giving the new agent its task (Codex's ``spawn_agent`` forks the parent's turns by
+    default). Whether the parent went on first or not, the copy is the new agent's own
+    conversation."""
+    pending = [c for c in reversed(conversations) if c.pending_spawns]
+    if not pending:
+        return None
+    called: set[str] = set()
+    for m in messages:
+        called |= _call_ids(m)
+        if not called or not (isinstance(m, dict) and m.get("role") == "user"):
+            continue
+        for conv in pending:
+            for cid, (tool, agent, task) in list(conv.pending_spawns.items()):
+                if cid in called and forks(tool) and _addressed([_text(m.get("content"))], agent, task):
+                    del conv.pending_spawns[cid]
+                    return Link(conv, cid, tool, "subagent", agent)
+    return None
+
+
+def _addressed(said: list[str], agent: str | None, task: str | None) -> bool:
+    """The user texts ``said`` give the agent a call started its task: the task's words, or a
+    Codex agent message with a new task, sent to the agent the call named."""
+    if task and _squeezed(task)[:TASK_MATCH] in _squeezed(" ".join(said)):
+        return True
+    return any(told is not None and told.kind == "NEW_TASK" and path_names(told.recipient, agent)
+               for told in map(agent_message, said))
+
+
+def _call_ids(message: object) -> set[str]:
+    return {c["id"] for c in tool_calls_of(message)
+            if isinstance(c, dict) and isinstance(c.get("id"), str)}
 
 
 def spawns_in(reply: object) -> dict[str, tuple[str, str | None, str]]:
@@ -178,13 +220,31 @@ def lineage_lines(seen: Any, parent_of: Callable[[Any], Any]) -> list[str]:
     for m in messages[new:]:
         cid = m.get("tool_call_id") if isinstance(m, dict) and m.get("role") == "tool" else None
         child = conv.children.get(cid) if isinstance(cid, str) else None   # ids are data: any JSON
-        if child is not None and child.started_by.kind == "subagent":
+        if child is not None and child.started_by.kind == "subagent" and \
+                not answers_later(child.started_by.tool):
             out.append(f"↳ the result of {child.started_by.tool or 'the call'} "
                        f"{child.started_by.call_id} comes from conversation {child.number}"
                        f"{_called(child.agent)}")
+        answer = _answer_from(conv, m)
+        if answer is not None:
+            out.append(f"↳ the answer of conversation {answer.number}{_called(answer.agent)} to "
+                       f"{answer.started_by.tool or 'the call'} {answer.started_by.call_id} "
+                       f"comes as a message")
     if conv.rules.text_protocol:
         out.extend(step_lines(messages))
     return out
+
+
+def _answer_from(conv: Any, message: object) -> Any:
+    """The child conversation whose final answer ``message`` is (a Codex agent message from
+    the agent a ``spawn_agent`` call of ``conv`` started), None for any other message."""
+    if not (isinstance(message, dict) and message.get("role") == "user"):
+        return None
+    told = agent_message(_text(message.get("content")))
+    if told is None or told.kind != "FINAL_ANSWER":
+        return None
+    return next((c for c in conv.children.values() if c.started_by.kind == "subagent"
+                 and answers_later(c.started_by.tool) and path_names(told.sender, c.agent)), None)
 
 
 def started_line(conv: Any, parent: Any) -> str:
