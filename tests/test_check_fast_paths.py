@@ -4,8 +4,15 @@ import gc
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from agentdbg.checker import api
+from agentdbg.checker.api import checked
+from agentdbg.checker.findings import RULES
+from agentdbg.checker.profiles import PROFILES
+from agentdbg.checker.request import MISSING, CheckRequest
 from agentdbg.cli import app
 from agentdbg.messages import duplicate_keys, repeated_keys
 
@@ -61,3 +68,129 @@ def test_the_collector_is_back_on_after_a_check_of_bad_input(tmp_path, content):
     r = CliRunner().invoke(app, ["check", str(path)])
     assert r.exit_code == 2
     assert gc.isenabled()
+
+
+# -- a clean history in one pass (checker/clean.py) gives the rules' verdict ----------------
+
+def _call(cid, name, args, kind="function"):
+    call = {"type": kind, "function": {"name": name, "arguments": args}}
+    if cid is not None:
+        call["id"] = cid
+    return call
+
+
+IDS = st.sampled_from(["a", "b", "c", "", None, 7])
+ARGS = st.sampled_from(['{"x": 1}', '{"x": "1"}', '{"x":1,"x":2}', "{", "[]", "", "{}"])
+CALL = st.one_of(
+    st.builds(_call, IDS, st.sampled_from(["f", "g", "bad name", ""]), ARGS),
+    st.builds(_call, st.just("a"), st.just("f"), st.just("{}"), st.sampled_from(["custom", "x"])),
+    st.just("not a call"))
+ODD = st.one_of(   # one message that may be anything the rules look at
+    st.builds(lambda c: {"role": "user", "content": c}, st.sampled_from(["q", "", None, 3, [{"type": "text", "text": "q"}]])),
+    st.builds(lambda: {"role": "user"}),
+    st.builds(lambda c: {"role": "assistant", "content": c}, st.sampled_from(["t", "", None, {}])),
+    st.builds(lambda calls, c: {"role": "assistant", "content": c, "tool_calls": calls},
+              st.one_of(st.lists(CALL, max_size=3), st.just(None), st.just("x")),
+              st.sampled_from([None, "", "t"])),
+    st.builds(lambda cid, c: {"role": "tool", "content": c, **({} if cid is None else {"tool_call_id": cid})},
+              IDS, st.sampled_from(["r", "", None, [{"type": "text", "text": "r"}], 1])),
+    st.builds(lambda r: {"role": r, "content": "s"}, st.sampled_from(["system", "developer", "function", "bot", None])),
+    st.builds(lambda: {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}}),
+    st.builds(lambda: {"role": "assistant", "content": None, "tool_calls": [_call("z", "f", "{}")],
+                       "reasoning_content": "r"}),
+    st.just("not a message"),
+)
+
+
+@st.composite
+def clean_turn(draw):
+    """A user message, then calls answered in full (in any order), then the answer."""
+    n = draw(st.integers(0, 3))
+    ids = [draw(st.sampled_from([f"call_{draw(st.integers(0, 10**6))}_{k}", f"abc{k}efghi"]))
+           for k in range(n)]
+    turn = [{"role": "user", "content": draw(st.sampled_from(["q", "问"]))}] * draw(st.integers(1, 2))
+    if ids:
+        args = st.sampled_from(['{"x": 1}', '{"x": "1"}', "{}"] * 6 + ['{"x":1,"x":2}', "{", "[]"])
+        names = st.sampled_from(["f"] * 8 + ["g", "bad name"])
+        turn.append({"role": "assistant", "content": draw(st.sampled_from([None, "", "t"])),
+                     "tool_calls": [_call(i, draw(names), draw(args)) for i in ids]})
+        turn += [{"role": "tool", "tool_call_id": i, "content": draw(st.sampled_from(["r", "r", ""]))}
+                 for i in draw(st.permutations(ids))]
+    turn += [{"role": "assistant", "content": "done"}] * draw(st.integers(1, 2))
+    return turn
+
+
+@st.composite
+def histories(draw):
+    """Mostly well formed, with now and then one message of any shape at any place."""
+    messages = [m for turn in draw(st.lists(clean_turn(), max_size=4)) for m in turn]
+    for _ in range(draw(st.integers(0, 2))):
+        messages.insert(draw(st.integers(0, len(messages))), draw(ODD))
+    if messages and draw(st.booleans()):
+        del messages[draw(st.integers(0, len(messages) - 1))]
+    return messages[:draw(st.integers(0, len(messages)))] if draw(st.booleans()) else messages
+
+
+TOOL_DEFS = [{"type": "function", "function": {"name": "f", "parameters": {
+    "type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}}]
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@settings(max_examples=50, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(messages=histories(), tools=st.booleans(), in_progress=st.booleans())
+def test_the_one_pass_agrees_with_the_rules(monkeypatch_module, profile, messages, tools, in_progress):
+    request = CheckRequest(messages=messages, tools=TOOL_DEFS if tools else MISSING)
+    fast, ctx = checked(request, profile, in_progress=in_progress)
+    with monkeypatch_module.context() as m:
+        m.setattr(api, "clean", lambda ctx: False)
+        slow, _ = checked(request, profile, in_progress=in_progress)
+    assert [f.to_dict() for f in fast] == [f.to_dict() for f in slow]
+    if ctx.clean:
+        assert not any(f.rule in MESSAGE_RULES for f in slow)
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as m:
+        yield m
+
+
+MESSAGE_RULES = {r for r, info in RULES.items() if info.scope == "chat"} - {
+    "empty-messages", "too-many-tools", "tool-params-without-tools", "bad-tool-choice",
+    "strict-schema-invalid"}
+
+
+def _bench_history(rounds):
+    messages = []
+    for r in range(rounds):
+        a, b = f"call_{r}_a", f"call_{r}_b"
+        messages += [
+            {"role": "user", "content": f"第 {r} 问"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                _call(a, "get_weather", '{"city":"北京"}'), _call(b, "get_weather", '{"city":"上海"}')]},
+            {"role": "tool", "tool_call_id": b, "content": "29"},
+            {"role": "tool", "tool_call_id": a, "content": "24"},
+            {"role": "assistant", "content": "上海更热。"}]
+    return messages
+
+
+def test_a_clean_history_is_judged_without_the_pairing_analysis():
+    findings, ctx = checked(CheckRequest(messages=_bench_history(50)), "openai")
+    assert findings == [] and ctx.clean and ctx._pairing is None
+
+
+@pytest.mark.parametrize("profile", ["deepseek-thinking", "positional", "gemini", "ollama"])
+def test_profiles_with_rules_of_their_own_take_the_long_way(profile):
+    assert not checked(CheckRequest(messages=_bench_history(3)), profile)[1].clean
+
+
+def test_a_clean_history_without_tools_is_not_noted_as_skipped(tmp_path):
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(_bench_history(3)), encoding="utf-8")
+    r = CliRunner().invoke(app, ["check", str(path), "--json"])
+    assert json.loads(r.stdout) == {"ok": True, "findings": []}
+    ends_on_call = _bench_history(3)[:-3]
+    path.write_text(json.dumps(ends_on_call), encoding="utf-8")
+    r = CliRunner().invoke(app, ["check", str(path), "--json"])
+    assert "tool checks skipped" in json.loads(r.stdout)["notes"][0]

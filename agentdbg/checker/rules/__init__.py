@@ -12,3 +12,5 @@ from agentdbg.checker.rules.pairing import check_pairing
 from agentdbg.checker.rules.request import _strict_problem, check_request  # noqa: F401
 
 CHECKS = (check_request, check_pairing, check_tool_calls, check_content)
+#: what runs on a history ``checker.clean`` passed: the rest would find nothing there
+WHEN_CLEAN = (check_request,)
