@@ -2,6 +2,8 @@
 
 import gc
 import json
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -194,3 +196,32 @@ def test_a_clean_history_without_tools_is_not_noted_as_skipped(tmp_path):
     path.write_text(json.dumps(ends_on_call), encoding="utf-8")
     r = CliRunner().invoke(app, ["check", str(path), "--json"])
     assert "tool checks skipped" in json.loads(r.stdout)["notes"][0]
+
+
+# -- a one-document file is told from other tools' records by its bytes ---------------------
+
+def test_a_messages_file_is_judged_without_loading_the_importers(tmp_path):
+    """What another tool's record would need (the transcript package, the trace readers) is
+    not loaded for a file whose bytes say it is none (issue 26: 0.1 s of a 100k check)."""
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(_bench_history(3)), encoding="utf-8")
+    code = ("import sys; from agentdbg.cli import main; sys.argv = ['agentdbg', 'check', sys.argv[1], "
+            "'--json']\ntry: main()\nexcept SystemExit: pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('agentdbg.transcript', "
+            "'agentdbg.traces.'))))")
+    run = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                         timeout=60)
+    assert run.stdout.splitlines() == ['{"ok": true, "findings": []}', "[]"], run.stderr[-2000:]
+
+
+def test_a_session_whose_start_shows_no_marks_is_still_imported(tmp_path):
+    """A Claude Code session whose first 64 KB hold none of its marks is recognised once read
+    (the marks only spare reading a large session whole)."""
+    from tests.traces.support import CLAUDE
+
+    path = tmp_path / "session.jsonl"
+    filler = json.dumps({"type": "file-history-snapshot", "note": "x" * 70_000})
+    path.write_text(filler + "\n" + CLAUDE.read_text(encoding="utf-8"), encoding="utf-8")
+    r = CliRunner().invoke(app, ["check", str(path)])
+    assert r.exit_code == 0, r.output
+    assert "no findings (3 recorded request(s)" in r.output
