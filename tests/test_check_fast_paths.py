@@ -17,6 +17,7 @@ from agentdbg.checker.profiles import PROFILES
 from agentdbg.checker.request import MISSING, CheckRequest
 from agentdbg.cli import app
 from agentdbg.messages import duplicate_keys, repeated_keys
+from agentdbg.wire import detect
 
 TRICKY = [
     '{"a":1,"a":2}',
@@ -225,3 +226,58 @@ def test_a_session_whose_start_shows_no_marks_is_still_imported(tmp_path):
     r = CliRunner().invoke(app, ["check", str(path)])
     assert r.exit_code == 0, r.output
     assert "no findings (3 recorded request(s)" in r.output
+
+
+# -- format recognition counts Chat marks only when an Anthropic mark is there --------------
+
+def _marks_in_one_pass(messages):
+    """The count as it was made before (one pass counting both), the reference."""
+    a = c = 0
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        c += 3 * (m.get("role") in ("tool", "function", "developer"))
+        c += 3 * ("tool_calls" in m or "tool_call_id" in m or "function_call" in m)
+        content = m.get("content")
+        for part in content if isinstance(content, list) else []:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind in detect.ANTHROPIC_BLOCKS or (isinstance(kind, str) and kind.endswith("_tool_result")) \
+                    or (kind == "image" and "source" in part):
+                a += 3
+            elif kind in detect.CHAT_PARTS:
+                c += 2
+    return a, c
+
+
+def _reference(doc):
+    if isinstance(doc, dict) and isinstance(doc.get("messages"), list) and not (
+            isinstance(doc.get("contents"), list) and "messages" not in doc):
+        a1, c1 = detect._body_marks(doc)
+        a2, c2 = _marks_in_one_pass(doc["messages"])
+        return "anthropic" if a1 + a2 > c1 + c2 else "chat"
+    if isinstance(doc, list) and doc and all(isinstance(x, dict) for x in doc) and not all(
+            isinstance(x.get("parts"), list) and "content" not in x for x in doc):
+        a, c = _marks_in_one_pass(doc)
+        r = detect._responses_marks(doc)
+        return "responses" if r and r >= max(a, c) else "anthropic" if a > c else "chat"
+    return detect.detect_format(doc)
+
+
+PART = st.one_of(st.sampled_from(["tool_use", "image_url", "text", "input_text",
+                                  "web_search_tool_result", "refusal", 5]).map(lambda t: {"type": t}),
+                 st.just({"type": "image", "source": {}}), st.just("text"))
+ANY_MESSAGE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "developer", "function", None])},
+    optional={"content": st.one_of(st.just("t"), st.none(), st.lists(PART, max_size=3)),
+              "tool_calls": st.just([]), "tool_call_id": st.just("a"), "function_call": st.just({}),
+              "type": st.sampled_from(["message", "function_call", "other"])})
+BODY = st.fixed_dictionaries({"messages": st.lists(st.one_of(ANY_MESSAGE, st.just(3)), max_size=6)},
+                             optional={"system": st.just("s"), "max_completion_tokens": st.just(9),
+                                       "tool_choice": st.sampled_from(["auto", {"type": "any"}]),
+                                       "tools": st.just([{"name": "f", "input_schema": {}}])})
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.one_of(BODY, st.lists(ANY_MESSAGE, max_size=6)))
+def test_format_recognition_agrees_with_counting_both_in_one_pass(doc):
+    assert detect.detect_format(doc) == _reference(doc)

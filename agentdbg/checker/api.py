@@ -45,14 +45,16 @@ def checked(request: CheckRequest | dict | list, profile: str = "openai", *,
         request = CheckRequest.from_body(request)
     if not isinstance(request.messages, list):
         request.messages = []
-    if not all(type(m) is dict for m in request.messages):
+    rules = get_profile(profile)
+    ctx = Ctx(request, rules, in_progress)
+    ctx.clean = clean(ctx)   # one pass: objects only, nothing for the message rules to report
+    if not ctx.clean and not all(type(m) is dict for m in request.messages):
         # rules may assume objects; a non-object keeps its index as a role-less message
         request = dataclasses.replace(request, messages=[
             m if isinstance(m, dict) else {"role": None} for m in request.messages])
-    ctx = Ctx(request, get_profile(profile), in_progress)
+        ctx = Ctx(request, rules, in_progress)
     findings: list[Finding] = []
     with schemas.budget():   # the request's calls share one check's work budget
-        ctx.clean = clean(ctx)   # one pass says the message rules have nothing to report
         for run in WHEN_CLEAN if ctx.clean else CHECKS:
             findings.extend(run(ctx))
     findings.sort(key=lambda f: (-1 if f.index is None else f.index))

@@ -43,6 +43,8 @@ def clean(ctx: Ctx) -> bool:
     names: dict[str, bool] = {}  # tool name -> well formed
     arguments: dict[str, bool] = {}  # arguments text -> a JSON object, no key repeated
     for m in ctx.messages:
+        if type(m) is not dict:
+            return False         # the rules see it as a role-less message
         role = m.get("role")
         content = m.get("content", MISSING)
         if role == "tool":
