@@ -10,6 +10,7 @@ import json
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from agentdbg.i18n import N_, Msg
 from agentdbg.wire import codec as codecs
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+KNOWN_ROLES = frozenset(ROLES)
 
 try:  # orjson parses big histories several times faster; json gives the error messages
     from orjson import loads as _fast_loads
@@ -369,6 +371,11 @@ def _messages(where: str, messages: Any, offset: int = 0) -> list:
     if not isinstance(messages, list):
         raise InputError(Msg(N_("{where}: {key} must be an array, got {type}"),
                              {"where": where, "key": "'messages'", "type": type(messages).__name__}))
+    try:   # the common case, objects of known roles, in C (half the time of the loop below)
+        if set(map(dict.get, messages, repeat("role"))) <= KNOWN_ROLES:
+            return messages
+    except TypeError:   # not an object, or a role that is not a hashable value
+        pass
     for i, m in enumerate(messages, start=offset):
         if not isinstance(m, dict):
             raise InputError(Msg(N_("{where}: {item} is not an object ({type})"),
