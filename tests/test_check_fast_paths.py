@@ -113,7 +113,8 @@ def clean_turn(draw):
            for k in range(n)]
     turn = [{"role": "user", "content": draw(st.sampled_from(["q", "问"]))}] * draw(st.integers(1, 2))
     if ids:
-        args = st.sampled_from(['{"x": 1}', '{"x": "1"}', "{}"] * 6 + ['{"x":1,"x":2}', "{", "[]"])
+        args = st.sampled_from(['{"x": 1}', '{"x": "1"}', "{}"] * 6 + [
+            '{"x":1,"x":2}', "{", "[]", '{"x": NaN}', '{"x": "\\ud800"}', '{"x": {"y": 1, "y": 2}}'])
         names = st.sampled_from(["f"] * 8 + ["g", "bad name"])
         turn.append({"role": "assistant", "content": draw(st.sampled_from([None, "", "t"])),
                      "tool_calls": [_call(i, draw(names), draw(args)) for i in ids]})

@@ -20,6 +20,8 @@ import json
 import re
 from typing import Any
 
+import orjson
+
 from agentdbg.checker.context import NAME_RE, Ctx
 from agentdbg.checker.request import MISSING
 from agentdbg.messages import repeated_keys
@@ -105,9 +107,12 @@ def _calls_clean(calls: Any, seen: set[str], open_ids: set[str], names: dict[str
 
 
 def _object_once(text: str) -> bool:
-    """``text`` is a JSON object and writes no key twice."""
-    try:
-        parsed = json.loads(text)
-    except (ValueError, RecursionError):
-        return False
+    """``text`` is a JSON object (as ``json.loads`` reads it) and writes no key twice."""
+    try:   # what orjson reads, json reads as the same value; what it refuses, json may read
+        parsed = orjson.loads(text)
+    except ValueError:
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):
+            return False
     return type(parsed) is dict and not repeated_keys(text, parsed)
