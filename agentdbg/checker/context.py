@@ -25,7 +25,16 @@ class Ctx:
         self.in_progress = in_progress  # a trailing unanswered tool-call turn is pending, not wrong
         self._on: dict[str, bool] = {}
         self.schema_keys: dict[str, str] = {}  # tool name -> canonical schema text (cache key)
-        self.pairing: Pairing = analyze(self.messages, in_progress=in_progress)
+        self._pairing: Pairing | None = None
+        self.clean = False   # ``checker.clean`` found nothing for the message rules to report
+
+    @property
+    def pairing(self) -> Pairing:
+        """The pairing analysis of the messages, made when a rule first asks for it (a clean
+        history, ``checker.clean``, never does)."""
+        if self._pairing is None:
+            self._pairing = analyze(self.messages, in_progress=self.in_progress)
+        return self._pairing
 
     def on(self, rule: str) -> bool:
         hit = self._on.get(rule)

@@ -10,6 +10,7 @@ import json
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from agentdbg.i18n import N_, Msg
 from agentdbg.wire import codec as codecs
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+KNOWN_ROLES = frozenset(ROLES)
 
 try:  # orjson parses big histories several times faster; json gives the error messages
     from orjson import loads as _fast_loads
@@ -63,27 +65,34 @@ def read_text(path: str) -> tuple[str, str]:
 
 def read_bytes(path: str) -> tuple[str, bytes]:
     """(display name, bytes) of a file or of stdin for ``-``, bounded as ``read_text`` says."""
+    name, data = _read(path)
+    if len(data) > MAX_INPUT:
+        raise _too_large(name)
+    return name, data
+
+
+def _read(path: str) -> tuple[str, bytes]:
+    """``read_bytes`` without the size check: at most ``MAX_INPUT + 1`` bytes."""
     from agentdbg.paths import read_at_most, read_bounded
 
     if path == "-":
-        data, name = read_at_most(sys.stdin.buffer, MAX_INPUT), "<stdin>"
-    else:
-        name = path
-        try:
-            data = read_bounded(path, MAX_INPUT)
-        except FileNotFoundError:
-            raise InputError(Msg(N_("{path}: no such file"), {"path": path})) from None
-        except IsADirectoryError:
-            raise InputError(Msg(N_("{path}: is a directory"), {"path": path})) from None
-        except TimeoutError as exc:
-            raise InputError(f"{path}: {exc}") from None
-        except OSError as exc:
-            raise InputError(Msg(N_("{path}: cannot read: {reason}"),
-                                 {"path": path, "reason": exc.strerror})) from None
-    if len(data) > MAX_INPUT:
-        raise InputError(Msg(N_("{path}: more than {limit} bytes; check reads at most that much"),
-                             {"path": name, "limit": MAX_INPUT}))
-    return name, data
+        return "<stdin>", read_at_most(sys.stdin.buffer, MAX_INPUT)
+    try:
+        return path, read_bounded(path, MAX_INPUT)
+    except FileNotFoundError:
+        raise InputError(Msg(N_("{path}: no such file"), {"path": path})) from None
+    except IsADirectoryError:
+        raise InputError(Msg(N_("{path}: is a directory"), {"path": path})) from None
+    except TimeoutError as exc:
+        raise InputError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise InputError(Msg(N_("{path}: cannot read: {reason}"),
+                             {"path": path, "reason": exc.strerror})) from None
+
+
+def _too_large(name: str) -> InputError:
+    return InputError(Msg(N_("{path}: more than {limit} bytes; check reads at most that much"),
+                          {"path": name, "limit": MAX_INPUT}))
 
 
 def decoded(name: str, data: bytes) -> str:
@@ -97,20 +106,68 @@ def decoded(name: str, data: bytes) -> str:
 
 def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
     """The documents to check; ``fmt`` forces the wire format (None: recognise each)."""
-    if path != "-" and fmt is None:
-        from agentdbg.transcript import foreign
-
-        if foreign(path):   # another tool's record of a run: judged as its transcript
+    sniff = path != "-" and fmt is None   # another tool's record of a run is judged as its
+    if sniff and _ask_first(path):        # transcript (streamed: never read whole here)
+        if _foreign(path):
             return _imported(path)
-    name, data = read_bytes(path)
+        sniff = False
+    name, data = _read(path)
     end = data.find(b"\n")
-    if b'"agentdbg-transcript"' in (data if end < 0 else data[:end]):
+    transcript = b'"agentdbg-transcript"' in (data if end < 0 else data[:end])
+    doc: Any = _NOT_ONE
+    if not transcript and len(data) <= MAX_INPUT:
+        try:   # one JSON document, valid: parsed from the bytes as they are (no decoded copy)
+            doc = _fast_loads(data[3:] if data.startswith(_BOM) else data)
+        except ValueError:
+            pass
+    if sniff and _maybe_foreign(data, doc) and _foreign(path):
+        return _imported(path)
+    if len(data) > MAX_INPUT:
+        raise _too_large(name)
+    if transcript:
         return _transcript(name, decoded(name, data))
-    try:   # one JSON document, valid: parsed from the bytes as they are (no decoded copy)
-        doc = _fast_loads(data[3:] if data.startswith(_BOM) else data)
-    except ValueError:
+    if doc is _NOT_ONE:
         return _slow(name, decoded(name, data), fmt)
     return [_item(name, doc, None, fmt)]
+
+
+_NOT_ONE: Any = object()   # the input is not one valid JSON document
+
+
+def _ask_first(path: str) -> bool:
+    """Ask ``_foreign`` before reading ``path`` whole: a FIFO or a device (it cannot be read
+    twice), or a file whose start has the marks of another tool's record (a session file can
+    be far larger than what ``check`` reads). Any other file is asked after it is read, when
+    its bytes cannot tell (``_maybe_foreign``)."""
+    import os
+    import stat
+
+    from agentdbg.traces import MARKS
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return True
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except (OSError, ValueError):
+        return False    # reading it says what is wrong
+    return any(mark in head for mark in MARKS)
+
+
+def _maybe_foreign(data: bytes, doc: Any) -> bool:
+    """Whether ``_foreign`` must be asked: one JSON document is told from its bytes here,
+    without loading the readers of other tools' records (``traces.none_in``)."""
+    if doc is _NOT_ONE:
+        return True
+    from agentdbg.traces import none_in
+
+    return not none_in(data, doc)
+
+
+def _foreign(path: str) -> bool:
+    from agentdbg.transcript import foreign
+
+    return foreign(path) is not None
 
 
 def _slow(name: str, text: str, fmt: str | None) -> list[CheckItem]:
@@ -314,6 +371,11 @@ def _messages(where: str, messages: Any, offset: int = 0) -> list:
     if not isinstance(messages, list):
         raise InputError(Msg(N_("{where}: {key} must be an array, got {type}"),
                              {"where": where, "key": "'messages'", "type": type(messages).__name__}))
+    try:   # the common case, objects of known roles, in C (half the time of the loop below)
+        if set(map(dict.get, messages, repeat("role"))) <= KNOWN_ROLES:
+            return messages
+    except TypeError:   # not an object, or a role that is not a hashable value
+        pass
     for i, m in enumerate(messages, start=offset):
         if not isinstance(m, dict):
             raise InputError(Msg(N_("{where}: {item} is not an object ({type})"),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdbg.checker.api import check_paired
+from agentdbg.checker.api import checked
 from agentdbg.checker.findings import Finding
 from agentdbg.checker.inputs import CheckItem
 from agentdbg.checker.pairing import Pairing
@@ -198,9 +198,10 @@ def _clean_ends(messages: list) -> set[int]:
 
 def _judge(item: CheckItem, definitions: list | None, profile: str, prior: list | None) -> Judged:
     if _chat_native(item):
-        findings, pairing = check_paired(item.request, profile)
-        return Judged(item, findings,
-                      skipped_tools=item.request.tools is MISSING and _open_calls_chat(item, pairing))
+        findings, ctx = checked(item.request, profile)
+        # a clean history (``checker.clean``) answered every call: no pairing is made for it
+        return Judged(item, findings, skipped_tools=item.request.tools is MISSING
+                      and not ctx.clean and _open_calls_chat(item, ctx.pairing))
     from agentdbg.checker.formats import analyze
 
     doc = _with_tools(item, definitions)

@@ -13,14 +13,13 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, cast
 
-from agentdbg.conversation import JSON, JsonObject
 from agentdbg.messages import canonical_json
 from agentdbg.wire.chat_stream import StreamAccumulator, encode_stream
 from agentdbg.wire.codec import Codec, FindingLike, json_schema_error, schema_problem, type_word
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 
 if TYPE_CHECKING:
-    from agentdbg.conversation import Request, ToolDef
+    from agentdbg.conversation import JSON, JsonObject, Request, ToolDef
     from agentdbg.wire.pairing import Entry as PairingEntry
 
 __all__ = ["ChatCodec", "StreamAccumulator", "completion_json", "encode_stream"]

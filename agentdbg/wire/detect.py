@@ -20,6 +20,7 @@ Anything that is not a request body, a messages array or an ``input`` array is `
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from agentdbg.messages import Vocabulary
@@ -53,19 +54,25 @@ def detect_format(doc: Any) -> str | None:
         if isinstance(doc.get("contents"), list) and "messages" not in doc:
             return "gemini"
         if isinstance(doc.get("messages"), list):
-            return _winner(*_body_marks(doc), *_messages_marks(doc["messages"]), responses=0)
+            anthropic, chat = _body_marks(doc)
+            anthropic += _anthropic_marks(doc["messages"])
+            if not anthropic:   # chat, whatever its own marks count (a tie is chat too)
+                return "chat"
+            return _winner(anthropic, chat + _chat_marks(doc["messages"]), responses=0)
         if RESPONSES_KEYS & doc.keys():
             return "responses"
         return None
     if isinstance(doc, list) and doc and all(isinstance(x, dict) for x in doc):
         if all(isinstance(x.get("parts"), list) and "content" not in x for x in doc):
             return "gemini"       # Gemini contents: {"role": "user" | "model", "parts": [...]}
-        return _winner(0, 0, *_messages_marks(doc), responses=_responses_marks(doc))
+        anthropic, responses = _anthropic_marks(doc), _responses_marks(doc)
+        if not (anthropic or responses):
+            return "chat"
+        return _winner(anthropic, _chat_marks(doc), responses=responses)
     return None
 
 
-def _winner(a1: int, c1: int, a2: int, c2: int, *, responses: int) -> str:
-    anthropic, chat = a1 + a2, c1 + c2
+def _winner(anthropic: int, chat: int, *, responses: int) -> str:
     if responses and responses >= max(anthropic, chat):
         return "responses"
     return "anthropic" if anthropic > chat else "chat"
@@ -87,8 +94,33 @@ def _body_marks(body: dict) -> tuple[int, int]:
     return a, c
 
 
-def _messages_marks(messages: list) -> tuple[int, int]:
-    a = c = 0
+# The messages' marks, in two passes: a document with no Anthropic mark is Chat Completions
+# however many Chat marks it has, so those are counted only when an Anthropic mark is found
+# (one pass over a 100k-message history instead of one counting both).
+
+def _contents(messages: list) -> Iterator[list]:
+    """The content arrays of the messages (a string content, the common case, is skipped)."""
+    for m in messages:
+        if type(m) is not dict and not isinstance(m, dict):
+            continue
+        content = m.get("content")
+        if type(content) is not str and isinstance(content, list):
+            yield content
+
+
+def _anthropic_marks(messages: list) -> int:
+    a = 0
+    for content in _contents(messages):
+        for part in content:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind in ANTHROPIC_BLOCKS or (isinstance(kind, str) and kind.endswith("_tool_result")) \
+                    or (kind == "image" and "source" in part):
+                a += 3
+    return a
+
+
+def _chat_marks(messages: list) -> int:
+    c = 0
     chat_roles = CHAT_ROLES
     for m in messages:
         if type(m) is not dict and not isinstance(m, dict):
@@ -97,17 +129,11 @@ def _messages_marks(messages: list) -> tuple[int, int]:
             c += 3
         if "tool_calls" in m or "tool_call_id" in m or "function_call" in m:
             c += 3
-        content = m.get("content")
-        if type(content) is str or not isinstance(content, list):
-            continue
+    for content in _contents(messages):   # (no Chat part is also an Anthropic block)
         for part in content:
-            kind = part.get("type") if isinstance(part, dict) else None
-            if kind in ANTHROPIC_BLOCKS or (isinstance(kind, str) and kind.endswith("_tool_result")) \
-                    or (kind == "image" and "source" in part):
-                a += 3
-            elif kind in CHAT_PARTS:
+            if isinstance(part, dict) and part.get("type") in CHAT_PARTS:
                 c += 2
-    return a, c
+    return c
 
 
 def _responses_marks(items: list) -> int:

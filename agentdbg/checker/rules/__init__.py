@@ -11,4 +11,8 @@ from agentdbg.checker.rules.content import check_content
 from agentdbg.checker.rules.pairing import check_pairing
 from agentdbg.checker.rules.request import _strict_problem, check_request  # noqa: F401
 
-CHECKS = (check_request, check_pairing, check_tool_calls, check_content)
+#: the checks ``checker.clean`` answers for: on a history it passes they would find nothing
+MESSAGE_CHECKS = (check_pairing, check_tool_calls, check_content)
+CHECKS = (check_request, *MESSAGE_CHECKS)
+#: what runs on a history ``checker.clean`` passed (a check added to CHECKS runs there too)
+WHEN_CLEAN = tuple(run for run in CHECKS if run not in MESSAGE_CHECKS)
