@@ -12,6 +12,7 @@ server tools. Usage keeps the cache counts: ``input`` is ``input_tokens`` +
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import ClassVar
 
 from agentdbg.conversation import (
     JSON,
@@ -20,6 +21,7 @@ from agentdbg.conversation import (
     HostedResult,
     Instructions,
     JsonObject,
+    Note,
     Other,
     Part,
     Reasoning,
@@ -32,6 +34,8 @@ from agentdbg.conversation import (
     as_str,
     text_of,
 )
+from agentdbg.i18n import N_
+from agentdbg.messages import json_kind
 from agentdbg.wire.codec import Codec, FindingLike, StreamReader, json_schema_error, schema_problem
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 from agentdbg.wire.pairing import CallRow, Entry, ResultRow
@@ -52,32 +56,56 @@ def message_parts(messages: list) -> list[Part]:
             for j, block in enumerate(content):
                 if isinstance(block, dict):
                     parts.append(_block(role, Where((i, j), f"messages[{i}].content[{j}]"), block))
+            if not content:
+                parts.append(Other(Where((i,), f"messages[{i}].content"), m, None, "content",
+                                   note=Note("content: [] (empty)")))
+        elif isinstance(content, str):
+            parts.append(_text(role, Where((i,), f"messages[{i}].content"), m, content,
+                               Note('content: ""', wrong=False) if not content else None))
         else:
-            parts.append(_text(role, Where((i,), f"messages[{i}].content"), m, text_of(content)))
+            parts.append(Other(Where((i,), f"messages[{i}].content"), m, None, "content", note=Note(
+                "(no content)") if content is None else Note("   (not text or blocks)", shows=True,
+                                                             value=content)))
     return parts
 
 
-def _text(role: JSON, at: Where, raw: JSON, text: str) -> Part:
+def _text(role: JSON, at: Where, raw: JSON, text: str, note: Note | None = None) -> Part:
     if role == "system":
-        return Instructions(at, raw, None, text)
-    return AssistantText(at, raw, None, text) if role == "assistant" else UserText(at, raw, None, text)
+        return Instructions(at, raw, None, text, note=note)
+    return AssistantText(at, raw, None, text, note=note) if role == "assistant" else \
+        UserText(at, raw, None, text, note=note)
+
+
+def result_note(content: JSON) -> Note | None:
+    """A tool result's content that is neither text nor text blocks (the view shows it red)."""
+    if isinstance(content, str) or (isinstance(content, list) and all(
+            isinstance(p, dict) and isinstance(p.get("text"), str) for p in content)):
+        return None
+    return Note("   ({kind})", (("kind", json_kind(content)),), shows=True, value=content)
 
 
 def _block(role: JSON, at: Where, block: JsonObject) -> Part:
     kind = block.get("type")
     if kind == "text":
-        return _text(role, at, block, text_of([block]))
+        text = block.get("text")
+        return _text(role, at, block, text_of([block]), None if isinstance(text, str) and text
+                     else Note("(empty text block)"))
     if kind == "tool_use":
-        return ToolCall(at, block, None, as_str(block.get("id")), as_str(block.get("name")),
-                        block.get("input"))
+        args = block.get("input")
+        return ToolCall(at, block, None, as_str(block.get("id")), as_str(block.get("name")), args,
+                        note=None if isinstance(args, dict) else Note(
+                            "   (input is {kind}, not an object)", (("kind", json_kind(args)),),
+                            shows=True, value=args))
     if kind == "tool_result":
+        content = block.get("content", "")
         return ToolResult(at, block, None, as_str(block.get("tool_use_id")), None,
-                          block.get("content"), block.get("is_error") is True)
+                          content, block.get("is_error") is True, note=result_note(content))
     if kind == "thinking":
         return Reasoning(at, block, None, str(block.get("thinking") or ""),
-                         as_str(block.get("signature")))
+                         as_str(block.get("signature")), kind="thinking")
     if kind == "redacted_thinking":
-        return Reasoning(at, block, None, "", None, as_str(block.get("data")))
+        return Reasoning(at, block, None, "", None, as_str(block.get("data")),
+                         kind="redacted_thinking")
     if kind in SERVER_CALLS:
         return HostedCall(at, block, None, as_str(block.get("id")), as_str(block.get("name")),
                           block.get("input"))
@@ -131,6 +159,12 @@ class AnthropicCodec(Codec):
     pairs_within = "turn"         # a user turn's tool_result blocks answer the turn before
     merges = ("user", "assistant")  # consecutive same-role messages are one turn to the API
     skips = ("system",)           # accepted inside messages; neither calls nor answers
+    result_texts: ClassVar[dict[str, str]] = {
+        "orphan": "✗ orphan: no tool_use with this id in the assistant message before it",
+        "mismatch": "✗ tool_use_id not among the previous assistant message's tool_use ids",
+        "missing_id": "✗ no tool_use_id"}
+    no_result_id = "(no tool_use_id)"
+    hidden_text = N_("({n} earlier message(s) unchanged, no findings; --full shows them)")
 
     def pairing_entries(self, items: list) -> list[Entry]:
         return [_pairing_entry(i, m) for i, m in enumerate(items)]

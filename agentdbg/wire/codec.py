@@ -25,7 +25,7 @@ import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol, TypeGuard
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypeGuard
 
 from agentdbg.wire.common import ChatForm, ChatReply
 
@@ -167,6 +167,28 @@ class Codec(ABC):
         """Which model the request is for (from the body, or the path for formats that say it there)."""
         model = body.get("model") if isinstance(body, dict) else None
         return model if isinstance(model, str) else None
+
+    # -- the messages view (``agentdbg.render.view`` draws every format; here are its words) --
+    result_texts: ClassVar[dict[str, str]] = {}   # a result's pairing state -> what the view says of it
+                                        # (``orphan``, ``mismatch``, ``missing_id``)
+    no_result_id: str = "(no id)"       # a result that names no call
+    hidden_text: str = "({n} earlier {unit}(s) unchanged, no findings; --full shows them)"
+    ids_unique_in: str = "request"      # "request": a call id used twice anywhere is marked;
+                                        # "entry": only twice within one entry
+
+    def entry_label(self, item: JSON) -> str | None:
+        """What the view's role column says of one entry of ``key`` (its role)."""
+        role = item.get("role") if isinstance(item, dict) else None
+        return role if isinstance(role, str) else None
+
+    def shown_at(self, loc: tuple[int, ...]) -> str:
+        """How the view names a location next to the ``[index]`` column: ``[6]``,
+        ``[4].content[0]`` (the native path without the conversation key)."""
+        return self.path(loc)[len(self.key):]
+
+    def part_prefix(self, loc: tuple[int, ...]) -> str:
+        """What the view writes before a part of an entry of several parts: ``.content[1] ``."""
+        return f".{self.parts_key}[{loc[1]}] " if len(loc) > 1 else ""
 
     # -- sending a request ----------------------------------------------------------------
     @abstractmethod

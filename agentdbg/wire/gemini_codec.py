@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
+from typing import ClassVar
 
 from agentdbg.conversation import (
     JSON,
     AssistantText,
     Instructions,
     JsonObject,
+    Note,
     Other,
     Part,
     Reasoning,
@@ -76,7 +78,12 @@ def content_parts(contents: list) -> list[Part]:
     for i, content in enumerate(contents):
         content = as_dict(content)
         model = content.get("role") == "model"
-        for j, part in enumerate(as_list(content.get("parts"))):
+        parts = content.get("parts")
+        if not isinstance(parts, list) or not parts:
+            out.append(Other(Where((i,), f"contents[{i}].parts"), content, None, "parts", note=Note(
+                "parts: [] (empty)") if isinstance(parts, list) else Note(
+                "   (parts is not an array)", shows=True, value=parts)))
+        for j, part in enumerate(as_list(parts)):
             out.append(_part(model, Where((i, j), f"contents[{i}].parts[{j}]"), as_dict(part)))
     return out
 
@@ -93,8 +100,10 @@ def _part(model: bool, at: Where, part: JsonObject) -> Part:
     text = part.get("text")
     if isinstance(text, str):
         if part.get("thought"):
-            return Reasoning(at, part, None, text, signature)
-        return AssistantText(at, part, None, text) if model else UserText(at, part, None, text)
+            return Reasoning(at, part, None, text, signature, kind="thought")
+        note = None if text else Note('text: ""', wrong=False)
+        return AssistantText(at, part, None, text, note=note) if model else \
+            UserText(at, part, None, text, note=note)
     return Other(at, part, None, next(iter(part), ""))
 
 
@@ -296,6 +305,8 @@ class GeminiCodec(Codec):
     pairs_within = "turn"         # of the model content just before
     calling_role = "model"
     parts_key = "parts"
+    result_texts: ClassVar[dict[str, str]] = {
+        "orphan": "✗ orphan: no function call in the model turn before it answers to it"}
 
     def pairing_entries(self, items: list) -> list[Entry]:
         return [_pairing_entry(i, c) for i, c in enumerate(items)]
