@@ -222,17 +222,8 @@ class ConversationView:
         self.codec, self.full = codec, full
         self.p = pairing if pairing is not None else \
             analyze(codec, codec.items(body), in_progress=in_progress)
-        self.top: list[Part] = []
-        self.parts: dict[int, list[Part]] = {}
-        self.calls: dict[Loc, ToolCall | HostedCall] = {}
-        for part in codec.parse_request(body).parts:
-            index = part.where.index
-            if index is None:
-                self.top.append(part)
-            else:
-                self.parts.setdefault(index, []).append(part)
-            if isinstance(part, (ToolCall, HostedCall)):
-                self.calls[part.where.loc] = part
+        self.top = codec.top_parts(body)
+        self._parts: dict[int, list[Part]] = {}     # read when drawn: a redraw reads 2 entries
         self.pending_from = self._pending_from() if in_progress else None
         self.repeats = self._repeats()
 
@@ -249,6 +240,19 @@ class ConversationView:
             elif cid:
                 seen.add(key)
         return out
+
+    def parts(self, i: int) -> list[Part]:
+        """The parts of entry ``i`` (none for an entry that is not an object)."""
+        found = self._parts.get(i)
+        if found is None:
+            item = self.entries[i] if 0 <= i < len(self.entries) else None
+            found = self._parts[i] = self.codec.entry_parts(i, item) if isinstance(item, dict) \
+                else []
+        return found
+
+    def call_at(self, loc: Loc) -> ToolCall | HostedCall | None:
+        return next((p for p in self.parts(loc[0]) if p.where.loc == loc
+                     and isinstance(p, (ToolCall, HostedCall))), None)
 
     def _pending_from(self) -> int:
         """The first of the trailing entries that only make calls: the ones being executed."""
@@ -317,7 +321,7 @@ class ConversationView:
         head = Text("← ")
         head.append(f"{label} " if label else "? ", style=label_style(label) if label else "red")
         head.append(safe(tid) if tid else _(self.codec.no_result_id))
-        called = self.calls.get(call) if call is not None else None
+        called = self.call_at(call) if call is not None else None
         if called is not None and called.name:
             head.append(f"  {safe(called.name)}", style="bold")
         head.append(f"   {text}", style=style)
@@ -355,16 +359,17 @@ class ConversationView:
         if isinstance(part, Other) and part.text is not None:
             return [fold(part.text, full)]
         raw = part.raw if isinstance(part.raw, dict) else {}
-        if len(loc) > 1:
-            kind = raw.get("type") or (part.kind if isinstance(part, Other) else "")
-            return [Text(f"{safe(str(kind))} ", style="dim") + _compact(
+        if len(loc) > 1 and "type" in raw:     # a block inside an entry: its type, then the rest
+            return [Text(f"{safe(str(raw['type']))} ", style="dim") + _compact(
                 {k: v for k, v in raw.items() if k != "type"}, full)]
         return [_compact(part.raw, full)]
 
     def _reasoning(self, part: Reasoning) -> Text:
-        line = Text(safe(part.kind), style="dim")
+        entry = self.entries[part.where.loc[0]]
+        # its kind, unless the role column says it already (a Responses reasoning item)
+        line = Text("" if self.codec.entry_label(entry) == part.kind else safe(part.kind), style="dim")
         if part.item_id:
-            line.append(f" {safe(part.item_id)}", style="dim")
+            line.append(f" {safe(part.item_id)}" if line else safe(part.item_id), style="dim")
         for flag, said in ((part.signature, "signed"), (part.encrypted, "encrypted")):
             if flag:
                 line.append(f" ({said})", style="dim")
@@ -378,7 +383,7 @@ class ConversationView:
         if not isinstance(item, dict):
             body.append(Text(f"(not an object: {safe(repr(item))[:200]})", style="red"))
         else:
-            parts = self.parts.get(i, [])
+            parts = self.parts(i)
             many = sum(len(p.where.loc) > 1 for p in parts) > 1
             for part in parts:
                 lines = self.part_lines(part)
@@ -398,22 +403,25 @@ class ConversationView:
         if not isinstance(item, dict):
             return Text("(not an object)", style="red")
         out, preview = Text(), ""
-        for part in self.parts.get(i, []):
+        for part in self.parts(i):
             loc = part.where.loc
-            if isinstance(part, (ToolCall, HostedCall)) and loc in self.p.calls:
+            if loc in self.p.calls:         # a call, or what stands where a call should
                 label = self.p.label(self.p.calls[loc])
+                name = part.name if isinstance(part, (ToolCall, HostedCall)) else None
                 out.append("; " if out else "")
                 out.append(f"→ {label or '?'} ", style=label_style(label) if label else "red")
-                out.append(safe(part.name or "?"), style="bold")
+                out.append(safe(name or "?"), style="bold")
                 out.append(*self.call_mark(loc, loc in self.repeats))
                 continue
             if isinstance(part, (ToolResult, HostedResult)) and loc in self.p.status:
                 out.append("; " if out else "")
                 out.append_text(self.result_head(part))
             preview = preview or self._preview(part, width)
-        if not preview:
-            preview = next((note_text(p.note) for p in self.parts.get(i, []) if p.note is not None
-                            and not out and not isinstance(p, (ToolCall, HostedCall))), "")
+        if not preview and not out:    # nothing else on the line: say what the entry holds
+            preview = next((note_text(p.note) for p in self.parts(i) if p.note is not None
+                            and not isinstance(p, (ToolCall, HostedCall))), "") or next(
+                (" ".join(p.text[:width * 2].split()) for p in self.parts(i)
+                 if isinstance(p, Reasoning) and p.text), "")
         if preview:
             out.append("  " if out else "")
             out.append(safe(preview if len(preview) <= width else preview[:width - 1] + "…"),

@@ -47,26 +47,23 @@ SERVER_CALLS = ("server_tool_use", "mcp_tool_use")
 
 
 def message_parts(messages: list) -> list[Part]:
-    parts: list[Part] = []
-    for i, m in enumerate(messages):
-        if not isinstance(m, dict):
-            continue
-        role, content = m.get("role"), m.get("content")
-        if isinstance(content, list):
-            for j, block in enumerate(content):
-                if isinstance(block, dict):
-                    parts.append(_block(role, Where((i, j), f"messages[{i}].content[{j}]"), block))
-            if not content:
-                parts.append(Other(Where((i,), f"messages[{i}].content"), m, None, "content",
-                                   note=Note("content: [] (empty)")))
-        elif isinstance(content, str):
-            parts.append(_text(role, Where((i,), f"messages[{i}].content"), m, content,
-                               Note('content: ""', wrong=False) if not content else None))
-        else:
-            parts.append(Other(Where((i,), f"messages[{i}].content"), m, None, "content", note=Note(
-                "(no content)") if content is None else Note("   (not text or blocks)", shows=True,
-                                                             value=content)))
-    return parts
+    return [part for i, m in enumerate(messages) if isinstance(m, dict)
+            for part in entry_parts(i, m)]
+
+
+def entry_parts(i: int, m: JsonObject) -> list[Part]:
+    """The parts of ``messages[i]``: one per content block, or its string content."""
+    role, content = m.get("role"), m.get("content")
+    at = Where((i,), f"messages[{i}].content")
+    if isinstance(content, list) and not content:
+        return [Other(at, m, None, "content", note=Note("content: [] (empty)"))]
+    if isinstance(content, list):
+        return [_block(role, Where((i, j), f"messages[{i}].content[{j}]"), block)
+                for j, block in enumerate(content) if isinstance(block, dict)]
+    if isinstance(content, str):
+        return [_text(role, at, m, content, Note('content: ""', wrong=False) if not content else None)]
+    return [Other(at, m, None, "content", note=Note("(no content)") if content is None else
+                  Note("   (not text or blocks)", shows=True, value=content))]
 
 
 def _text(role: JSON, at: Where, raw: JSON, text: str, note: Note | None = None) -> Part:
@@ -218,13 +215,17 @@ class AnthropicCodec(Codec):
     def tools(self, body: JSON) -> list[ToolDef]:
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
+    def top_parts(self, body: JSON) -> list[Part]:
+        if not isinstance(body, dict) or "system" not in body:
+            return []
+        return [Instructions(Where((), "system"), body["system"], None, text_of(body["system"]))]
+
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        return entry_parts(i, item)
+
     def parse_request(self, body: JSON) -> Request:
         body = body if isinstance(body, dict) else {"messages": body}
-        parts: list[Part] = []
-        if "system" in body:
-            parts.append(Instructions(Where((), "system"), body["system"], None,
-                                      text_of(body["system"])))
-        parts += message_parts(self.items(body))
+        parts = self.top_parts(body) + message_parts(self.items(body))
         return Request(self.name, parts, tool_defs(body.get("tools")), body.get("tool_choice"),
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))

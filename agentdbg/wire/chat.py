@@ -21,7 +21,7 @@ from agentdbg.wire.codec import Codec, FindingLike, json_schema_error, schema_pr
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 
 if TYPE_CHECKING:
-    from agentdbg.conversation import Request, ToolDef
+    from agentdbg.conversation import Part, Request, ToolDef
     from agentdbg.wire.pairing import Entry as PairingEntry
 
 __all__ = ["ChatCodec", "StreamAccumulator", "completion_json", "encode_stream"]
@@ -145,6 +145,11 @@ class ChatCodec(Codec):
         from agentdbg.wire.chat_model import tool_defs
 
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
+
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        from agentdbg.wire.chat_model import entry_parts
+
+        return entry_parts(i, item)
 
     def parse_request(self, body: JSON) -> Request:
         from agentdbg.conversation import Request

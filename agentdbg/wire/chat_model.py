@@ -26,7 +26,7 @@ from agentdbg.i18n import N_
 from agentdbg.messages import json_kind, shown_json
 from agentdbg.wire.common import as_dict
 
-__all__ = ["as_str", "message_parts", "tool_defs", "usage_of"]
+__all__ = ["as_str", "entry_parts", "message_parts", "tool_defs", "usage_of"]
 
 
 def usage_of(usage: Any) -> Usage:
@@ -43,31 +43,31 @@ def usage_of(usage: Any) -> Usage:
 def message_parts(messages: list, base: str = "messages") -> list[Part]:
     """The parts of chat messages, each at ``messages[i]`` (a call at ``.tool_calls[j]``); a
     content, a ``tool_calls`` or a call's arguments in a shape worth saying carry a ``Note``."""
-    parts: list[Part] = []
-    for i, m in enumerate(messages):
-        if not isinstance(m, dict):
-            continue
-        at, agent = Where((i,), f"{base}[{i}]"), as_str(m.get("name"))
-        role = m.get("role")
-        if role == "assistant":
-            parts.extend(_assistant(i, m, at, agent))
-        elif role in ("tool", "function"):
-            if role == "function":
-                parts.append(Other(at, m, agent, "function", note=Note(
-                    N_("(legacy function result, name={name})"), (("name", str(m.get("name"))),),
-                    wrong=False)))
-            parts.append(ToolResult(at, m, agent, as_str(m.get("tool_call_id")),
-                                    as_str(m.get("name")) if role == "function" else None,
-                                    m.get("content"), note=_content_note(m)))
-        else:
-            note, text = _content_note(m), _text(m)
-            if role in ("system", "developer"):
-                parts.append(Instructions(at, m, agent, text, note=note))
-            elif role == "user":
-                parts.append(UserText(at, m, agent, text, note=note))
-            else:
-                parts.append(Other(at, m, agent, str(role), None if note else text, note=note))
-    return parts
+    return [part for i, m in enumerate(messages) if isinstance(m, dict)
+            for part in entry_parts(i, m, base)]
+
+
+def entry_parts(i: int, m: dict, base: str = "messages") -> list[Part]:
+    """The parts of one message, ``messages[i]``."""
+    at, agent = Where((i,), f"{base}[{i}]"), as_str(m.get("name"))
+    role = m.get("role")
+    if role == "assistant":
+        return _assistant(i, m, at, agent)
+    if role in ("tool", "function"):
+        result = ToolResult(at, m, agent, as_str(m.get("tool_call_id")),
+                            as_str(m.get("name")) if role == "function" else None,
+                            m.get("content"), note=_content_note(m))
+        if role == "tool":
+            return [result]
+        return [Other(at, m, agent, "function", note=Note(
+            N_("(legacy function result, name={name})"), (("name", str(m.get("name"))),),
+            wrong=False)), result]
+    note, text = _content_note(m), _text(m)
+    if role in ("system", "developer"):
+        return [Instructions(at, m, agent, text, note=note)]
+    if role == "user":
+        return [UserText(at, m, agent, text, note=note)]
+    return [Other(at, m, agent, str(role), None if note else text, note=note)]
 
 
 def _text(m: dict) -> str:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, TypeGuard
 from agentdbg.wire.common import ChatForm, ChatReply
 
 if TYPE_CHECKING:
-    from agentdbg.conversation import JSON, JsonObject, Request, ToolDef
+    from agentdbg.conversation import JSON, JsonObject, Part, Request, ToolDef
     from agentdbg.wire.pairing import Entry as PairingEntry
 
 #: every codec: name -> (module, class); imported on first use
@@ -101,6 +101,15 @@ class Codec(ABC):
     @abstractmethod
     def parse_request(self, body: JSON) -> Request:
         """The request as the format-neutral conversation model."""
+
+    def top_parts(self, body: JSON) -> list[Part]:
+        """The parts outside the conversation key (``system``, ``instructions``)."""
+        return []
+
+    @abstractmethod
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        """The parts of entry ``i`` of the conversation key (``parse_request`` is the top
+        parts then every entry's: the view reads only the entries it draws)."""
 
     def tools(self, body: JSON) -> list[ToolDef]:
         """The tools the request offers (function, namespaced and hosted)."""

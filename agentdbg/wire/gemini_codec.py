@@ -74,18 +74,19 @@ def usage_of(meta: JSON) -> Usage:
 
 
 def content_parts(contents: list) -> list[Part]:
-    out: list[Part] = []
-    for i, content in enumerate(contents):
-        content = as_dict(content)
-        model = content.get("role") == "model"
-        parts = content.get("parts")
-        if not isinstance(parts, list) or not parts:
-            out.append(Other(Where((i,), f"contents[{i}].parts"), content, None, "parts", note=Note(
-                "parts: [] (empty)") if isinstance(parts, list) else Note(
-                "   (parts is not an array)", shows=True, value=parts)))
-        for j, part in enumerate(as_list(parts)):
-            out.append(_part(model, Where((i, j), f"contents[{i}].parts[{j}]"), as_dict(part)))
-    return out
+    return [part for i, content in enumerate(contents) for part in entry_parts(i, as_dict(content))]
+
+
+def entry_parts(i: int, content: JsonObject) -> list[Part]:
+    """The parts of ``contents[i]``: one per part."""
+    model = content.get("role") == "model"
+    parts = content.get("parts")
+    if isinstance(parts, list) and parts:
+        return [_part(model, Where((i, j), f"contents[{i}].parts[{j}]"), as_dict(part))
+                for j, part in enumerate(parts)]
+    return [Other(Where((i,), f"contents[{i}].parts"), content, None, "parts", note=Note(
+        "parts: [] (empty)") if isinstance(parts, list) else Note(
+        "   (parts is not an array)", shows=True, value=parts))]
 
 
 def _part(model: bool, at: Where, part: JsonObject) -> Part:
@@ -357,14 +358,19 @@ class GeminiCodec(Codec):
     def tools(self, body: JSON) -> list[ToolDef]:
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
+    def top_parts(self, body: JSON) -> list[Part]:
+        system = field(body, "systemInstruction")
+        if system is None:
+            return []
+        return [Instructions(Where((), "systemInstruction"), system, None,
+                             text_of(as_dict(system).get("parts")))]
+
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        return entry_parts(i, item)
+
     def parse_request(self, body: JSON) -> Request:
         body = body if isinstance(body, dict) else {"contents": body}
-        parts: list[Part] = []
-        system = field(body, "systemInstruction")
-        if system is not None:
-            parts.append(Instructions(Where((), "systemInstruction"), system, None,
-                                      text_of(as_dict(system).get("parts"))))
-        parts += content_parts(as_list(field(body, "contents")))
+        parts = self.top_parts(body) + content_parts(as_list(field(body, "contents")))
         return Request(self.name, parts, self.tools(body), field(body, "toolConfig"),
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))

@@ -188,13 +188,18 @@ class ResponsesCodec(Codec):
     def tools(self, body: JSON) -> list[ToolDef]:
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
+    def top_parts(self, body: JSON) -> list[Part]:
+        instructions = body.get("instructions") if isinstance(body, dict) else None
+        if not isinstance(instructions, str):
+            return []
+        return [Instructions(Where((), "instructions"), instructions, None, instructions)]
+
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        return [_part(i, item)]
+
     def parse_request(self, body: JSON) -> Request:
         body = body if isinstance(body, dict) else {"input": body}
-        parts: list[Part] = []
-        instructions = body.get("instructions")
-        if isinstance(instructions, str):
-            parts.append(Instructions(Where((), "instructions"), instructions, None, instructions))
-        parts += item_parts(self.items(body))
+        parts = self.top_parts(body) + item_parts(self.items(body))
         return Request(self.name, parts, tool_defs(body.get("tools")), body.get("tool_choice"),
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))
