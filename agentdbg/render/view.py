@@ -225,21 +225,26 @@ class ConversationView:
         self.top = codec.top_parts(body)
         self._parts: dict[int, list[Part]] = {}     # read when drawn: a redraw reads 2 entries
         self.pending_from = self._pending_from() if in_progress else None
-        self.repeats = self._repeats()
+        self._repeats: set[Loc] | None = None
 
-    def _repeats(self) -> set[Loc]:
-        """Calls whose id a call before them already has: in the same entry, or anywhere in
-        the request where the format wants call ids unique in it."""
-        seen: set[object] = set()
-        out: set[Loc] = set()
-        per_entry = self.codec.ids_unique_in == "entry"
-        for loc, cid in self.p.calls.items():
-            key = (loc[0], cid) if per_entry else cid
-            if cid and key in seen:
-                out.add(loc)
-            elif cid:
-                seen.add(key)
-        return out
+    def repeated(self, loc: Loc) -> bool:
+        """Does a call before this one have its id: in the same entry, or anywhere in the
+        request where the format wants call ids unique in it?"""
+        cid = self.p.calls.get(loc)
+        if not cid:
+            return False
+        if self.codec.ids_unique_in == "entry":
+            return any(self.p.calls.get(p.where.loc) == cid for p in self.parts(loc[0])
+                       if p.where.loc < loc and len(p.where.loc) == len(loc))
+        if self._repeats is None:
+            seen: set[str] = set()
+            self._repeats = set()
+            for k, c in self.p.calls.items():
+                if c and c in seen:
+                    self._repeats.add(k)
+                elif c:
+                    seen.add(c)
+        return loc in self._repeats
 
     def parts(self, i: int) -> list[Part]:
         """The parts of entry ``i`` (none for an entry that is not an object)."""
@@ -315,7 +320,9 @@ class ConversationView:
 
     def result_head(self, part: Part) -> Text:
         loc = part.where.loc
-        tid = self.p.results.get(loc)
+        # the id it names (by position: its call's), as the pairing read it
+        tid = self.p.named[loc] if loc in self.p.named else \
+            part.call_id if isinstance(part, (ToolResult, HostedResult)) else None
         text, style, call = self.result_mark(loc)
         label = self.p.label(tid) if call is not None else None
         head = Text("← ")
@@ -344,7 +351,7 @@ class ConversationView:
     def part_lines(self, part: Part) -> list[RenderableType]:
         loc, full = part.where.loc, self.full
         if isinstance(part, (ToolCall, HostedCall)) and loc in self.p.calls:
-            return [self.call_head(part, loc in self.repeats),
+            return [self.call_head(part, self.repeated(loc)),
                     Padding(self._arguments(part), (0, 0, 0, ARGS_INDENT), expand=False)]
         if isinstance(part, ToolResult) or (isinstance(part, HostedResult) and loc in self.p.status):
             value = part.content if isinstance(part, ToolResult) else part.payload
@@ -411,7 +418,7 @@ class ConversationView:
                 out.append("; " if out else "")
                 out.append(f"→ {label or '?'} ", style=label_style(label) if label else "red")
                 out.append(safe(name or "?"), style="bold")
-                out.append(*self.call_mark(loc, loc in self.repeats))
+                out.append(*self.call_mark(loc, self.repeated(loc)))
                 continue
             if isinstance(part, (ToolResult, HostedResult)) and loc in self.p.status:
                 out.append("; " if out else "")
