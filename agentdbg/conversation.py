@@ -38,12 +38,28 @@ class Where:
 
 
 @dataclass(frozen=True)
+class Note:
+    """What a part's value is when the body holds it in a shape worth saying (``content: null``,
+    ``(arguments is an array, not a string)``), in the format's own words: ``text`` is an
+    English template (marked for translation where it is written) filled with ``values``;
+    ``shows``: the value as sent comes first, as JSON."""
+
+    text: str
+    values: tuple[tuple[str, str], ...] = ()
+    wrong: bool = True                # the API rejects it, or the model is misled (else: a remark)
+    shows: bool = False
+    value: JSON = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
 class Part:
-    """What every part has: where it is, who produced it (when the format says), the original."""
+    """What every part has: where it is, who produced it (when the format says), the original;
+    ``note``: what to say in place of its value when the body holds an unusual shape there."""
 
     where: Where
     raw: JSON = field(default=None, repr=False, compare=False)
     agent: str | None = None
+    note: Note | None = field(default=None, kw_only=True, compare=False)
 
 
 @dataclass(frozen=True)
@@ -91,6 +107,7 @@ class Reasoning(Part):
     signature: str | None = None      # Anthropic signature, Gemini thoughtSignature
     encrypted: str | None = None      # Responses encrypted_content, Anthropic redacted_thinking
     item_id: str | None = None        # Responses: rs_…
+    kind: str = "reasoning"           # what the format calls it: reasoning_content, thinking …
 
 
 @dataclass(frozen=True)
@@ -124,9 +141,11 @@ class Reference(Part):
 
 @dataclass(frozen=True)
 class Other(Part):
-    """Anything else the format carries (images, documents, audio …), kept as it was."""
+    """Anything else the format carries (images, documents, audio, a message of a role the
+    format does not know), kept as it was; ``text``: its text, when it has one."""
 
     kind: str = ""
+    text: str | None = None
 
 
 @dataclass(frozen=True)

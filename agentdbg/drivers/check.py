@@ -155,18 +155,15 @@ def _tools(r: Judged) -> RenderableType:
 
 
 def _view(r: Judged, full: bool) -> RenderableType:
+    from agentdbg.render.view import render_conversation
     from agentdbg.wire import codec
 
-    if codec.get(r.item.format).chat_native:
-        from agentdbg.render.view import render_messages
-
-        return render_messages(r.item.request.messages, findings=r.findings, full=full)
-    from agentdbg.render.wire_view import render_wire
-
-    key = codec.get(r.item.format).key
-    body = r.item.native if isinstance(r.item.native, dict) else {key: r.item.native}
-    return render_wire(r.item.format, body, r.pairing, findings=r.findings, full=full,
-                       notes=r.notes)
+    wire = codec.get(r.item.format)
+    if wire.chat_native:
+        return render_conversation(wire, r.item.request.messages, findings=r.findings, full=full)
+    body = r.item.native if isinstance(r.item.native, dict) else {wire.key: r.item.native}
+    return render_conversation(wire, body, r.pairing, findings=r.findings, full=full,
+                               notes=r.notes)
 
 
 def _final_view(r: Judged, full: bool) -> RenderableType:

@@ -128,7 +128,7 @@ def render_view_text(messages: list, *, findings: Iterable = (), indices: Iterab
     from rich.table import Table
     from rich.text import Text
 
-    from agentdbg.render.view import ROLE_STYLE, render_message, render_messages
+    from agentdbg.render.view import ConversationView, chat, render_messages
 
     console = Console(width=width, no_color=True, color_system=None, record=True,
                       force_terminal=False, highlight=False, file=io.StringIO())
@@ -136,7 +136,7 @@ def render_view_text(messages: list, *, findings: Iterable = (), indices: Iterab
     if indices is None:
         console.print(render_messages(messages, findings=findings, meta=meta))
         return _plain(console.export_text())
-    pairing = pair(messages)
+    view = ConversationView(chat(), messages, pair(messages))
     by_index: dict[Any, list] = {}
     for f in findings:
         by_index.setdefault(getattr(f, "index", None), []).append(f)
@@ -147,12 +147,8 @@ def render_view_text(messages: list, *, findings: Iterable = (), indices: Iterab
     for i in sorted(set(indices)):
         if not 0 <= i < len(messages):
             continue
-        message = messages[i]
-        role = message.get("role") if isinstance(message, dict) else None
-        grid.add_row(Text(f"[{i}]"), Text(safe(role) if isinstance(role, str) else "?",
-                                         style=ROLE_STYLE.get(str(role), "")),
-                     Group(*render_message(i, message, pairing, messages, meta=(meta or {}).get(i),
-                                           findings=by_index.get(i, ()))))
+        grid.add_row(Text(f"[{i}]"), view.label(messages[i]),
+                     Group(*view.entry(i, meta=(meta or {}).get(i), findings=by_index.get(i, ()))))
     console.print(grid)
     return _plain(console.export_text())
 

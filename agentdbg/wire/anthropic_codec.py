@@ -12,6 +12,7 @@ server tools. Usage keeps the cache counts: ``input`` is ``input_tokens`` +
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import ClassVar
 
 from agentdbg.conversation import (
     JSON,
@@ -20,6 +21,7 @@ from agentdbg.conversation import (
     HostedResult,
     Instructions,
     JsonObject,
+    Note,
     Other,
     Part,
     Reasoning,
@@ -32,6 +34,8 @@ from agentdbg.conversation import (
     as_str,
     text_of,
 )
+from agentdbg.i18n import N_
+from agentdbg.messages import json_kind
 from agentdbg.wire.codec import Codec, FindingLike, StreamReader, json_schema_error, schema_problem
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 from agentdbg.wire.pairing import CallRow, Entry, ResultRow
@@ -43,41 +47,62 @@ SERVER_CALLS = ("server_tool_use", "mcp_tool_use")
 
 
 def message_parts(messages: list) -> list[Part]:
-    parts: list[Part] = []
-    for i, m in enumerate(messages):
-        if not isinstance(m, dict):
-            continue
-        role, content = m.get("role"), m.get("content")
-        if isinstance(content, list):
-            for j, block in enumerate(content):
-                if isinstance(block, dict):
-                    parts.append(_block(role, Where((i, j), f"messages[{i}].content[{j}]"), block))
-        else:
-            parts.append(_text(role, Where((i,), f"messages[{i}].content"), m, text_of(content)))
-    return parts
+    return [part for i, m in enumerate(messages) if isinstance(m, dict)
+            for part in entry_parts(i, m)]
 
 
-def _text(role: JSON, at: Where, raw: JSON, text: str) -> Part:
+def entry_parts(i: int, m: JsonObject) -> list[Part]:
+    """The parts of ``messages[i]``: one per content block, or its string content."""
+    role, content = m.get("role"), m.get("content")
+    at = Where((i,), f"messages[{i}].content")
+    if isinstance(content, list) and not content:
+        return [Other(at, m, None, "content", note=Note("content: [] (empty)"))]
+    if isinstance(content, list):
+        return [_block(role, Where((i, j), f"messages[{i}].content[{j}]"), block)
+                for j, block in enumerate(content) if isinstance(block, dict)]
+    if isinstance(content, str):
+        return [_text(role, at, m, content, Note('content: ""', wrong=False) if not content else None)]
+    return [Other(at, m, None, "content", note=Note("(no content)") if content is None else
+                  Note("   (not text or blocks)", shows=True, value=content))]
+
+
+def _text(role: JSON, at: Where, raw: JSON, text: str, note: Note | None = None) -> Part:
     if role == "system":
-        return Instructions(at, raw, None, text)
-    return AssistantText(at, raw, None, text) if role == "assistant" else UserText(at, raw, None, text)
+        return Instructions(at, raw, None, text, note=note)
+    return AssistantText(at, raw, None, text, note=note) if role == "assistant" else \
+        UserText(at, raw, None, text, note=note)
+
+
+def result_note(content: JSON) -> Note | None:
+    """A tool result's content that is neither text nor text blocks (the view shows it red)."""
+    if isinstance(content, str) or (isinstance(content, list) and all(
+            isinstance(p, dict) and isinstance(p.get("text"), str) for p in content)):
+        return None
+    return Note("   ({kind})", (("kind", json_kind(content)),), shows=True, value=content)
 
 
 def _block(role: JSON, at: Where, block: JsonObject) -> Part:
     kind = block.get("type")
     if kind == "text":
-        return _text(role, at, block, text_of([block]))
+        text = block.get("text")
+        return _text(role, at, block, text_of([block]), None if isinstance(text, str) and text
+                     else Note("(empty text block)"))
     if kind == "tool_use":
-        return ToolCall(at, block, None, as_str(block.get("id")), as_str(block.get("name")),
-                        block.get("input"))
+        args = block.get("input")
+        return ToolCall(at, block, None, as_str(block.get("id")), as_str(block.get("name")), args,
+                        note=None if isinstance(args, dict) else Note(
+                            "   (input is {kind}, not an object)", (("kind", json_kind(args)),),
+                            shows=True, value=args))
     if kind == "tool_result":
+        content = block.get("content", "")
         return ToolResult(at, block, None, as_str(block.get("tool_use_id")), None,
-                          block.get("content"), block.get("is_error") is True)
+                          content, block.get("is_error") is True, note=result_note(content))
     if kind == "thinking":
         return Reasoning(at, block, None, str(block.get("thinking") or ""),
-                         as_str(block.get("signature")))
+                         as_str(block.get("signature")), kind="thinking")
     if kind == "redacted_thinking":
-        return Reasoning(at, block, None, "", None, as_str(block.get("data")))
+        return Reasoning(at, block, None, "", None, as_str(block.get("data")),
+                         kind="redacted_thinking")
     if kind in SERVER_CALLS:
         return HostedCall(at, block, None, as_str(block.get("id")), as_str(block.get("name")),
                           block.get("input"))
@@ -131,6 +156,12 @@ class AnthropicCodec(Codec):
     pairs_within = "turn"         # a user turn's tool_result blocks answer the turn before
     merges = ("user", "assistant")  # consecutive same-role messages are one turn to the API
     skips = ("system",)           # accepted inside messages; neither calls nor answers
+    result_texts: ClassVar[dict[str, str]] = {
+        "orphan": "✗ orphan: no tool_use with this id in the assistant message before it",
+        "mismatch": "✗ tool_use_id not among the previous assistant message's tool_use ids",
+        "missing_id": "✗ no tool_use_id"}
+    no_result_id = "(no tool_use_id)"
+    hidden_text = N_("({n} earlier message(s) unchanged, no findings; --full shows them)")
 
     def pairing_entries(self, items: list) -> list[Entry]:
         return [_pairing_entry(i, m) for i, m in enumerate(items)]
@@ -184,13 +215,17 @@ class AnthropicCodec(Codec):
     def tools(self, body: JSON) -> list[ToolDef]:
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
+    def top_parts(self, body: JSON) -> list[Part]:
+        if not isinstance(body, dict) or "system" not in body:
+            return []
+        return [Instructions(Where((), "system"), body["system"], None, text_of(body["system"]))]
+
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        return entry_parts(i, item)
+
     def parse_request(self, body: JSON) -> Request:
         body = body if isinstance(body, dict) else {"messages": body}
-        parts: list[Part] = []
-        if "system" in body:
-            parts.append(Instructions(Where((), "system"), body["system"], None,
-                                      text_of(body["system"])))
-        parts += message_parts(self.items(body))
+        parts = self.top_parts(body) + message_parts(self.items(body))
         return Request(self.name, parts, tool_defs(body.get("tools")), body.get("tool_choice"),
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))

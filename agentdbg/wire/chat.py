@@ -11,15 +11,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
+from agentdbg.i18n import N_
 from agentdbg.messages import canonical_json
 from agentdbg.wire.chat_stream import StreamAccumulator, encode_stream
 from agentdbg.wire.codec import Codec, FindingLike, json_schema_error, schema_problem, type_word
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 
 if TYPE_CHECKING:
-    from agentdbg.conversation import JSON, JsonObject, Request, ToolDef
+    from agentdbg.conversation import JSON, JsonObject, Part, Request, ToolDef
     from agentdbg.wire.pairing import Entry as PairingEntry
 
 __all__ = ["ChatCodec", "StreamAccumulator", "completion_json", "encode_stream"]
@@ -57,6 +58,18 @@ class ChatCodec(Codec):
     stream_end = (b"data: [DONE]",)
     chat_native = True
     parts_key = "tool_calls"
+    result_texts: ClassVar[dict[str, str]] = {"orphan": N_("✗ orphan: no assistant tool_calls before it"),
+                    "mismatch": N_("✗ tool_call_id not in the previous tool_calls"),
+                    "missing_id": N_("✗ no tool_call_id")}
+    no_result_id = N_("(no tool_call_id)")
+    hidden_text = N_("({n} earlier message(s) unchanged, no findings; --full shows them)")
+    ids_unique_in = "entry"      # frameworks number their calls call_0, call_1 … on every turn
+
+    def shown_at(self, loc: tuple[int, ...]) -> str:
+        return f"[{loc[0]}]"     # a call is shown at its assistant message
+
+    def part_prefix(self, loc: tuple[int, ...]) -> str:
+        return ""                # a message's calls are listed under it, each with its id
 
     def pairing_entries(self, items: list) -> list[PairingEntry]:
         """A ``role: "tool"`` message is one result; an assistant message's ``tool_calls``
@@ -131,6 +144,11 @@ class ChatCodec(Codec):
         from agentdbg.wire.chat_model import tool_defs
 
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
+
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        from agentdbg.wire.chat_model import entry_parts
+
+        return entry_parts(i, item)
 
     def parse_request(self, body: JSON) -> Request:
         from agentdbg.conversation import Request

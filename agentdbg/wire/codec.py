@@ -25,12 +25,12 @@ import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol, TypeGuard
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypeGuard
 
 from agentdbg.wire.common import ChatForm, ChatReply
 
 if TYPE_CHECKING:
-    from agentdbg.conversation import JSON, JsonObject, Request, ToolDef
+    from agentdbg.conversation import JSON, JsonObject, Part, Request, ToolDef
     from agentdbg.wire.pairing import Entry as PairingEntry
 
 #: every codec: name -> (module, class); imported on first use
@@ -102,6 +102,15 @@ class Codec(ABC):
     def parse_request(self, body: JSON) -> Request:
         """The request as the format-neutral conversation model."""
 
+    def top_parts(self, body: JSON) -> list[Part]:
+        """The parts outside the conversation key (``system``, ``instructions``)."""
+        return []
+
+    @abstractmethod
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        """The parts of entry ``i`` of the conversation key (``parse_request`` is the top
+        parts then every entry's: the view reads only the entries it draws)."""
+
     def tools(self, body: JSON) -> list[ToolDef]:
         """The tools the request offers (function, namespaced and hosted)."""
         return self.parse_request(body).tools
@@ -167,6 +176,28 @@ class Codec(ABC):
         """Which model the request is for (from the body, or the path for formats that say it there)."""
         model = body.get("model") if isinstance(body, dict) else None
         return model if isinstance(model, str) else None
+
+    # -- the messages view (``agentdbg.render.view`` draws every format; here are its words) --
+    result_texts: ClassVar[dict[str, str]] = {}   # a result's pairing state -> what the view says of it
+                                        # (``orphan``, ``mismatch``, ``missing_id``)
+    no_result_id: str = "(no id)"       # a result that names no call
+    hidden_text: str = "({n} earlier {unit}(s) unchanged, no findings; --full shows them)"
+    ids_unique_in: str = "request"      # "request": a call id used twice anywhere is marked;
+                                        # "entry": only twice within one entry
+
+    def entry_label(self, item: JSON) -> str | None:
+        """What the view's role column says of one entry of ``key`` (its role)."""
+        role = item.get("role") if isinstance(item, dict) else None
+        return role if isinstance(role, str) else None
+
+    def shown_at(self, loc: tuple[int, ...]) -> str:
+        """How the view names a location next to the ``[index]`` column: ``[6]``,
+        ``[4].content[0]`` (the native path without the conversation key)."""
+        return self.path(loc)[len(self.key):]
+
+    def part_prefix(self, loc: tuple[int, ...]) -> str:
+        """What the view writes before a part of an entry of several parts: ``.content[1] ``."""
+        return f".{self.parts_key}[{loc[1]}] " if len(loc) > 1 else ""
 
     # -- sending a request ----------------------------------------------------------------
     @abstractmethod

@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
+from typing import ClassVar
 
 from agentdbg.conversation import (
     JSON,
     AssistantText,
     Instructions,
     JsonObject,
+    Note,
     Other,
     Part,
     Reasoning,
@@ -72,13 +74,19 @@ def usage_of(meta: JSON) -> Usage:
 
 
 def content_parts(contents: list) -> list[Part]:
-    out: list[Part] = []
-    for i, content in enumerate(contents):
-        content = as_dict(content)
-        model = content.get("role") == "model"
-        for j, part in enumerate(as_list(content.get("parts"))):
-            out.append(_part(model, Where((i, j), f"contents[{i}].parts[{j}]"), as_dict(part)))
-    return out
+    return [part for i, content in enumerate(contents) for part in entry_parts(i, as_dict(content))]
+
+
+def entry_parts(i: int, content: JsonObject) -> list[Part]:
+    """The parts of ``contents[i]``: one per part."""
+    model = content.get("role") == "model"
+    parts = content.get("parts")
+    if isinstance(parts, list) and parts:
+        return [_part(model, Where((i, j), f"contents[{i}].parts[{j}]"), as_dict(part))
+                for j, part in enumerate(parts)]
+    return [Other(Where((i,), f"contents[{i}].parts"), content, None, "parts", note=Note(
+        "parts: [] (empty)") if isinstance(parts, list) else Note(
+        "   (parts is not an array)", shows=True, value=parts))]
 
 
 def _part(model: bool, at: Where, part: JsonObject) -> Part:
@@ -93,8 +101,10 @@ def _part(model: bool, at: Where, part: JsonObject) -> Part:
     text = part.get("text")
     if isinstance(text, str):
         if part.get("thought"):
-            return Reasoning(at, part, None, text, signature)
-        return AssistantText(at, part, None, text) if model else UserText(at, part, None, text)
+            return Reasoning(at, part, None, text, signature, kind="thought")
+        note = None if text else Note('text: ""', wrong=False)
+        return AssistantText(at, part, None, text, note=note) if model else \
+            UserText(at, part, None, text, note=note)
     return Other(at, part, None, next(iter(part), ""))
 
 
@@ -296,6 +306,8 @@ class GeminiCodec(Codec):
     pairs_within = "turn"         # of the model content just before
     calling_role = "model"
     parts_key = "parts"
+    result_texts: ClassVar[dict[str, str]] = {
+        "orphan": "✗ orphan: no function call in the model turn before it answers to it"}
 
     def pairing_entries(self, items: list) -> list[Entry]:
         return [_pairing_entry(i, c) for i, c in enumerate(items)]
@@ -346,14 +358,19 @@ class GeminiCodec(Codec):
     def tools(self, body: JSON) -> list[ToolDef]:
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
+    def top_parts(self, body: JSON) -> list[Part]:
+        system = field(body, "systemInstruction")
+        if system is None:
+            return []
+        return [Instructions(Where((), "systemInstruction"), system, None,
+                             text_of(as_dict(system).get("parts")))]
+
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        return entry_parts(i, item)
+
     def parse_request(self, body: JSON) -> Request:
         body = body if isinstance(body, dict) else {"contents": body}
-        parts: list[Part] = []
-        system = field(body, "systemInstruction")
-        if system is not None:
-            parts.append(Instructions(Where((), "systemInstruction"), system, None,
-                                      text_of(as_dict(system).get("parts"))))
-        parts += content_parts(as_list(field(body, "contents")))
+        parts = self.top_parts(body) + content_parts(as_list(field(body, "contents")))
         return Request(self.name, parts, self.tools(body), field(body, "toolConfig"),
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))

@@ -11,6 +11,7 @@ items, ``compaction`` and ``item_reference``; function, custom, namespaced (``{"
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import ClassVar
 
 from agentdbg.conversation import (
     JSON,
@@ -20,6 +21,7 @@ from agentdbg.conversation import (
     HostedResult,
     Instructions,
     JsonObject,
+    Note,
     Other,
     Part,
     Reasoning,
@@ -33,6 +35,8 @@ from agentdbg.conversation import (
     as_str,
     text_of,
 )
+from agentdbg.i18n import N_
+from agentdbg.messages import json_kind
 from agentdbg.wire.codec import Codec, FindingLike, StreamReader, json_schema_error, schema_problem, type_word
 from agentdbg.wire.common import ChatForm, ChatReply, as_dict
 from agentdbg.wire.pairing import REFERENCE, Entry, entry
@@ -49,19 +53,28 @@ def item_parts(items: list) -> list[Part]:
 def _part(i: int, item: JsonObject) -> Part:
     at, kind, role = Where((i,), f"input[{i}]"), item.get("type"), item.get("role")
     if kind in (None, "message"):
-        text = text_of(item.get("content"))
+        content = item.get("content")
+        note = None if isinstance(content, (str, list)) else _odd(content)
+        text = text_of(content)
         if role in ("system", "developer"):
-            return Instructions(at, item, None, text)
-        return AssistantText(at, item, None, text) if role == "assistant" else UserText(at, item, None, text)
+            return Instructions(at, item, None, text, note=note)
+        return AssistantText(at, item, None, text, note=note) if role == "assistant" else \
+            UserText(at, item, None, text, note=note)
     if kind == AGENT_MESSAGE:      # one agent's message to another (Codex): the receiver's input
-        return UserText(at, item, None, text_of(item.get("content")))
+        return UserText(at, item, None, text_of(item.get("content")), note=_agent_message(item))
     if kind in CALL_OUTPUT:
         args = item.get("arguments") if kind == "function_call" else item.get("input") \
-            if kind == "custom_tool_call" else {k: v for k, v in item.items() if k not in ("type", "id")}
+            if kind == "custom_tool_call" else {k: v for k, v in item.items()
+                                                if k not in ("type", "id", "call_id")}
         return ToolCall(at, item, None, as_str(item.get("call_id")), as_str(item.get("name")) or str(kind),
-                        args, "function" if kind == "function_call" else str(kind))
+                        args, "function" if kind == "function_call" else str(kind),
+                        note=_arguments_note(item) if kind == "function_call" else None)
     if kind in OUTPUT_CALL:
-        return ToolResult(at, item, None, as_str(item.get("call_id")), None, item.get("output"))
+        output = item.get("output")
+        return ToolResult(at, item, None, as_str(item.get("call_id")), None, output,
+                          note=None if isinstance(output, str) or (isinstance(output, list) and all(
+                              isinstance(p, dict) and isinstance(p.get("text"), str) for p in output))
+                          else _odd(output))
     if kind == "reasoning":
         return Reasoning(at, item, None, text_of(item.get("summary")) or text_of(item.get("content")),
                          None, as_str(item.get("encrypted_content")), as_str(item.get("id")))
@@ -74,6 +87,32 @@ def _part(i: int, item: JsonObject) -> Part:
     if isinstance(kind, str) and kind.endswith(("_output", "_result", "_response")):
         return HostedResult(at, item, None, as_str(item.get("call_id") or item.get("id")), item)
     return Other(at, item, None, str(kind))
+
+
+def _agent_message(item: JsonObject) -> Note:
+    """Who wrote to whom (a remark shown above the text), and a mark where a part is encrypted
+    (the model reads it; nobody else can)."""
+    def who(value: JSON) -> str:
+        return value if isinstance(value, str) else json_kind(value)
+    content = item.get("content")
+    sealed = isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") == "encrypted_content" for p in content)
+    return Note("{author} → {recipient}" + ("  (encrypted_content)" if sealed else ""),
+                (("author", who(item.get("author"))), ("recipient", who(item.get("recipient")))),
+                wrong=False)
+
+
+def _odd(value: JSON) -> Note:
+    return Note("   ({kind})", (("kind", json_kind(value)),), shows=True, value=value)
+
+
+def _arguments_note(item: JsonObject) -> Note | None:
+    if "arguments" not in item:
+        return Note(N_("(no arguments)"))
+    if isinstance(item["arguments"], str):
+        return None
+    return Note(N_("   (arguments is {kind}, not a string)"), (("kind", json_kind(item["arguments"])),),
+                shows=True, value=item["arguments"])
 
 
 def tool_defs(tools: JSON, where: str = "tools", namespace: str | None = None) -> list[ToolDef]:
@@ -104,6 +143,16 @@ class ResponsesCodec(Codec):
     stores = True
     text_input = True
     pairs_within = "request"      # an output answers the call of its call_id, anywhere
+    result_texts: ClassVar[dict[str, str]] = {"orphan": "✗ orphan: no call in this request has this call_id",
+                    "mismatch": "✗ call_id of a call of another kind",
+                    "missing_id": "✗ no call_id"}
+    no_result_id = "(no call_id)"
+
+    def entry_label(self, item: JSON) -> str | None:
+        """A message item's role, else the item's type (``function_call``)."""
+        kind = item.get("type") if isinstance(item, dict) else None
+        label = item.get("role") if kind in (None, "message") and isinstance(item, dict) else kind
+        return label if isinstance(label, str) else None
 
     def pairing_entries(self, items: list) -> list[Entry]:
         out = []
@@ -154,13 +203,18 @@ class ResponsesCodec(Codec):
     def tools(self, body: JSON) -> list[ToolDef]:
         return tool_defs(body.get("tools") if isinstance(body, dict) else None)
 
+    def top_parts(self, body: JSON) -> list[Part]:
+        instructions = body.get("instructions") if isinstance(body, dict) else None
+        if not isinstance(instructions, str):
+            return []
+        return [Instructions(Where((), "instructions"), instructions, None, instructions)]
+
+    def entry_parts(self, i: int, item: JsonObject) -> list[Part]:
+        return [_part(i, item)]
+
     def parse_request(self, body: JSON) -> Request:
         body = body if isinstance(body, dict) else {"input": body}
-        parts: list[Part] = []
-        instructions = body.get("instructions")
-        if isinstance(instructions, str):
-            parts.append(Instructions(Where((), "instructions"), instructions, None, instructions))
-        parts += item_parts(self.items(body))
+        parts = self.top_parts(body) + item_parts(self.items(body))
         return Request(self.name, parts, tool_defs(body.get("tools")), body.get("tool_choice"),
                        {k: v for k, v in body.items() if k not in CHAT_KEYS},
                        as_str(body.get("model")))

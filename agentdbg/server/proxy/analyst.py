@@ -94,13 +94,13 @@ class Analysis:
     @staticmethod
     def warm() -> None:
         """Load now what the first exchange would load on its way (each format's codec and
-        chat conversion, the checker of each format, the wire view): done at the first request,
+        chat conversion, the checker of each format, the messages view): done at the first request,
         it delayed that request's analysis (and with --block-invalid the request itself) by
         hundreds of ms."""
         import importlib
 
         for module in ("agentdbg.wire.anthropic", "agentdbg.wire.responses", "agentdbg.wire.gemini",
-                       "agentdbg.checker.formats", "agentdbg.render.wire_view"):
+                       "agentdbg.checker.formats", "agentdbg.render.view"):
             importlib.import_module(module)
         codecs.every()
 

@@ -2,8 +2,8 @@
 
 Output per request is bounded by what is new in the conversation: messages (items) the
 previous request already carried are left out unless a finding sits on them (one line
-each, then the finding); ``--full`` prints the whole array every time. Responses API and
-Anthropic requests are drawn on their own items and blocks, with the same labels and marks.
+each, then the finding); ``--full`` prints the whole array every time. Every format is drawn
+on its own entries (messages, items, contents) by the one messages view.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rich.text import Text
 from agentdbg.checker import summary
 from agentdbg.render.run import empty_answer_finding, no_text
 from agentdbg.render.safe import safe
-from agentdbg.render.view import render_finding, render_messages, render_tools
+from agentdbg.render.view import render_conversation, render_finding, render_tools
 from agentdbg.server.proxy.lineage import lineage_lines
 
 if TYPE_CHECKING:
@@ -57,17 +57,10 @@ class ProxyView:
         if self.full or seen.new_from == 0:   # a conversation's first request shows its tools
             definitions = [d.to_dict() for d in seen.wire.tools(body)]
             self.console.print(render_tools(self.redact(definitions), self.full))
-        if seen.wire.chat_native:
-            self.console.print(render_messages(self.redact(body["messages"]), findings=findings,
-                                               new_from=seen.new_from, full=self.full,
-                                               seen=shown_from, hide_seen=True))
-        else:
-            from agentdbg.render.wire_view import render_wire
-
-            self.console.print(render_wire(seen.wire.name, self.redact(body), seen.pairing,
-                                           findings=findings, new_from=seen.new_from,
-                                           full=self.full, seen=shown_from, hide_seen=True,
-                                           notes=self.redact(seen.notes)))
+        self.console.print(render_conversation(seen.wire, self.redact(body), seen.pairing,
+                                               findings=findings, new_from=seen.new_from,
+                                               full=self.full, seen=shown_from, hide_seen=True,
+                                               notes=self.redact(seen.notes)))
         for edit in seen.edits:
             if not edit.lost:
                 self.console.print(Text(f"  history: {safe(edit.text)} (note)", style="dim"),
@@ -93,9 +86,9 @@ class ProxyView:
             [empty_answer_finding(len(seen.messages), reply)]
         if seen.wire.chat_native:
             messages = seen.messages
-            self.console.print(render_messages(self.redact(list(messages) + [reply]),
-                                               findings=empty, start=len(messages),
-                                               full=self.full, in_progress=pending))
+            self.console.print(render_conversation(seen.wire, self.redact(list(messages) + [reply]),
+                                                   findings=empty, start=len(messages),
+                                                   full=self.full, in_progress=pending))
         else:
             self.console.print(self._native_response(seen, native, pending))
             for finding in empty:
@@ -106,14 +99,12 @@ class ProxyView:
     def _native_response(self, seen: Seen, native: JSON, pending: bool) -> RenderableType:
         """The request's items (or messages) and the response's, drawn from the response on."""
         from agentdbg.checker.formats import pair
-        from agentdbg.render.wire_view import render_wire
 
-        key = seen.wire.key
         before = seen.wire.items(seen.body)
         together = before + seen.wire.output(native)
         pairing = pair(seen.wire.name, together)
-        return render_wire(seen.wire.name, self.redact({key: together}), pairing,
-                           start=len(before), full=self.full, in_progress=pending)
+        return render_conversation(seen.wire, self.redact({seen.wire.key: together}), pairing,
+                                   start=len(before), full=self.full, in_progress=pending)
 
     def note(self, text: str) -> None:
         self.console.print(Text(safe(self.redact(text)), style="dim"), soft_wrap=True)
