@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from agentdbg.errors import ConfigError, located
 from agentdbg.mcp.config import McpServerConfig, parse_server_configs
@@ -165,6 +164,8 @@ class _Doc:
         self.data, self.node = parse_yaml(path, text)
 
     def _node_at(self, keys: tuple) -> Any:
+        import yaml   # loaded with a tools file only (a replay of a transcript reads none)
+
         node = self.node
         for key in keys:
             if isinstance(node, yaml.MappingNode):
@@ -390,6 +391,8 @@ def _unfold_cjk(node: Any, value: str) -> str:
     wrote (``的状态、 是否发货``). Exactly those spaces are removed: each source line is found
     in the value in order and only a join between two CJK characters is touched. When the
     value cannot be matched to its source lines (escapes), it is returned unchanged."""
+    import yaml
+
     if not isinstance(node, yaml.ScalarNode) or node.style == "|" or \
             not isinstance(getattr(node.start_mark, "buffer", None), str) or \
             node.start_mark.line == node.end_mark.line:   # one source line: nothing folded

@@ -2,7 +2,9 @@
 
 The transcript is read as a stream. Baseline: a `python -c` process that only reads and
 json-parses the same file line by line. Peak RSS of each child is reported; three runs each,
-as a range, with the load average (the machine may be shared).
+as a range, with the load average (the machine may be shared). Beside the wall-clock time,
+each child's CPU time (user + system) and the turns per CPU-second: on a loaded machine the
+wall clock mostly measures the wait for a core, the CPU time much less so.
 
 The children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE`` removed) after one
 warm-up run, as an installed agentdbg runs: the warm-up writes the bytecode caches and the
@@ -47,17 +49,19 @@ def record(path: Path) -> None:
     assert s.stop_reason.value == "completed", s.stop_detail
 
 
-def rss_of(cmd: list[str]) -> tuple[float, float]:
+def rss_of(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall-clock seconds, peak RSS (MB) and CPU seconds of ``cmd``."""
     code = ("import resource, subprocess, sys, time\n"
             "t = time.perf_counter()\n"
             f"r = subprocess.run({cmd!r}, stdout=subprocess.DEVNULL)\n"
             "w = time.perf_counter() - t\n"
-            "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, r.returncode)")
+            "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "print(w, u.ru_maxrss / 1024, r.returncode, u.ru_utime + u.ru_stime)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=ENV).stdout.split()
     if out[2] != "0":
         raise SystemExit(f"{cmd} exited {out[2]}")
-    return float(out[0]), float(out[1])
+    return float(out[0]), float(out[1]), float(out[3])
 
 
 def main() -> None:
@@ -78,13 +82,15 @@ def main() -> None:
     def span(values, fmt):
         return f"{fmt.format(min(values))}–{fmt.format(max(values))}"
 
-    print(f"read + parse lines (baseline)  {span([w for w, _ in base], '{:.2f}')} s   "
-          f"peak RSS {span([m for _, m in base], '{:.1f}')} MB")
-    print(f"agentdbg replay --json         {span([w for w, _ in ours], '{:.2f}')} s   "
-          f"peak RSS {span([m for _, m in ours], '{:.1f}')} MB   "
-          f"{span(sorted(TURNS / w for w, _ in ours), '{:.0f}')} turns/s   "
-          f"{min(w for w, _ in ours) / min(w for w, _ in base):.1f}x the best baseline")
-
+    print(f"read + parse lines (baseline)  {span([w for w, _, _ in base], '{:.2f}')} s   "
+          f"CPU {span([c for _, _, c in base], '{:.2f}')} s   "
+          f"peak RSS {span([m for _, m, _ in base], '{:.1f}')} MB")
+    print(f"agentdbg replay --json         {span([w for w, _, _ in ours], '{:.2f}')} s   "
+          f"CPU {span([c for _, _, c in ours], '{:.2f}')} s   "
+          f"peak RSS {span([m for _, m, _ in ours], '{:.1f}')} MB   "
+          f"{span(sorted(TURNS / w for w, _, _ in ours), '{:.0f}')} turns/s   "
+          f"{span(sorted(TURNS / c for _, _, c in ours), '{:.0f}')} turns/CPU-s   "
+          f"{min(w for w, _, _ in ours) / min(w for w, _, _ in base):.1f}x the best baseline")
 
 if __name__ == "__main__":
     main()

@@ -135,3 +135,19 @@ def test_many_recorded_actions_print_a_bounded_summary(tmp_path, monkeypatch):
         f"✎ 50 more recorded action(s) re-applied here, not shown one by one (a replay shows its "
         f"first {ACTIONS_SHOWN})"]
     assert lines.index(marked[-1]) == first + ACTIONS_SHOWN    # where they were re-applied
+
+
+def test_a_replay_in_process_leaves_the_garbage_collector_as_it_found_it(tmp_path, monkeypatch):
+    """Batch replay collects less often while it runs (drivers/replay.fewer_collections);
+    a test's CliRunner runs it inside a longer process, which must get its own settings
+    back, with nothing left frozen."""
+    import gc
+
+    monkeypatch.setenv("AGENTDBG_HOME", str(tmp_path / "home"))
+    path = tmp_path / "short.jsonl"
+    record(path, turns=5)
+    before = gc.get_threshold()
+    r = invoke("replay", path, "--json")
+    assert r.exit_code == 0, r.output
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0

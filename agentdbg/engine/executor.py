@@ -17,7 +17,6 @@ structured error as a local tool's; the call's JSON-RPC exchange stays on the ou
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import inspect
 import json
@@ -340,6 +339,8 @@ def _run_python(spec: ToolSpec, func: Callable, args: dict) -> tuple[Any, bool, 
     def target() -> None:
         try:
             if inspect.iscoroutinefunction(func):
+                import asyncio   # only for an async handler: a replay never loads it
+
                 box["value"] = asyncio.run(func(**args))
             else:
                 box["value"] = func(**args)

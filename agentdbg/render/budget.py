@@ -58,19 +58,29 @@ class Budget:
                 "largest_tool_results": [p.to_dict() for p in self.largest]}
 
 
+TEXTS_KEPT = 4096        # texts whose count a Counter remembers …
+TEXT_KEPT_CHARS = 4096   # … each at most this long (a loop's calls and results repeat)
+
+
 class Counter:
     """Counts tokens of text; ``method`` says how."""
 
     def __init__(self, model: str | None):
         self.encoding, self.method_shown = _encoding_for(model)
         self.method = str(self.method_shown)       # in English, as the JSON documents say it
+        self._counted: dict[str, int] = {}
 
     def count(self, text: str) -> int:
         if not text:
             return 0
         if self.encoding is None:
             return max(1, (len(text) + 3) // 4)
-        return self.encoding.count(text)
+        n = self._counted.get(text)
+        if n is None:
+            n = self.encoding.count(text)
+            if len(text) <= TEXT_KEPT_CHARS and len(self._counted) < TEXTS_KEPT:
+                self._counted[text] = n
+        return n
 
 
 def _encoding_for(model: str | None) -> tuple[Any, Any]:

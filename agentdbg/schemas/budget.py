@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from agentdbg.i18n import N_
@@ -47,7 +47,7 @@ def cost(schema: Any, cap: int = MAX_COST) -> int:
     expanded in place, counted up to ``cap + 1`` (so this costs at most that many steps).
     References resolve inside the schema only; one that does not resolve counts as one
     node (it is skipped when validating)."""
-    root = root_resolver(schema)
+    look = _looker(schema)
     targets: dict[str, Any] = {}
     count = 0
     stack: list[tuple[Any, frozenset]] = [(schema, frozenset())]
@@ -64,7 +64,7 @@ def cost(schema: Any, cap: int = MAX_COST) -> int:
                 continue
             if key in REF_KEYWORDS and isinstance(value, str):
                 if value not in targets:
-                    found = target(root, value)
+                    found = look(value)
                     targets[value] = found if isinstance(found, (dict, list)) else None
                 to = targets[value]
                 if to is not None and id(to) not in expanding:
@@ -72,6 +72,18 @@ def cost(schema: Any, cap: int = MAX_COST) -> int:
             elif isinstance(value, (dict, list)):
                 stack.append((value, expanding))
     return count
+
+
+def _looker(schema: Any) -> Callable[[str], Any]:
+    """``target(root_resolver(schema), ref)``, the resolver made at the first reference: a
+    schema without one never loads ``referencing`` and ``jsonschema`` (a replay's start-up)."""
+    root: list[Any] = []
+
+    def look(ref: str) -> Any:
+        if not root:
+            root.append(root_resolver(schema))
+        return target(root[0], ref)
+    return look
 
 
 def over_budget(schema: Any) -> str | None:
@@ -94,7 +106,7 @@ def endless(schema: Any) -> bool:
     the way: ``{$defs: {a: {anyOf: [{$ref: "#/$defs/a"}]}}}`` applies itself to the same
     value for ever (JSON Schema forbids it; jsonschema recurses until the interpreter's
     limit). At most ``MAX_COST`` schemas are looked at (``cost`` has bounded the rest)."""
-    root = root_resolver(schema)
+    look = _looker(schema)
     targets: dict[str, Any] = {}
 
     def nexts(node: Any) -> list:
@@ -104,7 +116,7 @@ def endless(schema: Any) -> bool:
         for key, value in node.items():
             if key in REF_KEYWORDS and isinstance(value, str):
                 if value not in targets:
-                    targets[value] = target(root, value)
+                    targets[value] = look(value)
                 out.append(targets[value])
             elif key in ("allOf", "anyOf", "oneOf") and isinstance(value, list):
                 out.extend(value)

@@ -140,7 +140,10 @@ class TranscriptWriter:
     def _line(self, value: dict[str, JSON]) -> None:
         if self.error is not None:
             return
-        line = utf8_json(self.redact(value), default=str) + "\n"
+        line = utf8_json(value, default=str)
+        if self.redact.may_hold_secret(line):   # else redacting would change nothing
+            line = utf8_json(self.redact(value), default=self._shown)
+        line += "\n"
         try:
             if self.fh is None:
                 if not self.keep_open:
@@ -150,6 +153,10 @@ class TranscriptWriter:
             self.fh.flush()
         except OSError as exc:  # e.g. a full disk: keep running, report it once
             self.error = exc
+
+    def _shown(self, value: object) -> str:
+        """A value JSON cannot hold, as its text, redacted (the walk passes it by)."""
+        return self.redact.text(str(value))
 
     def copy_to(self, target: Path) -> None:
         """A copy of the transcript so far (step mode's 'save')."""
