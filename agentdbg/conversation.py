@@ -244,9 +244,9 @@ class Usage:
             return None
         return (self.input or 0) + (self.output or 0)
 
-    def counts(self) -> dict[str, int]:
+    def counts(self) -> JsonObject:
         """The chat usage object agentdbg records: prompt/completion/total plus every detail."""
-        out: dict[str, int] = {"prompt_tokens": self.input or 0,
+        out: JsonObject = {"prompt_tokens": self.input or 0,
                                "completion_tokens": self.output or 0,
                                "total_tokens": self.total or 0}
         caching = bool(self.cache_creation or self.cache_read)

@@ -16,11 +16,12 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "agentdbg"
 
 #: the modules whose annotations must name their types (issue 22): the model, the codecs
-#: (Chat Completions' is ``wire/chat.py``; ``wire/pairing.py`` is not one), the transcript
+#: (Chat Completions' is ``wire/chat.py``; ``wire/pairing.py`` is not one) and what they share
+#: (``wire/common.py``: the chat form, SSE, usage), the transcript
 #: events and the public API
 SURFACE = sorted({
-    "conversation.py", "wire/codec.py", "wire/chat.py", *(p.relative_to(PACKAGE).as_posix()
-                                          for p in PACKAGE.glob("wire/*_codec.py")),
+    "conversation.py", "wire/codec.py", "wire/chat.py", "wire/common.py",
+    *(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.glob("wire/*_codec.py")),
     "transcript/events.py", "transcript/document.py",
     *(p.relative_to(PACKAGE).as_posix() for p in PACKAGE.glob("testing/*.py")),
     "pytest_plugin.py", "tool_api.py",

@@ -28,6 +28,7 @@ from agentdbg.wire.common import (
     ChatForm,
     as_list,
     canonical,
+    seal,
     strip_wire,
     text_of,
 )
@@ -53,7 +54,7 @@ def to_chat(body: dict | list) -> ChatForm:
         _message(form, i, m if isinstance(m, dict) else {})
     _tools_to_chat(body, form)
     for m in form.messages:
-        m[WIRE]["seen"] = canonical(strip_wire(m))
+        seal(m)
     return form
 
 

@@ -236,7 +236,7 @@ class AnthropicCodec(Codec):
         fmt = as_dict(config.get("format") if config else
                       body.get("output_format") if isinstance(body, dict) else None)
         if fmt.get("type") == "json_schema":
-            return fmt["schema"] if isinstance(fmt.get("schema"), dict) else {}
+            return as_dict(fmt.get("schema"))
         return None
 
     def reasons(self, body: JsonObject) -> bool:

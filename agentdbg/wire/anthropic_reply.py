@@ -11,14 +11,12 @@ from typing import TYPE_CHECKING, Any
 from agentdbg.conversation import Usage, count
 from agentdbg.wire.anthropic import _message, _wire, assistant_blocks
 from agentdbg.wire.common import (
-    WIRE,
     ChatForm,
     ChatReply,
     as_dict,
     base62_id,
-    canonical,
     digest,
-    strip_wire,
+    seal,
     usage_counts,
 )
 
@@ -42,7 +40,7 @@ def chat_reply(message: dict) -> ChatReply:
     form = ChatForm()
     _message(form, 0, {"role": "assistant", "content": message.get("content") or []})
     reply = form.messages[0]
-    reply[WIRE]["seen"] = canonical(strip_wire(reply))
+    seal(reply)
     finish = {"tool_use": "tool_calls", "max_tokens": "length", "refusal": "content_filter",
               "model_context_window_exceeded": "length"}.get(str(message.get("stop_reason")), "stop")
     return ChatReply(reply, usage_of(message.get("usage")).counts(), finish)

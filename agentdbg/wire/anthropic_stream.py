@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from agentdbg.messages import loads_json
 from agentdbg.wire.anthropic_reply import chat_reply
-from agentdbg.wire.common import ChatReply, Pending, SSEParser, as_dict, parse_event, pieces, sse
+from agentdbg.wire.common import ChatReply, Pending, SSEParser, as_dict, as_list, parse_event, pieces, sse
 
 TEXT_PIECE = 16
 ARG_PIECE = 12
@@ -215,9 +215,9 @@ class AnthropicAccumulator:
     def reply(self) -> ChatReply:
         reply = chat_reply(self.native)
         order = [k for k in sorted(self.blocks) if self.blocks[k].get("type") == "tool_use"]
-        for n, call in enumerate(reply.message.get("tool_calls") or []):
+        for n, call in enumerate(as_list(reply.message.get("tool_calls"))):
             if n < len(order) and order[n] in self.broken:   # keep the text the stream carried
-                call["function"]["arguments"] = self.broken[order[n]]
+                as_dict(as_dict(call).get("function"))["arguments"] = self.broken[order[n]]
         return reply
 
     @property

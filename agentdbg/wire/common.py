@@ -11,11 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from agentdbg.messages import NestedTooDeeply, loads_json, utf8_json
 
+if TYPE_CHECKING:
+    from agentdbg.conversation import JSON, JsonObject
+
 Loc = tuple[int, ...]
+_T = TypeVar("_T")
 WIRE = "wire"     # the key under which a chat object keeps its native original(s)
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 #: put between two responses' outputs in a list of what was seen (a proxy's, serve's): the
@@ -33,24 +37,24 @@ class ChatForm:
     ``messages[i].tool_calls[j]``.
     """
 
-    messages: list[dict] = field(default_factory=list)
-    tools: list[dict] = field(default_factory=list)      # chat function (and custom) tools
-    tool_choice: Any = None                               # None: not sent
+    messages: list[JsonObject] = field(default_factory=list)
+    tools: list[JsonObject] = field(default_factory=list)   # chat function (and custom) tools
+    tool_choice: JSON = None                                # None: not sent
     parallel_tool_calls: bool | None = None
     sources: list[str] = field(default_factory=list)
     locs: list[Loc] = field(default_factory=list)
     call_locs: dict[tuple[int, int], Loc] = field(default_factory=dict)
-    native_tools: list[dict] = field(default_factory=list)  # hosted/server tools: no chat form
-    params: dict = field(default_factory=dict)              # every other request field, verbatim
+    native_tools: list[JsonObject] = field(default_factory=list)  # hosted/server tools: no chat form
+    params: JsonObject = field(default_factory=dict)        # every other request field, verbatim
     notes: list[str] = field(default_factory=list)          # what the chat form does not carry
 
-    def body(self) -> dict:
+    def body(self) -> JsonObject:
         """The Chat Completions request body this stands for."""
-        body: dict[str, Any] = {"messages": self.messages}
+        body: JsonObject = {"messages": cast("list[JSON]", self.messages)}
         if "model" in self.params:
             body = {"model": self.params["model"], **body}
         if self.tools:
-            body["tools"] = self.tools
+            body["tools"] = cast("list[JSON]", self.tools)
         if self.tool_choice is not None:
             body["tool_choice"] = self.tool_choice
         if self.parallel_tool_calls is not None:
@@ -62,18 +66,32 @@ class ChatForm:
 class ChatReply:
     """A native response seen as Chat Completions: the assistant message, usage, finish reason."""
 
-    message: dict
-    usage: dict = field(default_factory=dict)
+    message: JsonObject
+    usage: JsonObject = field(default_factory=dict)
     finish_reason: str | None = None
+
+
+def wire_meta(message: JsonObject) -> JsonObject:
+    """The agentdbg-only record (``WIRE``) a chat-form message carries: where it came from, what
+    the format had that Chat has not (made empty if the message has none)."""
+    meta = message.get(WIRE)
+    if not isinstance(meta, dict):
+        meta = message[WIRE] = {}
+    return meta
+
+
+def seal(message: JsonObject) -> None:
+    """Note what the chat-form message is as made, so a later change to it can be told."""
+    wire_meta(message)["seen"] = canonical(strip_wire(message))
 
 
 # -- ids ------------------------------------------------------------------------------
 
-def canonical(value: Any) -> str:
+def canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
-def digest(body: Any) -> str:
+def digest(body: object) -> str:
     """The request's fingerprint: every id of a built response derives from it."""
     return hashlib.sha256(utf8(canonical(body))).hexdigest()
 
@@ -101,15 +119,16 @@ def base62_id(prefix: str, seed: str, *parts: object, length: int = 22) -> str:
 
 # -- small helpers --------------------------------------------------------------------
 
-def strip_wire(value: Any) -> Any:
-    """``value`` without any ``"wire"`` keys (what the chat side can see and edit)."""
+def strip_wire(value: _T) -> _T:
+    """``value`` without any ``"wire"`` keys (what the chat side can see and edit): a copy of
+    the same shape."""
     try:
-        return _strip(value)
+        return cast("_T", _strip(value))
     except RecursionError:   # nested deeper than the stack: the same, without recursion
-        return _strip_deep(value)
+        return cast("_T", _strip_deep(value))
 
 
-def _strip(value: Any) -> Any:
+def _strip(value: object) -> object:
     if isinstance(value, dict):
         return {k: _strip(v) for k, v in value.items() if k != WIRE}
     if isinstance(value, list):
@@ -117,24 +136,28 @@ def _strip(value: Any) -> Any:
     return value
 
 
-def _strip_deep(value: Any) -> Any:
-    root: list = [None]
-    todo: list[tuple[Any, Any, Any]] = [(value, root, 0)]
-    out: Any
+def _strip_deep(value: object) -> object:
+    root: dict[str, object] = {}
+    todo: list[tuple[object, dict[str, object] | list[object], str | int]] = [(value, root, "")]
     while todo:
         item, into, key = todo.pop()
+        copied: object = item
         if isinstance(item, dict):
-            into[key] = out = dict.fromkeys(k for k in item if k != WIRE)
-            todo.extend((v, out, k) for k, v in item.items() if k != WIRE)
+            kept = dict.fromkeys(k for k in item if k != WIRE)
+            todo.extend((v, kept, k) for k, v in item.items() if k != WIRE)
+            copied = kept
         elif isinstance(item, list):
-            into[key] = out = [None] * len(item)
-            todo.extend((v, out, i) for i, v in enumerate(item))
-        else:
-            into[key] = item
-    return root[0]
+            slots: list[object] = [None] * len(item)
+            todo.extend((v, slots, i) for i, v in enumerate(item))
+            copied = slots
+        if isinstance(into, dict) and isinstance(key, str):  # noqa: SIM114 (each narrows for the type checker)
+            into[key] = copied
+        elif isinstance(into, list) and isinstance(key, int):
+            into[key] = copied
+    return root[""]
 
 
-def text_of(content: Any) -> str:
+def text_of(content: object) -> str:
     """The plain text of a chat/native content value (string or list of text parts)."""
     if isinstance(content, str):
         return content
@@ -144,25 +167,25 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def as_dict(value: Any) -> dict:
+def as_dict(value: object) -> JsonObject:
     return value if isinstance(value, dict) else {}
 
 
-def as_list(value: Any) -> list:
+def as_list(value: object) -> list[JSON]:
     return value if isinstance(value, list) else []
 
 
-def dumps(value: Any) -> str:
+def dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def chat_usage(prompt: Any, completion: Any) -> dict:
+def chat_usage(prompt: object, completion: object) -> JsonObject:
     p = prompt if isinstance(prompt, int) else 0
     c = completion if isinstance(completion, int) else 0
     return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
 
 
-def usage_counts(usage: Any) -> tuple[int, int]:
+def usage_counts(usage: object) -> tuple[int, int]:
     """(prompt, completion) token counts from a chat usage dict (0 when absent)."""
     if not isinstance(usage, dict):
         return 0, 0
@@ -174,7 +197,7 @@ def pieces(text: str, size: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)] or []
 
 
-def sse(event: str, data: dict) -> bytes:
+def sse(event: str, data: JsonObject) -> bytes:
     """One server-sent event as the real APIs frame it: an ``event:`` line and a ``data:`` line."""
     return (f"event: {event}\ndata: ".encode() + utf8_json(data).encode("utf-8")
             + b"\n\n")
@@ -185,9 +208,9 @@ class Pending:
     (``s += piece`` on a string kept in a dict copies it every time: quadratic on long output)."""
 
     def __init__(self) -> None:
-        self._open: dict[tuple, tuple[dict, str, list[str]]] = {}
+        self._open: dict[tuple[object, ...], tuple[JsonObject, str, list[str]]] = {}
 
-    def add(self, key: tuple, target: dict, field: str, piece: str) -> None:
+    def add(self, key: tuple[object, ...], target: JsonObject, field: str, piece: str) -> None:
         entry = self._open.get(key)
         if entry is None or entry[0] is not target:
             start = target.get(field)
@@ -200,12 +223,12 @@ class Pending:
                 parts[:] = ["".join(parts)]
             target[name] = parts[0]
 
-    def close(self, key: tuple) -> None:
+    def close(self, key: tuple[object, ...]) -> None:
         """Flush, then forget one string (a ``.done`` event states its final value)."""
         self.flush()
         self._open.pop(key, None)
 
-    def drop(self, first: Any) -> None:
+    def drop(self, first: object) -> None:
         """Forget the strings whose key starts with ``first`` (their target was replaced)."""
         for key in [k for k in self._open if k[0] == first]:
             del self._open[key]
@@ -276,7 +299,7 @@ def _line_end(buffer: bytearray, start: int = 0) -> tuple[int, int] | None:
     return (r, 2) if buffer[r + 1:r + 2] == b"\n" else (r, 1)
 
 
-def parse_event(data: str, notes: list[str]) -> dict | None:
+def parse_event(data: str, notes: list[str]) -> JsonObject | None:
     """The JSON object an event carries, or None (with a note) for garbage."""
     try:
         value = loads_json(data, max_depth=None)

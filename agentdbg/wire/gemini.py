@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentdbg.wire.common import WIRE, ChatForm, as_dict, as_list, canonical, strip_wire, text_of
+from agentdbg.wire.common import WIRE, ChatForm, as_dict, as_list, canonical, seal, strip_wire, text_of
+
+if TYPE_CHECKING:
+    from agentdbg.conversation import JsonObject
 
 CHAT_KEYS = ("contents", "systemInstruction", "system_instruction", "tools", "toolConfig",
              "tool_config")
@@ -62,7 +65,7 @@ def to_chat(body: dict | list) -> ChatForm:
             pending = []
     _tools_to_chat(body, form)
     for m in form.messages:
-        m[WIRE]["seen"] = canonical(strip_wire(m))
+        seal(m)
     return form
 
 
@@ -76,9 +79,9 @@ def _model(form: ChatForm, i: int, content: dict) -> list[str]:
     parts = as_list(content.get("parts"))
     msg: dict[str, Any] = {"role": "assistant", "content": None,
                            WIRE: {"content": content}}
-    texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+    texts = [str(p["text"]) for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
              and not p.get("thought")]
-    thoughts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+    thoughts = [str(p["text"]) for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
                 and p.get("thought")]
     if thoughts:
         msg["reasoning_content"] = "".join(thoughts)
@@ -156,11 +159,11 @@ def _tools_to_chat(body: dict, form: ChatForm) -> None:
     for t in as_list(body.get("tools")):
         declarations = field(t, "functionDeclarations")
         if not isinstance(declarations, list):
-            form.native_tools.append(t)
+            form.native_tools.append(as_dict(t))
             continue
         for d in declarations:
             d = as_dict(d)
-            fn = {k: d[k] for k in ("name", "description") if k in d}
+            fn: JsonObject = {k: d[k] for k in ("name", "description") if k in d}
             schema = field(d, "parametersJsonSchema") or d.get("parameters")
             if schema is not None:
                 fn["parameters"] = schema
@@ -200,10 +203,10 @@ def from_chat(messages: list[dict], tools: list[dict] | None = None, tool_choice
             for call in m.get("tool_calls") or []:
                 if isinstance(call, dict):
                     names[str(call.get("id"))] = as_dict(call.get("function")).get("name")
-            contents.append(wire["content"] if _unchanged(m) else _model_content(m))
+            contents.append(as_dict(wire["content"]) if _unchanged(m) else _model_content(m))
             origins.append(wire.get("content"))
         else:
-            parts = wire["parts"] if _unchanged(m) and "parts" in wire else _parts(m, names)
+            parts = as_list(wire["parts"]) if _unchanged(m) and "parts" in wire else _parts(m, names)
             origin = wire.get("content")
             if origin is not None:     # parts of one native content go back into one
                 same = bool(origins) and origins[-1] is origin
@@ -274,10 +277,11 @@ def _model_content(m: dict) -> dict:
             continue
         orig = as_dict(as_dict(call.get(WIRE)).get("part"))
         fn = as_dict(call.get("function"))
+        raw = fn.get("arguments") or "{}"
         try:
-            args = json.loads(fn.get("arguments") or "{}")
-        except (TypeError, ValueError):
-            args = fn.get("arguments")
+            args = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            args = raw
         part = {k: v for k, v in orig.items() if k not in ("functionCall", "function_call")}
         own = as_dict(field(orig, "functionCall"))
         call_fn: dict[str, Any] = {"name": fn.get("name"), "args": args}

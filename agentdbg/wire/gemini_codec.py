@@ -49,6 +49,7 @@ from agentdbg.wire.common import (
     hex_id,
     parse_event,
     pieces,
+    seal,
     strip_wire,
     usage_counts,
     utf8,
@@ -131,7 +132,7 @@ def chat_reply(doc: JsonObject) -> ChatReply:
     form = ChatForm()
     _model(form, 0, {"role": "model", "parts": as_list(content.get("parts"))})
     message = form.messages[0]
-    message[WIRE]["seen"] = canonical(strip_wire(message))
+    seal(message)
     reason = candidate.get("finishReason")
     finish = "tool_calls" if message.get("tool_calls") else FINISH.get(str(reason), "stop")
     return ChatReply(message, usage_of(doc.get("usageMetadata")).counts(), finish)
@@ -145,9 +146,9 @@ def response_json(message: JsonObject, body: JsonObject, usage: JsonObject | Non
 
     seed = digest(body)
     wire = as_dict(message.get(WIRE))
-    content = wire["content"] if "seen" in wire and wire["seen"] == canonical(strip_wire(message)) \
+    content = as_dict(wire["content"]) if "seen" in wire and wire["seen"] == canonical(strip_wire(message)) \
         else _model_content(message)
-    parts: list[JsonObject] = [dict(p) for p in as_list(content.get("parts"))]
+    parts: list[JsonObject] = [dict(as_dict(p)) for p in as_list(content.get("parts"))]
     first = next((p for p in parts if isinstance(field(p, "functionCall"), dict)), None)
     if first is not None and not field(first, "thoughtSignature") and _thinks(body):
         first["thoughtSignature"] = hex_id("", seed, "signature", length=64)
@@ -199,15 +200,16 @@ class GeminiAccumulator:
         self.last = doc
         candidates = as_list(doc.get("candidates"))
         candidate = as_dict(candidates[0]) if candidates else {}
-        if isinstance(candidate.get("finishReason"), str):
-            self.finish = candidate["finishReason"]
+        reason = candidate.get("finishReason")
+        if isinstance(reason, str):
+            self.finish = reason
         for part in as_list(as_dict(candidate.get("content")).get("parts")):
             if not isinstance(part, dict):
                 self.notes.append(f"a part that is {type_word(part)}: {raw[:60]!r}")
                 continue
             prev = self.parts[-1] if self.parts else None
             if prev is not None and _continues(prev, part):
-                self._texts.setdefault(len(self.parts) - 1, [str(prev["text"])]).append(part["text"])
+                self._texts.setdefault(len(self.parts) - 1, [str(prev["text"])]).append(str(part["text"]))
                 if field(part, "thoughtSignature"):
                     prev["thoughtSignature"] = field(part, "thoughtSignature")
             else:
@@ -255,10 +257,11 @@ def encode_stream(native: JsonObject) -> Iterator[bytes]:
     candidate = as_dict(as_list(native.get("candidates"))[0])
     parts = as_list(as_dict(candidate.get("content")).get("parts"))
     base = {k: v for k, v in native.items() if k not in ("candidates", "usageMetadata")}
-    chunks: list[list[JsonObject]] = []
+    chunks: list[list[JSON]] = []
     for part in parts:
-        if isinstance(part, dict) and isinstance(part.get("text"), str) and len(part) <= 2:
-            chunks += [[{**part, "text": piece}] for piece in pieces(part["text"], 16) or [""]]
+        text = part.get("text") if isinstance(part, dict) else None
+        if isinstance(part, dict) and isinstance(text, str) and len(part) <= 2:
+            chunks += [[{**part, "text": piece}] for piece in pieces(text, 16) or [""]]
         else:
             chunks.append([part])
     for n, chunk in enumerate(chunks or [[]]):

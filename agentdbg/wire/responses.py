@@ -28,10 +28,13 @@ from agentdbg.wire.common import (
     WIRE,
     ChatForm,
     as_dict,
+    as_list,
     canonical,
     dumps,
+    seal,
     strip_wire,
     text_of,
+    wire_meta,
 )
 
 # call item type -> the output item type that answers it (paired by call_id)
@@ -86,7 +89,7 @@ class _Walker:
         for i, item in enumerate(items):
             self.item(i, item if isinstance(item, dict) else {"type": None, "value": item})
         if self.pending and self.form.messages:
-            self.form.messages[-1][WIRE]["items"].extend(self.pending)
+            wire_meta(self.form.messages[-1])["items"].extend(self.pending)  # type: ignore[union-attr]
         elif self.pending:
             self.form.notes.append(f"{len(self.pending)} item(s) with no chat message to carry them")
 
@@ -157,7 +160,7 @@ def _append(form: ChatForm, msg: dict, source: str, loc: tuple) -> None:
 def _seal(messages: list[dict]) -> None:
     """Remember what each converted message looked like, so ``from_chat`` can tell edits."""
     for m in messages:
-        m[WIRE]["seen"] = canonical(strip_wire(m))
+        seal(m)
 
 
 def call_to_chat(item: dict) -> dict:
@@ -261,9 +264,9 @@ def from_chat(messages: list[dict], tools: list[dict] | None = None, tool_choice
                 if isinstance(call, dict):
                     kinds[str(call.get("id"))] = _call_kind(call)
         elif _unchanged(m):
-            items.extend(wire["items"])
+            items.extend(as_list(wire["items"]))
         else:
-            items.extend(_rebuild(m, wire.get("items") or [], kinds))
+            items.extend(_rebuild(m, as_list(wire.get("items")), kinds))
     body["input"] = items
     all_tools = [tool_from_chat(t) for t in tools or []] + list(native_tools or [])
     if all_tools:

@@ -228,7 +228,7 @@ class ResponsesCodec(Codec):
         text = as_dict(body.get("text")) if isinstance(body, dict) else {}
         fmt = as_dict(text.get("format"))
         if fmt.get("type") == "json_schema":
-            return fmt["schema"] if isinstance(fmt.get("schema"), dict) else {}
+            return as_dict(fmt.get("schema"))
         return {} if fmt.get("type") == "json_object" else None
 
     def continues(self, body: JSON) -> str | None:

@@ -21,6 +21,7 @@ from agentdbg.wire.common import (
 from agentdbg.wire.responses import _seal, _Walker, assistant_items
 
 if TYPE_CHECKING:
+    from agentdbg.conversation import JsonObject
     from agentdbg.wire.codec import FindingLike
 
 
@@ -37,8 +38,8 @@ def chat_reply(response: dict) -> ChatReply:
     output = response.get("output") if isinstance(response, dict) else None
     _Walker(form, merge=True).run(output if isinstance(output, list) else [])
     _seal(form.messages)
-    message = next((m for m in form.messages if m.get("role") == "assistant"),
-                   {"role": "assistant", "content": None})
+    message: JsonObject = next((m for m in form.messages if m.get("role") == "assistant"),
+                               {"role": "assistant", "content": None})
     usage = response.get("usage") if isinstance(response, dict) else None
     return ChatReply(message, usage_of(usage).counts(), _finish(response, message))
 

@@ -81,7 +81,7 @@ def analyze_gemini(body: Any, profile: str = "openai", *, prior: list | None = N
     schemas = _declarations(ctx, body)
     for loc, cid in pairing.calls.items():
         if pairing.answer_of.get(loc) is None and schemas is not None:
-            _arguments(ctx, loc, as_dict(field(contents[loc[0]]["parts"][loc[1]], "functionCall")),
+            _arguments(ctx, loc, as_dict(field(as_list(contents[loc[0]]["parts"])[loc[1]], "functionCall")),
                        schemas, cid)
     _turns(ctx, contents, pairing, in_progress)
     _names(ctx, contents)
