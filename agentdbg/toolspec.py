@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-
 from agentdbg.errors import ConfigError, located
 from agentdbg.mcp.config import McpServerConfig, parse_server_configs
 from agentdbg.messages import TOOL_NAME_RE
@@ -164,7 +163,7 @@ class _Doc:
         self.data, self.node = parse_yaml(path, text)
 
     def _node_at(self, keys: tuple) -> Any:
-        import yaml   # loaded with a tools file only (a replay of a transcript reads none)
+        import yaml  # loaded with a tools file only (a replay of a transcript reads none)
 
         node = self.node
         for key in keys:

@@ -6,10 +6,10 @@ import dataclasses
 from typing import Any
 
 from agentdbg import schemas
+from agentdbg.checker.clean import clean
 from agentdbg.checker.findings import ERROR, RULES, WARNING, Finding
 from agentdbg.checker.profiles import PROFILES, get_profile
 from agentdbg.checker.request import CheckRequest
-from agentdbg.checker.clean import clean
 from agentdbg.checker.rules import CHECKS, WHEN_CLEAN, Ctx
 from agentdbg.i18n import _
 

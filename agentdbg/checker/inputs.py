@@ -6,6 +6,7 @@ forced. A transcript is judged by the requests it recorded (one item per request
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Iterable
@@ -116,10 +117,9 @@ def load_check_input(path: str, fmt: str | None = None) -> list[CheckItem]:
     transcript = b'"agentdbg-transcript"' in (data if end < 0 else data[:end])
     doc: Any = _NOT_ONE
     if not transcript and len(data) <= MAX_INPUT:
-        try:   # one JSON document, valid: parsed from the bytes as they are (no decoded copy)
+        # one JSON document, valid: parsed from the bytes as they are (no decoded copy)
+        with contextlib.suppress(ValueError):
             doc = _fast_loads(data[3:] if data.startswith(_BOM) else data)
-        except ValueError:
-            pass
     if sniff and _maybe_foreign(data, doc) and _foreign(path):
         return _imported(path)
     if len(data) > MAX_INPUT:

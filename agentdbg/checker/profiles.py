@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 
-
 class Profile:
     """One provider's differences (a plain class, not a dataclass: the command line builds its
     ``--profile`` choices from these at start-up, and a frozen dataclass costs a millisecond to
     create). Read-only; each profile exists once, in ``PROFILES``."""
 
-    __slots__ = ("name", "description", "null_content_on_tool_turns", "id_pattern",
-                 "id_pattern_text", "cross_turn_id_reuse_is_error", "required_choice_rejected",
-                 "extra_rules", "errors", "api", "empty_reasoning_present", "signed_calls")
+    __slots__ = (
+        "api",
+        "cross_turn_id_reuse_is_error",
+        "description",
+        "empty_reasoning_present",
+        "errors",
+        "extra_rules",
+        "id_pattern",
+        "id_pattern_text",
+        "name",
+        "null_content_on_tool_turns",
+        "required_choice_rejected",
+        "signed_calls",
+    )
 
     def __init__(self, name: str, description: str, *, null_content_on_tool_turns: bool = False,
                  id_pattern: str | None = None, id_pattern_text: str = "",
@@ -98,7 +108,7 @@ def get_profile(name: str) -> Profile:
 
 
 def active(rule: str, profile: Profile) -> bool:
-    from agentdbg.checker.findings import RULES   # not at import: the CLI reads only the names
+    from agentdbg.checker.findings import RULES  # not at import: the CLI reads only the names
 
     info = RULES[rule]
     return not info.profiles or rule in profile.extra_rules

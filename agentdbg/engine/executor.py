@@ -339,7 +339,7 @@ def _run_python(spec: ToolSpec, func: Callable, args: dict) -> tuple[Any, bool, 
     def target() -> None:
         try:
             if inspect.iscoroutinefunction(func):
-                import asyncio   # only for an async handler: a replay never loads it
+                import asyncio  # only for an async handler: a replay never loads it
 
                 box["value"] = asyncio.run(func(**args))
             else:
