@@ -173,3 +173,39 @@ def test_the_reports_diff_section_in_chinese(two_runs, tmp_path):
     assert r.exit_code == 0, r.output
     section = out.read_text(encoding="utf-8").split('<section id="diff">')[1]
     assert "<h2>对比</h2>" in section and "第一处分歧：第 1 轮：B 没有调用 query_order" in section
+
+
+# -- click's own usage errors, and --lang before the command ----------------------------------
+
+def test_clicks_usage_errors_in_chinese_and_english_unchanged():
+    r = invoke("run", "--lang", "zh", "--max-turns", "abc", "x")
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[1:] == ["运行 'agentdbg run --help' 查看帮助。", "",
+                                         "Error: '--max-turns' 的值无效：'abc' 不是有效的整数。"]
+    said = {args: invoke(*args, AGENTDBG_LANG="zh").stderr.splitlines()[-1] for args in (
+        ("run", "--ste", "x"), ("diff", "a"), ("rnu",), ("run", "--approve", "maybe", "x"),
+        ("run", "x", "y"), ("run", "--save"), ("run", "--lang", "fr", "x"))}
+    assert said == {
+        ("run", "--ste", "x"): "Error: 没有这个选项：--ste（你是想用：--save, --step, --system？）",
+        ("diff", "a"): "Error: 缺少参数 'b'。",
+        ("rnu",): "Error: 没有命令 'rnu'。你是想用 'run' 吗？",
+        ("run", "--approve", "maybe", "x"): "Error: '--approve' 的值无效：'maybe' 不是 'all', 'none' 之一。",
+        ("run", "x", "y"): "Error: 多出了参数（y）",
+        ("run", "--save"): "Error: 选项 '--save' 需要一个值。",
+        # a --lang with no catalog is said wrong in the variable's language
+        ("run", "--lang", "fr", "x"): "Error: '--lang'（环境变量 'AGENTDBG_LANG'） 的值无效：'fr' 不是 'en', 'zh' 之一。",
+    }
+    en = invoke("run", "--max-turns", "abc", "x").stderr
+    assert en.endswith("Error: Invalid value for '--max-turns': 'abc' is not a valid int range.\n")
+    assert "Try 'agentdbg run --help' for help." in en
+
+
+def test_lang_before_the_command_is_the_commands_language(tmp_path):
+    """`agentdbg --lang zh run …` (as the docs write it) speaks Chinese, though run's own --lang
+    is not typed; a --lang typed after the command still wins, and so does a typed one over
+    the variable."""
+    assert "模型：离线模型" in invoke("--lang", "zh", "run", "你好").stdout
+    assert "模型：离线模型" in invoke("--lang", "zh", "run", "你好", AGENTDBG_LANG="en").stdout
+    assert "model: offline" in invoke("--lang", "zh", "run", "--lang", "en", "hi").stdout
+    assert "model: offline" in invoke("run", "--lang", "en", "hi", AGENTDBG_LANG="zh").stdout
+    assert "tool 消息不在工具块" in invoke("--lang", "zh", "check", "--rules", COLUMNS="200").stdout
