@@ -209,3 +209,23 @@ def test_lang_before_the_command_is_the_commands_language(tmp_path):
     assert "model: offline" in invoke("--lang", "zh", "run", "--lang", "en", "hi").stdout
     assert "model: offline" in invoke("run", "--lang", "en", "hi", AGENTDBG_LANG="zh").stdout
     assert "tool 消息不在工具块" in invoke("--lang", "zh", "check", "--rules", COLUMNS="200").stdout
+
+
+def test_a_proxy_recordings_handout_in_chinese_says_truly_what_came_next(tmp_path):
+    """The blocked request of a proxy recording: its finding (a template quoting a JSON message
+    in braces) read back in Chinese, and the last sentence says the recording ends as the
+    proxy recorded it, not that the model answered (it saw nothing)."""
+    import html
+    import re
+
+    from support import ROOT
+
+    out = tmp_path / "handout.html"
+    src = ROOT / "tests" / "transcripts_v1" / "proxy-chat-blocked.jsonl"
+    assert invoke("report", str(src), "--handout", "--lang", "zh", "-o", str(out)).exit_code == 0
+    blocked = html.unescape(re.sub(r"<[^>]+>", " ", out.read_text("utf-8").split('id="phase-3"')[1]))
+    assert "调用 'call_o1' 后面没有 tool 消息；请在下一条消息之前追加 {\"role\": \"tool\"" in blocked
+    assert "记录到此结束：应用停在了模型的工具调用上，没有把调用结果发回去" in blocked
+    assert "模型的回复里没有 tool_calls" not in blocked
+    assert invoke("report", str(src), "--handout", "-o", str(out)).exit_code == 0
+    assert "The recording ends here: the app ended on the model&#x27;s tool call" in out.read_text("utf-8")
