@@ -229,3 +229,30 @@ def test_a_proxy_recordings_handout_in_chinese_says_truly_what_came_next(tmp_pat
     assert "模型的回复里没有 tool_calls" not in blocked
     assert invoke("report", str(src), "--handout", "-o", str(out)).exit_code == 0
     assert "The recording ends here: the app ended on the model&#x27;s tool call" in out.read_text("utf-8")
+
+
+BROKEN_TOOLS = ("version: 1\ntools:\n  - name: 'bad name!'\n    description: x\n    handler: {fixture: {}}\n"
+                "  - name: a\n    description: Use when asked.\n    parameters: {type: object, properties: 3}\n"
+                "    handler: {fixture: {}}\n  - name: a\n    description: dup\n    handler: {fixture: {}}\n")
+
+
+def test_what_the_tools_file_loader_refuses_is_said_in_chinese(tmp_path):
+    """The loader's one-line error (run) and the lint's findings for it (tools): Chinese after
+    the position; the JSON Schema validator's words and --json stay English; a schema whose
+    properties is not a mapping is a finding, not an internal error."""
+    tools = tmp_path / "tools.yaml"
+    tools.write_text(BROKEN_TOOLS)
+    r = invoke("run", "--lang", "zh", "-t", str(tools), "你好")
+    assert r.stderr == f"agentdbg: error: {tools}:3:11：工具 'bad name!'：字段 'name' 必须匹配 ^[a-zA-Z0-9_-]{{1,64}}$\n"
+    out = invoke("tools", "--lang", "zh", str(tools), COLUMNS="300").stdout
+    assert "✗ 错误 duplicate-tool-name：工具 'a'：名称重复（第一次定义在 tools[1]）" in out
+    assert ("✗ 错误 parameters-schema-invalid：工具 'a'：字段 'parameters' 在 properties 处不是有效的 "
+            "JSON Schema：3 is not of type 'object'") in out
+    doc = json.loads(invoke("tools", "--lang", "zh", str(tools), "--json").stdout)
+    assert "tool 'a': duplicate name (first defined as tools[1])" in {f["message"] for f in doc["findings"]}
+    tools.write_text("version: 1\ntools:\n  - name: a\n    description: x\n    approval: sometimes\n"
+                     "    handler: {fixture: {}}\n")
+    assert invoke("run", "--lang", "zh", "-t", str(tools), "你好").stderr.endswith(
+        "：工具 'a'：字段 'approval' 必须是 'never' 或 'always'，却是 'sometimes'\n")
+    assert invoke("run", "-t", str(tools), "hi").stderr.endswith(
+        ": tool 'a': field 'approval' must be 'never' or 'always', got 'sometimes'\n")
