@@ -256,3 +256,22 @@ def test_what_the_tools_file_loader_refuses_is_said_in_chinese(tmp_path):
         "：工具 'a'：字段 'approval' 必须是 'never' 或 'always'，却是 'sometimes'\n")
     assert invoke("run", "-t", str(tools), "hi").stderr.endswith(
         ": tool 'a': field 'approval' must be 'never' or 'always', got 'sometimes'\n")
+
+
+def test_a_real_endpoint_that_is_not_there_is_said_in_chinese(tmp_path):
+    """The header's model line and the stop line when the endpoint refuses the connection (a
+    real connect to a closed port): agentdbg's words in Chinese, the system's reason verbatim."""
+    import socket
+
+    with socket.socket() as s:            # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    r = invoke("run", "--lang", "zh", "--model", "gpt-x", "--base-url", url, "--api-key", "k",
+               "你好", COLUMNS="200")
+    assert r.exit_code == 7
+    assert f"模型：gpt-x，地址 {url}" in r.stdout
+    assert f"停止：模型出错 — {url}/chat/completions：连接不上（" in r.stdout
+    assert "）；服务器在运行吗？--base-url 对吗？" in r.stdout
+    en = invoke("run", "--model", "gpt-x", "--base-url", url, "--api-key", "k", "hi", COLUMNS="200")
+    assert f"model: gpt-x at {url}" in en.stdout and "is the server running and is --base-url right?" in en.stdout
