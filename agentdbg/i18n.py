@@ -168,14 +168,16 @@ class Msg(_Frozen):
     def parse(cls, template: str, text: str) -> Msg | None:
         """The ``Msg`` whose English is ``text`` (None when ``text`` is not ``template`` filled
         in): a recording keeps English, and a replay shows it in the chosen language. The
-        values come back as text; the last placeholder takes the rest of ``text``."""
-        parts = re.split(r"\{(\w+)\}", template)
-        names = parts[1::2]
-        if len(set(names)) != len(names) or "{{" in template or "}}" in template:
+        values come back as text; the last placeholder takes the rest of ``text``. A template's
+        ``{{``/``}}`` are its literal braces (a finding that quotes a JSON message)."""
+        tokens = re.split(r"(\{\{|\}\}|\{\w+\})", template)
+        names = [t[1:-1] for t in tokens[1::2] if t not in ("{{", "}}")]
+        if len(set(names)) != len(names):
             return None
-        pattern = "".join(re.escape(p) if i % 2 == 0 else
-                          f"(?P<{p}>.*{'' if i == len(parts) - 2 else '?'})"
-                          for i, p in enumerate(parts))
+        last = max((i for i, t in enumerate(tokens) if i % 2 and t not in ("{{", "}}")), default=-1)
+        pattern = "".join(re.escape(t) if i % 2 == 0 else re.escape(t[0]) if t in ("{{", "}}")
+                          else f"(?P<{t[1:-1]}>.*{'' if i == last else '?'})"
+                          for i, t in enumerate(tokens))
         m = re.fullmatch(pattern, text, re.DOTALL)
         return cls(template, m.groupdict()) if m else None
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agentdbg.errors import ConfigError, located
+from agentdbg.errors import ConfigError, where
+from agentdbg.i18n import N_, Msg
 from agentdbg.mcp.config import McpServerConfig, parse_server_configs
 from agentdbg.messages import TOOL_NAME_RE
 from agentdbg.yamlfile import parse as parse_yaml
@@ -75,7 +76,7 @@ class ToolSet:
     path: Path
     tools: list[ToolSpec]
     parallel: int = 8                   # read-only calls of one turn running at once
-    problems: list[tuple[str, int | None, str]] = field(default_factory=list)  # lenient load
+    problems: list[tuple[Any, int | None, str]] = field(default_factory=list)  # lenient load
     servers: list[McpServerConfig] = field(default_factory=list)  # MCP servers to start
     max_result_chars: int = 4000        # the file's default, for MCP tools
     mcp: Any = None                     # the started servers (``agentdbg.mcp.servers.McpServers``)
@@ -159,7 +160,7 @@ class _Doc:
     def __init__(self, path: Path, text: str):
         self.path = path
         self.lenient = False
-        self.problems: list[tuple[str, int | None, str]] = []
+        self.problems: list[tuple[Any, int | None, str]] = []   # (str or Msg, line, text)
         self.data, self.node = parse_yaml(path, text)
 
     def _node_at(self, keys: tuple) -> Any:
@@ -181,14 +182,14 @@ class _Doc:
                 return node
         return node
 
-    def error(self, keys: tuple, message: str) -> ConfigError:
+    def error(self, keys: tuple, message: object) -> ConfigError:
+        """``FILE:LINE:COL: message`` (``message`` a ``Msg``: shown in the chosen language)."""
         node = self._node_at(keys)
-        if node is None:
-            return ConfigError(f"{self.path}: {message}")
-        mark = node.start_mark
-        return ConfigError(located(self.path, mark.line + 1, mark.column + 1, message))
+        at = where(self.path, None, None) if node is None else \
+            where(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
+        return ConfigError(Msg(N_("{where}: {problem}"), {"where": at, "problem": message}))
 
-    def soft(self, keys: tuple, message: str) -> None:
+    def soft(self, keys: tuple, message: object) -> None:
         """An error the linter reports and the loader raises."""
         if not self.lenient:
             raise self.error(keys, message)
@@ -218,7 +219,7 @@ def load_tools(path: str | os.PathLike | None = None, *, resolve: bool = True,
                 try:
                     resolve_python_handler(spec)
                 except ConfigError as exc:
-                    raise doc.error(("tools", i, "handler"), exc.message) from None
+                    raise doc.error(("tools", i, "handler"), exc.shown) from None
     return toolset
 
 
@@ -227,25 +228,29 @@ def _parse(doc: _Doc) -> ToolSet:
     if _is_definitions(data):
         return _parse_definitions(doc, data)
     if not isinstance(data, dict):
-        raise doc.error((), "expected a mapping with 'version' and 'tools'")
+        raise doc.error((), Msg(N_("expected a mapping with 'version' and 'tools'")))
     version = data.get("version")
     if version not in SUPPORTED_VERSIONS:
-        raise doc.error(("version",), f"unsupported version {version!r}; expected version: 1")
+        raise doc.error(("version",), Msg(N_("unsupported version {version}; expected version: 1"),
+                                          {"version": repr(version)}))
     unknown = set(data) - set(TOP_KEYS)
     if unknown:
         key = sorted(map(str, unknown))[0]
-        raise doc.error((key,), f"unknown top-level key {key!r} (expected {', '.join(TOP_KEYS)})")
+        raise doc.error((key,), Msg(N_("unknown top-level key {key} (expected {keys})"),
+                                    {"key": repr(key), "keys": ", ".join(TOP_KEYS)}))
     defaults = dict(POLICY_DEFAULTS)
     raw_defaults = data.get("defaults") or {}
     if not isinstance(raw_defaults, dict):
-        raise doc.error(("defaults",), "'defaults' must be a mapping")
+        raise doc.error(("defaults",), Msg(N_("'defaults' must be a mapping")))
     raw_defaults = dict(raw_defaults)
     parallel = raw_defaults.pop("parallel", 8)
     if not isinstance(parallel, int) or isinstance(parallel, bool) or parallel < 1:
-        raise doc.error(("defaults", "parallel"), "defaults.parallel must be a positive integer")
+        raise doc.error(("defaults", "parallel"), Msg(N_("defaults.parallel must be a positive "
+                                                         "integer")))
     for key, value in raw_defaults.items():
         if key not in POLICY_DEFAULTS:
-            raise doc.error(("defaults", key), f"unknown key {key!r} in defaults")
+            raise doc.error(("defaults", key), Msg(N_("unknown key {key} in defaults"),
+                                                   {"key": repr(key)}))
         _check_policy(doc, ("defaults", key), "defaults", key, value)
         defaults[key] = value
     servers = _parse_servers(doc, data.get("mcp_servers"))
@@ -253,15 +258,16 @@ def _parse(doc: _Doc) -> ToolSet:
     if tools is None and servers:  # `tools:` may be left out (or empty) next to MCP servers
         tools = []
     if not isinstance(tools, list) or not (tools or servers):
-        raise doc.error(("tools",), "'tools' must be a non-empty list (or name MCP servers "
-                                    "under 'mcp_servers')")
+        raise doc.error(("tools",), Msg(N_("'tools' must be a non-empty list (or name MCP "
+                                           "servers under 'mcp_servers')")))
     specs: list[ToolSpec] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(tools):
         spec = _parse_tool(doc, i, raw, defaults)
         if spec.name in seen:
-            doc.soft(("tools", i, "name"), f"tool {spec.name!r}: duplicate name "
-                     f"(first defined as tools[{seen[spec.name]}])")
+            doc.soft(("tools", i, "name"), Msg(N_("{who}: duplicate name (first defined as "
+                                                  "tools[{first}])"),
+                                               {"who": _tool(spec.name), "first": seen[spec.name]}))
         seen[spec.name] = i
         specs.append(spec)
     return ToolSet(path=doc.path, tools=specs, parallel=parallel, servers=servers,
@@ -284,20 +290,20 @@ def _parse_definitions(doc: _Doc, data: Any) -> ToolSet:
     with a ``no_handler`` error result (``agentdbg init --from FILE`` writes handlers for them)."""
     items, root = (data, ()) if isinstance(data, list) else (data["tools"], ("tools",))
     if not items:
-        raise doc.error(root, "the tools array is empty")
+        raise doc.error(root, Msg(N_("the tools array is empty")))
     specs: list[ToolSpec] = []
     for i, raw in enumerate(items):
         at = (*root, i)
         fn = raw.get("function", raw) if isinstance(raw, dict) else None
         if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
-            raise doc.error(at, f"tools[{i}] must be a function tool: {{\"type\": \"function\", "
-                                "\"function\": {\"name\": ..., \"parameters\": ...}}")
+            raise doc.error(at, Msg(N_("tools[{i}] must be a function tool: {shape}"), {
+                "i": i, "shape": '{"type": "function", "function": {"name": ..., "parameters": ...}}'}))
         keys = (*at, "function") if fn is not raw else at
-        who = f"tool {fn['name']!r}"
+        who = _tool(fn["name"])
         if not TOOL_NAME_RE.match(fn["name"]):
-            doc.soft((*keys, "name"), f"{who}: field 'name' must match ^[a-zA-Z0-9_-]{{1,64}}$")
+            doc.soft((*keys, "name"), _name_must_match(who))
         if any(s.name == fn["name"] for s in specs):
-            doc.soft((*keys, "name"), f"{who}: duplicate name")
+            doc.soft((*keys, "name"), Msg(N_("{who}: duplicate name"), {"who": who}))
         params = fn.get("parameters", {"type": "object", "properties": {}})
         _check_parameters(doc, (*keys, "parameters"), who, params)
         specs.append(ToolSpec(
@@ -317,7 +323,7 @@ def _parse_servers(doc: _Doc, raw: Any) -> list[McpServerConfig]:
             for i, c in enumerate(configs)]
 
 
-def _check_policy(doc: _Doc, keys: tuple, who: str, key: str, value: Any) -> None:
+def _check_policy(doc: _Doc, keys: tuple, who: object, key: str, value: Any) -> None:
     ok = {
         "side_effects": isinstance(value, bool),
         "approval": value in ("never", "always"),
@@ -326,30 +332,33 @@ def _check_policy(doc: _Doc, keys: tuple, who: str, key: str, value: Any) -> Non
     }[key]
     if not ok:
         expected = {
-            "side_effects": "true or false",
-            "approval": "'never' or 'always'",
-            "timeout": "a positive number of seconds",
-            "max_result_chars": "an integer >= 100",
+            "side_effects": N_("true or false"),
+            "approval": N_("'never' or 'always'"),
+            "timeout": N_("a positive number of seconds"),
+            "max_result_chars": N_("an integer >= 100"),
         }[key]
-        raise doc.error(keys, f"{who}: field '{key}' must be {expected}, got {value!r}")
+        raise doc.error(keys, Msg(N_("{who}: field '{key}' must be {expected}, got {value}"),
+                                  {"who": who, "key": key, "expected": Msg(expected),
+                                   "value": repr(value)}))
 
 
 def _parse_tool(doc: _Doc, i: int, raw: Any, defaults: dict) -> ToolSpec:
     at = ("tools", i)
     if not isinstance(raw, dict):
-        raise doc.error(at, f"tools[{i}] must be a mapping")
+        raise doc.error(at, Msg(N_("tools[{i}] must be a mapping"), {"i": i}))
     name = raw.get("name")
-    who = f"tool {name!r}" if isinstance(name, str) else f"tools[{i}]"
+    who: object = _tool(name) if isinstance(name, str) else f"tools[{i}]"
     if not isinstance(name, str) or not name:
-        raise doc.error(at + ("name",), f"{who}: field 'name' must be a non-empty string")
+        raise doc.error(at + ("name",), _must_be(who, "name", N_("a non-empty string")))
     if not TOOL_NAME_RE.match(name):
-        doc.soft(at + ("name",), f"{who}: field 'name' must match ^[a-zA-Z0-9_-]{{1,64}}$")
+        doc.soft(at + ("name",), _name_must_match(who))
     for key in raw:
         if key not in TOOL_KEYS:
-            raise doc.error(at + (key,), f"{who}: unknown field {key!r}")
+            raise doc.error(at + (key,), Msg(N_("{who}: unknown field {key}"),
+                                             {"who": who, "key": repr(key)}))
     description = raw.get("description")
     if not isinstance(description, str) or not description.strip():
-        raise doc.error(at + ("description",), f"{who}: field 'description' must be a non-empty string")
+        raise doc.error(at + ("description",), _must_be(who, "description", N_("a non-empty string")))
     params = raw.get("parameters", {"type": "object", "properties": {}})
     _check_parameters(doc, at + ("parameters",), who, params)
     _unfold_descriptions(doc, at + ("parameters",), params)
@@ -361,11 +370,11 @@ def _parse_tool(doc: _Doc, i: int, raw: Any, defaults: dict) -> ToolSpec:
             policy[key] = raw[key]
     strict = raw.get("strict", False)
     if not isinstance(strict, bool):
-        raise doc.error(at + ("strict",), f"{who}: field 'strict' must be true or false")
+        raise doc.error(at + ("strict",), _must_be(who, "strict", N_("true or false")))
     env = raw.get("env", [])
     if not (isinstance(env, list) and all(isinstance(v, str) and v for v in env)):
-        raise doc.error(at + ("env",), f"{who}: field 'env' must be a list of environment "
-                                       "variable names passed to the command")
+        raise doc.error(at + ("env",), _must_be(who, "env", N_(
+            "a list of environment variable names passed to the command")))
     return ToolSpec(
         name=name, description=_unfold_cjk(doc._node_at(at + ("description",)), description).strip(),
         parameters=params,
@@ -431,32 +440,50 @@ def _unfold_descriptions(doc: _Doc, keys: tuple, node: Any, depth: int = 0) -> N
             _unfold_descriptions(doc, keys + (key,), value, depth + 1)
 
 
-def _check_parameters(doc: _Doc, keys: tuple, who: str, params: Any) -> None:
+def _tool(name: object) -> Msg:
+    """``tool 'get_weather'``: who an error is about."""
+    return Msg(N_("tool {name}"), {"name": repr(name)})
+
+
+def _must_be(who: object, key: str, what: str) -> Msg:
+    return Msg(N_("{who}: field '{key}' must be {what}"), {"who": who, "key": key, "what": Msg(what)})
+
+
+def _name_must_match(who: object) -> Msg:
+    return Msg(N_("{who}: field 'name' must match {pattern}"),
+               {"who": who, "pattern": "^[a-zA-Z0-9_-]{1,64}$"})
+
+
+def _check_parameters(doc: _Doc, keys: tuple, who: object, params: Any) -> None:
     from agentdbg.schemas import schema_error
 
     if not isinstance(params, dict):
-        raise doc.error(keys, f"{who}: field 'parameters' must be a JSON Schema object")
+        raise doc.error(keys, _must_be(who, "parameters", N_("a JSON Schema object")))
     if params.get("type") != "object":
-        raise doc.error(keys, f"{who}: field 'parameters' must have type: object")
+        raise doc.error(keys, Msg(N_("{who}: field 'parameters' must have type: object"), {"who": who}))
     problem = schema_error(params)  # never retrieves a $ref; patterns parsed by RE2
     if problem is not None:
         path, message = problem
-        where = "/".join(str(p) for p in path) or "(root)"
-        doc.soft(keys + path, f"{who}: field 'parameters' is not a valid JSON Schema at "
-                              f"{where}: {message}")
+        at = "/".join(str(p) for p in path) or "(root)"
+        doc.soft(keys + path, Msg(N_("{who}: field 'parameters' is not a valid JSON Schema at "
+                                     "{where}: {problem}"),
+                                  {"who": who, "where": at, "problem": message}))
 
 
-def _parse_handler(doc: _Doc, keys: tuple, who: str, raw: Any) -> tuple[str, Any]:
+def _parse_handler(doc: _Doc, keys: tuple, who: object, raw: Any) -> tuple[str, Any]:
     if not isinstance(raw, dict) or len(raw) != 1 or next(iter(raw)) not in HANDLER_KINDS:
-        raise doc.error(keys, f"{who}: field 'handler' must be one of "
-                              "{python: 'pkg.module:function'}, {fixture: <JSON>}, {command: [argv...]}")
+        raise doc.error(keys, Msg(N_("{who}: field 'handler' must be one of {kinds}"), {
+            "who": who,
+            "kinds": "{python: 'pkg.module:function'}, {fixture: <JSON>}, {command: [argv...]}"}))
     kind, value = next(iter(raw.items()))
     if kind == "python" and not (isinstance(value, str)
                                  and re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", value)):
-        raise doc.error(keys + (kind,), f"{who}: handler.python must look like 'package.module:function'")
+        raise doc.error(keys + (kind,), Msg(N_("{who}: handler.python must look like "
+                                               "'package.module:function'"), {"who": who}))
     if kind == "command" and not (isinstance(value, list) and value
                                   and all(isinstance(a, str) for a in value)):
-        raise doc.error(keys + (kind,), f"{who}: handler.command must be a non-empty list of strings")
+        raise doc.error(keys + (kind,), Msg(N_("{who}: handler.command must be a non-empty list "
+                                               "of strings"), {"who": who}))
     return kind, value
 
 
@@ -475,10 +502,12 @@ def resolve_python_handler(spec: ToolSpec) -> Callable[..., Any]:
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # noqa: BLE001 - the user module may raise anything at import
-        raise ConfigError(f"tool {spec.name!r}: cannot import handler module {module_name!r}: "
-                          f"{type(exc).__name__}: {exc}") from None
+        raise ConfigError(Msg(N_("{who}: cannot import handler module {module}: {error}"),
+                              {"who": _tool(spec.name), "module": repr(module_name),
+                               "error": f"{type(exc).__name__}: {exc}"})) from None
     func = getattr(module, func_name, None)
     if not callable(func):
-        raise ConfigError(f"tool {spec.name!r}: handler {spec.handler!r}: "
-                          f"module has no function {func_name!r}")
+        raise ConfigError(Msg(N_("{who}: handler {handler}: module has no function {function}"),
+                              {"who": _tool(spec.name), "handler": repr(spec.handler),
+                               "function": repr(func_name)}))
     return func

@@ -55,13 +55,16 @@ class Runs:
         """``imports shop, weather; runs 2 commands (inventory_cmd.py); starts MCP server 'time'``."""
         parts = []
         if self.modules:
-            parts.append("imports " + ", ".join(self.modules))
+            parts.append(_("imports {modules}").format(modules=", ".join(self.modules)))
         if self.commands:
             files = f" ({', '.join(self.scripts)})" if self.scripts else ""
-            parts.append(f"runs {self.commands} command{'s' if self.commands > 1 else ''}{files}")
+            said = _("runs {n} command{files}") if self.commands == 1 else \
+                _("runs {n} commands{files}")
+            parts.append(said.format(n=self.commands, files=files))
         if self.servers:
-            parts.append("starts MCP server " + ", ".join(repr(s) for s in self.servers))
-        return "; ".join(parts) or "runs nothing (fixtures only)"
+            parts.append(_("starts MCP server {names}").format(
+                names=", ".join(repr(s) for s in self.servers)))
+        return _("; ").join(parts) or _("runs nothing (fixtures only)")
 
     @property
     def anything(self) -> bool:
@@ -219,9 +222,10 @@ def recorded() -> list[tuple[str, str]]:
     out = []
     for key, entry in sorted(_load_store().items()):
         if not Path(key).is_file():
-            out.append((key, "missing"))
+            out.append((key, N_("missing")))
         else:
-            out.append((key, "trusted" if entry.get("digest") == digest(key) else "changed since"))
+            same = entry.get("digest") == digest(key)
+            out.append((key, N_("trusted") if same else N_("changed since")))
     return out
 
 

@@ -479,6 +479,11 @@ def ex_lang_errors(runner: Runner) -> str:
                     "AGENTDBG_LANG=zh agentdbg tools --help | head -5")
 
 
+def ex_lang_usage_error(runner: Runner) -> str:
+    """Click's own usage error in Chinese (its English 'Error:' prefix kept)."""
+    return commands(runner, 'agentdbg run --lang zh --max-turns abc "你好"')
+
+
 TRACES = ROOT / "tests" / "fixtures" / "traces"
 CLAUDE_SESSION = "0542af78-77da-41c1-9127-3d76f8fd6efd.jsonl"
 
@@ -527,6 +532,7 @@ EXAMPLES: dict[str, Callable[[Runner], str]] = {
     "handler-error": ex_handler_error,
     "help": ex_help,
     "lang-errors": ex_lang_errors,
+    "lang-usage-error": ex_lang_usage_error,
     "trust": ex_trust,
     "run-turn": ex_run_turn,
     "step-lesson": ex_step_lesson,

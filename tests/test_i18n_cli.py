@@ -173,3 +173,105 @@ def test_the_reports_diff_section_in_chinese(two_runs, tmp_path):
     assert r.exit_code == 0, r.output
     section = out.read_text(encoding="utf-8").split('<section id="diff">')[1]
     assert "<h2>对比</h2>" in section and "第一处分歧：第 1 轮：B 没有调用 query_order" in section
+
+
+# -- click's own usage errors, and --lang before the command ----------------------------------
+
+def test_clicks_usage_errors_in_chinese_and_english_unchanged():
+    r = invoke("run", "--lang", "zh", "--max-turns", "abc", "x")
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[1:] == ["运行 'agentdbg run --help' 查看帮助。", "",
+                                         "Error: '--max-turns' 的值无效：'abc' 不是有效的整数。"]
+    said = {args: invoke(*args, AGENTDBG_LANG="zh").stderr.splitlines()[-1] for args in (
+        ("run", "--ste", "x"), ("diff", "a"), ("rnu",), ("run", "--approve", "maybe", "x"),
+        ("run", "x", "y"), ("run", "--save"), ("run", "--lang", "fr", "x"))}
+    assert said == {
+        ("run", "--ste", "x"): "Error: 没有这个选项：--ste（你是想用：--save, --step, --system？）",
+        ("diff", "a"): "Error: 缺少参数 'b'。",
+        ("rnu",): "Error: 没有命令 'rnu'。你是想用 'run' 吗？",
+        ("run", "--approve", "maybe", "x"): "Error: '--approve' 的值无效：'maybe' 不是 'all', 'none' 之一。",
+        ("run", "x", "y"): "Error: 多出了参数（y）",
+        ("run", "--save"): "Error: 选项 '--save' 需要一个值。",
+        # a --lang with no catalog is said wrong in the variable's language
+        ("run", "--lang", "fr", "x"): "Error: '--lang'（环境变量 'AGENTDBG_LANG'） 的值无效：'fr' 不是 'en', 'zh' 之一。",
+    }
+    en = invoke("run", "--max-turns", "abc", "x").stderr
+    assert en.endswith("Error: Invalid value for '--max-turns': 'abc' is not a valid int range.\n")
+    assert "Try 'agentdbg run --help' for help." in en
+
+
+def test_lang_before_the_command_is_the_commands_language(tmp_path):
+    """`agentdbg --lang zh run …` (as the docs write it) speaks Chinese, though run's own --lang
+    is not typed; a --lang typed after the command still wins, and so does a typed one over
+    the variable."""
+    assert "模型：离线模型" in invoke("--lang", "zh", "run", "你好").stdout
+    assert "模型：离线模型" in invoke("--lang", "zh", "run", "你好", AGENTDBG_LANG="en").stdout
+    assert "model: offline" in invoke("--lang", "zh", "run", "--lang", "en", "hi").stdout
+    assert "model: offline" in invoke("run", "--lang", "en", "hi", AGENTDBG_LANG="zh").stdout
+    assert "tool 消息不在工具块" in invoke("--lang", "zh", "check", "--rules", COLUMNS="200").stdout
+
+
+def test_a_proxy_recordings_handout_in_chinese_says_truly_what_came_next(tmp_path):
+    """The blocked request of a proxy recording: its finding (a template quoting a JSON message
+    in braces) read back in Chinese, and the last sentence says the recording ends as the
+    proxy recorded it, not that the model answered (it saw nothing)."""
+    import html
+    import re
+
+    from support import ROOT
+
+    out = tmp_path / "handout.html"
+    src = ROOT / "tests" / "transcripts_v1" / "proxy-chat-blocked.jsonl"
+    assert invoke("report", str(src), "--handout", "--lang", "zh", "-o", str(out)).exit_code == 0
+    blocked = html.unescape(re.sub(r"<[^>]+>", " ", out.read_text("utf-8").split('id="phase-3"')[1]))
+    assert "调用 'call_o1' 后面没有 tool 消息；请在下一条消息之前追加 {\"role\": \"tool\"" in blocked
+    assert "记录到此结束：应用停在了模型的工具调用上，没有把调用结果发回去" in blocked
+    assert "模型的回复里没有 tool_calls" not in blocked
+    assert invoke("report", str(src), "--handout", "-o", str(out)).exit_code == 0
+    assert "The recording ends here: the app ended on the model&#x27;s tool call" in out.read_text("utf-8")
+
+
+BROKEN_TOOLS = ("version: 1\ntools:\n  - name: 'bad name!'\n    description: x\n    handler: {fixture: {}}\n"
+                "  - name: a\n    description: Use when asked.\n    parameters: {type: object, properties: 3}\n"
+                "    handler: {fixture: {}}\n  - name: a\n    description: dup\n    handler: {fixture: {}}\n")
+
+
+def test_what_the_tools_file_loader_refuses_is_said_in_chinese(tmp_path):
+    """The loader's one-line error (run) and the lint's findings for it (tools): Chinese after
+    the position; the JSON Schema validator's words and --json stay English; a schema whose
+    properties is not a mapping is a finding, not an internal error."""
+    tools = tmp_path / "tools.yaml"
+    tools.write_text(BROKEN_TOOLS)
+    r = invoke("run", "--lang", "zh", "-t", str(tools), "你好")
+    assert r.stderr == f"agentdbg: error: {tools}:3:11：工具 'bad name!'：字段 'name' 必须匹配 ^[a-zA-Z0-9_-]{{1,64}}$\n"
+    out = invoke("tools", "--lang", "zh", str(tools), COLUMNS="300").stdout
+    assert "✗ 错误 duplicate-tool-name：工具 'a'：名称重复（第一次定义在 tools[1]）" in out
+    assert ("✗ 错误 parameters-schema-invalid：工具 'a'：字段 'parameters' 在 properties 处不是有效的 "
+            "JSON Schema：3 is not of type 'object'") in out
+    doc = json.loads(invoke("tools", "--lang", "zh", str(tools), "--json").stdout)
+    assert "tool 'a': duplicate name (first defined as tools[1])" in {f["message"] for f in doc["findings"]}
+    tools.write_text("version: 1\ntools:\n  - name: a\n    description: x\n    approval: sometimes\n"
+                     "    handler: {fixture: {}}\n")
+    assert invoke("run", "--lang", "zh", "-t", str(tools), "你好").stderr.endswith(
+        "：工具 'a'：字段 'approval' 必须是 'never' 或 'always'，却是 'sometimes'\n")
+    assert invoke("run", "-t", str(tools), "hi").stderr.endswith(
+        ": tool 'a': field 'approval' must be 'never' or 'always', got 'sometimes'\n")
+
+
+def test_a_real_endpoint_that_is_not_there_is_said_in_chinese(tmp_path):
+    """The header's model line and the stop line when the endpoint refuses the connection (a
+    real connect to a closed port): agentdbg's words in Chinese, the system's reason verbatim."""
+    import socket
+
+    with socket.socket() as s:            # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    r = invoke("run", "--lang", "zh", "--model", "gpt-x", "--base-url", url, "--api-key", "k",
+               "你好", COLUMNS="200")
+    assert r.exit_code == 7
+    assert f"模型：gpt-x，地址 {url}" in r.stdout
+    assert f"停止：模型出错 — {url}/chat/completions：连接不上（" in r.stdout
+    assert "）；服务器在运行吗？--base-url 对吗？" in r.stdout
+    en = invoke("run", "--model", "gpt-x", "--base-url", url, "--api-key", "k", "hi", COLUMNS="200")
+    assert f"model: gpt-x at {url}" in en.stdout and "is the server running and is --base-url right?" in en.stdout

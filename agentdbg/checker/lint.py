@@ -90,7 +90,7 @@ _LOADER_RULES = (("field 'name' must match", "invalid-tool-name"),
 
 def _loader_problems(toolset: ToolSet) -> Iterator[LintFinding]:
     for message, line, _ in toolset.problems:
-        rule = next((r for words, r in _LOADER_RULES if words in message), "tools-file-invalid")
+        rule = next((r for words, r in _LOADER_RULES if words in str(message)), "tools-file-invalid")
         yield finding(rule, None, message, line=line, severity="error")
 
 
@@ -116,6 +116,8 @@ def _description(spec: ToolSpec) -> Iterator[LintFinding]:
 
 def _parameters(spec: ToolSpec) -> Iterator[LintFinding]:
     props = spec.parameters.get("properties") or {}
+    if not isinstance(props, dict):   # parameters-schema-invalid says so (the loader's words)
+        return
     if props and "required" not in spec.parameters:
         yield finding("required-list-missing", spec, Msg(N_(
             "no 'required' list: say which parameters the model must fill")))

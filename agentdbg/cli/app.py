@@ -21,16 +21,20 @@ from agentdbg.errors import AgentdbgError, ExitStatus
 def chosen_language(args: list[str]) -> str:
     """The language a command line asks for: its ``--lang`` wherever it stands (not after
     ``--``, where another program's arguments begin), else ``AGENTDBG_LANG``, else English.
-    Read before anything is parsed, so errors, warnings and ``--help`` already speak it."""
+    Read before anything is parsed, so errors, warnings and ``--help`` already speak it; a
+    ``--lang`` agentdbg has no catalog for is said wrong in the variable's language."""
+    known = i18n.languages()
     lang = os.environ.get("AGENTDBG_LANG") or i18n.DEFAULT
+    lang = lang if lang in known else i18n.DEFAULT
     for i, arg in enumerate(args):
         if arg == "--":
             break
         if arg == "--lang" and i + 1 < len(args):
-            lang = args[i + 1]
+            lang = args[i + 1] if args[i + 1] in known else lang   # a wrong one: click says so
         elif arg.startswith("--lang="):
-            lang = arg.split("=", 1)[1]
-    return lang if lang in i18n.languages() else i18n.DEFAULT   # a wrong one: click says so
+            value = arg.split("=", 1)[1]
+            lang = value if value in known else lang
+    return lang
 
 
 class Group(TyperGroup):
@@ -44,7 +48,26 @@ class Group(TyperGroup):
 
             translate(self)
             ctx.formatter_class = Formatter
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except Exception as exc:
+            _localise(exc)
+            raise
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:   # a command's usage error: click shows it, after this
+            _localise(exc)
+            raise
+
+
+def _localise(exc: Exception) -> None:
+    """A click usage error shown in the chosen language (English: as click shows it)."""
+    if i18n.language() != i18n.DEFAULT:
+        from agentdbg.cli.usage import localise
+
+        localise(exc)
 
 
 if TYPE_CHECKING:

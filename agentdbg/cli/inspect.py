@@ -173,6 +173,7 @@ def init(
     """Start a project: a commented tools.yaml and its handler module (handlers.py); never
     overwrites a file."""
     from agentdbg.drivers.init import init_project
+    from agentdbg.i18n import _
     from agentdbg.render.safe import one_line
 
     written = init_project(folder, source)
@@ -180,9 +181,11 @@ def init(
 
     record_trust(written.tools)   # it wrote the file: ./tools.yaml runs without asking
     names = ", ".join(written.names)
-    print(f"wrote {one_line(written.tools)} ({len(written.names)} tool(s): {one_line(names)}) "
-          f"and {one_line(written.module)}")
+    print(_("wrote {tools} ({n} tool(s): {names}) and {module}").format(
+        tools=one_line(written.tools), n=len(written.names), names=one_line(names),
+        module=one_line(written.module)))
     where = "" if folder == Path(".") else f"cd {one_line(folder)} && "
-    print(f"next: {where}agentdbg tools     (lint them)\n"
-          f"      {where}agentdbg run \"QUESTION\"     (the loop, offline; --step: one phase at a time)")
+    print(_("next: {where}agentdbg tools     (lint them)\n"
+            "      {where}agentdbg run \"QUESTION\"     (the loop, offline; --step: one phase at "
+            "a time)").format(where=where))
     return 0

@@ -10,7 +10,7 @@ import typer
 
 from agentdbg.checker.profiles import PROFILES
 from agentdbg.engine.phases import StopReason
-from agentdbg.i18n import languages
+from agentdbg.i18n import language, languages
 
 
 class Approve(str, Enum):
@@ -60,8 +60,15 @@ StepOpt = Annotated[bool, typer.Option(
     "--step", help="Open the step debugger: pause before every phase.")]
 ExplainOpt = Annotated[bool, typer.Option(
     "--explain", help="Step mode: narrate each phase in protocol terms.")]
+def _chosen_language(ctx: typer.Context, param: typer.CallbackParam, value: Lang) -> str:
+    """The language chosen before parsing (``--lang`` wherever it stands, then AGENTDBG_LANG):
+    ``agentdbg --lang zh run …`` speaks Chinese though run's own ``--lang`` is not typed."""
+    source = ctx.get_parameter_source(param.name or "lang")
+    return value.value if getattr(source, "name", "") == "COMMANDLINE" else language()
+
+
 LangOpt = Annotated[Lang, typer.Option(
-    "--lang", envvar="AGENTDBG_LANG",
+    "--lang", envvar="AGENTDBG_LANG", callback=_chosen_language,
     help="The language of what agentdbg prints: step mode, the run view, narration, the "
          "checker's findings (the API's own error texts stay verbatim).")]
 PresentOpt = Annotated[bool, typer.Option(

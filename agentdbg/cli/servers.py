@@ -82,18 +82,22 @@ def proxy(
 
     agentdbg proxy --offline -- python examples/agent_app.py "..."   runs an app through it."""
     from agentdbg.errors import AgentdbgError
+    from agentdbg.i18n import N_, Msg
 
     behind = [name for name, on in (("--upstream", upstream), ("--offline", offline),
                                     ("--script", script)) if on]
     if len(behind) > 1:
-        raise AgentdbgError(f"choose one of --upstream, --offline, --script (got {', '.join(behind)})")
+        raise AgentdbgError(Msg(N_("choose one of {options} (got {given})"),
+                                {"options": "--upstream, --offline, --script", "given": ", ".join(behind)}))
     if not cmd and not behind:
-        raise AgentdbgError("say what is behind the proxy: --upstream URL, --offline or --script "
-                            "FILE (or run a command: agentdbg proxy [OPTIONS] -- CMD [ARGS]...)")
+        raise AgentdbgError(Msg(N_("say what is behind the proxy: --upstream URL, --offline or "
+                                   "--script FILE (or run a command: agentdbg proxy [OPTIONS] -- "
+                                   "CMD [ARGS]...)")))
     if cmd and intercept:
-        raise AgentdbgError("--intercept needs the terminal, which CMD has: use it without CMD")
+        raise AgentdbgError(Msg(N_("--intercept needs the terminal, which CMD has: use it without "
+                                   "CMD")))
     if client is not None and not cmd:
-        raise AgentdbgError("--client names the kind of CMD: give a command after --")
+        raise AgentdbgError(Msg(N_("--client names the kind of CMD: give a command after --")))
     export = None
     if otlp is not None:   # checked before binding; the spans go as each conversation goes
         from agentdbg.report.commands import ConversationExport, check_otlp

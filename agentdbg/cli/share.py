@@ -56,8 +56,10 @@ def report(
                            lang=lang.value)
     if lesson is not None:
         from agentdbg.errors import ConfigError
+        from agentdbg.i18n import N_, Msg
 
-        raise ConfigError("--lesson goes with --handout (the lesson's exercises are the handout's)")
+        raise ConfigError(Msg(N_("--lesson goes with --handout (the lesson's exercises are the "
+                                 "handout's)")))
     other = _resolve(diff_with) if diff_with is not None else None
     return run_report(_resolve(transcript), output, make_console(), diff_with=other,
                       profile=profile.value, lang=lang.value)

@@ -29,24 +29,27 @@ def trust_cmd(
     and the handler modules and scripts it names): a change asks again. A file you name with
     --tools is trusted anyway."""
     from agentdbg import trust
+    from agentdbg.i18n import N_, Msg, _
     from agentdbg.textsafe import one_line
 
     if list_:
         if file is not None or revoke:
-            raise AgentdbgError("--list takes no FILE and no --revoke")
+            raise AgentdbgError(Msg(N_("--list takes no FILE and no --revoke")))
         entries = trust.recorded()
         for name, state in entries:
-            print(f"{state:<14} {one_line(name)}")
+            print(f"{_(state):<14} {one_line(name)}")   # trusted, changed since, missing
         if not entries:
-            print(f"no trusted tools files ({one_line(trust.store_path())})")
+            print(_("no trusted tools files ({path})").format(path=one_line(trust.store_path())))
         return 0
     path = file if file is not None else Path("tools.yaml")
     if revoke:
         done = trust.revoke(path)
-        print(f"{'no longer trusted' if done else 'was not trusted'}: {one_line(path)}")
+        said = _("no longer trusted: {path}") if done else _("was not trusted: {path}")
+        print(said.format(path=one_line(path)))
         return 0
     value = trust.record_trust(path)
-    print(f"trusted: {one_line(path)} ({value[:19]}…): it {one_line(trust.runs(path).phrase())}")
+    print(_("trusted: {path} ({digest}…): it {runs}").format(
+        path=one_line(path), digest=value[:19], runs=one_line(trust.runs(path).phrase())))
     return 0
 
 
@@ -57,11 +60,12 @@ def interactive(json_out: bool = False) -> bool:
 
 def ask(path: Any, runs: Any) -> bool:
     """Ask once, on the terminal, whether to trust a found tools file (default no)."""
+    from agentdbg.i18n import _
     from agentdbg.textsafe import one_line
 
-    print(f"agentdbg: {one_line(path)} was found here, not named with --tools; it "
-          f"{one_line(runs.phrase())}.", file=sys.stderr)
-    print("Trust it and run its code? (agentdbg trust records it; a change asks again) [y/N] ",
+    print("agentdbg: " + _("{path} was found here, not named with --tools; it {runs}.").format(
+        path=one_line(path), runs=one_line(runs.phrase())), file=sys.stderr)
+    print(_("Trust it and run its code? (agentdbg trust records it; a change asks again) [y/N] "),
           end="", file=sys.stderr, flush=True)
     answer = sys.stdin.readline()
     return answer.strip().lower() in ("y", "yes")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentdbg.errors import InputError
+from agentdbg.i18n import N_, Msg
 
 if TYPE_CHECKING:
     from agentdbg.transcript.imported import Written
@@ -34,12 +35,13 @@ def sources_under(path: Path) -> list[tuple[Path, str]]:
     from agentdbg.transcript import foreign
 
     if not path.exists():
-        raise InputError(f"{path}: no such file or folder")
+        raise InputError(Msg(N_("{path}: no such file or folder"), {"path": path}))
     if not path.is_dir():
         source = foreign(path)
         if source is None:
-            raise InputError(f"{path}: not a file agentdbg can import (a Claude Code session, a "
-                             "Codex CLI rollout or OpenTelemetry traces in OTLP JSON or protobuf)")
+            raise InputError(Msg(N_("{path}: not a file agentdbg can import (a Claude Code "
+                                    "session, a Codex CLI rollout or OpenTelemetry traces in OTLP "
+                                    "JSON or protobuf)"), {"path": path}))
         return [(path, source)]
     found: list[tuple[Path, str]] = []
     seen = 0
@@ -48,7 +50,8 @@ def sources_under(path: Path) -> list[tuple[Path, str]]:
         for name in sorted(files):
             seen += 1
             if seen > MAX_FILES:
-                raise InputError(f"{path}: more than {MAX_FILES} files; import a smaller folder")
+                raise InputError(Msg(N_("{path}: more than {limit} files; import a smaller folder"),
+                                     {"path": path, "limit": MAX_FILES}))
             file = Path(root) / name
             if name.endswith(".meta.json") or a_sessions_subagent(file) or a_spawned_rollout(file):
                 continue
@@ -56,8 +59,8 @@ def sources_under(path: Path) -> list[tuple[Path, str]]:
             if source is not None:
                 found.append((file, source))
     if not found:
-        raise InputError(f"{path}: holds no file agentdbg can import (Claude Code sessions, Codex "
-                         "CLI rollouts, OpenTelemetry traces)")
+        raise InputError(Msg(N_("{path}: holds no file agentdbg can import (Claude Code sessions, "
+                                "Codex CLI rollouts, OpenTelemetry traces)"), {"path": path}))
     return found
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import AgentdbgError
+from agentdbg.i18n import N_, Msg
 
 MODULE = "handlers"
 
@@ -91,8 +92,8 @@ def init_project(folder: Path, source: Path | None = None) -> Written:
     tools_path, module_path = folder / "tools.yaml", folder / f"{MODULE}.py"
     for path in (tools_path, module_path):
         if path.exists() or path.is_symlink():
-            raise AgentdbgError(f"{path} already exists; init never overwrites a file: move it "
-                                "away or run init in another folder")
+            raise AgentdbgError(Msg(N_("{path} already exists; init never overwrites a file: move "
+                                       "it away or run init in another folder"), {"path": path}))
     if source is None:
         tools_text, module_text, names = TOOLS_YAML, HANDLERS_PY, ["get_weather"]
     else:
@@ -110,7 +111,8 @@ def _create(path: Path, text: str) -> None:
         with open(path, "x", encoding="utf-8") as f:   # "x": never over a file made meanwhile
             f.write(text)
     except OSError as exc:
-        raise AgentdbgError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise AgentdbgError(Msg(N_("{path}: cannot write: {reason}"),
+                                {"path": path, "reason": exc.strerror or exc})) from None
 
 
 # -- from a tools JSON -------------------------------------------------------------------------
@@ -124,8 +126,8 @@ def from_definitions(source: Path) -> tuple[str, str, list[str]]:
 
     toolset = load_tools(source, resolve=False)
     if toolset.tools and toolset.tools[0].handler_kind != "none":
-        raise AgentdbgError(f"{source}: --from reads a tools JSON (an OpenAI 'tools' array); "
-                            "this is already a tools.yaml")
+        raise AgentdbgError(Msg(N_("{path}: --from reads a tools JSON (an OpenAI 'tools' array); "
+                                   "this is already a tools.yaml"), {"path": source}))
     functions = _function_names([t.name for t in toolset.tools])
     entries, defs = [], []
     for spec in toolset.tools:

@@ -264,7 +264,8 @@ def _start_from_messages(args: ReplayArgs, console: Console) -> ExitStatus:
     session, info = _live_session(args, messages)
     question = next((m.get("content") for m in reversed(messages) if m.get("role") == "user"), "")
     return drive(session, console, _options(
-        args, info, model_desc=f"{info.description}; started from {args.file}",
+        args, info, model_desc=Msg(N_("{model}; started from {path}"),
+                                   {"model": info.description, "path": args.file}),
         question=str(question)))
 
 
@@ -279,8 +280,9 @@ def _fork(args: ReplayArgs, console: Console) -> ExitStatus:
     messages = [dict(m) for m in final[:args.from_index + 1]]
     session, info = _live_session(args, messages, recording.header)
     return drive(session, console, _options(
-        args, info, model_desc=f"{info.description}; fork of {args.file} at message "
-                               f"{args.from_index}",
+        args, info, model_desc=Msg(N_("{model}; fork of {path} at message {index}"),
+                                   {"model": info.description, "path": args.file,
+                                    "index": args.from_index}),
         question=_question(recording.final_messages()[:args.from_index + 1], recording.header),
         parent={"path": str(Path(args.file)), "from_index": args.from_index}))
 

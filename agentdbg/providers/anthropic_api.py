@@ -14,6 +14,7 @@ import os
 from typing import Any, ClassVar
 
 from agentdbg.errors import ConfigError, ProviderError
+from agentdbg.i18n import N_, Msg
 from agentdbg.providers.base import ModelReply, ModelRequest, sdk_dump
 from agentdbg.providers.bodies import MAX_TOKENS
 from agentdbg.providers.bodies import anthropic_body as request_body
@@ -76,10 +77,12 @@ class AnthropicAPI:
     def _explain(self, where: str, exc: Any) -> ProviderError:
         sdk = self.sdk
         if isinstance(exc, sdk.APITimeoutError):
-            return ProviderError(f"{where}: the request timed out", retryable=True)
+            return ProviderError(Msg(N_("{where}: the request timed out"), {"where": where}),
+                                 retryable=True)
         if isinstance(exc, sdk.APIConnectionError):
-            return ProviderError(f"{where}: cannot connect ({_cause(exc)}); is the server running "
-                                 "and is --base-url right?", retryable=True)
+            return ProviderError(Msg(N_("{where}: cannot connect ({cause}); is the server running "
+                                        "and is --base-url right?"),
+                                     {"where": where, "cause": _cause(exc)}), retryable=True)
         if isinstance(exc, sdk.APIStatusError):
             status = exc.status_code
             hints = {401: "authentication failed" + ("" if self.has_key else

@@ -40,7 +40,8 @@ def make_provider(model: str | None, base_url: str | None = None, api_key: str |
     if script is not None:
         from agentdbg.providers.scripted import ScriptedModel
 
-        return ProviderInfo(ScriptedModel.from_file(script), f"scripted ({script})",
+        return ProviderInfo(ScriptedModel.from_file(script),
+                            Msg(N_("scripted ({path})"), {"path": script}),
                             model=model or "scripted")
     if not model or model == "offline":
         from agentdbg.providers.judged import JudgedModel
@@ -54,8 +55,9 @@ def make_provider(model: str | None, base_url: str | None = None, api_key: str |
     client = getattr(_module(api), CLIENTS[api][1])(model, base_url, api_key, retries=retries)
     label = getattr(client, "api_label", None)
     # the description is shown and recorded: the URL without its credentials
-    return ProviderInfo(client, f"{model} at {safe_url(client.base_url)}"
-                        + (f" ({label})" if label else ""), model=model, base_url=client.base_url)
+    return ProviderInfo(client, Msg(N_("{model} at {url}{api}"), {
+        "model": model, "url": safe_url(client.base_url), "api": f" ({label})" if label else ""}),
+        model=model, base_url=client.base_url)
 
 
 def precheck_for(api: str, profile: str) -> Callable[[ModelRequest], list]:

@@ -11,6 +11,7 @@ from typing import Any
 import openai
 
 from agentdbg.errors import ProviderError
+from agentdbg.i18n import N_, Msg
 from agentdbg.providers.base import ModelReply, ModelRequest, sdk_dump
 from agentdbg.providers.bodies import chat_body as request_body
 from agentdbg.transcript.redact import safe_url, url_secrets
@@ -74,10 +75,12 @@ class OpenAICompatible:
     def _explain(self, exc: openai.APIError) -> ProviderError:
         where = f"{self.shown_url}/chat/completions"
         if isinstance(exc, openai.APITimeoutError):
-            return ProviderError(f"{where}: the request timed out", retryable=True)
+            return ProviderError(Msg(N_("{where}: the request timed out"), {"where": where}),
+                                 retryable=True)
         if isinstance(exc, openai.APIConnectionError):
-            return ProviderError(f"{where}: cannot connect ({_cause(exc)}); is the server running "
-                                 "and is --base-url right?", retryable=True)
+            return ProviderError(Msg(N_("{where}: cannot connect ({cause}); is the server running "
+                                        "and is --base-url right?"),
+                                     {"where": where, "cause": _cause(exc)}), retryable=True)
         if isinstance(exc, openai.APIStatusError):
             return _status_error(where, self.model, exc, self.has_key)
         return ProviderError(f"{where}: {type(exc).__name__}: {_api_message(exc)}")
@@ -116,18 +119,20 @@ def _status_error(where: str, model: str, exc: openai.APIStatusError, has_key: b
     status = exc.status_code
     detail = _api_message(exc)
     hints = {
-        401: "authentication failed" + ("" if has_key else "; set OPENAI_API_KEY or --api-key"),
-        403: "permission denied for this key or model",
-        404: f"not found: check the model name ({model!r}) and --base-url",
-        429: "rate limited or out of quota; wait and try again",
+        401: Msg(N_("authentication failed")) if has_key else
+        Msg(N_("authentication failed; set OPENAI_API_KEY or --api-key")),
+        403: Msg(N_("permission denied for this key or model")),
+        404: Msg(N_("not found: check the model name ({model}) and --base-url"), {"model": repr(model)}),
+        429: Msg(N_("rate limited or out of quota; wait and try again")),
     }
     if status in hints:
         head = hints[status]
     elif status >= 500:
-        head = "the server failed"
+        head = Msg(N_("the server failed"))
     else:
-        head = "the API rejected the request"
-    return ProviderError(f"{where}: HTTP {status}: {head}: {detail}",
+        head = Msg(N_("the API rejected the request"))
+    return ProviderError(Msg(N_("{where}: HTTP {status}: {head}: {detail}"),
+                             {"where": where, "status": status, "head": head, "detail": detail}),
                          retryable=status == 429 or status >= 500, status=status)
 
 

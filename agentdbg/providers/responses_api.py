@@ -14,6 +14,7 @@ from typing import Any
 import openai
 
 from agentdbg.errors import ProviderError
+from agentdbg.i18n import N_, Msg
 from agentdbg.providers.base import ModelReply, ModelRequest, sdk_dump
 from agentdbg.providers.bodies import responses_body as request_body
 from agentdbg.providers.openai_compat import (
@@ -66,10 +67,12 @@ class ResponsesAPI:
 
     def _explain(self, where: str, exc: openai.APIError) -> ProviderError:
         if isinstance(exc, openai.APITimeoutError):
-            return ProviderError(f"{where}: the request timed out", retryable=True)
+            return ProviderError(Msg(N_("{where}: the request timed out"), {"where": where}),
+                                 retryable=True)
         if isinstance(exc, openai.APIConnectionError):
-            return ProviderError(f"{where}: cannot connect ({_cause(exc)}); is the server running "
-                                 "and is --base-url right?", retryable=True)
+            return ProviderError(Msg(N_("{where}: cannot connect ({cause}); is the server running "
+                                        "and is --base-url right?"),
+                                     {"where": where, "cause": _cause(exc)}), retryable=True)
         if isinstance(exc, openai.APIStatusError):
             return _status_error(where, self.model, exc, self.has_key)
         return ProviderError(f"{where}: {type(exc).__name__}: {_api_message(exc)}")

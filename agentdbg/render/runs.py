@@ -14,10 +14,11 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 
+from agentdbg.i18n import N_, _
 from agentdbg.render.safe import safe
 
 CREATED = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)")
-HEAD = ("#", "created", "stop", "turns", "question")
+HEAD = ("#", N_("created"), N_("stop"), N_("turns"), N_("question"))
 GAP = "  "
 
 
@@ -65,8 +66,10 @@ def cut(text: str, cells: int) -> str:
 
 def _cells(row: RunRow) -> tuple[str, str, str, str, str]:
     if row.error is not None:
-        return str(row.number), "?", "unreadable", "", row.error
-    stop = row.stop if row.stop is not None else "(no stop)"
+        return str(row.number), "?", _("unreadable"), "", row.error
+    from agentdbg.render.run import stop_label
+
+    stop = stop_label(row.stop) if row.stop is not None else _("(no stop)")
     turns = "" if row.turns is None else str(row.turns)
     question = " ".join(safe(row.question or "").split())
     if row.kind:
@@ -92,12 +95,13 @@ def _agent_cell(row: RunRow) -> str:
 def render_runs(rows: list[RunRow], folder: str, width: int, *, more: int = 0) -> list[Text]:
     """The listing as lines; print each with ``soft_wrap=True`` (nothing is wrapped: the
     question is cut to ``width``, a name longer than the line runs past it whole)."""
-    lines = [Text(f"saved runs in {safe(folder)}, newest first")]
+    lines = [Text(_("saved runs in {folder}, newest first").format(folder=safe(folder)))]
     if not rows:
-        lines.append(Text("(none yet: agentdbg run \"question\" saves one here)"))
+        lines.append(Text(_("(none yet: agentdbg run \"question\" saves one here)")))
         return lines
     cells = [_cells(r) for r in rows]
-    widths = [max(cell_len(c[i]) for c in [HEAD, *cells]) for i in range(4)]
+    head = tuple(_(h) for h in HEAD)
+    widths = [max(cell_len(c[i]) for c in [head, *cells]) for i in range(4)]
     indent = " " * (widths[0] + len(GAP))
 
     def line(c: tuple[str, ...], style: str = "") -> Text:
@@ -107,15 +111,15 @@ def render_runs(rows: list[RunRow], folder: str, width: int, *, more: int = 0) -
         text.append(cut(c[4], max(1, width - cell_len(head + GAP))))
         return text
 
-    lines.append(line(HEAD, "bold"))
-    lines.append(Text(indent + "name (give it, or the #, to replay, report, diff, export)",
+    lines.append(line(head, "bold"))
+    lines.append(Text(indent + _("name (give it, or the #, to replay, report, diff, export)"),
                       style="bold"))
     for row, c in zip(rows, cells):
         lines.append(line(c, "red" if row.error is not None else ""))
         lines.append(Text(indent + safe(row.name), style="cyan"))
     if more:
-        lines.append(Text(f"… and {more} older (--limit)", style="dim"))
-    lines.append(Text("'last' is #1; a path works too", style="dim"))
-    lines.append(Text("each run keeps the newest --keep-runs (default 50) here, removing older ones",
-                      style="dim"))
+        lines.append(Text(_("… and {n} older (--limit)").format(n=more), style="dim"))
+    lines.append(Text(_("'last' is #1; a path works too"), style="dim"))
+    lines.append(Text(_("each run keeps the newest --keep-runs (default 50) here, removing older "
+                        "ones"), style="dim"))
     return lines

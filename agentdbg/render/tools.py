@@ -30,8 +30,10 @@ def tools_table(toolset: ToolSet) -> Table:
     for col in (_("tool"), _("parameters (* required)"), _("handler"), _("policy")):
         table.add_column(col, overflow="fold")
     for t in toolset.tools:
-        req = set(t.parameters.get("required") or [])
-        params = ", ".join(f"{p}{'*' if p in req else ''}" for p in t.parameters.get("properties") or {})
+        required, props = t.parameters.get("required"), t.parameters.get("properties")
+        req = {r for r in required if isinstance(r, str)} if isinstance(required, list) else set()
+        params = ", ".join(f"{p}{'*' if p in req else ''}" for p in   # a broken schema: none
+                           (props if isinstance(props, dict) else {}))
         policy = [_("timeout {seconds}s").format(seconds=f"{t.timeout:g}"),
                   _("max {n} chars").format(n=t.max_result_chars)]
         if t.side_effects:

@@ -13,7 +13,7 @@ from typing import Any
 
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import RequestBlocked, Session, ToolsExecuted
-from agentdbg.i18n import _
+from agentdbg.i18n import _, recorded
 from agentdbg.messages import call_name
 
 LIMITS = (StopReason.MAX_TURNS, StopReason.MAX_TOOL_CALLS, StopReason.REPEATED_CALL,
@@ -122,6 +122,9 @@ def _tools(session: Session) -> str:
 def _stopped(session: Session) -> str:
     reason = session.stop_reason
     if reason is StopReason.COMPLETED:
+        detail = session.stop_detail.strip()
+        if detail and detail != "the model answered without tool calls":   # a proxy's recording
+            return _("The recording ends here: {detail}.").format(detail=recorded(detail))
         return _("The model answered without tool_calls, so the loop ends here.")
     if reason is StopReason.MODEL_ERROR:
         return _model_error(session.model_failure)

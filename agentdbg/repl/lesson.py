@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdbg.errors import ConfigError, located
+from agentdbg.errors import ConfigError, where
+from agentdbg.i18n import N_, Msg
 
 OPTIONS = {"lang": str, "explain": bool, "present": bool, "profile": str, "approve": str,
            "max_turns": int, "system": str, "full": bool}
@@ -39,7 +40,7 @@ MAX_ITEMS = 1000
 
 
 #: the error for a key of the lesson file: ``bad(key, what is wrong)``
-Bad = Callable[[str, str], ConfigError]
+Bad = Callable[[str, Msg], ConfigError]
 
 
 @dataclass
@@ -67,17 +68,21 @@ def load_lesson(path: Path) -> Lesson:
 
     data, node = parse(path, read_text(path, "lesson file"))
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: a lesson file is a YAML mapping (question:, steps: …)")
+        raise ConfigError(Msg(N_("{path}: a lesson file is a YAML mapping (question:, steps: …)"),
+                              {"path": path}))
     lines = _key_lines(node)
 
-    def bad(key: str, what: str) -> ConfigError:
-        return ConfigError(located(path, lines.get(key), None, f"{key}: {what}"))
+    def bad(key: str, what: Msg) -> ConfigError:
+        return ConfigError(Msg(N_("{where}: {key}: {problem}"),
+                               {"where": where(path, lines.get(key), None), "key": key,
+                                "problem": what}))
 
     known = {"title", "question", "options", "breakpoints", "injections", "steps", "exercises",
              "tools"}
     for key in data:
         if key not in known:
-            raise bad(str(key), f"not a lesson key; the keys are {', '.join(sorted(known))}")
+            raise bad(str(key), Msg(N_("not a lesson key; the keys are {keys}"),
+                                    {"keys": ", ".join(sorted(known))}))
     lesson = Lesson(path=path)
     lesson.question = _text(data.get("question"), "question", bad, optional=True)
     lesson.title = _text(data.get("title"), "title", bad, optional=True) or ""
@@ -103,9 +108,9 @@ def _items(data: dict, key: str, bad: Bad) -> list:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise bad(key, "expected a list")
+        raise bad(key, Msg(N_("expected a list")))
     if len(value) > MAX_ITEMS:
-        raise bad(key, f"{len(value)} items; at most {MAX_ITEMS}")
+        raise bad(key, Msg(N_("{n} items; at most {limit}"), {"n": len(value), "limit": MAX_ITEMS}))
     return value
 
 
@@ -115,7 +120,7 @@ def _text(value: Any, key: str, bad: Bad, optional: bool = False) -> str | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise bad(key, f"expected text, got {type(value).__name__}")
+        raise bad(key, Msg(N_("expected text, got {type}"), {"type": type(value).__name__}))
     return value
 
 
@@ -123,14 +128,16 @@ def _options(value: Any, bad: Bad) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise bad("options", "expected a mapping (lang: zh, explain: true …)")
+        raise bad("options", Msg(N_("expected a mapping (lang: zh, explain: true …)")))
     out = {}
     for key, v in value.items():
         kind = OPTIONS.get(str(key))
         if kind is None:
-            raise bad("options", f"{key!r} is not a lesson option; one of {', '.join(OPTIONS)}")
+            raise bad("options", Msg(N_("{key} is not a lesson option; one of {options}"),
+                                     {"key": repr(key), "options": ", ".join(OPTIONS)}))
         if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
-            raise bad("options", f"{key} must be {kind.__name__}, got {type(v).__name__}")
+            raise bad("options", Msg(N_("{key} must be {kind}, got {type}"),
+                                     {"key": key, "kind": kind.__name__, "type": type(v).__name__}))
         out[str(key)] = v
     return out
 
@@ -143,28 +150,33 @@ def _breakpoint(value: Any, bad: Bad) -> tuple[str, str | None, str]:
         value = dict(value)
         note = _text(value.pop("note", ""), "breakpoints", bad) or ""
         if len(value) != 1:
-            raise bad("breakpoints", "each is one of: tool: NAME, turn: N, error, finding "
-                                     "(with an optional note:)")
+            raise bad("breakpoints", Msg(N_("each is one of: tool: NAME, turn: N, error, finding "
+                                            "(with an optional note:)")))
         (kind, arg), = value.items()
         if kind not in KINDS or (kind in ("tool", "turn") and arg is None):
-            raise bad("breakpoints", f"{kind!r}: expected tool: NAME, turn: N, error or finding")
+            raise bad("breakpoints", Msg(N_("{value}: expected tool: NAME, turn: N, error or finding"),
+                                         {"value": repr(kind)}))
         return str(kind), (str(arg) if kind in ("tool", "turn") else None), note
     if value in ("error", "finding"):
         return str(value), None, note
-    raise bad("breakpoints", f"{value!r}: expected tool: NAME, turn: N, error or finding")
+    raise bad("breakpoints", Msg(N_("{value}: expected tool: NAME, turn: N, error or finding"),
+                                 {"value": repr(value)}))
 
 
 def _injection(value: Any, bad: Bad) -> dict:
     from agentdbg.engine.faults import KINDS
 
     if not isinstance(value, dict) or not isinstance(value.get("fail"), str):
-        raise bad("injections", "each is a mapping: fail: TOOL, kind: KIND (sticky:, note:, pause:)")
+        raise bad("injections", Msg(N_("each is a mapping: fail: TOOL, kind: KIND (sticky:, note:, "
+                                       "pause:)")))
     kind = value.get("kind")
     if kind not in KINDS:
-        raise bad("injections", f"kind {kind!r}: one of {', '.join(KINDS)}")
+        raise bad("injections", Msg(N_("kind {kind}: one of {kinds}"),
+                                    {"kind": repr(kind), "kinds": ", ".join(KINDS)}))
     extra = set(value) - {"fail", "kind", "sticky", "note", "pause"}
     if extra:
-        raise bad("injections", f"unknown key(s) {', '.join(sorted(map(str, extra)))}")
+        raise bad("injections", Msg(N_("unknown key(s) {keys}"),
+                                    {"keys": ", ".join(sorted(map(str, extra)))}))
     return {"tool": value["fail"], "kind": kind, "sticky": value.get("sticky") is True,
             "note": _text(value.get("note", ""), "injections", bad) or "",
             "pause": value.get("pause") is True}
@@ -174,10 +186,10 @@ def _step(value: Any, bad: Bad) -> Step:
     if isinstance(value, str):
         return Step(value.strip())
     if not isinstance(value, dict) or not isinstance(value.get("do", "next"), str):
-        raise bad("steps", "each is a command, or a mapping: do: COMMAND (note:, pause:)")
+        raise bad("steps", Msg(N_("each is a command, or a mapping: do: COMMAND (note:, pause:)")))
     extra = set(value) - {"do", "note", "pause"}
     if extra:
-        raise bad("steps", f"unknown key(s) {', '.join(sorted(map(str, extra)))}")
+        raise bad("steps", Msg(N_("unknown key(s) {keys}"), {"keys": ", ".join(sorted(map(str, extra)))}))
     return Step(str(value.get("do", "next")).strip(), _text(value.get("note", ""), "steps", bad) or "",
                 value.get("pause") is True)
 

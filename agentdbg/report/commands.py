@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
+from agentdbg.i18n import N_, Msg, _
 from agentdbg.textsafe import one_line
 
 EXPORT_FORMATS = ("otlp-json",)
@@ -25,7 +26,6 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     """``agentdbg report TRANSCRIPT [-o FILE.html] [--diff OTHER]``: write the HTML page (its
     own words in ``lang``; what was recorded stays as recorded)."""
     from agentdbg import i18n
-    from agentdbg.i18n import _
     from agentdbg.render.run import stop_label
     from agentdbg.report.html import render_report
     from agentdbg.report.timeline import read_run
@@ -60,7 +60,6 @@ def run_handout(path: str | os.PathLike, output: str | os.PathLike | None, conso
     """``agentdbg report TRANSCRIPT --handout [--lesson FILE]``: a page per phase, with the
     lesson's exercises (default ./NAME-handout.html)."""
     from agentdbg import i18n
-    from agentdbg.i18n import _
     from agentdbg.report.handout import render_handout
 
     i18n.use(lang)
@@ -98,8 +97,10 @@ def _run_page(paths: list[Path], output: str | os.PathLike | None, console: Any,
                       **{f"conversation {i + 1}": p for i, p in enumerate(paths)})
     write_text(target, render_run_report(paths, name, profile=profile))
     s = summarize(paths, profile)
-    console.print(f"report: {one_line(target)} (a run of {len(paths)} conversations, {s.requests} "
-                  f"request(s), {sum(len(c.findings) for c in s.conversations)} finding(s))",
+    console.print(_("report: {path} (a run of {n} conversations, {requests} request(s), "
+                    "{findings} finding(s))").format(
+                      path=one_line(target), n=len(paths), requests=s.requests,
+                      findings=sum(len(c.findings) for c in s.conversations)),
                   markup=False, highlight=False, soft_wrap=True)
     return ExitStatus.OK
 
@@ -146,12 +147,13 @@ def run_export(path: str | os.PathLike, otlp_url: str | None, fmt: str | None,
 
     _exists(path)
     if fmt is not None and fmt not in EXPORT_FORMATS:
-        raise AgentdbgError(f"--format must be one of {', '.join(EXPORT_FORMATS)}, not {fmt!r}")
+        raise AgentdbgError(Msg(N_("--format must be one of {formats}, not {value}"),
+                                {"formats": ", ".join(EXPORT_FORMATS), "value": repr(fmt)}))
     if fmt is not None and output is None:
-        raise AgentdbgError(f"--format {fmt} needs -o FILE")
+        raise AgentdbgError(Msg(N_("--format {format} needs -o FILE"), {"format": fmt}))
     if otlp_url is None and output is None:
-        raise AgentdbgError("say where to: --otlp URL (an OTLP/HTTP receiver) and/or "
-                            "--format otlp-json -o FILE")
+        raise AgentdbgError(Msg(N_("say where to: --otlp URL (an OTLP/HTTP receiver) and/or "
+                                   "--format otlp-json -o FILE")))
     tree = _run_of(Path(path))
     if output is not None:
         never_over_inputs(Path(output), "-o", transcript=path,
@@ -164,10 +166,11 @@ def run_export(path: str | os.PathLike, otlp_url: str | None, fmt: str | None,
     else:
         result = export_transcript(path, otlp_url=otlp_url, json_path=output, content=content,
                                    profile=profile, timeout=timeout or DEFAULT_TIMEOUT)
-    run = f" (a run of {len(tree)} conversations)" if len(tree) > 1 else ""
-    console.print(f"exported {result.spans} span(s){run} of trace {result.trace_id} to "
-                  f"{one_line(', '.join(result.destinations))}", markup=False, highlight=False,
-                  soft_wrap=True)
+    said = (_("exported {spans} span(s) (a run of {n} conversations) of trace {trace} to {where}")
+            if len(tree) > 1 else _("exported {spans} span(s) of trace {trace} to {where}"))
+    console.print(said.format(spans=result.spans, n=len(tree), trace=result.trace_id,
+                              where=one_line(", ".join(result.destinations))),
+                  markup=False, highlight=False, soft_wrap=True)
     return ExitStatus.OK
 
 
@@ -291,7 +294,8 @@ def write_text(target: Path, text: str, mode: int | None = None) -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError as exc:
-        raise AgentdbgError(f"{target}: cannot write: {exc.strerror or exc}") from None
+        raise AgentdbgError(Msg(N_("{path}: cannot write: {reason}"),
+                                {"path": target, "reason": exc.strerror or exc})) from None
 
 
 def never_over_inputs(target: Path, option: str, **inputs: str | os.PathLike | None) -> None:
@@ -301,13 +305,14 @@ def never_over_inputs(target: Path, option: str, **inputs: str | os.PathLike | N
 
     for what, path in inputs.items():
         if path is not None and same_file(path, target):
-            raise AgentdbgError(f"{option} {target}: that is the {what} being read; writing "
-                                "there would destroy it: choose another path")
+            raise AgentdbgError(Msg(N_("{option} {path}: that is the {what} being read; writing "
+                                       "there would destroy it: choose another path"),
+                                    {"option": option, "path": target, "what": what}))
 
 
 def _exists(path: str | os.PathLike) -> None:
     p = Path(path)
     if p.is_dir():
-        raise InputError(f"{p}: is a folder, not a transcript")
+        raise InputError(Msg(N_("{path}: is a folder, not a transcript"), {"path": p}))
     if not p.exists():
-        raise InputError(f"{p}: no such transcript")
+        raise InputError(Msg(N_("{path}: no such transcript"), {"path": p}))

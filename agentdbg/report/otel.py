@@ -32,6 +32,7 @@ from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 
 from agentdbg.errors import AgentdbgError
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import loads_json
 from agentdbg.report import semconv as sc
 from agentdbg.report.timeline import Card, History, Run
@@ -292,7 +293,8 @@ def traces_url(url: str) -> str:
     """A base URL (``http://host:4318``) gets the traces path; a full one is kept."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ExportError(f"--otlp {url!r}: not an http(s) URL (e.g. http://127.0.0.1:4318)")
+        raise ExportError(Msg(N_("--otlp {url}: not an http(s) URL (e.g. http://127.0.0.1:4318)"),
+                              {"url": repr(url)}))
     return url if parts.path not in ("", "/") else url.rstrip("/") + TRACES_PATH
 
 

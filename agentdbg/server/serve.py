@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from agentdbg import schemas
 from agentdbg.checker.verdict import verdict
 from agentdbg.errors import AgentdbgError, ProviderError
+from agentdbg.i18n import N_, Msg
 from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.providers.replay import ReplayDiverged
 from agentdbg.server.guard import LocalOnly
@@ -247,12 +248,13 @@ def serve_provider(offline: bool, replay_file: str | Path | None, script: str | 
     chosen = [name for name, on in (("--offline", offline), ("--replay", replay_file),
                                     ("--script", script)) if on]
     if len(chosen) > 1:
-        raise AgentdbgError(f"choose one of --offline, --replay, --script (got {', '.join(chosen)})")
+        raise AgentdbgError(Msg(N_("choose one of {options} (got {given})"),
+                                {"options": "--offline, --replay, --script", "given": ", ".join(chosen)}))
     if replay_file is not None:
         from agentdbg.transcript import is_transcript
 
         if not is_transcript(replay_file):
-            raise AgentdbgError(f"{replay_file}: not an agentdbg transcript")
+            raise AgentdbgError(Msg(N_("{path}: not an agentdbg transcript"), {"path": replay_file}))
         return ServedReplay(replay_file), f"the recording {replay_file}"
     if script is not None:
         from agentdbg.providers.scripted import ScriptedModel

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import InputError, located
+from agentdbg.i18n import N_, Msg
 
 MAX_LINE = 256 << 20      # bytes in one line (a huge tool output fits; a runaway file does not)
 
@@ -33,19 +34,21 @@ def open_lines(path: Path) -> Iterator[bytes]:
     try:
         fh = open(path, "rb")
     except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
+        raise InputError(Msg(N_("{path}: no such file"), {"path": path})) from None
     except IsADirectoryError:
-        raise InputError(f"{path}: is a folder") from None
+        raise InputError(Msg(N_("{path}: is a folder"), {"path": path})) from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+        raise InputError(Msg(N_("{path}: cannot read: {reason}"),
+                             {"path": path, "reason": exc.strerror})) from None
     with fh:
         while True:
             raw = fh.readline(MAX_LINE + 1)
             if not raw:
                 return
             if len(raw) > MAX_LINE:
-                raise InputError(f"{path}: a line longer than {MAX_LINE >> 20} MB; not a session "
-                                 "file agentdbg can read")
+                raise InputError(Msg(N_("{path}: a line longer than {limit} MB; not a session "
+                                        "file agentdbg can read"),
+                                     {"path": path, "limit": MAX_LINE >> 20}))
             yield raw
 
 

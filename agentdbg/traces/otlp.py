@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import InputError
+from agentdbg.i18n import N_, Msg
 from agentdbg.traces.exchange import Called, Exchange, Item, Link, Thread
 from agentdbg.traces.genai import SECRET_KEY, LlmCall
 from agentdbg.traces.genai import read as read_genai
@@ -184,11 +185,13 @@ def _whole(path: Path) -> bytes:
     try:
         size = path.stat().st_size
         if size > MAX_DOCUMENT:
-            raise InputError(f"{path}: a single OTLP document of {size >> 20} MB; agentdbg reads "
-                             f"one of at most {MAX_DOCUMENT >> 20} MB (JSON Lines: any size)")
+            raise InputError(Msg(N_("{path}: a single OTLP document of {size} MB; agentdbg reads "
+                                    "one of at most {limit} MB (JSON Lines: any size)"),
+                                 {"path": path, "size": size >> 20, "limit": MAX_DOCUMENT >> 20}))
         return path.read_bytes()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+        raise InputError(Msg(N_("{path}: cannot read: {reason}"),
+                             {"path": path, "reason": exc.strerror})) from None
 
 
 def batches(path: Path) -> Iterator[list[Span]]:
@@ -199,7 +202,7 @@ def batches(path: Path) -> Iterator[list[Span]]:
         try:
             yield from_protobuf(_whole(path))
         except OtlpError as exc:
-            raise InputError(f"{path}: {exc}") from None
+            raise InputError(Msg(N_("{where}: {problem}"), {"where": path, "problem": exc.args[0]})) from None
         return
     lines = open_lines(path)
     first = next(lines, b"")
@@ -215,18 +218,19 @@ def batches(path: Path) -> Iterator[list[Span]]:
 
 
 def _document(path: Path, raw: bytes, line: int | None, doc: Any = None) -> list[Span]:
-    where = f"{path}:{line}: " if line else f"{path}: "
+    at = f"{path}:{line}" if line else str(path)
     if doc is None:
         try:
             doc = json.loads(raw)
         except RecursionError:
-            raise InputError(f"{where}JSON nested too deeply") from None
+            raise InputError(Msg(N_("{where}: JSON nested too deeply"), {"where": at})) from None
         except ValueError as exc:
-            raise InputError(f"{where}invalid JSON: {getattr(exc, 'msg', exc)}") from None
+            raise InputError(Msg(N_("{where}: invalid JSON: {problem}"),
+                                 {"where": at, "problem": getattr(exc, "msg", exc)})) from None
     try:
         return from_json(doc)
     except OtlpError as exc:
-        raise InputError(f"{where}{exc}") from None
+        raise InputError(Msg(N_("{where}: {problem}"), {"where": at, "problem": exc.args[0]})) from None
 
 
 def read(path: Path) -> Iterator[Item]:

@@ -14,6 +14,8 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.i18n import N_, Msg
+
 MAX_SPANS = 1_000_000      # spans in one export request or file document
 
 
@@ -44,7 +46,8 @@ class Span:
 def from_json(doc: Any, where: str = "") -> list[Span]:
     """The spans of one ``ExportTraceServiceRequest`` in OTLP/JSON."""
     if not isinstance(doc, dict) or not isinstance(doc.get("resourceSpans", doc.get("resource_spans")), list):
-        raise OtlpError(f"{where}not an OTLP trace export (no 'resourceSpans' array)")
+        raise OtlpError(Msg(N_("{where}not an OTLP trace export (no 'resourceSpans' array)"),
+                            {"where": where}))
     out: list[Span] = []
     resource_spans: list[Any] = doc.get("resourceSpans", doc.get("resource_spans")) or []
     for r, rs in enumerate(resource_spans):

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import InputError
+from agentdbg.i18n import N_, Msg
 from agentdbg.messages import call_name, is_error_result, tool_calls_of
 from agentdbg.traces import detect, read_items
 from agentdbg.traces.exchange import Called, Ended, Exchange, Item, Thread
@@ -282,8 +283,8 @@ def import_file(path: Path, folder: Path, stem: str | None = None,
     """Every conversation of ``path`` (a source ``traces.detect`` knows) written into ``folder``."""
     source = detect(path)
     if source is None:
-        raise InputError(f"{path}: not a file agentdbg can import (a Claude Code session, a "
-                         "Codex CLI rollout or OpenTelemetry traces)")
+        raise InputError(Msg(N_("{path}: not a file agentdbg can import (a Claude Code session, "
+                                "a Codex CLI rollout or OpenTelemetry traces)"), {"path": path}))
     rec = Recorder(folder, stem or path.stem, redactor, origin=f"{source} {path}")
     try:
         for item in read_items(path, source):
@@ -300,7 +301,7 @@ def as_transcript(path: Path) -> Iterator[tuple[Path, list[str]]]:
     with tempfile.TemporaryDirectory(prefix="agentdbg-import-") as folder:
         written = import_file(path, Path(folder))
         if not written:
-            raise InputError(f"{path}: holds no call of a model to read")
+            raise InputError(Msg(N_("{path}: holds no call of a model to read"), {"path": path}))
         warnings = []
         if len(written) > 1:
             others = ", ".join(f"{w.thread.agent or 'conversation'} ({w.requests} request"

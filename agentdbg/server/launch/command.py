@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdbg.errors import AgentdbgError, ExitStatus
+from agentdbg.i18n import N_, Msg
 from agentdbg.server.launch import child
 from agentdbg.server.launch.clients import App, Plan, client_for
 from agentdbg.server.launch.formats import Family, relayed
@@ -101,7 +102,7 @@ def run_command(opts: LaunchOptions) -> int:
     from agentdbg.wire.codec import NAMES
 
     if shutil.which(opts.argv[0]) is None:
-        raise CommandNotFound(f"{opts.argv[0]}: command not found")
+        raise CommandNotFound(Msg(N_("{command}: command not found"), {"command": opts.argv[0]}))
     client = client_for(opts.argv, opts.client)
     families = relayed(frozenset(NAMES))
     plan = Plan(list(opts.argv), dict(os.environ))

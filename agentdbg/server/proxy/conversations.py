@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from agentdbg.agents import starter_role
 from agentdbg.checker import Finding
 from agentdbg.checker.rules.conversation import ConversationRules
+from agentdbg.i18n import N_
 from agentdbg.messages import call_name, is_error_result, tool_calls_of
 from agentdbg.server.proxy import lineage
 from agentdbg.server.served import ResponseStore, Stored
@@ -516,19 +517,19 @@ class Tracker:
                                                f"{rules.requests + 1} was answered")
                 messages = conv.awaiting
             elif conv.blocked is not None:  # the app went no further than a blocked request
-                reason, detail = "invalid_request", ("the app's last request was blocked "
-                                                     "(--block-invalid): it broke a protocol rule")
+                reason, detail = "invalid_request", N_("the app's last request was blocked "
+                                                       "(--block-invalid): it broke a protocol rule")
             elif conv.failed is not None:   # the upstream's error answer ended it (a 400, say)
                 reason, detail = "model_error", conv.failed
             elif rules.last_response is None:
-                reason, detail = "cancelled", "the proxy stopped before the model answered"
+                reason, detail = "cancelled", N_("the proxy stopped before the model answered")
             elif conv.ended_on_call and conv.handed_to is not None:
                 reason, detail = "completed", (f"handed off to {conv.handed_to.agent or 'another agent'}"
                                                f" (conversation {conv.handed_to.number})")
             elif conv.ended_on_call:
-                reason, detail = "completed", ("the app ended on the model's tool call without "
-                                               "sending its result (e.g. structured output or "
-                                               "stop-on-first-tool)")
+                reason, detail = "completed", N_("the app ended on the model's tool call without "
+                                                 "sending its result (e.g. structured output or "
+                                                 "stop-on-first-tool)")
             else:
                 reason, detail = "completed", "the model answered without tool calls"
             conv.writer.write(Stop(reason=reason, detail=detail + why, messages=messages, usage={},
