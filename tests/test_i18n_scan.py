@@ -15,12 +15,7 @@ from typer.testing import CliRunner
 from agentdbg.cli import app
 
 #: names and protocol words, not prose
-NAMES = set("""
-agentdbg error Error JSON YAML OTLP HTTP URL API MCP OpenAI OpenTelemetry Claude Code Codex CLI
-rollout trace span protobuf tool tools version messages question steps title options
-breakpoints exercises injections lang zh explain true fixture handler tools.yaml present profile
-approve system full init cd
-""".split())
+NAMES = set(["agentdbg", "error", "Error", "JSON", "YAML", "OTLP", "HTTP", "URL", "API", "MCP", "OpenAI", "OpenTelemetry", "Claude", "Code", "Codex", "CLI", "rollout", "trace", "span", "protobuf", "tool", "tools", "version", "messages", "question", "steps", "title", "options", "breakpoints", "exercises", "injections", "lang", "zh", "explain", "true", "fixture", "handler", "tools.yaml", "present", "profile", "approve", "system", "full", "init", "cd"])
 
 
 def english(line: str) -> list[str]:
