@@ -19,12 +19,23 @@ MAX_BODY = 32 * 1024 * 1024   # proxy and serve: a request body larger than this
 
 
 def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``; one line naming both when that cannot be (a port in
+    use or out of range, an address that is not this machine's or not an address)."""
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     # accepted connections inherit it: a response's headers and body never wait ~40 ms for
     # the client's delayed ACK
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
+    try:
+        sock.bind((host, port))
+    except (OSError, OverflowError, TypeError) as exc:
+        from agentdbg.errors import ConfigError
+        from agentdbg.i18n import N_, Msg
+
+        sock.close()
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(Msg(N_("cannot listen on {host} port {port}: {why}"),
+                              {"host": host, "port": port, "why": why})) from None
     sock.listen(2048)  # bursts of clients (and those before the loop starts) wait here, not retry
     sock.set_inheritable(True)
     return sock

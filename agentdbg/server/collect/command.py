@@ -49,6 +49,12 @@ def run_collect(options: CollectOptions, console: Any = None) -> list[Path]:
         from agentdbg.server.live.serving import LiveOptions, start_live
 
         viewer = start_live(LiveOptions(folder, label, options.profile), options.host)
+    try:   # before the worker starts: a port in use is one line, and nothing is left running
+        sock = bind(options.host, options.port)
+    except BaseException:
+        if viewer is not None:
+            viewer.stop()
+        raise
     console = console or make_console()
     view = ProxyView(console, Redactor(), full=options.full)
 
@@ -62,7 +68,6 @@ def run_collect(options: CollectOptions, console: Any = None) -> list[Path]:
         worker.job(*export.job())
 
     forward = Forwarder(options.forward, view.note) if options.forward else None
-    sock = bind(options.host, options.port)
     host, port = sock.getsockname()[:2]
     endpoint = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
     _say(f"receiving OTLP/HTTP traces at {endpoint}/v1/traces — point your app at it: "

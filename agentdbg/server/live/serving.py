@@ -93,7 +93,13 @@ def start_live(options: LiveOptions, host: str = "127.0.0.1") -> LiveProcess:
     ctx = multiprocessing.get_context("fork")
     process = ctx.Process(target=_child, args=(options, sock, token), daemon=True,
                           name="agentdbg-live")
-    process.start()
+    # the child is born with SIGTERM's default action, not this process's handler (which raises):
+    # stopped before it set its own (the proxy's port in use), it ends quietly
+    handler = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        process.start()
+    finally:
+        signal.signal(signal.SIGTERM, handler)
     url = url_of(sock, token)
     sock.close()
     return LiveProcess(url, process)

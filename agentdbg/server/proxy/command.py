@@ -55,6 +55,12 @@ def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
         from agentdbg.server.live.serving import LiveOptions, start_live
 
         viewer = start_live(LiveOptions(Path(save or runs_dir()), label, profile))
+    try:   # before the analyst starts: a port in use is one line, and nothing is left running
+        sock = bind(host, port)
+    except BaseException:
+        if viewer is not None:
+            viewer.stop()
+        raise
 
     def analysis() -> Analysis:
         tracker = Tracker(save, upstream, export, label=label)   # export: proxy --otlp (see Tracker)
@@ -74,7 +80,6 @@ def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
         from agentdbg.server.net import Background
 
         background = Background(serve[0], serve[1], "agentdbg-serve")
-    sock = bind(host, port)
     url = url_of(sock)
 
     def ready() -> None:
