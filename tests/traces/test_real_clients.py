@@ -112,31 +112,8 @@ def test_claude_code_s_subagent_is_a_child_of_its_agent_call_in_the_console_repo
                        f"└─ conversation 2 (Count files) ← subagent from conversation 1 (call toolu_agent1): "
                        f"2 requests ✓  {sub}"], said[-2000:]
 
-    report = runner.invoke(app, ["report", str(sub), "-o", str(tmp_path / "run.html")])
-    assert report.exit_code == 0 and "a run of 2 conversations" in report.output, report.output
-    tree = re.search(r'<nav class="tree" aria-label="agents">(.*?)</nav>',
-                     (tmp_path / "run.html").read_text(encoding="utf-8")).group(1)
-    assert re.fullmatch(   # the subagent's leaf inside the main agent's (collapsible) branch
-        r'<details open data-conversation="1"><summary><a href="#c\d">conversation 1 \(main agent\)</a> '
-        r'<span class="agent a\d" data-agent="main agent">main agent</span> .*?</summary>'
-        r'<div class="leaf" data-conversation="2"><a href="#c\d">conversation 2 \(Count files\)</a> '
-        r'<span class="agent a\d" data-agent="Count files">Count files</span> .*?'
-        r'<span class="how">started by call toolu_agent1 \(Agent\) in conversation 1</span></div></details>',
-        tree), tree
-
-    from agentdbg.transcript.runs import runs_dir
-
-    runs_dir().mkdir(parents=True, exist_ok=True)
-    for path in proxied:
-        shutil.copy(path, runs_dir() / path.name)
-    listing = runner.invoke(app, ["runs"], env={"COLUMNS": "120"})
-    rows = [line.rstrip() for line in listing.output.splitlines() if line[:1].isdigit()]
-    assert rows[0].split()[0] == "1" and "completed      3  [main agent]" in rows[0], rows
-    assert rows[1].endswith("2  └─ Count files ← subagent from #1 (call toolu_agent1)"), rows
-
-    replay = runner.invoke(app, ["replay", str(main)])
-    assert replay.exit_code == 0, replay.output
-    assert "── conversation 2 (Count files) ← started by call toolu_agent1 (Agent) in conversation 1" in replay.output
+    _tree_in_report_runs_and_replay(tmp_path, proxied, "main agent", "Count files", "toolu_agent1",
+                                    "Agent", "a run of 2 conversations")
 
 
 CODEX_SUBAGENT = ["exec", "--skip-git-repo-check", "use a subagent to say hello with the shell"]
@@ -164,32 +141,10 @@ def test_codex_s_subagent_is_a_child_of_its_spawn_agent_call_in_the_console_repo
     requests = [e for e in load_transcript(sub).events if isinstance(e, Request)]
     assert "sub-hello" in str(requests[1].body["input"][-1]["output"])    # it really ran it
 
-    report = runner.invoke(app, ["report", str(sub), "-o", str(tmp_path / "run.html")])
-    assert report.exit_code == 0 and "a run of 2 conversations, 5 request(s), 0 finding(s)" in report.output
-    tree = re.search(r'<nav class="tree" aria-label="agents">(.*?)</nav>',
-                     (tmp_path / "run.html").read_text(encoding="utf-8")).group(1)
-    assert re.fullmatch(
-        r'<details open data-conversation="1"><summary><a href="#c\d">conversation 1 \(Codex\)</a> '
-        r'<span class="agent a\d" data-agent="Codex">Codex</span> .*?</summary>'
-        r'<div class="leaf" data-conversation="2"><a href="#c\d">conversation 2 \(say_hello\)</a> '
-        r'<span class="agent a\d" data-agent="say_hello">say_hello</span> .*?'
-        r'<span class="how">started by call call_spawn1 \(spawn_agent\) in conversation 1</span></div></details>',
-        tree), tree
-
-    from agentdbg.transcript.runs import runs_dir
-
-    runs_dir().mkdir(parents=True, exist_ok=True)
-    for path in proxied:
-        shutil.copy(path, runs_dir() / path.name)
-    listing = runner.invoke(app, ["runs"], env={"COLUMNS": "120"})
-    rows = [line.rstrip() for line in listing.output.splitlines() if line[:1].isdigit()]
-    assert rows[0].split()[0] == "1" and "completed      3  [Codex]" in rows[0], rows
-    assert rows[1].endswith("2  └─ say_hello ← subagent from #1 (call call_spawn1)"), rows
-
-    replay = runner.invoke(app, ["replay", str(main)])
-    assert replay.exit_code == 0, replay.output
-    assert "── conversation 2 (say_hello) ← started by call call_spawn1 (spawn_agent) in conversation 1" in replay.output
-    assert "replayed a run of 2 conversations: all replayed" in replay.output
+    replayed = _tree_in_report_runs_and_replay(
+        tmp_path, proxied, "Codex", "say_hello", "call_spawn1", "spawn_agent",
+        "a run of 2 conversations, 5 request(s), 0 finding(s)")
+    assert "replayed a run of 2 conversations: all replayed" in replayed
     plugin = subprocess.run([sys.executable, "-m", "pytest", "--agentdbg-replay", str(tmp_path / "proxied"),
                              "-v", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)],
                             capture_output=True, text=True, cwd=tmp_path, timeout=300)
@@ -223,3 +178,37 @@ def _installed():
     """Install (or find) both clients before the first test, so its time is not a test's."""
     for name in ("claude", "codex"):
         npm_clients.ensure(name)
+
+
+def _tree_in_report_runs_and_replay(tmp_path, proxied, parent: str, child: str, call: str, tool: str,
+                                    report_says: str) -> str:
+    """The subagent ``child`` under ``parent``'s ``call`` (of ``tool``) in the report's tree, in
+    `runs` and in replay's output (returned)."""
+    main, sub = proxied
+    report = runner.invoke(app, ["report", str(sub), "-o", str(tmp_path / "run.html")])
+    assert report.exit_code == 0 and report_says in report.output, report.output
+    tree = re.search(r'<nav class="tree" aria-label="agents">(.*?)</nav>',
+                     (tmp_path / "run.html").read_text(encoding="utf-8")).group(1)
+    p, c, k, t = map(re.escape, (parent, child, call, tool))
+    assert re.fullmatch(   # the subagent's leaf inside the main agent's (collapsible) branch
+        rf'<details open data-conversation="1"><summary><a href="#c\d">conversation 1 \({p}\)</a> '
+        rf'<span class="agent a\d" data-agent="{p}">{p}</span> .*?</summary>'
+        rf'<div class="leaf" data-conversation="2"><a href="#c\d">conversation 2 \({c}\)</a> '
+        rf'<span class="agent a\d" data-agent="{c}">{c}</span> .*?'
+        rf'<span class="how">started by call {k} \({t}\) in conversation 1</span></div></details>',
+        tree), tree
+
+    from agentdbg.transcript.runs import runs_dir
+
+    runs_dir().mkdir(parents=True, exist_ok=True)
+    for path in proxied:
+        shutil.copy(path, runs_dir() / path.name)
+    listing = runner.invoke(app, ["runs"], env={"COLUMNS": "120"})
+    rows = [line.rstrip() for line in listing.output.splitlines() if line[:1].isdigit()]
+    assert rows[0].split()[0] == "1" and f"completed      3  [{parent}]" in rows[0], rows
+    assert rows[1].endswith(f"2  └─ {child} ← subagent from #1 (call {call})"), rows
+
+    replay = runner.invoke(app, ["replay", str(main)])
+    assert replay.exit_code == 0, replay.output
+    assert f"── conversation 2 ({child}) ← started by call {call} ({tool}) in conversation 1" in replay.output
+    return replay.output
