@@ -1,13 +1,15 @@
-"""`agentdbg --help` builds only what it shows: each command's name and help, none of their
-options; a command builds only itself. What they print is what the whole app prints."""
+"""`agentdbg --help` builds only what it shows: each command's name and help (from
+``cli/listing.py``), none of their options, no command module imported; a command builds only
+itself and imports only its module. What they print is what the whole app prints."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from agentdbg.cli import app, built_for
+from agentdbg.cli import app, built_for, listing_source
 
 #: counts how many functions typer reads options from while ``agentdbg ARGS`` runs
 COUNTED = r'''
@@ -41,22 +43,71 @@ def options_read(*args: str) -> set[str]:
 
 
 def test_the_list_of_commands_reads_no_commands_options():
-    # the root's options (--version), and each listed command's, which has none
-    assert options_read("--help") == {"_root", "_version", "listed"}
-    assert options_read() == {"_root", "_version", "listed"}
+    # the root's options (--version) only: the listed commands are made from cli/listing.py
+    assert options_read("--help") == {"_root", "_version"}
+    assert options_read() == {"_root", "_version"}
     read = options_read("check", "--help")    # check's options and their callbacks only
     assert "check" in read and not read & {"run", "replay", "proxy", "serve", "listed"}
 
 
+#: the command modules ``agentdbg ARGS`` imported
+IMPORTED = r'''
+import sys
+from agentdbg.cli import main
+sys.argv = ["agentdbg", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+from agentdbg.cli.app import COMMAND_MODULES
+print("IMPORTED", *[m for m in COMMAND_MODULES if "agentdbg.cli." + m in sys.modules], file=sys.stderr)
+'''
+
+
+def modules_imported(*args: str, env: dict[str, str] | None = None) -> list[str]:
+    r = subprocess.run([sys.executable, "-c", IMPORTED, *args], capture_output=True, text=True,
+                       env=env)
+    return next(line for line in r.stderr.splitlines() if line.startswith("IMPORTED")).split()[1:]
+
+
+def test_the_list_of_commands_imports_no_command_module_and_a_command_only_its_own():
+    assert modules_imported("--help") == []
+    assert modules_imported() == []
+    assert modules_imported("--version") == []
+    assert modules_imported("check", "--help") == ["inspect"]
+    assert modules_imported("replay", "--help") == ["run"]
+    assert modules_imported("--help", env={**__import__("os").environ, "AGENTDBG_LANG": "zh"}) == []
+    assert len(modules_imported("chek")) == 6       # a typo: the whole app suggests a command
+
+
+def test_the_listing_is_current():
+    path = Path(__file__).resolve().parent.parent / "agentdbg" / "cli" / "listing.py"
+    assert path.read_text(encoding="utf-8") == listing_source(app.registered_commands), \
+        "a command's name or docstring changed: run python scripts/cli_listing.py"
+
+
+def test_the_whole_app_keeps_the_help_order_after_one_module_was_loaded_first():
+    code = ("from agentdbg.cli import app, listing, _name\n"
+            "app.load('traces')\n"
+            "print(' '.join(_name(i) for i in app.registered_commands))\n"
+            "print(' '.join(name for name, *_ in listing.COMMANDS))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    got, listed = r.stdout.splitlines()
+    assert got == listed and got.startswith("run replay runs") and got.endswith("import collect trust")
+
+
 @pytest.mark.parametrize("args", [[], ["--help"], ["--version"], ["check", "--help"],
                                   ["replay", "--help"], ["chek"], ["--", "check"], ["--nope"]])
-def test_what_the_trimmed_app_prints_is_what_the_whole_app_prints(args):
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_what_the_trimmed_app_prints_is_what_the_whole_app_prints(args, lang):
     runner = CliRunner()
-    whole = runner.invoke(app, args, prog_name="agentdbg", terminal_width=80)
-    trimmed = runner.invoke(built_for(args), args, prog_name="agentdbg", terminal_width=80)
+    env = {"AGENTDBG_LANG": lang}
+    whole = runner.invoke(app, args, prog_name="agentdbg", terminal_width=80, env=env)
+    trimmed = runner.invoke(built_for(args), args, prog_name="agentdbg", terminal_width=80, env=env)
     assert (trimmed.exit_code, trimmed.output) == (whole.exit_code, whole.output)
     if args in ([], ["--help"]):
         assert "check" in whole.output and "proxy" in whole.output
+        assert ("检查" in whole.output) == (lang == "zh")
 
 
 def test_a_command_runs_as_before(tmp_path):
