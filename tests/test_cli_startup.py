@@ -117,3 +117,14 @@ def test_a_command_runs_as_before(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0 and '"findings": []' in r.stdout.replace(" ", "").replace(
         '"findings":[]', '"findings": []'), r.stdout + r.stderr
+
+
+def test_help_in_chinese_does_not_import_richs_text_classes():
+    # rich.text (and what it imports) cost more than the rest of `run --help` in Chinese
+    code = ("import sys\nfrom agentdbg.cli import main\nsys.argv = ['agentdbg', *sys.argv[1:]]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('RICH_TEXT', 'rich.text' in sys.modules, file=sys.stderr)\n")
+    env = {**__import__("os").environ, "AGENTDBG_LANG": "zh"}
+    for args in (["--help"], ["run", "--help"], ["check", "--help"]):
+        r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
+        assert "用法" in r.stdout and "RICH_TEXT False" in r.stderr, (args, r.stderr[-500:])
