@@ -52,8 +52,8 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def imported(args: list[str], env: dict[str, str]) -> list[str]:
-    code = ("import sys\nfrom agentdbg.cli import main\nsys.argv = ['agentdbg', *%r]\ntry:\n"
-            "    main()\nexcept SystemExit:\n    pass\n"
+    code = ("import sys\nfrom agentdbg.cli import built_for\ntry:\n"   # main() less its end
+            "    built_for(%r)(prog_name='agentdbg')\nexcept SystemExit:\n    pass\n"
             "print('LOADED:' + ','.join(m for m in ('openai', 'anthropic', 'mcp', 'jsonschema', "
             "'prompt_toolkit', 'httpx', 'pydantic', 'yaml') if m in sys.modules))" % (args,))
     out = subprocess.run([PY, "-c", code], capture_output=True, text=True, env=env, cwd="/").stdout

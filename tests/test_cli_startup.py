@@ -26,10 +26,10 @@ def counted(func):
 
 typer.utils.get_params_from_function = counted
 typer.main.get_params_from_function = counted
-from agentdbg.cli import main
-sys.argv = ["agentdbg", *sys.argv[1:]]
+# what main() runs, less its end: --help ends the process without returning
+from agentdbg.cli import built_for
 try:
-    main()
+    built_for(sys.argv[1:])(prog_name="agentdbg")
 except SystemExit:
     pass
 print("READ", *sorted(set(read)), file=sys.stderr)
@@ -53,10 +53,10 @@ def test_the_list_of_commands_reads_no_commands_options():
 #: the command modules ``agentdbg ARGS`` imported
 IMPORTED = r'''
 import sys
-from agentdbg.cli import main
-sys.argv = ["agentdbg", *sys.argv[1:]]
+# what main() runs, less its end: --help ends the process without returning
+from agentdbg.cli import built_for
 try:
-    main()
+    built_for(sys.argv[1:])(prog_name="agentdbg")
 except SystemExit:
     pass
 from agentdbg.cli.app import COMMAND_MODULES
@@ -121,10 +121,22 @@ def test_a_command_runs_as_before(tmp_path):
 
 def test_help_in_chinese_does_not_import_richs_text_classes():
     # rich.text (and what it imports) cost more than the rest of `run --help` in Chinese
-    code = ("import sys\nfrom agentdbg.cli import main\nsys.argv = ['agentdbg', *sys.argv[1:]]\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    code = ("import sys\nfrom agentdbg.cli import built_for\n"
+            "try:\n    built_for(sys.argv[1:])(prog_name='agentdbg')\nexcept SystemExit:\n    pass\n"
             "print('RICH_TEXT', 'rich.text' in sys.modules, file=sys.stderr)\n")
     env = {**__import__("os").environ, "AGENTDBG_LANG": "zh"}
     for args in (["--help"], ["run", "--help"], ["check", "--help"]):
         r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
         assert "用法" in r.stdout and "RICH_TEXT False" in r.stderr, (args, r.stderr[-500:])
+
+
+@pytest.mark.parametrize("args", [[], ["--help"], ["--version"], ["--help", "--version"]])
+def test_the_list_and_the_version_print_whole_through_a_pipe_and_exit_as_before(args):
+    # these end without the interpreter's teardown: what they printed must be flushed first
+    env = {**__import__("os").environ, "COLUMNS": "80", "AGENTDBG_LANG": "en"}
+    r = subprocess.run([sys.executable, "-m", "agentdbg", *args], capture_output=True, text=True,
+                       env=env)
+    whole = subprocess.run([sys.executable, "-c", "from agentdbg.cli import app\n"
+                            "app(prog_name='agentdbg')", *args], capture_output=True, text=True, env=env)
+    assert (r.returncode, r.stdout, r.stderr) == (whole.returncode, whole.stdout, whole.stderr)
+    assert (r.stdout + r.stderr).startswith(("Usage: agentdbg", "agentdbg 0"))

@@ -42,7 +42,33 @@ def main() -> None:
         app(prog_name="agentdbg")
         return
     # also under `python -m agentdbg`: one name, one completion variable
-    built_for(sys.argv[1:])(prog_name="agentdbg")
+    args = sys.argv[1:]
+    if not all(arg in LIST_ONLY for arg in args):
+        built_for(args)(prog_name="agentdbg")
+        return
+    try:
+        built_for(args)(prog_name="agentdbg")
+    except SystemExit as exc:
+        _printed_only(exc)
+
+
+def _printed_only(exc: SystemExit) -> None:
+    """The end of a run that only printed (the list of commands, the version): its output
+    flushed, the process ends without the interpreter's teardown of every module, a tenth of
+    ``agentdbg --help`` (it holds no file, thread or child to clean up). Anything unusual (an
+    exit status that is not a number, a reader that went away): the usual exit."""
+    import os
+    import sys
+
+    if not (exc.code is None or isinstance(exc.code, int)):
+        raise exc
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:   # None: started with the descriptor closed
+                stream.flush()
+    except (OSError, ValueError):
+        raise exc from None
+    os._exit(exc.code or 0)
 
 
 def built_for(args: list[str]) -> typer.Typer:
