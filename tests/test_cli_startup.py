@@ -130,8 +130,9 @@ def test_help_in_chinese_does_not_import_richs_text_classes():
         assert "用法" in r.stdout and "RICH_TEXT False" in r.stderr, (args, r.stderr[-500:])
 
 
-@pytest.mark.parametrize("args", [[], ["--help"], ["--version"], ["--help", "--version"]])
-def test_the_list_and_the_version_print_whole_through_a_pipe_and_exit_as_before(args):
+@pytest.mark.parametrize("args", [[], ["--help"], ["--version"], ["--help", "--version"],
+                                  ["run", "--help"], ["proxy", "--help"], ["check", "--help"]])
+def test_what_only_prints_prints_whole_through_a_pipe_and_exits_as_before(args):
     # these end without the interpreter's teardown: what they printed must be flushed first
     env = {**__import__("os").environ, "COLUMNS": "80", "AGENTDBG_LANG": "en"}
     r = subprocess.run([sys.executable, "-m", "agentdbg", *args], capture_output=True, text=True,

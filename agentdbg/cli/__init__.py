@@ -43,7 +43,7 @@ def main() -> None:
         return
     # also under `python -m agentdbg`: one name, one completion variable
     args = sys.argv[1:]
-    if not all(arg in LIST_ONLY for arg in args):
+    if not (all(arg in LIST_ONLY for arg in args) or _command_help(args)):
         built_for(args)(prog_name="agentdbg")
         return
     try:
@@ -52,11 +52,19 @@ def main() -> None:
         _printed_only(exc)
 
 
+def _command_help(args: list[str]) -> bool:
+    """``agentdbg CMD --help``: click prints CMD's help before it could run it."""
+    from agentdbg.cli.listing import MODULES
+
+    return len(args) == 2 and args[0] in MODULES and args[1] == "--help"
+
+
 def _printed_only(exc: SystemExit) -> None:
-    """The end of a run that only printed (the list of commands, the version): its output
-    flushed, the process ends without the interpreter's teardown of every module, a tenth of
-    ``agentdbg --help`` (it holds no file, thread or child to clean up). Anything unusual (an
-    exit status that is not a number, a reader that went away): the usual exit."""
+    """The end of a run that only printed (the list of commands, a command's help, the
+    version): its output flushed, the process ends without the interpreter's teardown of
+    every module, a tenth of ``agentdbg --help`` (it holds no file, thread or child to clean
+    up). Anything unusual (an exit status that is not a number, a reader that went away): the
+    usual exit."""
     import os
     import sys
 
