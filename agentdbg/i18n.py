@@ -109,17 +109,21 @@ def _read_catalog(path: Path) -> dict[tuple[str | None, str], list[str]]:
     import zlib
 
     data = path.read_bytes()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    folder = (Path(xdg) if xdg else Path.home() / ".cache") / "agentdbg"
     name = f"catalog-{path.stem}-{zlib.crc32(data):08x}-{len(data)}.json"
     try:
-        if (folder / name).stat().st_size <= _CACHE_MAX:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        folder: Path | None = (Path(xdg) if xdg else Path.home() / ".cache") / "agentdbg"
+    except RuntimeError:   # no home folder to be found
+        folder = None
+    try:
+        if folder is not None and (folder / name).stat().st_size <= _CACHE_MAX:
             return _entries(json.loads((folder / name).read_bytes()))
     except (OSError, ValueError, TypeError):   # no copy yet, or one that is not ours
         pass
     entries = read_po(data.decode("utf-8"))
-    _save_copy(folder, name, json.dumps([[ctx, msgid, strs] for (ctx, msgid), strs in entries.items()],
-                                        ensure_ascii=False).encode("utf-8"))
+    if folder is not None:
+        _save_copy(folder, name, json.dumps([[ctx, msgid, strs] for (ctx, msgid), strs in
+                                             entries.items()], ensure_ascii=False).encode("utf-8"))
     return entries
 
 

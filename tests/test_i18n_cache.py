@@ -4,6 +4,7 @@ catalog, a damaged copy or a cache folder that cannot be written never shows a w
 
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -84,5 +85,15 @@ def test_a_cache_folder_that_cannot_be_written_only_costs_the_reading(locale, tm
 
 def test_a_cache_path_that_is_a_file_only_costs_the_reading(locale, tmp_path):
     (tmp_path / "cache").write_text("not a folder")
+    read_again()
+    assert i18n._("model: ") == "模型："
+
+
+def test_no_home_folder_only_costs_the_reading(locale, monkeypatch):
+    def no_home(cls):
+        raise RuntimeError("Could not determine home directory.")   # what pathlib says
+
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setattr(pathlib.Path, "home", classmethod(no_home))
     read_again()
     assert i18n._("model: ") == "模型："
