@@ -5,17 +5,23 @@ commands that need them, so ``agentdbg --help`` stays fast.
 """
 
 import functools
+import importlib
 import os
 import sys
 from collections.abc import Callable
+from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from agentdbg import i18n
-from agentdbg.cli.options import Lang
-from agentdbg.errors import AgentdbgError, ExitStatus
+
+#: English, and one choice per message catalog (agentdbg/locale/<lang>.po)
+Lang = Enum("Lang", {lang: lang for lang in i18n.languages()}, type=str)  # type: ignore[misc]
+
+#: the modules that register commands, in --help order
+COMMAND_MODULES = ("run", "share", "inspect", "servers", "traces", "trust")
 
 
 def chosen_language(args: list[str]) -> str:
@@ -72,9 +78,59 @@ def _localise(exc: Exception) -> None:
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from typer.models import CommandInfo
 
 
-app = typer.Typer(
+class App(typer.Typer):
+    """The typer app whose command modules are imported when its commands are first looked at:
+    ``agentdbg --help`` lists the commands from ``cli/listing.py`` and ``agentdbg CMD`` loads
+    only CMD's module (``load``); anything that reads ``registered_commands`` gets them all,
+    in ``--help`` order."""
+
+    _commands: list["CommandInfo"]
+    _complete = False   # every command module imported
+    _loading = False    # a command module is registering its commands
+
+    @property
+    def registered_commands(self) -> list["CommandInfo"]:
+        if not self._complete and not self._loading:
+            self.load(*COMMAND_MODULES)
+        return self._commands
+
+    @registered_commands.setter
+    def registered_commands(self, value: list["CommandInfo"]) -> None:
+        self._commands = value
+
+    def load(self, *modules: str) -> list["CommandInfo"]:
+        """Import the command modules ``modules`` (names in ``COMMAND_MODULES``); every command
+        registered so far, in --help order."""
+        self._loading = True
+        try:
+            for module in modules:
+                importlib.import_module(f"agentdbg.cli.{module}")
+        finally:
+            self._loading = False
+        order = {f"agentdbg.cli.{module}": i for i, module in enumerate(COMMAND_MODULES)}
+        self._commands.sort(key=lambda info: order.get(getattr(info.callback, "__module__", ""),
+                                                       len(order)))
+        if set(modules) >= set(COMMAND_MODULES):
+            self._complete = True
+        return self._commands
+
+    def only(self, commands: list["CommandInfo"], cls: type[TyperGroup] | None = None) -> "App":
+        """A copy of the app with only ``commands`` (and its group made by ``cls``)."""
+        import copy
+
+        trimmed = copy.copy(self)
+        trimmed.info = copy.copy(self.info)
+        if cls is not None:
+            trimmed.info.cls = cls
+        trimmed._complete = True
+        trimmed.registered_commands = commands
+        return trimmed
+
+
+app = App(
     name="agentdbg",
     cls=Group,
     help="An interactive terminal debugger for LLM tool-calling loops.",
@@ -112,6 +168,8 @@ def fail(exc: BaseException, debug: bool) -> typer.Exit:
         import traceback
 
         traceback.print_exception(exc)
+    from agentdbg.errors import AgentdbgError, ExitStatus
+
     if isinstance(exc, AgentdbgError):   # the prefix stays English: scripts grep for it
         print(f"agentdbg: error: {one_line(shown(exc.shown))}", file=sys.stderr)
         return typer.Exit(int(exc.exit_status))
@@ -127,6 +185,8 @@ def command(*args: Any, quiet_interrupt: bool = False, **kwargs: Any) -> Callabl
     def register(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def boundary(*a: Any, **kw: Any) -> None:
+            from agentdbg.errors import ExitStatus
+
             try:
                 status = fn(*a, **kw)
             except KeyboardInterrupt as exc:

@@ -108,7 +108,7 @@ class Formatter(click_core.HelpFormatter):
     breaks only at spaces)."""
 
     def write_text(self, text: str) -> None:
-        from agentdbg.render.wrap import wrap_plain  # rich: only when help is shown
+        from agentdbg.render.linebreak import wrap_plain  # only when help is shown
 
         indent = " " * self.current_indent
         self.write("\n\n".join(wrap_plain(p, self.width, indent) for p in _paragraphs(text)))
@@ -125,7 +125,7 @@ class Formatter(click_core.HelpFormatter):
 
     def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30,
                  col_spacing: int = 2) -> None:
-        from agentdbg.render.wrap import wrap_plain
+        from agentdbg.render.linebreak import wrap_plain
 
         rows = list(rows)
         if not rows:

@@ -9,17 +9,14 @@ from typing import Annotated
 import typer
 
 from agentdbg.checker.profiles import PROFILES
+from agentdbg.cli.app import Lang
 from agentdbg.engine.phases import StopReason
-from agentdbg.i18n import language, languages
+from agentdbg.i18n import language
 
 
 class Approve(str, Enum):
     all = "all"
     none = "none"
-
-
-#: English, and one choice per message catalog (agentdbg/locale/<lang>.po)
-Lang = Enum("Lang", {lang: lang for lang in languages()}, type=str)  # type: ignore[misc]
 
 
 Profile = Enum("Profile", {name: name for name in PROFILES}, type=str)  # type: ignore[misc]
