@@ -151,3 +151,30 @@ def test_a_replay_in_process_leaves_the_garbage_collector_as_it_found_it(tmp_pat
     assert r.exit_code == 0, r.output
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+def test_the_verdict_judges_the_requests_the_replay_read(tmp_path):
+    """The verdict judges the requests as the replay read them, in the same pass: a request
+    appended to the file after the replay reached its end (a proxy still recording the
+    conversation) was not replayed and is not judged. The verdict used to read the file again
+    and report a defect of a request it never replayed."""
+    from agentdbg.engine.replaying import Replay, replay_problems, replay_session
+
+    path = tmp_path / "long.jsonl"
+    record(path, turns=30)
+    evs = events(path)
+    session, model = replay_session(path)
+    for _ in Replay(session, model).steps():
+        pass
+    later = json.loads(json.dumps(next(e for e in evs if e.get("type") == "request"
+                                       and e.get("turn") == 30)))
+    later.update(seq=evs[-1]["seq"] + 1, turn=31, prefix=0,
+                 append=[{"role": "tool", "tool_call_id": "call_nobody", "content": "x"}])
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(later, ensure_ascii=False) + "\n")
+    assert replay_problems(path, session, model) == []
+    # the same file replayed from the start: that request is replayed and judged
+    session, model = replay_session(path)
+    for _ in Replay(session, model).steps():
+        pass
+    assert any("request 31: " in p for p in replay_problems(path, session, model))

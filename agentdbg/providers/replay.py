@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentdbg.errors import ProviderError
 from agentdbg.i18n import N_, Msg, _
@@ -28,6 +29,9 @@ from agentdbg.transcript.events import (
     Stop,
     Tool,
 )
+
+if TYPE_CHECKING:
+    from agentdbg.checker.inputs import TranscriptItems
 
 _NOTHING = object()
 
@@ -107,6 +111,10 @@ class ReplayModel:
         #: blocked requests (the proxy's --block-invalid) passed on the way to the next event
         #: asked for, until the driver takes them (``Replay.sync``)
         self.blocked_passed: list[Blocked] = []
+        #: given each event as it is popped, from the first on (the verdict's requests are
+        #: gathered so as the replay reads them: ``engine.replaying.replay_session``)
+        self.on_pop: Callable[[AnyEvent], None] | None = None
+        self.check_items: TranscriptItems | None = None
 
     # -- the stream ----------------------------------------------------------------------
     def peek(self) -> AnyEvent | None:
@@ -118,6 +126,8 @@ class ReplayModel:
         event = self.peek()
         self.line, self._peeked = self._peeked_line, _NOTHING
         if event is not None:
+            if self.on_pop is not None:
+                self.on_pop(event)
             self.ends_with_stop = isinstance(event, Stop)
             if isinstance(event, Stop):
                 self.recorded_stop = event
