@@ -219,6 +219,9 @@ class TranscriptItems:
     the replay was 9 MB more at 1,000 turns)."""
 
     def __init__(self, name: str, header: Any) -> None:
+        from agentdbg.transcript.events import Action, Blocked, Request, Response, Stop
+
+        self._kinds = Action, Blocked, Request, Response, Stop
         self.name, self.header = name, header
         self.fmt = header.api if codecs.known(header.api) else codecs.DEFAULT
         self.chat_native = codecs.get(self.fmt).chat_native
@@ -242,7 +245,7 @@ class TranscriptItems:
             self.error = exc
 
     def _add(self, event: Any) -> None:
-        from agentdbg.transcript.events import Action, Blocked, Request, Response, Stop
+        Action, Blocked, Request, Response, Stop = self._kinds
 
         if isinstance(event, Stop) and event.messages is not None:
             self.stopped = event.messages
