@@ -182,7 +182,8 @@ def test_the_verdict_judges_the_requests_the_replay_read(tmp_path):
 
 def test_replay_json_does_without_rich(tmp_path):
     """``replay --json`` writes its document itself and prints nothing through the console:
-    Rich (45 ms of a 1,000-turn replay's second) is not imported; the text view still is."""
+    Rich (45 ms of a 1,000-turn replay's second) is not imported; the text view still is.
+    Nor is the conversation model (its dataclasses: 20 ms), which a chat recording needs not."""
     import subprocess
     import sys
 
@@ -190,12 +191,14 @@ def test_replay_json_does_without_rich(tmp_path):
     record(path, turns=3)
     code = ("import sys\nfrom agentdbg.cli import main\nsys.argv = ['agentdbg', 'replay', *sys.argv[1:]]\n"
             "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
-            "print('RICH', 'rich.console' in sys.modules, code, file=sys.stderr)\n")
+            "print('RICH', 'rich.console' in sys.modules, code, file=sys.stderr)\n"
+            "print('MODEL', 'agentdbg.conversation' in sys.modules, file=sys.stderr)\n")
     env = {**__import__("os").environ, "AGENTDBG_HOME": str(tmp_path / "home")}
     json_run = subprocess.run([sys.executable, "-c", code, str(path), "--json", "--save",
                                str(tmp_path / "a.jsonl")], capture_output=True, text=True, env=env)
     assert json.loads(json_run.stdout)["stop_reason"] == "completed"
     assert "RICH False 0" in json_run.stderr, json_run.stderr
+    assert "MODEL False" in json_run.stderr, json_run.stderr
     text_run = subprocess.run([sys.executable, "-c", code, str(path), "--save",
                                str(tmp_path / "b.jsonl")], capture_output=True, text=True, env=env)
     assert "RICH True 0" in text_run.stderr, text_run.stderr
