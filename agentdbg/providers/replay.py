@@ -115,6 +115,7 @@ class ReplayModel:
         #: gathered so as the replay reads them: ``engine.replaying.replay_session``)
         self.on_pop: Callable[[AnyEvent], None] | None = None
         self.check_items: TranscriptItems | None = None
+        self._strip: Callable[[list[Message]], list[Message]] | None = None   # ``_seen``
 
     # -- the stream ----------------------------------------------------------------------
     def peek(self) -> AnyEvent | None:
@@ -211,13 +212,13 @@ class ReplayModel:
     def _seen(self, messages: list[Message]) -> list[Message]:
         """Messages as compared: a Responses/Anthropic recording's chat form carries each
         message's native original under "wire", which says nothing about what changed."""
-        from agentdbg.wire import codec
-        from agentdbg.wire.common import strip_wire
+        if self._strip is None:   # the format's, asked once
+            from agentdbg.wire import codec
+            from agentdbg.wire.common import strip_wire
 
-        if not codec.known(self.wire) or codec.get(self.wire).chat_native:
-            return messages
-
-        return strip_wire(messages)
+            chat = not codec.known(self.wire) or codec.get(self.wire).chat_native
+            self._strip = _as_is if chat else strip_wire
+        return self._strip(messages)
 
     def recorded_tool(self, call: dict[str, object]) -> RecordedResult | None:
         cid = str(call.get("id"))
@@ -225,6 +226,10 @@ class ReplayModel:
             self._skip_to(Request, Response, ModelError, Blocked)
         event = self.tools.pop(cid, None)
         return RecordedResult(event) if event is not None else None
+
+
+def _as_is(messages: list[Message]) -> list[Message]:
+    return messages
 
 
 def recorded_error(event: ModelError) -> ProviderError:

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Protocol
 from agentdbg import __version__
 from agentdbg.messages import utf8_json
 
-if TYPE_CHECKING:   # the conversation model is not needed to write a run (its dataclasses:
-    from agentdbg.conversation import JSON, JsonObject   # 20 ms of a replay's start)
+# the conversation model is not needed to write a run (its dataclasses: 20 ms of a replay's start)
+if TYPE_CHECKING:
+    from agentdbg.conversation import JSON, JsonObject
     from agentdbg.toolspec import ToolSet
 
 FORMAT = "agentdbg-run"
