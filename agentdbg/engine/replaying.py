@@ -49,14 +49,16 @@ def config_from_header(header: Header, **overrides: object) -> RunConfig:
 
 def replay_session(path: str | os.PathLike[str], *,
                    precheck: Callable[[ModelRequest], list[Finding]] | None = None, strict: bool = False,
-                   **overrides: object) -> tuple[Session, ReplayModel]:
+                   judged: bool = True, **overrides: object) -> tuple[Session, ReplayModel]:
+    """The session replaying ``path`` and its model. ``judged``: ``replay_problems`` will be
+    asked (the requests it judges are gathered as the replay reads them, in one pass)."""
     from agentdbg.checker.inputs import TranscriptItems
 
     model = ReplayModel(path)
     model.strict = strict
-    # the requests the verdict judges, gathered as the replay reads them (one pass)
-    model.check_items = TranscriptItems(str(path), model.header)
-    model.on_pop = model.check_items.add
+    if judged:
+        model.check_items = TranscriptItems(str(path), model.header)
+        model.on_pop = model.check_items.add
     header = model.header
     toolset = ToolSet.from_openai(header.tool_list, header.tools_file or str(path))
     messages = list(header.initial_messages or [])
@@ -73,7 +75,7 @@ def check_replayable(path: str | os.PathLike[str], *, strict: bool = False) -> N
     message that is not there, a fault on a tool the recording lacks …).
 
     Step mode shows the recording as it goes, so it checks it whole before it starts."""
-    session, model = replay_session(path, strict=strict)
+    session, model = replay_session(path, strict=strict, judged=False)
     for _ in Replay(session, model).steps():
         pass
 
