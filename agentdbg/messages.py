@@ -11,7 +11,13 @@ from __future__ import annotations
 import functools
 import json
 import re
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
+
+try:
+    from json.encoder import c_make_encoder as _c_make_encoder  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - CPython has it
+    _c_make_encoder = None
 
 _MISSING = object()
 #: a tool name every API accepts: "a-z, A-Z, 0-9, or contain underscores and dashes, with a
@@ -95,6 +101,13 @@ def utf8_json(value: Any, **kw: Any) -> str:
 
 def _dumps(value: Any, ascii_only: bool, kw: dict) -> str:
     try:
+        if type(value) is dict and kw.keys() == {"default"} and callable(kw["default"]) \
+                and _c_make_encoder is not None:
+            # what ``json.dumps`` runs for an object, without making a JSONEncoder each time
+            # (a transcript line each event: a third of its encoding time)
+            return "".join(_c_make_encoder(
+                {}, kw["default"], encode_basestring_ascii if ascii_only else encode_basestring,
+                None, ": ", ", ", False, False, True)(value, 0))
         return json.dumps(value, ensure_ascii=ascii_only, **kw)
     except RecursionError:
         if set(kw) - {"default"}:

@@ -151,3 +151,55 @@ def test_a_replay_in_process_leaves_the_garbage_collector_as_it_found_it(tmp_pat
     assert r.exit_code == 0, r.output
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+def test_the_verdict_judges_the_requests_the_replay_read(tmp_path):
+    """The verdict judges the requests as the replay read them, in the same pass: a request
+    appended to the file after the replay reached its end (a proxy still recording the
+    conversation) was not replayed and is not judged. The verdict used to read the file again
+    and report a defect of a request it never replayed."""
+    from agentdbg.engine.replaying import Replay, replay_problems, replay_session
+
+    path = tmp_path / "long.jsonl"
+    record(path, turns=30)
+    evs = events(path)
+    session, model = replay_session(path)
+    for _ in Replay(session, model).steps():
+        pass
+    later = json.loads(json.dumps(next(e for e in evs if e.get("type") == "request"
+                                       and e.get("turn") == 30)))
+    later.update(seq=evs[-1]["seq"] + 1, turn=31, prefix=0,
+                 append=[{"role": "tool", "tool_call_id": "call_nobody", "content": "x"}])
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(later, ensure_ascii=False) + "\n")
+    assert replay_problems(path, session, model) == []
+    # the same file replayed from the start: that request is replayed and judged
+    session, model = replay_session(path)
+    for _ in Replay(session, model).steps():
+        pass
+    assert any("request 31: " in p for p in replay_problems(path, session, model))
+
+
+def test_replay_json_does_without_rich(tmp_path):
+    """``replay --json`` writes its document itself and prints nothing through the console:
+    Rich (45 ms of a 1,000-turn replay's second) is not imported; the text view still is.
+    Nor is the conversation model (its dataclasses: 20 ms), which a chat recording needs not."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "short.jsonl"
+    record(path, turns=3)
+    code = ("import sys\nfrom agentdbg.cli import main\nsys.argv = ['agentdbg', 'replay', *sys.argv[1:]]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            "print('RICH', 'rich.console' in sys.modules, code, file=sys.stderr)\n"
+            "print('MODEL', 'agentdbg.conversation' in sys.modules, file=sys.stderr)\n")
+    env = {**__import__("os").environ, "AGENTDBG_HOME": str(tmp_path / "home")}
+    json_run = subprocess.run([sys.executable, "-c", code, str(path), "--json", "--save",
+                               str(tmp_path / "a.jsonl")], capture_output=True, text=True, env=env)
+    assert json.loads(json_run.stdout)["stop_reason"] == "completed"
+    assert "RICH False 0" in json_run.stderr, json_run.stderr
+    assert "MODEL False" in json_run.stderr, json_run.stderr
+    text_run = subprocess.run([sys.executable, "-c", code, str(path), "--save",
+                               str(tmp_path / "b.jsonl")], capture_output=True, text=True, env=env)
+    assert "RICH True 0" in text_run.stderr, text_run.stderr
+    assert "replayed turn 3" in text_run.stdout

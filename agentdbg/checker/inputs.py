@@ -197,69 +197,130 @@ def transcript_items(name: str, lines: Iterable[bytes] | None = None) -> list[Ch
     """One item per request the transcript ``name`` recorded, read from ``lines`` or, without
     them, streamed from the file (as replay reads it: one line at a time, never the whole
     file in memory)."""
-    import sys
-
-    from agentdbg.textsafe import one_line
     from agentdbg.transcript import read_transcript
-    from agentdbg.transcript.events import Action, Blocked, Request, Response, Stop
 
     warnings: list[str] = []
     header, events = read_transcript(name, warnings, lines)
-    fmt = header.api if codecs.known(header.api) else codecs.DEFAULT
-    chat_native = codecs.get(fmt).chat_native
-    tools = header.tool_list
-    items: list[CheckItem] = []
-    prior: list = []
-    last: list = []            # the last request's messages
-    checked = 0                # ... how many of them are checked (each message once)
-    stopped: list | None = None   # the last stop event's (the final state when there is one)
-    n_sent = 0
-    blocked = anyway = False   # the last request was blocked · … and 'send' sent it anyway
+    found = TranscriptItems(name, header)
     for _, event in events:
+        found.add(event)
+    return found.items(warnings)
+
+
+class TranscriptItems:
+    """``transcript_items`` fed one event at a time, in the transcript's order: a replay hands
+    it each event it reads (``ReplayModel.on_pop``), so its verdict judges the requests without
+    reading the recording a second time. A problem found on the way (a message that is not
+    one) is raised by ``items``, where reading it again would have raised it.
+
+    A Chat Completions request is kept as the transcript stores it, what its previous request
+    did not hold (``prefix``, ``append``); ``items`` makes each request's whole array, as the
+    reader does, once the replay no longer needs its memory (a list per request held during
+    the replay was 9 MB more at 1,000 turns)."""
+
+    def __init__(self, name: str, header: Any) -> None:
+        from agentdbg.transcript.events import Action, Blocked, Request, Response, Stop
+
+        self._kinds = Action, Blocked, Request, Response, Stop
+        self.name, self.header = name, header
+        self.fmt = header.api if codecs.known(header.api) else codecs.DEFAULT
+        self.chat_native = codecs.get(self.fmt).chat_native
+        self.tools = header.tool_list
+        self._items: list[CheckItem] = []
+        #: each request's messages: the whole list, or (prefix, append) of the one before it
+        self._sent: list[list | tuple[int, list]] = []
+        self._whose: list[int] = []      # for each item, the request whose messages it judges
+        self.prior: list = []
+        self.stopped: list | None = None   # the last stop event's (the final state when there is one)
+        self.n_sent = 0
+        self.blocked = self.anyway = False  # the last request was blocked · … and 'send' sent it anyway
+        self.error: Exception | None = None
+
+    def add(self, event: Any) -> None:
+        if self.error is not None:
+            return
+        try:
+            self._add(event)
+        except Exception as exc:  # noqa: BLE001 - raised by ``items``, not lost
+            self.error = exc
+
+    def _add(self, event: Any) -> None:
+        Action, Blocked, Request, Response, Stop = self._kinds
+
         if isinstance(event, Stop) and event.messages is not None:
-            stopped = event.messages
+            self.stopped = event.messages
         if isinstance(event, Response) and isinstance(event.output, list):
-            prior.extend(x for x in event.output if isinstance(x, dict))
+            self.prior.extend(x for x in event.output if isinstance(x, dict))
         if isinstance(event, Action) and event.action == "send":
-            anyway = blocked
+            self.anyway = self.blocked
         if isinstance(event, Blocked):   # never sent: judged when it was blocked
-            blocked = True
+            self.blocked = True
             found = event.findings or []
-            items.append(CheckItem(CheckRequest(messages=last), None, fmt, None, n_sent + 1,
-                                   None, list(prior), recorded=[
-                                       Finding.from_dict(d) for d in found if isinstance(d, dict)]))
-            continue
+            self._items.append(CheckItem(CheckRequest(messages=[]), None, self.fmt, None,
+                                         self.n_sent + 1, None, list(self.prior), recorded=[
+                                             Finding.from_dict(d) for d in found if isinstance(d, dict)]))
+            self._whose.append(self.n_sent - 1)   # the last request's messages (none: -1)
+            return
         if not isinstance(event, Request):
-            continue
-        n_sent += 1
-        turn = n_sent
-        knowingly, blocked, anyway = anyway, False, False
-        current = list(event.messages or [])
-        checked = min(checked, event.prefix)
-        _messages(f"{name}: request {turn}", current[checked:], offset=checked)
-        last, checked = current, len(current)
+            return
+        self.n_sent += 1
+        turn = self.n_sent
+        knowingly, self.blocked, self.anyway = self.anyway, False, False
+        messages = event.messages or []
+        # the reader made ``messages`` the previous request's first ``prefix`` and ``append``:
+        # each message is checked once, where it was appended
+        lazy = self.chat_native and self._sent and event.append is not None \
+            and len(messages) == event.prefix + len(event.append)
+        checked = event.prefix if self._sent else 0
+        _messages(f"{self.name}: request {turn}", messages[checked:], offset=checked)
+        self._sent.append((event.prefix, event.append) if lazy else list(messages))
         params: dict = event.params or {}
-        sent = params.get("tools", tools)
-        request = CheckRequest(messages=current, tools=sent if isinstance(sent, list) and sent
+        sent = params.get("tools", self.tools)
+        request = CheckRequest(messages=[], tools=sent if isinstance(sent, list) and sent
                                else MISSING,
                                tool_choice=params.get("tool_choice", MISSING),
                                parallel_tool_calls=params.get("parallel_tool_calls", MISSING))
-        extra: dict = header.api_params or {}
-        native = None if chat_native else native_of(fmt, event.body, request, {**extra, **params})
-        items.append(CheckItem(request, None, fmt, native, turn, None, list(prior),
-                               sent_anyway=knowingly))
+        native = None
+        if not self.chat_native:
+            request.messages = self._sent[-1]
+            extra: dict = self.header.api_params or {}
+            native = native_of(self.fmt, event.body, request, {**extra, **params})
+        self._items.append(CheckItem(request, None, self.fmt, native, turn, None, list(self.prior),
+                                     sent_anyway=knowingly))
+        self._whose.append(turn - 1)
         inputs = native.get("input") if isinstance(native, dict) else None
         if isinstance(inputs, list):
-            prior.extend(x for x in inputs if isinstance(x, dict))
-    for warning in warnings:
-        print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
-    final = _messages(name, stopped if stopped is not None else last)
-    for item in items:
-        item.final = final
-    if not items:   # nothing was sent (e.g. the first request was blocked): the final state
-        items.append(CheckItem(CheckRequest(messages=final, tools=tools or MISSING), None,
-                               codecs.DEFAULT, None, None, final))
-    return items
+            self.prior.extend(x for x in inputs if isinstance(x, dict))
+
+    def items(self, warnings: list[str]) -> list[CheckItem]:
+        """The items, once every event was added (the reader's ``warnings`` are printed)."""
+        from agentdbg.textsafe import one_line
+
+        if self.error is not None:
+            raise self.error
+        for warning in warnings:
+            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
+        whole: list[list] = []
+        for sent in self._sent:
+            if isinstance(sent, tuple):
+                prefix, append = sent
+                messages = whole[-1][:prefix]
+                messages += append   # grown where it lies: ``a[:n] + b`` left a hole of a[:n]
+                whole.append(messages)   # each time, 15 MB for the 8 MB of 1,000 lists
+            else:
+                whole.append(sent)
+        self._sent = []
+        items = self._items
+        for item, k in zip(items, self._whose):
+            item.request.messages = whole[k] if k >= 0 else []
+        last = whole[-1] if whole else []
+        final = _messages(self.name, self.stopped if self.stopped is not None else last)
+        for item in items:
+            item.final = final
+        if not items:   # nothing was sent (e.g. the first request was blocked): the final state
+            items.append(CheckItem(CheckRequest(messages=final, tools=self.tools or MISSING), None,
+                                   codecs.DEFAULT, None, None, final))
+        return items
 
 
 def _imported(path: str) -> list[CheckItem]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -32,6 +32,9 @@ from agentdbg.cli.options import (
 )
 from agentdbg.errors import AgentdbgError
 from agentdbg.i18n import N_, Msg
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 McpOpt = Annotated[list[str] | None, typer.Option(
     "--mcp", help="An MCP server whose tools join the run: a URL (Streamable HTTP) or a command "
@@ -304,7 +307,17 @@ def replay(
         api_key=api_key,
         approve=approve.value if approve else None, profile=profile.value, save=save, full=full,
         explain=explain, lang=lang.value, debug=debug, present=present,
-        commands=list(commands or [])), make_console(present=present))
+        commands=list(commands or [])), _console(json_out, present))
+
+
+def _console(json_out: bool, present: bool) -> Console:
+    """The console; with ``--json`` one made only if something prints through it (the
+    document is written to stdout as it is, and Rich need not be imported)."""
+    if not json_out:
+        return make_console(present=present)
+    from agentdbg.render.deferred import DeferredConsole
+
+    return cast("Console", DeferredConsole(lambda: make_console(present=present)))
 
 
 @command()

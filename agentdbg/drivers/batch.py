@@ -18,8 +18,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.text import Text
-
 from agentdbg.engine.phases import Phase
 from agentdbg.engine.replaying import ActionReplayed
 from agentdbg.engine.session import Event, ModelReplied, RequestBlocked, Session, StopReason, ToolsExecuted
@@ -27,9 +25,7 @@ from agentdbg.errors import ExitStatus
 from agentdbg.i18n import N_, Msg, _
 from agentdbg.messages import call_name, utf8_json
 from agentdbg.options import RunOptions
-from agentdbg.render import run as view_run
 from agentdbg.render.safe import safe
-from agentdbg.render.view import render_finding, render_messages
 from agentdbg.transcript.document import run_document
 from agentdbg.transcript.redact import safe_url
 
@@ -69,6 +65,8 @@ def _progress(console: Console | None, text: str) -> Iterator[None]:
     if console is None or not console.is_terminal:
         yield
         return
+    from rich.text import Text
+
     status = console.status(Text(safe(text)))
     lock, state = threading.Lock(), {"done": False}
 
@@ -92,9 +90,13 @@ def _progress(console: Console | None, text: str) -> Iterator[None]:
 def run_batch(session: Session, console: Console, options: RunOptions, replay: Replay | None = None,
               transcript: Path | None = None) -> ExitStatus:
     """Step ``session`` to its end, printing each turn (or, with --json, one document at the end
-    that names the ``transcript`` being written)."""
+    that names the ``transcript`` being written). The text view (Rich and the renderers) is
+    imported only to be shown: ``--json`` does without it."""
     show = not options.json_out
     if show:
+        from agentdbg.render import run as view_run
+        from agentdbg.render.view import render_finding
+
         console.print(view_run.render_header(options.model_desc, session.toolset,
                                              options.offline, options.title, compact=options.present))
     shown = 0
@@ -168,6 +170,8 @@ class _Actions:
         self.console, self.seen, self.hidden = console, 0, 0
 
     def replayed(self, event: ActionReplayed) -> None:
+        from agentdbg.render import run as view_run
+
         self.seen += 1
         if self.seen <= ACTIONS_SHOWN:
             self.console.print(view_run.render_action(event.action))
@@ -176,6 +180,8 @@ class _Actions:
 
     def flush(self) -> None:
         if self.hidden:
+            from rich.text import Text
+
             self.console.print(Text(_("✎ {n} more recorded action(s) re-applied here, not shown "
                                       "one by one (a replay shows its first {shown})").format(
                                           n=f"{self.hidden:,}", shown=ACTIONS_SHOWN), style="magenta"))
@@ -201,6 +207,8 @@ def _show(console: Console, session: Session, shown: int, options: RunOptions, j
     """The whole messages array: new messages marked and in full, the others one line each
     (all in full with --full), with the checker's findings on them (``judge``)."""
     from agentdbg.checker import check
+    from agentdbg.render import run as view_run
+    from agentdbg.render.view import render_messages
 
     findings = check(session.request().body(), options.profile,
                      in_progress=bool(session.pending)) if judge else []

@@ -294,7 +294,7 @@ def _play(args: ReplayArgs, console: Console) -> ExitStatus:
         check_replayable(args.file, strict=args.strict)
     # batch: blocked requests come from the recording's own events; step mode keeps the
     # pre-send check for when the user continues live
-    session, model = replay_session(args.file, strict=args.strict)
+    session, model = replay_session(args.file, strict=args.strict, judged=not args.step)
     header = model.header
     if args.step:
         session.precheck = _precheck(args.profile, header)

@@ -30,6 +30,7 @@ from agentdbg.transcript.events import Action, Blocked, Header, Request, Stop, T
 
 if TYPE_CHECKING:
     from agentdbg.checker.findings import Finding
+    from agentdbg.checker.inputs import CheckItem
 
 RECORDED_OPTIONS = ("model", "max_turns", "max_tool_calls", "repeat_limit", "timeout",
                     "approve", "tool_choice", "parallel_tool_calls", "temperature",
@@ -48,9 +49,16 @@ def config_from_header(header: Header, **overrides: object) -> RunConfig:
 
 def replay_session(path: str | os.PathLike[str], *,
                    precheck: Callable[[ModelRequest], list[Finding]] | None = None, strict: bool = False,
-                   **overrides: object) -> tuple[Session, ReplayModel]:
+                   judged: bool = True, **overrides: object) -> tuple[Session, ReplayModel]:
+    """The session replaying ``path`` and its model. ``judged``: ``replay_problems`` will be
+    asked (the requests it judges are gathered as the replay reads them, in one pass)."""
+    from agentdbg.checker.inputs import TranscriptItems
+
     model = ReplayModel(path)
     model.strict = strict
+    if judged:
+        model.check_items = TranscriptItems(str(path), model.header)
+        model.on_pop = model.check_items.add
     header = model.header
     toolset = ToolSet.from_openai(header.tool_list, header.tools_file or str(path))
     messages = list(header.initial_messages or [])
@@ -67,7 +75,7 @@ def check_replayable(path: str | os.PathLike[str], *, strict: bool = False) -> N
     message that is not there, a fault on a tool the recording lacks …).
 
     Step mode shows the recording as it goes, so it checks it whole before it starts."""
-    session, model = replay_session(path, strict=strict)
+    session, model = replay_session(path, strict=strict, judged=False)
     for _ in Replay(session, model).steps():
         pass
 
@@ -352,23 +360,28 @@ def replay_problems(path: str | os.PathLike[str], session: Session, model: Repla
         diff = first_difference(model.final_messages(), session.messages, strict=strict)
         if diff:
             problems.append(f"final messages: {describe_difference(diff)}")
-    problems.extend(sent_request_problems(path, profile))
+    problems.extend(sent_request_problems(path, profile, model.check_items.items(model.warnings)
+                                          if model.check_items is not None else None))
     for r in (live.results if live else []):
         if r.differs:
             problems.append(f"live tool {r.name} ({r.call_id}) differs:\n{r.diff()}")
     return problems
 
 
-def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai") -> list[str]:
+def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai",
+                          items: list[CheckItem] | None = None) -> list[str]:
     """Error-level findings in the requests the recording sent, each reported once, judged
     in the recording's own wire format (as ``agentdbg check`` judges a transcript). A request
     the checker blocked and the user then sent with ``send`` (a lesson showing the API's 400)
-    was broken on purpose: replaying it reproduces the recording, so it is no problem."""
+    was broken on purpose: replaying it reproduces the recording, so it is no problem.
+    ``items``: the recording's requests as a replay gathered them (else it is streamed
+    again, never read whole)."""
     from agentdbg.checker.inputs import transcript_items
     from agentdbg.checker.judge import judge_all
 
-    out = []   # the recording streamed again (as the replay read it), never read whole
-    for judged in judge_all(transcript_items(str(path)), None, profile):
+    out = []
+    for judged in judge_all(items if items is not None else transcript_items(str(path)), None,
+                            profile):
         for f in judged.findings:
             if f.severity == "error" and judged.item.turn is not None \
                     and judged.item.recorded is None \

@@ -126,7 +126,7 @@ class Session(UserActions):
         self.stop_reason: StopReason | None = None
         self.stop_detail = ""                         # in English (what the transcript records)
         self.stop_msg: Msg | str = ""                 # the same, to show in the chosen language
-        self._recent_calls: list[tuple[str, str]] = []  # (fingerprint, content), repeat detection
+        self._recent_calls: list[tuple[str, str]] = []  # (fingerprint, content), repeated in a row
         self._started = clock()
         self.marks: dict[int, set[str]] = {}          # message index -> {"edited", "injected"}
         self.actions: list[dict] = []                 # the user's edits, drops, rewinds ...
@@ -346,10 +346,15 @@ class Session(UserActions):
 
     def _check_repeats(self, outcomes: list[ToolOutcome]) -> None:
         n = self.config.repeat_limit
+        run = self._recent_calls   # the last calls, as long as each is the one before it again
         for o in outcomes:
-            self._recent_calls.append((call_fingerprint(o.name, o.arguments or ""), o.content))
-        tail = self._recent_calls[-n:]
-        if n > 0 and len(tail) == n and len(set(tail)) == 1:
+            call = (call_fingerprint(o.name, o.arguments or ""), o.content)
+            if run and run[-1] != call:
+                run.clear()
+            run.append(call)
+        if n > 0 and len(run) > n:   # the last n are the same call: a set of them each turn
+            del run[:-n]             # was quadratic (the proxy and imports allow 100,000)
+        if n > 0 and len(run) == n:
             o = outcomes[-1]
             self._stop(StopReason.REPEATED_CALL, Msg(N_(
                 "{name} was called {n} times in a row with the same arguments {arguments} and got "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentdbg.errors import ProviderError
 from agentdbg.i18n import N_, Msg, _
@@ -28,6 +29,9 @@ from agentdbg.transcript.events import (
     Stop,
     Tool,
 )
+
+if TYPE_CHECKING:
+    from agentdbg.checker.inputs import TranscriptItems
 
 _NOTHING = object()
 
@@ -107,6 +111,11 @@ class ReplayModel:
         #: blocked requests (the proxy's --block-invalid) passed on the way to the next event
         #: asked for, until the driver takes them (``Replay.sync``)
         self.blocked_passed: list[Blocked] = []
+        #: given each event as it is popped, from the first on (the verdict's requests are
+        #: gathered so as the replay reads them: ``engine.replaying.replay_session``)
+        self.on_pop: Callable[[AnyEvent], None] | None = None
+        self.check_items: TranscriptItems | None = None
+        self._strip: Callable[[list[Message]], list[Message]] | None = None   # ``_seen``
 
     # -- the stream ----------------------------------------------------------------------
     def peek(self) -> AnyEvent | None:
@@ -118,6 +127,8 @@ class ReplayModel:
         event = self.peek()
         self.line, self._peeked = self._peeked_line, _NOTHING
         if event is not None:
+            if self.on_pop is not None:
+                self.on_pop(event)
             self.ends_with_stop = isinstance(event, Stop)
             if isinstance(event, Stop):
                 self.recorded_stop = event
@@ -201,13 +212,13 @@ class ReplayModel:
     def _seen(self, messages: list[Message]) -> list[Message]:
         """Messages as compared: a Responses/Anthropic recording's chat form carries each
         message's native original under "wire", which says nothing about what changed."""
-        from agentdbg.wire import codec
-        from agentdbg.wire.common import strip_wire
+        if self._strip is None:   # the format's, asked once
+            from agentdbg.wire import codec
+            from agentdbg.wire.common import strip_wire
 
-        if not codec.known(self.wire) or codec.get(self.wire).chat_native:
-            return messages
-
-        return strip_wire(messages)
+            chat = not codec.known(self.wire) or codec.get(self.wire).chat_native
+            self._strip = _as_is if chat else strip_wire
+        return self._strip(messages)
 
     def recorded_tool(self, call: dict[str, object]) -> RecordedResult | None:
         cid = str(call.get("id"))
@@ -215,6 +226,10 @@ class ReplayModel:
             self._skip_to(Request, Response, ModelError, Blocked)
         event = self.tools.pop(cid, None)
         return RecordedResult(event) if event is not None else None
+
+
+def _as_is(messages: list[Message]) -> list[Message]:
+    return messages
 
 
 def recorded_error(event: ModelError) -> ProviderError:

@@ -54,7 +54,7 @@ def lesson_phases(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], s
     from agentdbg.engine.replaying import ActionReplayed, Replay, replay_session
     from agentdbg.repl.explain import narrate
 
-    session, model = replay_session(path, precheck=check_model_request)
+    session, model = replay_session(path, precheck=check_model_request, judged=False)
     session.config.stop_on_invalid = False
     question = str(model.header.question or "")
     phases = [_snapshot(_("The question"), narrate(session, None), [], session.messages)]

@@ -35,10 +35,13 @@ def first_difference(a: Any, b: Any, path: str = "messages", *,
     if type(a) is not type(b):
         return path, a, b
     if isinstance(a, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            if not strict and _ignored(a, b, key):
+        for key in [*a, *(k for k in b if k not in a)] if len(a) != len(b) or a.keys() != b.keys() \
+                else a:
+            if not strict and key in _SPECIAL and _ignored(a, b, key):
                 continue
             va, vb = a.get(key), b.get(key)
+            if type(va) is type(vb) and type(va) in _SCALARS and va == vb:
+                continue   # the same text or number (NaN is never equal): nothing to walk
             if not strict and key in EMPTY_MEANS_ABSENT:
                 va, vb = va or None, vb or None
             if va is None or vb is None:  # an absent key and null mean the same in a message
@@ -54,6 +57,11 @@ def first_difference(a: Any, b: Any, path: str = "messages", *,
     if isinstance(a, list):
         return first_difference_from(a, b, 0, path, strict=strict)
     return None if a == b else (path, a, b)
+
+
+#: the keys ``_ignored`` may skip; the values compared at once when equal and of one type
+_SPECIAL = CLIENT_FIELDS | RECORDED_SINCE | {"name"}
+_SCALARS = (str, int, float, bool)
 
 
 def _ignored(a: dict, b: dict, key: str) -> bool:

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agentdbg import __version__
-from agentdbg.conversation import JSON, JsonObject
 from agentdbg.messages import utf8_json
 
+# the conversation model is not needed to write a run (its dataclasses: 20 ms of a replay's start)
 if TYPE_CHECKING:
+    from agentdbg.conversation import JSON, JsonObject
     from agentdbg.toolspec import ToolSet
 
 FORMAT = "agentdbg-run"
@@ -56,6 +57,7 @@ class Finished(Protocol):
 def run_document(session: Finished, *, model: str, base_url: str | None = None,
                  created: float | None = None) -> JsonObject:
     """Everything needed to read the run back: messages, stop, usage, per-turn records."""
+    tools: list[JSON] = list(session.toolset.openai_tools())
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -64,7 +66,7 @@ def run_document(session: Finished, *, model: str, base_url: str | None = None,
         "model": model,
         "base_url": base_url,
         "tools_file": str(session.toolset.path),
-        "tools": list[JSON](session.toolset.openai_tools()),
+        "tools": tools,
         "options": {k: v for k, v in session.config.__dict__.items()},
         "messages": list(session.messages),
         "stop_reason": session.stop_reason.value if session.stop_reason else None,
