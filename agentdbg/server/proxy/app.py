@@ -27,6 +27,7 @@ from agentdbg.server.proxy.analyst import Exchange, Verdict
 from agentdbg.server.proxy.batches import batches
 from agentdbg.server.proxy.copies import Budget, Copy
 from agentdbg.server.proxy.headers import forward_headers, relayed_headers, secrets_in
+from agentdbg.server.proxy.upstream import Answer, PoolTimeout, Upstream, UpstreamError
 from agentdbg.transcript.redact import safe_url
 from agentdbg.wire import codec as codecs
 from agentdbg.wire.codec import Codec
@@ -129,6 +130,8 @@ class ProxyApp:
             timeout=httpx.Timeout(options.timeout, pool=POOL_WAIT),
             transport=httpx.AsyncHTTPTransport(socket_options=NODELAY, limits=httpx.Limits(
                 max_connections=self.connections, max_keepalive_connections=IDLE)))
+        # the checked endpoints' requests: httptools reads their answers (see ``upstream``)
+        self.upstream_client = Upstream(options.timeout, POOL_WAIT, self.connections, IDLE)
         self.copies = Budget()
         self._told: set[str] = set()
         self._urls: dict[str, httpx.URL] = {}
@@ -213,9 +216,7 @@ class ProxyApp:
         from starlette.responses import StreamingResponse
 
         start = time.perf_counter()
-        req = self.client.build_request("POST", self._url(request, wire), content=sent,
-                                        headers=forward_headers(request.headers))
-        resp = await self._send(req)
+        resp = await self._post(self._url(request, wire), forward_headers(request.headers), sent)
         if isinstance(resp, Failed):
             self.analyst.upstream_failed(exchange, resp.message, resp.status)
             return json_response(wire.error(resp.status, resp.message, type_="proxy_error",
@@ -241,6 +242,24 @@ class ProxyApp:
             url = self._urls[text] = httpx.URL(text)
         return url
 
+    async def _post(self, url: httpx.URL, headers: dict[str, str], body: bytes) -> Answer | Failed:
+        """As ``_send``, for a checked endpoint's POST (``upstream``'s client)."""
+        try:
+            return await self.upstream_client.send(url, headers, body)
+        except PoolTimeout:
+            return self._busy()
+        except UpstreamError as exc:
+            return self._unreachable(exc)
+
+    def _busy(self) -> Failed:
+        return Failed(503, f"agentdbg proxy: all {self.connections} connections to the upstream "
+                           f"{self.shown} are busy (waited {POOL_WAIT:g} s); try again",
+                      "proxy_connections_busy")
+
+    def _unreachable(self, exc: Exception) -> Failed:
+        return Failed(502, f"agentdbg proxy could not reach the upstream {self.shown}: "
+                           f"{type(exc).__name__}", "upstream_unreachable", type(exc).__name__)
+
     async def _send(self, req: httpx.Request) -> httpx.Response | Failed:
         """The upstream's response (its body not read yet), or ``Failed`` when there is none:
         the upstream could not be reached, or every connection is busy."""
@@ -249,14 +268,11 @@ class ProxyApp:
         try:
             return await self.client.send(req, stream=True)
         except httpx.PoolTimeout:
-            return Failed(503, f"agentdbg proxy: all {self.connections} connections to the upstream "
-                               f"{self.shown} are busy (waited {POOL_WAIT:g} s); try again",
-                          "proxy_connections_busy")
+            return self._busy()
         except httpx.HTTPError as exc:
-            return Failed(502, f"agentdbg proxy could not reach the upstream {self.shown}: "
-                               f"{type(exc).__name__}", "upstream_unreachable", type(exc).__name__)
+            return self._unreachable(exc)
 
-    async def _relay(self, exchange: Exchange, resp: httpx.Response, start: float,
+    async def _relay(self, exchange: Exchange, resp: Answer, start: float,
                      ends: tuple[bytes, ...] | None) -> AsyncIterator[bytes]:
         """The upstream's bytes as they arrive, unchanged (compressed or not); the analyst gets a
         bounded copy, handed over before the last chunk goes out so the app's next request
@@ -293,7 +309,7 @@ class ProxyApp:
             if not handed:   # cut short (the app or the upstream went away): what arrived
                 self._hand(exchange, resp, copy, start, stream=ends is not None)
 
-    def _hand(self, exchange: Exchange, resp: httpx.Response, copy: Copy, start: float, stream: bool) -> None:
+    def _hand(self, exchange: Exchange, resp: Answer, copy: Copy, start: float, stream: bool) -> None:
         self.analyst.response(exchange, resp.status_code, copy.release(), _ms(start), stream=stream,
                               received=copy.received, cut_by=copy.cut_by,
                               encoding=resp.headers.get("content-encoding"))
