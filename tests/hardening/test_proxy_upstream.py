@@ -99,3 +99,35 @@ def test_an_upstream_that_closes_mid_body_cuts_the_answer_and_says_so(upstream, 
     assert got != json.dumps(COMPLETION).encode()
     out = proxy.stop()
     assert "Traceback" not in out
+
+
+def test_an_app_that_drops_a_stream_stops_the_upstream_and_what_arrived_is_recorded(upstream, proxy):
+    """The app closes its connection after the first event: the proxy stops reading the upstream
+    at once (its connection closes, so a real API stops generating) and records the events that
+    arrived, without a traceback."""
+    import threading
+    import time
+
+    events = sse_events(400)
+    upstream_cut = threading.Event()
+
+    def endless(handler, body):          # an event every 20 ms until the proxy hangs up
+        start_stream(handler)
+        try:
+            for event in events:
+                handler.wfile.write(chunked([event]))
+                handler.wfile.flush()
+                time.sleep(0.02)
+        except OSError:
+            upstream_cut.set()
+        handler.close_connection = True
+    upstream.reply = endless
+    with httpx.Client(timeout=30) as client, client.stream(
+            "POST", proxy.url + "/chat/completions",
+            json={"model": "m", "stream": True, "messages": [{"role": "user", "content": "q"}]}) as r:
+        first = next(r.iter_raw())
+        assert first.startswith(b"data: ")
+    assert upstream_cut.wait(5), "the proxy went on reading the upstream after the app left"
+    out = proxy.stop()
+    assert "Traceback" not in out
+    assert '"type": "response"' in proxy.saved()   # what arrived of the answer is recorded

@@ -45,6 +45,7 @@ NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 IDLE = 32           # idle upstream connections kept for reuse
 POOL_WAIT = 10.0    # seconds a request waits for a connection when all of them are busy
 URLS_KEPT = 256     # parsed upstream URLs kept (one per path and query the app uses)
+SECRETS_KEPT = 4096 # keys the analyst was already given (each is handed over once)
 
 
 @dataclass
@@ -134,7 +135,11 @@ class ProxyApp:
         self.upstream_client = Upstream(options.timeout, POOL_WAIT, self.connections, IDLE)
         self.copies = Budget()
         self._told: set[str] = set()
-        self._urls: dict[str, httpx.URL] = {}
+        self._urls: dict[tuple[str, bytes, str], httpx.URL] = {}
+        every = codecs.every()
+        self._key_headers = (*options.secret_headers, *(h for c in every for h in c.secret_headers))
+        self._key_params = tuple(p for c in every for p in c.secret_params)
+        self._handed: set[str] = set()
 
     def starlette(self) -> Contained:
         from starlette.applications import Starlette
@@ -192,14 +197,22 @@ class ProxyApp:
         return await read_body(request, self.options.max_body)
 
     def _remember_keys(self, request: Request) -> None:
-        every = codecs.every()
-        names = (*self.options.secret_headers, *(h for c in every for h in c.secret_headers))
-        for secret in secrets_in(request.headers, names):
-            self.analyst.add_secret(secret)
-        for name in (p for c in every for p in c.secret_params):      # Gemini's ?key=
-            token = request.query_params.get(name, "")
-            if token:
-                self.analyst.add_secret(token)
+        for secret in secrets_in(request.headers, self._key_headers):
+            self._hand_secret(secret)
+        if request.scope.get("query_string"):
+            for name in self._key_params:      # Gemini's ?key=
+                token = request.query_params.get(name, "")
+                if token:
+                    self._hand_secret(token)
+
+    def _hand_secret(self, secret: str) -> None:
+        """The analyst gets each key once (it keeps every key it was given): the app's key on
+        every request was one more job on the analyst's queue per request."""
+        if secret in self._handed:
+            return
+        if len(self._handed) < SECRETS_KEPT:
+            self._handed.add(secret)
+        self.analyst.add_secret(secret)
 
     def _query(self, request: Request) -> str:
         """The upstream's query and the request's, as one: a parameter the request sets itself
@@ -213,7 +226,7 @@ class ProxyApp:
         return "&".join([*kept, own])
 
     async def _forward(self, request: Request, exchange: Exchange, sent: bytes, wire: Codec) -> Response:
-        from starlette.responses import StreamingResponse
+        from agentdbg.server.proxy.relayed import Relayed
 
         start = time.perf_counter()
         resp = await self._post(self._url(request, wire), forward_headers(request.headers), sent)
@@ -224,8 +237,8 @@ class ProxyApp:
         media = resp.headers.get("content-type", "application/json")
         stream = "text/event-stream" in media
         relay = self._relay(exchange, resp, start, wire.stream_end if stream else None)
-        return StreamingResponse(relay, status_code=resp.status_code, media_type=media,
-                                 headers=relayed_headers(resp.headers))
+        return Relayed(relay, status_code=resp.status_code, media_type=media,
+                       headers=relayed_headers(resp.headers))
 
     def _url(self, request: Request, wire: Codec) -> httpx.URL:
         """The upstream URL of a checked request, parsed once per path and query (httpx's
@@ -233,13 +246,15 @@ class ProxyApp:
         relay's CPU per request)."""
         import httpx
 
-        query = self._query(request)
-        text = wire.upstream_url(self.upstream, request.url.path) + (f"?{query}" if query else "")
-        url = self._urls.get(text)
+        scope = request.scope
+        key = (scope["path"], scope.get("query_string", b""), wire.name)
+        url = self._urls.get(key)
         if url is None:
+            query = self._query(request)
+            text = wire.upstream_url(self.upstream, request.url.path) + (f"?{query}" if query else "")
             if len(self._urls) >= URLS_KEPT:
                 self._urls.clear()
-            url = self._urls[text] = httpx.URL(text)
+            url = self._urls[key] = httpx.URL(text)
         return url
 
     async def _post(self, url: httpx.URL, headers: dict[str, str], body: bytes) -> Answer | Failed:
@@ -414,6 +429,8 @@ def warm_relay() -> None:
     import anyio.streams.stapled
     import anyio.streams.tls
     from starlette.responses import StreamingResponse  # noqa: F401
+
+    import agentdbg.server.proxy.relayed  # noqa: F401  (the relayed answers' response)
 
     for name in ANYIO_FIRST_USE:
         getattr(anyio, name)
