@@ -150,6 +150,9 @@ class ProxyApp:
         for wire in codecs.every():
             handler = self._handler(wire)
             routes += [Route(path, handler, methods=["POST"]) for path in wire.routes()]
+            for path in wire.routes():   # parsed now, not on the first request (no query of its own)
+                if "{" not in path:
+                    self._parsed(path, b"", wire, self.upstream_query)
         app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)],
                         exception_handlers=json_errors(_proxy_error, "proxy"))
         app.state.proxy = self
@@ -244,17 +247,22 @@ class ProxyApp:
         """The upstream URL of a checked request, parsed once per path and query (httpx's
         ``build_request`` parsed it on every request: the largest part of a tenth of the
         relay's CPU per request)."""
-        import httpx
 
         scope = request.scope
-        key = (scope["path"], scope.get("query_string", b""), wire.name)
-        url = self._urls.get(key)
+        url = self._urls.get((scope["path"], scope.get("query_string", b""), wire.name))
         if url is None:
-            query = self._query(request)
-            text = wire.upstream_url(self.upstream, request.url.path) + (f"?{query}" if query else "")
-            if len(self._urls) >= URLS_KEPT:
-                self._urls.clear()
-            url = self._urls[key] = httpx.URL(text)
+            url = self._parsed(scope["path"], scope.get("query_string", b""), wire,
+                               self._query(request), request.url.path)
+        return url
+
+    def _parsed(self, path: str, raw_query: bytes, wire: Codec, query: str,
+                url_path: str | None = None) -> httpx.URL:
+        import httpx
+
+        text = wire.upstream_url(self.upstream, url_path or path) + (f"?{query}" if query else "")
+        if len(self._urls) >= URLS_KEPT:
+            self._urls.clear()
+        url = self._urls[(path, raw_query, wire.name)] = httpx.URL(text)
         return url
 
     async def _post(self, url: httpx.URL, headers: dict[str, str], body: bytes) -> Answer | Failed:
