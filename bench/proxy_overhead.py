@@ -2,12 +2,13 @@
 
 `agentdbg serve --offline` answers; the same requests go to it directly and through
 `agentdbg proxy` (each in its own process), on histories of 1, 100 and 1,001 messages,
-plain and streaming, then 200 concurrent requests with an 11-message history. The proxy
+plain and streaming, in pairs (one direct, one proxied: "added" is the median of the pairs'
+differences), then 200 concurrent requests with an 11-message history. The proxy
 checks, records and prints every request, off the event loop (in its analyst process). Beside
 each wall-clock figure, the relay's CPU time per request (its process, all its threads, the
 analyst not included; from /proc on Linux): it does not depend on how loaded the machine is.
 
-Then the first request of a session: a fresh proxy each round (five rounds), and the
+Then the first request of a session: a fresh proxy each round (seven rounds), and the
 first request it relays (an Anthropic Messages body of 49 KB, as Claude Code's first) timed
 against the same request sent directly (its median over six).
 
@@ -35,7 +36,9 @@ import httpx
 from _util import machine
 
 REPEAT = 40
+REPEAT_LARGE = 16        # pairs at 1,001 messages (serve takes 0.1-0.2 s on each)
 CONCURRENT = 200
+BURSTS = 3              # bursts each way, side by side
 BURST_HISTORY = 11      # messages in each of the concurrent requests
 SIZES = (1, 100, 1001)
 
@@ -103,16 +106,27 @@ def timed(client: httpx.Client, url: str, body: dict) -> tuple[float, float]:
 NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]  # as the openai client agentdbg uses
 
 
-def medians(url: str, body: dict, pid: int | None = None) -> tuple[float, float, float]:
-    """Median seconds per request and to its first byte; the CPU ms process ``pid`` spent per
-    request (NaN without ``pid``)."""
+def paired(direct: str, proxied: str, body: dict, pid: int) -> tuple[float, float, float, float, float]:
+    """The same request sent directly and through the proxy, one after the other, ``REPEAT``
+    times: (median seconds direct, through the proxy, median of each pair's difference, the same
+    for the first byte, the relay's CPU ms per request). Pairs taken side by side, so a change in
+    the machine's load moves both halves of a pair: the difference of medians of two separate
+    runs moved by tens of ms from one run to the next."""
     with httpx.Client(timeout=60, transport=httpx.HTTPTransport(socket_options=NODELAY)) as client:
-        for _ in range(3):  # warm up the connection and the servers
-            timed(client, url, body)
-        cpu = cpu_ms(pid) if pid else float("nan")
-        runs = [timed(client, url, body) for _ in range(REPEAT)]
-        cpu = (cpu_ms(pid) - cpu) / REPEAT if pid else float("nan")
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs), cpu
+        for _ in range(3):  # warm up the connections and the servers
+            timed(client, direct, body)
+            timed(client, proxied, body)
+        cpu = cpu_ms(pid)
+        pairs = []
+        rounds = REPEAT if len(body["messages"]) < 1000 else REPEAT_LARGE
+        for k in range(rounds):
+            first, second = (direct, proxied) if k % 2 else (proxied, direct)
+            a, b = timed(client, first, body), timed(client, second, body)
+            pairs.append((a, b) if first == direct else (b, a))
+        cpu = (cpu_ms(pid) - cpu) / rounds
+    return (statistics.median(d[0] for d, _ in pairs), statistics.median(p[0] for _, p in pairs),
+            statistics.median(p[0] - d[0] for d, p in pairs),
+            statistics.median(p[1] - d[1] for d, p in pairs), cpu)
 
 
 async def burst(url: str, body: dict) -> tuple[float, int]:
@@ -127,7 +141,7 @@ async def burst(url: str, body: dict) -> tuple[float, int]:
     return took, failed
 
 
-FIRST_ROUNDS = 5
+FIRST_ROUNDS = 7
 
 
 def claude_code_body(kb: int = 49) -> bytes:
@@ -188,9 +202,8 @@ def main() -> None:
                 for stream in (False, True):
                     body = {"model": "offline", "messages": history(n), "tools": TOOLS,
                             "stream": stream}
-                    d, d_first, _ = medians(direct, body)
-                    p, p_first, cpu = medians(proxied, body, proxy.pid)
-                    added, ttfb = (p - d) * 1000, (p_first - d_first) * 1000
+                    d, p, added, ttfb, cpu = paired(direct, proxied, body, proxy.pid)
+                    added, ttfb = added * 1000, ttfb * 1000
                     worst = max(worst, added)
                     if stream:
                         worst_ttfb = max(worst_ttfb, ttfb)
@@ -198,13 +211,18 @@ def main() -> None:
                           f"{p * 1000:>9.2f} {added:>9.2f} {ttfb if stream else float('nan'):>11.2f}"
                           f" {cpu:>13.2f}")
             body = {"model": "offline", "messages": history(BURST_HISTORY), "tools": TOOLS}
-            d_took, d_failed = asyncio.run(burst(direct, body))
-            cpu = cpu_ms(proxy.pid)
-            p_took, p_failed = asyncio.run(burst(proxied, body))
-            cpu = (cpu_ms(proxy.pid) - cpu) / CONCURRENT
-            print(f"{CONCURRENT} concurrent ({BURST_HISTORY}-message history): direct {d_took:.2f} s "
-                  f"({d_failed} failed), proxy {p_took:.2f} s ({p_failed} failed): "
-                  f"{p_took / d_took:.2f}x; relay cpu {cpu:.2f} ms per request")
+            ratios, cpus, failed = [], [], 0
+            for _ in range(BURSTS):         # side by side, as the pairs above
+                d_took, d_failed = asyncio.run(burst(direct, body))
+                cpu = cpu_ms(proxy.pid)
+                p_took, p_failed = asyncio.run(burst(proxied, body))
+                cpus.append((cpu_ms(proxy.pid) - cpu) / CONCURRENT)
+                ratios.append(p_took / d_took)
+                failed += d_failed + p_failed
+            ratio = statistics.median(ratios)
+            print(f"{CONCURRENT} concurrent ({BURST_HISTORY}-message history), {BURSTS} bursts each way: "
+                  f"proxy/direct " + ", ".join(f"{r:.2f}x" for r in ratios) + f" (median {ratio:.2f}x), "
+                  f"{failed} failed; relay cpu " + ", ".join(f"{c:.2f}" for c in cpus) + " ms per request")
             rounds = first_requests(direct, tmp, log)
             first = [added for added, _, _ in rounds]
             print(f"first request of a session ({len(claude_code_body()) // 1000} KB, a fresh proxy "
@@ -212,7 +230,7 @@ def main() -> None:
                   "first · second request " + ", ".join(f"{a:.1f} · {b:.1f}" for _, a, b in rounds)
                   + " ms")
             print(f"worst added median {worst:.2f} ms (target <= 5); worst streaming ttfb added "
-                  f"{worst_ttfb:.2f} ms (target <= 5); concurrency {p_took / d_took:.2f}x "
+                  f"{worst_ttfb:.2f} ms (target <= 5); concurrency {ratio:.2f}x "
                   f"(target <= 1.3); first request added median {statistics.median(first):.1f} ms "
                   "(target <= 10)")
         finally:

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 LOOPBACK_NAMES = frozenset({"localhost"})
 _SAID_LIMIT = 256   # distinct refused hosts/origins said on the console; the rest silently
+_HOSTS_KEPT = 256   # Host values already judged (a client sends the same one on every request)
+#: the headers the guard reads (ASGI servers give names in lower case)
+_WATCHED = frozenset({b"host", b"origin", b"sec-fetch-site"})
 
 
 def normal_origin(text: str) -> str | None:
@@ -82,6 +85,7 @@ class LocalOnly:
         self.origins = {o for o in (normal_origin(x) for x in allow_origins) if o}
         self.hosts = {h.lower().rstrip(".") for h in allow_hosts}
         self._said: set[str] = set()
+        self._hosts: dict[tuple[str, int | None], bool] = {}
         self.app = app
         if self.origins:   # a page of the user's own: answer its preflights and let it read
             from starlette.middleware.cors import CORSMiddleware
@@ -102,7 +106,8 @@ class LocalOnly:
         """(what to say once, the key it is said once for), or None for a request to serve."""
         headers: dict[str, list[str]] = {}
         for name, value in scope.get("headers") or []:
-            headers.setdefault(name.decode("latin-1").lower(), []).append(value.decode("latin-1"))
+            if name in _WATCHED or name.lower() in _WATCHED:
+                headers.setdefault(name.decode("latin-1").lower(), []).append(value.decode("latin-1"))
         port = (scope.get("server") or (None, None))[1]
         hosts = headers.get("host", [])
         if len(hosts) > 1:
@@ -125,6 +130,14 @@ class LocalOnly:
         return None
 
     def _host_ok(self, value: str, port: int | None) -> bool:
+        known = self._hosts.get((value, port))
+        if known is None:
+            if len(self._hosts) >= _HOSTS_KEPT:
+                self._hosts.clear()
+            known = self._hosts[(value, port)] = self._judge_host(value, port)
+        return known
+
+    def _judge_host(self, value: str, port: int | None) -> bool:
         split = split_host(value)
         if split is None:
             return False

@@ -27,6 +27,7 @@ from agentdbg.server.proxy.analyst import Exchange, Verdict
 from agentdbg.server.proxy.batches import batches
 from agentdbg.server.proxy.copies import Budget, Copy
 from agentdbg.server.proxy.headers import forward_headers, relayed_headers, secrets_in
+from agentdbg.server.proxy.upstream import Answer, PoolTimeout, Upstream, UpstreamError
 from agentdbg.transcript.redact import safe_url
 from agentdbg.wire import codec as codecs
 from agentdbg.wire.codec import Codec
@@ -44,6 +45,7 @@ NODELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 IDLE = 32           # idle upstream connections kept for reuse
 POOL_WAIT = 10.0    # seconds a request waits for a connection when all of them are busy
 URLS_KEPT = 256     # parsed upstream URLs kept (one per path and query the app uses)
+SECRETS_KEPT = 4096 # keys the analyst was already given (each is handed over once)
 
 
 @dataclass
@@ -129,9 +131,15 @@ class ProxyApp:
             timeout=httpx.Timeout(options.timeout, pool=POOL_WAIT),
             transport=httpx.AsyncHTTPTransport(socket_options=NODELAY, limits=httpx.Limits(
                 max_connections=self.connections, max_keepalive_connections=IDLE)))
+        # the checked endpoints' requests: httptools reads their answers (see ``upstream``)
+        self.upstream_client = Upstream(options.timeout, POOL_WAIT, self.connections, IDLE)
         self.copies = Budget()
         self._told: set[str] = set()
-        self._urls: dict[str, httpx.URL] = {}
+        self._urls: dict[tuple[str, bytes, str], httpx.URL] = {}
+        every = codecs.every()
+        self._key_headers = (*options.secret_headers, *(h for c in every for h in c.secret_headers))
+        self._key_params = tuple(p for c in every for p in c.secret_params)
+        self._handed: set[str] = set()
 
     def starlette(self) -> Contained:
         from starlette.applications import Starlette
@@ -142,6 +150,9 @@ class ProxyApp:
         for wire in codecs.every():
             handler = self._handler(wire)
             routes += [Route(path, handler, methods=["POST"]) for path in wire.routes()]
+            for path in wire.routes():   # parsed now, not on the first request (no query of its own)
+                if "{" not in path:
+                    self._parsed(path, b"", wire, self.upstream_query)
         app = Starlette(routes=[*routes, Route("/v1/{path:path}", self.passthrough, methods=methods)],
                         exception_handlers=json_errors(_proxy_error, "proxy"))
         app.state.proxy = self
@@ -189,14 +200,22 @@ class ProxyApp:
         return await read_body(request, self.options.max_body)
 
     def _remember_keys(self, request: Request) -> None:
-        every = codecs.every()
-        names = (*self.options.secret_headers, *(h for c in every for h in c.secret_headers))
-        for secret in secrets_in(request.headers, names):
-            self.analyst.add_secret(secret)
-        for name in (p for c in every for p in c.secret_params):      # Gemini's ?key=
-            token = request.query_params.get(name, "")
-            if token:
-                self.analyst.add_secret(token)
+        for secret in secrets_in(request.headers, self._key_headers):
+            self._hand_secret(secret)
+        if request.scope.get("query_string"):
+            for name in self._key_params:      # Gemini's ?key=
+                token = request.query_params.get(name, "")
+                if token:
+                    self._hand_secret(token)
+
+    def _hand_secret(self, secret: str) -> None:
+        """The analyst gets each key once (it keeps every key it was given): the app's key on
+        every request was one more job on the analyst's queue per request."""
+        if secret in self._handed:
+            return
+        if len(self._handed) < SECRETS_KEPT:
+            self._handed.add(secret)
+        self.analyst.add_secret(secret)
 
     def _query(self, request: Request) -> str:
         """The upstream's query and the request's, as one: a parameter the request sets itself
@@ -210,12 +229,10 @@ class ProxyApp:
         return "&".join([*kept, own])
 
     async def _forward(self, request: Request, exchange: Exchange, sent: bytes, wire: Codec) -> Response:
-        from starlette.responses import StreamingResponse
+        from agentdbg.server.proxy.relayed import Relayed
 
         start = time.perf_counter()
-        req = self.client.build_request("POST", self._url(request, wire), content=sent,
-                                        headers=forward_headers(request.headers))
-        resp = await self._send(req)
+        resp = await self._post(self._url(request, wire), forward_headers(request.headers), sent)
         if isinstance(resp, Failed):
             self.analyst.upstream_failed(exchange, resp.message, resp.status)
             return json_response(wire.error(resp.status, resp.message, type_="proxy_error",
@@ -223,23 +240,48 @@ class ProxyApp:
         media = resp.headers.get("content-type", "application/json")
         stream = "text/event-stream" in media
         relay = self._relay(exchange, resp, start, wire.stream_end if stream else None)
-        return StreamingResponse(relay, status_code=resp.status_code, media_type=media,
-                                 headers=relayed_headers(resp.headers))
+        return Relayed(relay, status_code=resp.status_code, media_type=media,
+                       headers=relayed_headers(resp.headers))
 
     def _url(self, request: Request, wire: Codec) -> httpx.URL:
         """The upstream URL of a checked request, parsed once per path and query (httpx's
         ``build_request`` parsed it on every request: the largest part of a tenth of the
         relay's CPU per request)."""
+
+        scope = request.scope
+        url = self._urls.get((scope["path"], scope.get("query_string", b""), wire.name))
+        if url is None:
+            url = self._parsed(scope["path"], scope.get("query_string", b""), wire,
+                               self._query(request), request.url.path)
+        return url
+
+    def _parsed(self, path: str, raw_query: bytes, wire: Codec, query: str,
+                url_path: str | None = None) -> httpx.URL:
         import httpx
 
-        query = self._query(request)
-        text = wire.upstream_url(self.upstream, request.url.path) + (f"?{query}" if query else "")
-        url = self._urls.get(text)
-        if url is None:
-            if len(self._urls) >= URLS_KEPT:
-                self._urls.clear()
-            url = self._urls[text] = httpx.URL(text)
+        text = wire.upstream_url(self.upstream, url_path or path) + (f"?{query}" if query else "")
+        if len(self._urls) >= URLS_KEPT:
+            self._urls.clear()
+        url = self._urls[(path, raw_query, wire.name)] = httpx.URL(text)
         return url
+
+    async def _post(self, url: httpx.URL, headers: dict[str, str], body: bytes) -> Answer | Failed:
+        """As ``_send``, for a checked endpoint's POST (``upstream``'s client)."""
+        try:
+            return await self.upstream_client.send(url, headers, body)
+        except PoolTimeout:
+            return self._busy()
+        except UpstreamError as exc:
+            return self._unreachable(exc)
+
+    def _busy(self) -> Failed:
+        return Failed(503, f"agentdbg proxy: all {self.connections} connections to the upstream "
+                           f"{self.shown} are busy (waited {POOL_WAIT:g} s); try again",
+                      "proxy_connections_busy")
+
+    def _unreachable(self, exc: Exception) -> Failed:
+        return Failed(502, f"agentdbg proxy could not reach the upstream {self.shown}: "
+                           f"{type(exc).__name__}", "upstream_unreachable", type(exc).__name__)
 
     async def _send(self, req: httpx.Request) -> httpx.Response | Failed:
         """The upstream's response (its body not read yet), or ``Failed`` when there is none:
@@ -249,14 +291,11 @@ class ProxyApp:
         try:
             return await self.client.send(req, stream=True)
         except httpx.PoolTimeout:
-            return Failed(503, f"agentdbg proxy: all {self.connections} connections to the upstream "
-                               f"{self.shown} are busy (waited {POOL_WAIT:g} s); try again",
-                          "proxy_connections_busy")
+            return self._busy()
         except httpx.HTTPError as exc:
-            return Failed(502, f"agentdbg proxy could not reach the upstream {self.shown}: "
-                               f"{type(exc).__name__}", "upstream_unreachable", type(exc).__name__)
+            return self._unreachable(exc)
 
-    async def _relay(self, exchange: Exchange, resp: httpx.Response, start: float,
+    async def _relay(self, exchange: Exchange, resp: Answer, start: float,
                      ends: tuple[bytes, ...] | None) -> AsyncIterator[bytes]:
         """The upstream's bytes as they arrive, unchanged (compressed or not); the analyst gets a
         bounded copy, handed over before the last chunk goes out so the app's next request
@@ -293,7 +332,7 @@ class ProxyApp:
             if not handed:   # cut short (the app or the upstream went away): what arrived
                 self._hand(exchange, resp, copy, start, stream=ends is not None)
 
-    def _hand(self, exchange: Exchange, resp: httpx.Response, copy: Copy, start: float, stream: bool) -> None:
+    def _hand(self, exchange: Exchange, resp: Answer, copy: Copy, start: float, stream: bool) -> None:
         self.analyst.response(exchange, resp.status_code, copy.release(), _ms(start), stream=stream,
                               received=copy.received, cut_by=copy.cut_by,
                               encoding=resp.headers.get("content-encoding"))
@@ -398,6 +437,8 @@ def warm_relay() -> None:
     import anyio.streams.stapled
     import anyio.streams.tls
     from starlette.responses import StreamingResponse  # noqa: F401
+
+    import agentdbg.server.proxy.relayed  # noqa: F401  (the relayed answers' response)
 
     for name in ANYIO_FIRST_USE:
         getattr(anyio, name)
