@@ -275,3 +275,24 @@ def test_a_real_endpoint_that_is_not_there_is_said_in_chinese(tmp_path):
     assert "）；服务器在运行吗？--base-url 对吗？" in r.stdout
     en = invoke("run", "--model", "gpt-x", "--base-url", url, "--api-key", "k", "hi", COLUMNS="200")
     assert f"model: gpt-x at {url}" in en.stdout and "is the server running and is --base-url right?" in en.stdout
+
+
+def test_every_command_takes_lang_after_its_name(tmp_path):
+    """`agentdbg proxy --lang zh` was refused ("No such option: --lang") by every command
+    without its own --lang (proxy, serve, collect, import, export, init, trust, runs, ui,
+    completion, version): each now takes it, and speaks the language it names."""
+    import typer.main
+
+    group = typer.main.get_command(app)
+    lacking = [name for name, cmd in group.commands.items()
+               if not any("--lang" in getattr(p, "opts", ()) for p in cmd.params)]
+    assert lacking == []
+    r = invoke("proxy", "--lang", "zh")
+    assert r.exit_code == 2 and r.stderr.startswith("agentdbg: error: 请说明代理后面是什么：")
+    r = invoke("import", "--lang", "zh", str(tmp_path / "none"))
+    assert r.exit_code == 2 and "没有这个文件" in r.stderr, r.stderr
+    assert invoke("runs", "--lang", "zh", "--json").exit_code == 0
+    assert invoke("version", "--lang", "zh").stdout.startswith("agentdbg ")
+    assert "--lang" in invoke("serve", "--help").stdout
+    r = invoke("proxy", "--lang", "en")
+    assert r.stderr.startswith("agentdbg: error: say what is behind the proxy:")
