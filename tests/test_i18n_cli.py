@@ -296,3 +296,76 @@ def test_every_command_takes_lang_after_its_name(tmp_path):
     assert "--lang" in invoke("serve", "--help").stdout
     r = invoke("proxy", "--lang", "en")
     assert r.stderr.startswith("agentdbg: error: say what is behind the proxy:")
+
+
+def test_the_redact_error_and_an_empty_transcript_in_runs_in_chinese(tmp_path, monkeypatch):
+    """The --redact regex error names the pattern and quotes Python's words verbatim; `runs`
+    says in Chinese why a file cannot be read (--json keeps the English)."""
+    r = invoke("run", "--lang", "zh", "--redact", "(", "你好")
+    assert r.exit_code == 2
+    assert r.stderr == ("agentdbg: error: --redact '(' 不是有效的正则表达式：missing ), "
+                        "unterminated subpattern at position 0\n")
+    assert invoke("run", "--redact", "(", "hi").stderr.startswith(
+        "agentdbg: error: --redact '(' is not a valid regular expression: missing ),")
+    monkeypatch.setenv("AGENTDBG_HOME", str(tmp_path))
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "runs" / "odd.jsonl").write_text("{}\n")
+    out = invoke("runs", "--lang", "zh", COLUMNS="200").stdout
+    assert "无法读取            记录文件是空的" in out
+    assert "第 1 行：每一行都必须是带 'type' 的 JSON 对象" in out
+    doc = json.loads(invoke("runs", "--lang", "zh", "--json").stdout)
+    assert {r["error"] for r in doc["runs"]} == {
+        "empty transcript", "line 1: each line must be a JSON object with a 'type'"}
+    assert "shown_error" not in doc["runs"][0]
+
+
+def test_the_other_formats_views_say_their_notes_in_chinese(tmp_path):
+    """The Anthropic, Gemini and Responses views' own notes (an empty content, an empty text
+    block, an input that is not an object, no parts, a result answering a stored call, the
+    pairing's note about it) through the catalog; English unchanged."""
+    anthropic = tmp_path / "anthropic.json"
+    anthropic.write_text(json.dumps({"model": "claude-x", "max_tokens": 9, "messages": [
+        {"role": "user", "content": []},
+        {"role": "assistant", "content": [{"type": "text", "text": ""}, {
+            "type": "tool_use", "id": "toolu_1", "name": "f", "input": [1]}]},
+        {"role": "user", "content": None}]}))
+    out = invoke("check", "--lang", "zh", str(anthropic), COLUMNS="200").stdout
+    for said in ("[0] user      content: []（空）", ".content[0] （空的文本块）",
+                 "[1]   （input 是数组，不是对象）", "[2] user      （没有 content）"):
+        assert said in out
+    en = invoke("check", str(anthropic), COLUMNS="200").stdout
+    assert "content: [] (empty)" in en and "(empty text block)" in en
+    assert "(input is an array, not an object)" in en and "(no content)" in en
+    gemini = tmp_path / "gemini.json"
+    gemini.write_text(json.dumps({"contents": [{"role": "user", "parts": []},
+                                               {"role": "user", "parts": 3}]}))
+    out = invoke("check", "--lang", "zh", str(gemini), COLUMNS="200").stdout
+    assert "parts: []（空）" in out and "3   （parts 不是数组）" in out
+    responses = tmp_path / "responses.json"
+    responses.write_text(json.dumps({"model": "gpt-x", "previous_response_id": "resp_1", "input": [
+        {"type": "function_call_output", "call_id": "call_9", "output": "ok"},
+        {"type": "message", "role": "user", "content": "hi"}]}))
+    out = invoke("check", "--lang", "zh", str(responses), COLUMNS="300").stdout
+    assert "… 回答的是保存在服务器端响应里的调用" in out
+    assert ("提示：input[0] 回答的是 call_9，而这个请求里没有它：这个请求接着服务器端保存的响应 resp_1"
+            "（previous_response_id）；这里无法知道那个调用是否存在") in out
+    en = invoke("check", str(responses), COLUMNS="300").stdout
+    assert ("note: input[0] answers call_9, which this request does not contain: it continues the "
+            "stored response resp_1 (previous_response_id); whether that call exists cannot be "
+            "known here") in en
+
+
+def test_a_replays_verdict_in_chinese():
+    """The last line of replaying the proxy's blocked recording: the problem's shape and the
+    first difference in Chinese, the recorded JSON verbatim; English as before."""
+    from support import ROOT
+
+    src = str(ROOT / "tests" / "transcripts_v1" / "proxy-chat-blocked.jsonl")
+    r = invoke("replay", "--lang", "zh", src, COLUMNS="200")
+    assert r.stderr.splitlines()[-1] == (
+        'agentdbg: error: 回放：最终的 messages 不同：第一处不同在 messages[2]：录制时是 '
+        '{"role": "user", "content": "再查一下物流?"}，现在是 null')
+    assert invoke("replay", src, COLUMNS="200").stderr.splitlines()[-1] == (
+        'agentdbg: error: replay final messages: first difference at messages[2]: recorded '
+        '{"role": "user", "content": "再查一下物流?"}, now null')

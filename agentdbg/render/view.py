@@ -40,7 +40,7 @@ from agentdbg.conversation import (
     UserText,
     text_of,
 )
-from agentdbg.i18n import _
+from agentdbg.i18n import _, recorded
 from agentdbg.messages import NestedTooDeeply, duplicate_keys, json_kind, loads_json, shown_json
 from agentdbg.render.safe import safe
 from agentdbg.render.wrap import CJKText, cell_fold, cjk
@@ -515,7 +515,8 @@ def render_conversation(codec: Codec, body: Any, pairing: Pairing | None = None,
         parts.append(Text("  " + _(codec.hidden_text).format(n=hidden, unit=codec.unit),
                           style="dim"))
     parts.append(grid)
-    parts.extend(Text(f"  note: {safe(n)}", style="yellow") for n in notes)
+    parts.extend(Text("  " + _("note: {note}").format(note=safe(recorded(n, nested=True))), style="yellow")
+                 for n in notes)
     return Group(*parts)
 
 
