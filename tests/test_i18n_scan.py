@@ -85,10 +85,9 @@ CASES = [
     ("run", "--script", "empty-script.yaml", "x"), ("run", "--script", "turnless.yaml", "x"),
     ("run", "--script", "when.yaml", "x"),
     ("export", "run.jsonl", "--otlp", "http://127.0.0.1:9"),
-    ("replay", "doc.json"), ("report", "doc_turns.json"), ("report", "event_types.jsonl"),
+    ("report", "doc.json"), ("report", "doc_turns.json"), ("report", "event_types.jsonl"),
     ("report", "event_fields.jsonl"), ("import", "claude.jsonl"), ("import", "codex.jsonl"),
     ("import", "otlp_spans.json"),
-    ("proxy", "--lang", "zh"), ("runs", "--lang", "zh"),
 ]
 
 
