@@ -369,3 +369,37 @@ def test_a_replays_verdict_in_chinese():
     assert invoke("replay", src, COLUMNS="200").stderr.splitlines()[-1] == (
         'agentdbg: error: replay final messages: first difference at messages[2]: recorded '
         '{"role": "user", "content": "再查一下物流?"}, now null')
+
+
+def test_a_replayed_model_note_is_read_back_piece_by_piece(tmp_path):
+    """The offline model's recorded note (English in the transcript) shown in Chinese by a
+    replay: each piece in its own template (a call, its parameters, why each value), values
+    verbatim; the same note made in Chinese directly reads the same."""
+    from agentdbg import i18n
+    from agentdbg.i18n import Join, Msg
+    from agentdbg.providers.offline_note import CALL, PARAM, read_note
+
+    run = tmp_path / "order.jsonl"
+    assert invoke("run", "Where is order ORD-2026-001?", "--save", str(run)).exit_code == 0
+    out = invoke("replay", "--lang", "zh", str(run), COLUMNS="200").stdout
+    assert ("录制时的说明：query_order：order_id='ORD-2026-001'（问题与 pattern ^ORD-\\d{4}-\\d{3}$ 匹配）"
+            in out)
+    assert "录制时的说明：query_logistics：tracking_no='SF123456'（之前工具结果里的字段 'tracking_no'）" in out
+    assert "录制时的说明：没有要调用的了：根据 2 个工具结果作答" in out
+    en = invoke("replay", str(run), COLUMNS="200").stdout
+    assert "recorded note: query_order: order_id='ORD-2026-001' (question matches pattern" in en
+    # two calls, two parameters each, values holding the separators themselves
+    note = [Msg(CALL, {"tool": "send_email", "why": Join((
+                Msg(PARAM, {"key": "subject", "value": repr("Hi, (you); x"),
+                            "why": Msg("question matches pattern {pattern}", {"pattern": "^H.*$"})}),
+                Msg(PARAM, {"key": "to", "value": repr("a@b.c"),
+                            "why": Msg("field {field} of an earlier tool result", {"field": "'to'"})})))}),
+            Msg("nothing left to call: answering from {n} tool result(s)", {"n": 2})]
+    english = "; ".join(str(n) for n in note)
+    try:
+        i18n.use("zh")
+        assert read_note(english) == "; ".join(n.tr() for n in note)
+        assert "send_email：subject='Hi, (you); x'（问题与 pattern ^H.*$ 匹配），to='a@b.c'" in read_note(english)
+    finally:
+        i18n.use("en")
+    assert read_note(english) == english
