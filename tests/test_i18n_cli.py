@@ -403,3 +403,22 @@ def test_a_replayed_model_note_is_read_back_piece_by_piece(tmp_path):
     finally:
         i18n.use("en")
     assert read_note(english) == english
+
+
+def test_a_scripted_models_notes_in_chinese_live_and_replayed(tmp_path):
+    """A script's note ('scripted turn 1 of 2') and the offline model answering a request the
+    script waits out (why, in pieces) are Chinese in a run and, recorded in English, in a
+    replay."""
+    script = tmp_path / "script.yaml"
+    script.write_text("turns:\n  - tool_calls: [{name: get_weather, arguments: {city: 北京}}]\n"
+                      "  - {content: second, when: {tool: nope}}\n")
+    aside = ("不是脚本要回答的（脚本的第 2 轮在等这样的请求：提供工具 'nope'）：由离线模型回答 — "
+             "没有要调用的了：根据 1 个工具结果作答")
+    out = invoke("run", "--lang", "zh", "--script", str(script), "北京天气", COLUMNS="250").stdout
+    assert "模型说明：脚本第 1 轮（共 2 轮）" in out and f"模型说明：{aside}" in out
+    run = tmp_path / "run.jsonl"
+    en = invoke("run", "--script", str(script), "weather?", "--save", str(run), COLUMNS="250").stdout
+    assert ("model note: not the script's (turn 2 of the script waits for a request that offers the "
+            "tool 'nope'): the offline model answered — nothing left to call") in en
+    out = invoke("replay", "--lang", "zh", str(run), COLUMNS="250").stdout
+    assert "录制时的说明：脚本第 1 轮（共 2 轮）" in out and f"录制时的说明：{aside}" in out

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import ConfigError, ProviderError
-from agentdbg.i18n import Msg
+from agentdbg.i18n import Msg, tr
 from agentdbg.providers.base import ModelReply, ModelRequest, estimated_usage, tool_call
 from agentdbg.wire.common import text_of
 
@@ -67,15 +67,15 @@ class When:
     tool: str | None = None
     text: str | None = None
 
-    def missing(self, request: ModelRequest) -> str | None:
+    def missing(self, request: ModelRequest) -> Msg | None:
         """What the request lacks (None: it matches), said as 'a request that …' ends."""
         names = {_tool_name(t) for t in request.tools}
         if self.tools is not None and bool(request.tools) != self.tools:
-            return "offers tools" if self.tools else "offers no tools"
+            return Msg("offers tools") if self.tools else Msg("offers no tools")
         if self.tool is not None and self.tool not in names:
-            return f"offers the tool {self.tool!r}"
+            return Msg("offers the tool {tool}", {"tool": repr(self.tool)})
         if self.text is not None and self.text.casefold() not in _latest_user_text(request).casefold():
-            return f"asks {self.text!r}"
+            return Msg("asks {text}", {"text": repr(self.text)})
         return None
 
 
@@ -116,32 +116,34 @@ class ScriptedModel:
         if self.position >= len(self.turns):
             lacks = self.when.missing(request) if self.when is not None else None
             if lacks is not None:
-                return self._aside(request, f"the script is played out and answers only a "
-                                            f"request that {lacks}")
+                return self._aside(request, Msg("the script is played out and answers only a "
+                                                "request that {lacks}", {"lacks": lacks}))
             said = Msg("script {source} has {n} turn(s); the run asked for turn {turn}",
                        {"source": self.source, "n": len(self.turns), "turn": self.position + 1})
             raise ProviderError(str(said), shown=said)
         when = self.whens[self.position] or self.when
         lacks = when.missing(request) if when is not None else None
         if lacks is not None:
-            return self._aside(request, f"turn {self.position + 1} of the script waits for a "
-                                        f"request that {lacks}")
+            return self._aside(request, Msg("turn {turn} of the script waits for a request that "
+                                            "{lacks}", {"turn": self.position + 1, "lacks": lacks}))
         message = self.turns[self.position]
         self.position += 1
         message = json.loads(json.dumps(message))  # a fresh copy each time
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         return ModelReply(message=message, usage=estimated_usage(request, message),
                           finish_reason=finish,
-                          note=f"{self.label}scripted turn {self.position} of {len(self.turns)}")
+                          note=self.label + tr(Msg("scripted turn {turn} of {n}",
+                                                   {"turn": self.position, "n": len(self.turns)})))
 
-    def _aside(self, request: ModelRequest, why: str) -> ModelReply:
+    def _aside(self, request: ModelRequest, why: Msg) -> ModelReply:
         """A request that is not the script's: the offline model answers it."""
         if self._offline is None:
             from agentdbg.providers.offline import OfflineModel
 
             self._offline = OfflineModel()
         reply: ModelReply = self._offline.complete(request)
-        reply.note = f"not the script's ({why}): the offline model answered — {reply.note}"
+        reply.note = tr(Msg("not the script's ({why}): the offline model answered — {note}",
+                            {"why": why, "note": reply.note}))
         return reply
 
 
