@@ -422,3 +422,37 @@ def test_a_scripted_models_notes_in_chinese_live_and_replayed(tmp_path):
             "tool 'nope'): the offline model answered — nothing left to call") in en
     out = invoke("replay", "--lang", "zh", str(run), COLUMNS="250").stdout
     assert "录制时的说明：脚本第 1 轮（共 2 轮）" in out and f"录制时的说明：{aside}" in out
+
+
+@pytest.mark.parametrize(("args", "zh", "en"), [
+    (["serve", "--offline"], "agentdbg serve: 离线模型，地址 http://127.0.0.1:",
+     "agentdbg serve: the offline model at http://127.0.0.1:"),
+    (["proxy", "--offline"], "  让你的应用指向这里：export OPENAI_BASE_URL=",
+     "  point your app at it: export OPENAI_BASE_URL="),
+    (["collect"], "agentdbg collect: 在 http://127.0.0.1:",
+     "agentdbg collect: receiving OTLP/HTTP traces at http://127.0.0.1:"),
+], ids=["serve", "proxy", "collect"])
+def test_the_servers_say_where_they_listen_in_the_chosen_language(tmp_path, args, zh, en):
+    """`serve`, `proxy` and `collect` (real processes on a free port): their first lines in
+    Chinese with --lang after the command; English unchanged."""
+    import select
+    import signal
+    import time
+
+    for lang, expected in (("zh", zh), ("en", en)):
+        proc = subprocess.Popen([sys.executable, "-m", "agentdbg", *args, "--port", "0", "--lang", lang],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                env={**os.environ, "AGENTDBG_HOME": str(tmp_path)}, cwd=tmp_path)
+        try:
+            deadline, said = time.monotonic() + 20, b""
+            while time.monotonic() < deadline and ("\n" + expected).encode() not in b"\n" + said:
+                if not select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                    break
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                said += chunk
+            assert ("\n" + expected).encode() in b"\n" + said, said.decode()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
