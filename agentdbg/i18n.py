@@ -274,12 +274,18 @@ def tr(value: Any, lang: str | None = None) -> str:
     return value.tr(lang) if isinstance(value, (Msg, Join)) else str(value)
 
 
-def recorded(text: str) -> str:
+def recorded(text: str, nested: bool = False) -> str:
     """A text recorded in English (a transcript's stop detail, a model error) in the chosen
     language when the catalog has the template it was made from (its values as recorded: an
-    API's own words stay verbatim); else as recorded."""
+    API's own words stay verbatim); else as recorded. ``nested``: a value that is itself
+    prose made from a template (a note built from pieces) is read back too, two levels deep;
+    a value that looks like data (JSON, a quoted value, a word without spaces) stays."""
     if _current is _ENGLISH or not text:
         return text
+    return _recorded(text, 2 if nested else 0)
+
+
+def _recorded(text: str, depth: int) -> str:
     exact = _current.gettext(text)
     if exact != text:
         return exact
@@ -287,8 +293,16 @@ def recorded(text: str) -> str:
         if text.startswith(first):
             found = Msg.parse(template, text)
             if found is not None:
+                if depth:
+                    found = Msg(template, {k: _recorded(v, depth - 1) if _prose(v) else v
+                                           for k, v in found.values.items()})
                 return found.tr()
     return text
+
+
+def _prose(value: object) -> bool:
+    return isinstance(value, str) and (" " in value or value[:1] == "(") \
+        and value[:1] not in ("{", "[", '"', "'")
 
 
 def in_language(lang: str) -> Catalog:

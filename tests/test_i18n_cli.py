@@ -275,3 +275,206 @@ def test_a_real_endpoint_that_is_not_there_is_said_in_chinese(tmp_path):
     assert "）；服务器在运行吗？--base-url 对吗？" in r.stdout
     en = invoke("run", "--model", "gpt-x", "--base-url", url, "--api-key", "k", "hi", COLUMNS="200")
     assert f"model: gpt-x at {url}" in en.stdout and "is the server running and is --base-url right?" in en.stdout
+
+
+def test_every_command_takes_lang_after_its_name(tmp_path):
+    """`agentdbg proxy --lang zh` was refused ("No such option: --lang") by every command
+    without its own --lang (proxy, serve, collect, import, export, init, trust, runs, ui,
+    completion, version): each now takes it, and speaks the language it names."""
+    import typer.main
+
+    group = typer.main.get_command(app)
+    lacking = [name for name, cmd in group.commands.items()
+               if not any("--lang" in getattr(p, "opts", ()) for p in cmd.params)]
+    assert lacking == []
+    r = invoke("proxy", "--lang", "zh")
+    assert r.exit_code == 2 and r.stderr.startswith("agentdbg: error: 请说明代理后面是什么：")
+    r = invoke("import", "--lang", "zh", str(tmp_path / "none"))
+    assert r.exit_code == 2 and "没有这个文件" in r.stderr, r.stderr
+    assert invoke("runs", "--lang", "zh", "--json").exit_code == 0
+    assert invoke("version", "--lang", "zh").stdout.startswith("agentdbg ")
+    assert "--lang" in invoke("serve", "--help").stdout
+    r = invoke("proxy", "--lang", "en")
+    assert r.stderr.startswith("agentdbg: error: say what is behind the proxy:")
+
+
+def test_the_redact_error_and_an_empty_transcript_in_runs_in_chinese(tmp_path, monkeypatch):
+    """The --redact regex error names the pattern and quotes Python's words verbatim; `runs`
+    says in Chinese why a file cannot be read (--json keeps the English)."""
+    r = invoke("run", "--lang", "zh", "--redact", "(", "你好")
+    assert r.exit_code == 2
+    assert r.stderr == ("agentdbg: error: --redact '(' 不是有效的正则表达式：missing ), "
+                        "unterminated subpattern at position 0\n")
+    assert invoke("run", "--redact", "(", "hi").stderr.startswith(
+        "agentdbg: error: --redact '(' is not a valid regular expression: missing ),")
+    monkeypatch.setenv("AGENTDBG_HOME", str(tmp_path))
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "runs" / "odd.jsonl").write_text("{}\n")
+    out = invoke("runs", "--lang", "zh", COLUMNS="200").stdout
+    assert "无法读取            记录文件是空的" in out
+    assert "第 1 行：每一行都必须是带 'type' 的 JSON 对象" in out
+    doc = json.loads(invoke("runs", "--lang", "zh", "--json").stdout)
+    assert {r["error"] for r in doc["runs"]} == {
+        "empty transcript", "line 1: each line must be a JSON object with a 'type'"}
+    assert "shown_error" not in doc["runs"][0]
+
+
+def test_the_other_formats_views_say_their_notes_in_chinese(tmp_path):
+    """The Anthropic, Gemini and Responses views' own notes (an empty content, an empty text
+    block, an input that is not an object, no parts, a result answering a stored call, the
+    pairing's note about it) through the catalog; English unchanged."""
+    anthropic = tmp_path / "anthropic.json"
+    anthropic.write_text(json.dumps({"model": "claude-x", "max_tokens": 9, "messages": [
+        {"role": "user", "content": []},
+        {"role": "assistant", "content": [{"type": "text", "text": ""}, {
+            "type": "tool_use", "id": "toolu_1", "name": "f", "input": [1]}]},
+        {"role": "user", "content": None}]}))
+    out = invoke("check", "--lang", "zh", str(anthropic), COLUMNS="200").stdout
+    for said in ("[0] user      content: []（空）", ".content[0] （空的文本块）",
+                 "[1]   （input 是数组，不是对象）", "[2] user      （没有 content）"):
+        assert said in out
+    en = invoke("check", str(anthropic), COLUMNS="200").stdout
+    assert "content: [] (empty)" in en and "(empty text block)" in en
+    assert "(input is an array, not an object)" in en and "(no content)" in en
+    gemini = tmp_path / "gemini.json"
+    gemini.write_text(json.dumps({"contents": [{"role": "user", "parts": []},
+                                               {"role": "user", "parts": 3}]}))
+    out = invoke("check", "--lang", "zh", str(gemini), COLUMNS="200").stdout
+    assert "parts: []（空）" in out and "3   （parts 不是数组）" in out
+    responses = tmp_path / "responses.json"
+    responses.write_text(json.dumps({"model": "gpt-x", "previous_response_id": "resp_1", "input": [
+        {"type": "function_call_output", "call_id": "call_9", "output": "ok"},
+        {"type": "message", "role": "user", "content": "hi"}]}))
+    out = invoke("check", "--lang", "zh", str(responses), COLUMNS="300").stdout
+    assert "… 回答的是保存在服务器端响应里的调用" in out
+    assert ("提示：input[0] 回答的是 call_9，而这个请求里没有它：这个请求接着服务器端保存的响应 resp_1"
+            "（previous_response_id）；这里无法知道那个调用是否存在") in out
+    en = invoke("check", str(responses), COLUMNS="300").stdout
+    assert ("note: input[0] answers call_9, which this request does not contain: it continues the "
+            "stored response resp_1 (previous_response_id); whether that call exists cannot be "
+            "known here") in en
+
+
+def test_a_replays_verdict_in_chinese():
+    """The last line of replaying the proxy's blocked recording: the problem's shape and the
+    first difference in Chinese, the recorded JSON verbatim; English as before."""
+    from support import ROOT
+
+    src = str(ROOT / "tests" / "transcripts_v1" / "proxy-chat-blocked.jsonl")
+    r = invoke("replay", "--lang", "zh", src, COLUMNS="200")
+    assert r.stderr.splitlines()[-1] == (
+        'agentdbg: error: 回放：最终的 messages 不同：第一处不同在 messages[2]：录制时是 '
+        '{"role": "user", "content": "再查一下物流?"}，现在是 null')
+    assert invoke("replay", src, COLUMNS="200").stderr.splitlines()[-1] == (
+        'agentdbg: error: replay final messages: first difference at messages[2]: recorded '
+        '{"role": "user", "content": "再查一下物流?"}, now null')
+
+
+def test_a_replayed_model_note_is_read_back_piece_by_piece(tmp_path):
+    """The offline model's recorded note (English in the transcript) shown in Chinese by a
+    replay: each piece in its own template (a call, its parameters, why each value), values
+    verbatim; the same note made in Chinese directly reads the same."""
+    from agentdbg import i18n
+    from agentdbg.i18n import Join, Msg
+    from agentdbg.providers.offline_note import CALL, PARAM, read_note
+
+    run = tmp_path / "order.jsonl"
+    assert invoke("run", "Where is order ORD-2026-001?", "--save", str(run)).exit_code == 0
+    out = invoke("replay", "--lang", "zh", str(run), COLUMNS="200").stdout
+    assert ("录制时的说明：query_order：order_id='ORD-2026-001'（问题与 pattern ^ORD-\\d{4}-\\d{3}$ 匹配）"
+            in out)
+    assert "录制时的说明：query_logistics：tracking_no='SF123456'（之前工具结果里的字段 'tracking_no'）" in out
+    assert "录制时的说明：没有要调用的了：根据 2 个工具结果作答" in out
+    en = invoke("replay", str(run), COLUMNS="200").stdout
+    assert "recorded note: query_order: order_id='ORD-2026-001' (question matches pattern" in en
+    # two calls, two parameters each, values holding the separators themselves
+    note = [Msg(CALL, {"tool": "send_email", "why": Join((
+                Msg(PARAM, {"key": "subject", "value": repr("Hi, (you); x"),
+                            "why": Msg("question matches pattern {pattern}", {"pattern": "^H.*$"})}),
+                Msg(PARAM, {"key": "to", "value": repr("a@b.c"),
+                            "why": Msg("field {field} of an earlier tool result", {"field": "'to'"})})))}),
+            Msg("nothing left to call: answering from {n} tool result(s)", {"n": 2})]
+    english = "; ".join(str(n) for n in note)
+    try:
+        i18n.use("zh")
+        assert read_note(english) == "; ".join(n.tr() for n in note)
+        assert "send_email：subject='Hi, (you); x'（问题与 pattern ^H.*$ 匹配），to='a@b.c'" in read_note(english)
+    finally:
+        i18n.use("en")
+    assert read_note(english) == english
+
+
+def test_a_scripted_models_notes_in_chinese_live_and_replayed(tmp_path):
+    """A script's note ('scripted turn 1 of 2') and the offline model answering a request the
+    script waits out (why, in pieces) are Chinese in a run and, recorded in English, in a
+    replay."""
+    script = tmp_path / "script.yaml"
+    script.write_text("turns:\n  - tool_calls: [{name: get_weather, arguments: {city: 北京}}]\n"
+                      "  - {content: second, when: {tool: nope}}\n")
+    aside = ("不是脚本要回答的（脚本的第 2 轮在等这样的请求：提供工具 'nope'）：由离线模型回答 — "
+             "没有要调用的了：根据 1 个工具结果作答")
+    out = invoke("run", "--lang", "zh", "--script", str(script), "北京天气", COLUMNS="250").stdout
+    assert "模型说明：脚本第 1 轮（共 2 轮）" in out and f"模型说明：{aside}" in out
+    run = tmp_path / "run.jsonl"
+    en = invoke("run", "--script", str(script), "weather?", "--save", str(run), COLUMNS="250").stdout
+    assert ("model note: not the script's (turn 2 of the script waits for a request that offers the "
+            "tool 'nope'): the offline model answered — nothing left to call") in en
+    out = invoke("replay", "--lang", "zh", str(run), COLUMNS="250").stdout
+    assert "录制时的说明：脚本第 1 轮（共 2 轮）" in out and f"录制时的说明：{aside}" in out
+
+
+@pytest.mark.parametrize(("args", "zh", "en"), [
+    (["serve", "--offline"], "agentdbg serve: 离线模型，地址 http://127.0.0.1:",
+     "agentdbg serve: the offline model at http://127.0.0.1:"),
+    (["proxy", "--offline"], "  让你的应用指向这里：export OPENAI_BASE_URL=",
+     "  point your app at it: export OPENAI_BASE_URL="),
+    (["collect"], "agentdbg collect: 在 http://127.0.0.1:",
+     "agentdbg collect: receiving OTLP/HTTP traces at http://127.0.0.1:"),
+], ids=["serve", "proxy", "collect"])
+def test_the_servers_say_where_they_listen_in_the_chosen_language(tmp_path, args, zh, en):
+    """`serve`, `proxy` and `collect` (real processes on a free port): their first lines in
+    Chinese with --lang after the command; English unchanged."""
+    import select
+    import signal
+    import time
+
+    for lang, expected in (("zh", zh), ("en", en)):
+        proc = subprocess.Popen([sys.executable, "-m", "agentdbg", *args, "--port", "0", "--lang", lang],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                env={**os.environ, "AGENTDBG_HOME": str(tmp_path)}, cwd=tmp_path)
+        try:
+            deadline, said = time.monotonic() + 20, b""
+            while time.monotonic() < deadline and ("\n" + expected).encode() not in b"\n" + said:
+                if not select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                    break
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                said += chunk
+            assert ("\n" + expected).encode() in b"\n" + said, said.decode()
+        finally:   # how it stops is not what this test is about: stopped either way
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.communicate(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+
+
+def test_collect_with_a_forward_that_is_no_url_ends_at_once(tmp_path):
+    """`collect --forward ftp://x` said so and then never ended: its worker process had been
+    started before the URL was read (the scan of `collect --forward ftp://x` hung whenever
+    port 4318 was free). Now one line, exit 2, nothing left running."""
+    proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "collect", "--forward", "ftp://x",
+                             "--port", "0", "--lang", "zh"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            env={**os.environ, "AGENTDBG_HOME": str(tmp_path)})
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("collect --forward ftp://x did not end") from None
+    assert proc.returncode == 2 and out == ""
+    assert err == "agentdbg: error: --otlp 'ftp://x'：不是 http(s) URL（例如 http://127.0.0.1:4318）\n"

@@ -15,7 +15,10 @@ from typer.testing import CliRunner
 from agentdbg.cli import app
 
 #: names and protocol words, not prose
-NAMES = set(["agentdbg", "error", "Error", "JSON", "YAML", "OTLP", "HTTP", "URL", "API", "MCP", "OpenAI", "OpenTelemetry", "Claude", "Code", "Codex", "CLI", "rollout", "trace", "span", "protobuf", "tool", "tools", "version", "messages", "question", "steps", "title", "options", "breakpoints", "exercises", "injections", "lang", "zh", "explain", "true", "fixture", "handler", "tools.yaml", "present", "profile", "approve", "system", "full", "init", "cd"])
+NAMES = set(["agentdbg", "error", "Error", "JSON", "YAML", "OTLP", "HTTP", "URL", "API", "MCP", "OpenAI", "OpenTelemetry", "Claude", "Code", "Codex", "CLI", "rollout", "trace", "span", "protobuf", "tool", "tools", "version", "messages", "question", "steps", "title", "options", "breakpoints", "exercises", "injections", "lang", "zh", "explain", "true", "fixture", "handler", "tools.yaml", "present", "profile", "approve", "system", "full", "init", "cd",
+             # protocol and record words the rarer errors name: a script's keys, an event's
+             # type, a Claude Code entry's type, an OTLP field
+             "turns", "when", "text", "request", "user", "resourceSpans", "null"])
 
 
 def english(line: str) -> list[str]:
@@ -40,7 +43,25 @@ def files(tmp_path, monkeypatch):
     (tmp_path / "project_1").mkdir()
     (tmp_path / "project_1" / "tools.yaml").write_text("x")
     assert CliRunner().invoke(app, ["run", "hi", "--save", "run.jsonl"]).exit_code == 0
+    # the rarer inputs: a scripted model's file, a saved run document, a transcript event,
+    # and other tools' session files
+    (tmp_path / "empty-script.yaml").write_text("[]\n")
+    (tmp_path / "turnless.yaml").write_text("- {}\n")
+    (tmp_path / "when.yaml").write_text("turns: [{content: hi, when: {colour: red}}]\n")
+    (tmp_path / "doc.json").write_text('{\n "format": "agentdbg-run", "messages": {}}')
+    (tmp_path / "doc_turns.json").write_text('{\n "format": "agentdbg-run", "messages": [], "turns": [3]}')
+    head = run_header(tmp_path / "run.jsonl")
+    (tmp_path / "event_types.jsonl").write_text(head + '{"type": "request", "turn": "one"}\n')
+    (tmp_path / "event_fields.jsonl").write_text(head + '{"type": "request", "turn": 1}\n')
+    (tmp_path / "claude.jsonl").write_text('{"type": "user", "sessionId": "s1", "message": 3}\n')
+    (tmp_path / "codex.jsonl").write_text('{"type": "session_meta", "payload": {"id": "x"}}\n'
+                                          '{"type": "response_item", "payload": {"type": 3}}\n')
+    (tmp_path / "otlp_spans.json").write_text('{"resourceSpans": [3]}')
     return tmp_path
+
+
+def run_header(path):
+    return path.read_text().splitlines(keepends=True)[0]
 
 
 CASES = [
@@ -61,6 +82,12 @@ CASES = [
     ("collect", "--forward", "ftp://x"),
     ("trust", "--list", "x"), ("trust", "--list"), ("trust", "--revoke", "nothing.yaml"),
     ("trust", "policy.yaml"), ("runs",),
+    ("run", "--script", "empty-script.yaml", "x"), ("run", "--script", "turnless.yaml", "x"),
+    ("run", "--script", "when.yaml", "x"),
+    ("export", "run.jsonl", "--otlp", "http://127.0.0.1:9"),
+    ("report", "doc.json"), ("report", "doc_turns.json"), ("report", "event_types.jsonl"),
+    ("report", "event_fields.jsonl"), ("import", "claude.jsonl"), ("import", "codex.jsonl"),
+    ("import", "otlp_spans.json"),
 ]
 
 

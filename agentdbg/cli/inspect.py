@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from agentdbg.cli.app import command, make_console
-from agentdbg.cli.options import DebugOpt, FullOpt, JsonOpt, Lang, LangOpt, Profile, ProfileOpt
+from agentdbg.cli.options import DebugOpt, FullOpt, JsonOpt, Lang, LangOpt, OwnLangOpt, Profile, ProfileOpt
 
 
 class WireFormat(str, Enum):
@@ -150,6 +150,7 @@ class Shell(str, Enum):
                 "~/.config/fish/completions/agentdbg.fish); then open a new shell.")
 def completion(
     shell: Annotated[Shell, typer.Argument(help="The shell to complete in.")],
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Print the shell completion script: commands, options and their values complete with Tab."""
@@ -168,6 +169,7 @@ def init(
         "--from", help="A tools JSON your app already has (an OpenAI 'tools' array, or "
                        "{\"tools\": [...]}): its tools, each with a handler to fill in.",
         show_default=False)] = None,
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Start a project: a commented tools.yaml and its handler module (handlers.py); never

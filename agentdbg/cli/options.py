@@ -68,6 +68,11 @@ LangOpt = Annotated[Lang, typer.Option(
     "--lang", envvar="AGENTDBG_LANG", callback=_chosen_language,
     help="The language of what agentdbg prints: step mode, the run view, narration, the "
          "checker's findings (the API's own error texts stay verbatim).")]
+#: ``--lang`` of a command with nothing to narrate: its own lines, errors and --help
+OwnLangOpt = Annotated[Lang, typer.Option(
+    "--lang", envvar="AGENTDBG_LANG", callback=_chosen_language,
+    help="The language of what agentdbg prints: its own lines, errors and --help (--json and "
+         "transcripts stay English).")]
 PresentOpt = Annotated[bool, typer.Option(
     "--present", help="The presenter view for a room: high contrast, no dim or italic text, the "
     "header on one line, only what is new (one line for the rest).")]

@@ -22,6 +22,7 @@ from agentdbg.cli.options import (
     Lang,
     LangOpt,
     ModelOpt,
+    OwnLangOpt,
     PresentOpt,
     Profile,
     ProfileOpt,
@@ -324,6 +325,7 @@ def _console(json_out: bool, present: bool) -> Console:
 def runs(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many to list.")] = 20,
     json_out: JsonOpt = False,
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """List the saved runs (transcripts in the runs folder), newest first."""

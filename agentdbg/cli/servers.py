@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from agentdbg.cli.app import command, make_console
-from agentdbg.cli.options import DebugOpt, FullOpt, Profile, ProfileOpt
+from agentdbg.cli.options import DebugOpt, FullOpt, Lang, OwnLangOpt, Profile, ProfileOpt
+from agentdbg.i18n import _
 
 AllowOriginOpt = Annotated[list[str] | None, typer.Option(
     "--allow-origin", help="A web page origin (e.g. http://localhost:3000) allowed to call this "
@@ -76,6 +77,7 @@ def proxy(
         "--drain-timeout", help="At stop, seconds to let the analysis finish what was relayed "
         "before recording the rest unanalysed.")] = 60.0,
     full: FullOpt = False,
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Sit between your app and its endpoint: check and show every request of your own loop.
@@ -141,6 +143,7 @@ def serve(
         "with the real API's status and error body.")] = False,
     allow_origin: AllowOriginOpt = None,
     allow_host: AllowHostOpt = None,
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Serve a strict local model API (Chat Completions, Responses, Anthropic Messages; plain
@@ -162,6 +165,7 @@ def ui(
     host: Annotated[str, typer.Option("--host", help="Address to bind (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port (0: any free port).")] = 0,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Browse saved runs in the browser: open one (it updates while it is being written), or
@@ -172,13 +176,14 @@ def ui(
     where = folder or runs_dir()
 
     def ready(url: str) -> None:
-        print(f"agentdbg ui: {url}  (the runs in {where}; Ctrl-C stops)", flush=True)
+        print("agentdbg ui: " + _("{url}  (the runs in {where}; Ctrl-C stops)").format(
+            url=url, where=where), flush=True)
     serve_here(LiveOptions(where, None, profile.value), host, port, ready)
     return 0
 
 
 @command()
-def version() -> int:
+def version(lang: OwnLangOpt = Lang.en) -> int:  # type: ignore[attr-defined]
     """Print the agentdbg version (also: agentdbg --version)."""
     from agentdbg import __version__
 

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from agentdbg.cli.app import command, make_console
-from agentdbg.cli.options import DebugOpt, Lang, LangOpt, Profile, ProfileOpt
+from agentdbg.cli.options import DebugOpt, Lang, LangOpt, OwnLangOpt, Profile, ProfileOpt
 
 RUN_HELP = "A transcript, or a run 'agentdbg runs' lists: its #, its name, or last."
 
@@ -103,6 +103,7 @@ def export(
     timeout: Annotated[float, typer.Option(
         "--timeout", min=0.1, help="Seconds to wait for the receiver.")] = 10.0,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Export a run to OpenTelemetry with the GenAI semantic conventions: one invoke_agent

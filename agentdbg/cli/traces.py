@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from agentdbg.cli.app import command
-from agentdbg.cli.options import DebugOpt, FullOpt, Profile, ProfileOpt
+from agentdbg.cli.options import DebugOpt, FullOpt, Lang, OwnLangOpt, Profile, ProfileOpt
 
 
 @command(name="import")
@@ -20,6 +20,7 @@ def import_cmd(
     output: Annotated[Path | None, typer.Option(
         "-o", "--output", help="The folder for the transcripts (default: the runs folder).",
         show_default=False)] = None,
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Write other tools' records of runs as agentdbg transcripts, one per conversation.
@@ -51,6 +52,7 @@ def collect(
         "(a second Ctrl-C stops waiting); the rest are counted as not read.")] = 60.0,
     profile: ProfileOpt = Profile.openai,  # type: ignore[attr-defined]
     full: FullOpt = False,
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Receive OpenTelemetry traces (OTLP/HTTP, JSON or protobuf) on loopback: each model call

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from agentdbg.cli.app import command
-from agentdbg.cli.options import DebugOpt
+from agentdbg.cli.options import DebugOpt, Lang, OwnLangOpt
 from agentdbg.errors import AgentdbgError
 
 
@@ -22,6 +22,7 @@ def trust_cmd(
         "--list", help="List the trusted files and whether each changed since.")] = False,
     revoke: Annotated[bool, typer.Option(
         "--revoke", help="Forget FILE's trust: it runs nothing again until trusted.")] = False,
+    lang: OwnLangOpt = Lang.en,  # type: ignore[attr-defined]
     debug: DebugOpt = False,
 ) -> int:
     """Trust a tools file agentdbg finds by itself (./tools.yaml): its python handlers may be

@@ -314,11 +314,11 @@ def _play(args: ReplayArgs, console: Console) -> ExitStatus:
                                    live=live if args.strict else None, strict=args.strict)
         for problem in problems:
             if not problem.startswith("live tool"):
-                print(f"agentdbg: error: replay {one_line(problem)}", file=err)
+                print(f"agentdbg: error: {one_line(_problem(problem))}", file=err)
         if problems:
             status = ExitStatus.FINDINGS
     elif model.diverged:
-        print(f"agentdbg: error: replay diverged: {one_line(model.diverged)}", file=err)
+        print(f"agentdbg: error: {one_line(_problem('diverged: ' + model.diverged))}", file=err)
         status = ExitStatus.FINDINGS
     if live is not None:
         from agentdbg.render.replay import render_live_tools
@@ -328,6 +328,26 @@ def _play(args: ReplayArgs, console: Console) -> ExitStatus:
         if args.strict and any(r.differs for r in live.results):
             status = ExitStatus.FINDINGS
     return status
+
+
+#: what makes a replay fail (``replay_problems``: English, as ``assert_replays`` returns it)
+_PROBLEMS = (N_("diverged: {what}"), N_("stop reason: recorded {recorded}, replayed {now}"),
+             N_("final messages: {difference}"), N_("request {turn}: {rule} at {where}: {message}"))
+
+
+def _problem(problem: str) -> str:
+    """One replay problem as the CLI prints it, in the chosen language: each shape its own
+    template; a finding's text, a first difference and a divergence read back from theirs
+    (recorded values, JSON and the API's words, verbatim)."""
+    from agentdbg.i18n import _, recorded
+
+    for template in _PROBLEMS:
+        found = Msg.parse(template, problem)
+        if found is not None:
+            said = Msg(template, {k: v if k in ("turn", "rule", "where", "recorded", "now")
+                                  else recorded(v, nested=True) for k, v in found.values.items()})
+            return _("replay {problem}").format(problem=said.tr())
+    return _("replay {problem}").format(problem=recorded(problem, nested=True))
 
 
 def _play_with(args: ReplayArgs, console: Console, session: Session, model: ReplayModel,

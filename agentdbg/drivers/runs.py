@@ -26,7 +26,8 @@ def list_runs(console: Console, limit: int, json_out: bool = False) -> None:
     rows = [run_row(n, path, run_name(path)) for n, path in enumerate(paths[:limit], start=1)]
     _nest(rows, paths[:limit])
     if json_out:   # one document: what the listing shows, each run with its path
-        runs = [asdict(r) | {"path": str(p)} for r, p in zip(rows, paths)]
+        runs = [{k: v for k, v in asdict(r).items() if k != "shown_error"} | {"path": str(p)}
+                for r, p in zip(rows, paths)]
         sys.stdout.write(utf8_json({"folder": str(runs_dir()), "runs": runs,
                                     "more": max(0, len(paths) - limit)}, indent=2) + "\n")
         return
@@ -57,7 +58,13 @@ def run_row(number: int, path: Path, name: str) -> RunRow:
                 row.agent = event.name
         row.turns = turns
     except InputError as exc:
+        from agentdbg.i18n import _, recorded, tr
+
         row.error = _short_error(exc.message, path)
+        said = tr(exc.shown) if not isinstance(exc.shown, str) else recorded(exc.shown)
+        line, problem = _located(said, path)
+        row.shown_error = problem if line is None else _("line {line}: {problem}").format(
+            line=line, problem=problem)
     return row
 
 
@@ -82,6 +89,12 @@ def _nest(rows: list[RunRow], paths: list[Path]) -> None:
 
 def _short_error(message: str, path: Path) -> str:
     """``/long/path/x.jsonl:1: not an agentdbg transcript`` as ``line 1: not an …``."""
+    line, problem = _located(message, path)
+    return problem if line is None else f"line {line}: {problem}"
+
+
+def _located(message: str, path: Path) -> tuple[str | None, str]:
+    """(the line, what is wrong) of an error about ``path`` (its ``:`` or a Chinese ``：``)."""
     rest = message[len(str(path)):] if message.startswith(str(path)) else message
-    m = re.match(r":(\d+)(?::\d+)?: (.*)", rest, re.S)
-    return f"line {m.group(1)}: {m.group(2)}" if m else rest.lstrip(": ")
+    m = re.match(r":(\d+)(?::\d+)?(?:: |：)(.*)", rest, re.S)
+    return (m.group(1), m.group(2)) if m else (None, rest.lstrip(": ："))

@@ -348,18 +348,19 @@ def replay_problems(path: str | os.PathLike[str], session: Session, model: Repla
     model.drain()    # the recording streamed to its end: its stop event and final messages
     problems = []
     if model.diverged:
-        problems.append(f"diverged: {model.diverged}")
+        problems.append(N_("diverged: {what}").format(what=model.diverged))
     stopped = session.stop_reason.value if session.stop_reason else None
     recorded_stop = model.recorded_stop.reason if model.recorded_stop is not None else None
     if recorded_stop and recorded_stop != stopped:
-        problems.append(f"stop reason: recorded {recorded_stop}, replayed {stopped}")
+        problems.append(N_("stop reason: recorded {recorded}, replayed {now}").format(
+            recorded=recorded_stop, now=stopped))
     # the stop event's messages are the recorded end state (later edits are re-applied, not
     # recorded; a stop event without messages leaves nothing to compare)
     last = model.recorded_stop if model.ends_with_stop else None
     if last is not None and last.messages is not None:
         diff = first_difference(model.final_messages(), session.messages, strict=strict)
         if diff:
-            problems.append(f"final messages: {describe_difference(diff)}")
+            problems.append(N_("final messages: {difference}").format(difference=describe_difference(diff)))
     problems.extend(sent_request_problems(path, profile, model.check_items.items(model.warnings)
                                           if model.check_items is not None else None))
     for r in (live.results if live else []):
@@ -387,5 +388,6 @@ def sent_request_problems(path: str | os.PathLike[str], profile: str = "openai",
                     and judged.item.recorded is None \
                     and not judged.item.sent_anyway:      # a blocked request was never sent
                 where = f.path or f"message {f.index}"
-                out.append(f"request {judged.item.turn}: {f.rule} at {where}: {f.message}")
+                out.append(N_("request {turn}: {rule} at {where}: {message}").format(
+                    turn=judged.item.turn, rule=f.rule, where=where, message=f.message))
     return out

@@ -17,6 +17,7 @@ from typing import Any
 from agentdbg.i18n import N_, Join, Msg
 from agentdbg.providers import offline_zones
 from agentdbg.providers.offline_history import Conversation
+from agentdbg.providers.offline_note import PARAM
 from agentdbg.providers.offline_phrases import Phrase, is_text_param, phrases, text_score
 from agentdbg.providers.offline_schema import Param, ToolDef, out_of_range
 from agentdbg.providers.offline_values import (
@@ -340,7 +341,7 @@ def _combos(tool: ToolDef, values: dict[str, list[Value]]
         if _reuses_a_question_value(combo):
             continue
         args = dict(zip(keys, chosen))
-        why = Join(tuple(Msg("{key}={value} ({why})", {"key": k, "value": repr(v.value), "why": v.why})
+        why = Join(tuple(Msg(PARAM, {"key": k, "value": repr(v.value), "why": v.why})
                          for k, v in zip(keys, combo)))
         out.append((args, why))
         spans.append(frozenset((v.start, v.end) for v in combo if v.start >= 0))

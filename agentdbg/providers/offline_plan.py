@@ -19,6 +19,7 @@ from agentdbg.i18n import Msg
 from agentdbg.providers.offline_fill import Fill, Missing, QuestionValues, fill
 from agentdbg.providers.offline_history import Conversation, fingerprint, json_object
 from agentdbg.providers.offline_intent import intent
+from agentdbg.providers.offline_note import CALL
 from agentdbg.providers.offline_report import compose
 from agentdbg.providers.offline_schema import Param, ToolDef
 from agentdbg.providers.offline_text import has_cjk, language_of, name_tokens, overlap
@@ -131,7 +132,7 @@ class Planner:
             return False
         self._planned.add(fp)
         self.plan.calls.append(Call(tool.name, text, why))
-        self.plan.notes.append(Msg("{tool}: {why}", {"tool": tool.name, "why": why}))
+        self.plan.notes.append(Msg(CALL, {"tool": tool.name, "why": why}))
         return True
 
     def _new(self, f: Fill) -> list[tuple[dict, str]]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from agentdbg.errors import ProviderError
 from agentdbg.i18n import N_, Msg, _
 from agentdbg.providers.base import ModelReply, ModelRequest
+from agentdbg.providers.offline_note import read_note
 from agentdbg.transcript import read_transcript
 from agentdbg.transcript.compare import describe_difference, first_difference, first_difference_from
 from agentdbg.transcript.events import (
@@ -203,7 +204,8 @@ class ReplayModel:
         assert isinstance(answer, Response)
         self.turns_played += 1
         turn = answer.turn if answer.turn is not None else self.turns_played
-        note = (_("replayed turn {turn}; recorded note: {note}").format(turn=turn, note=answer.note)
+        note = (_("replayed turn {turn}; recorded note: {note}").format(
+            turn=turn, note=read_note(answer.note))
                 if answer.note else _("replayed turn {turn}").format(turn=turn))
         return ModelReply(message=answer.message, usage=answer.usage or {},
                           finish_reason=answer.finish_reason,

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.errors import ConfigError, ProviderError
+from agentdbg.i18n import Msg, tr
 from agentdbg.providers.base import ModelReply, ModelRequest, estimated_usage, tool_call
 from agentdbg.wire.common import text_of
 
@@ -66,15 +67,15 @@ class When:
     tool: str | None = None
     text: str | None = None
 
-    def missing(self, request: ModelRequest) -> str | None:
+    def missing(self, request: ModelRequest) -> Msg | None:
         """What the request lacks (None: it matches), said as 'a request that …' ends."""
         names = {_tool_name(t) for t in request.tools}
         if self.tools is not None and bool(request.tools) != self.tools:
-            return "offers tools" if self.tools else "offers no tools"
+            return Msg("offers tools") if self.tools else Msg("offers no tools")
         if self.tool is not None and self.tool not in names:
-            return f"offers the tool {self.tool!r}"
+            return Msg("offers the tool {tool}", {"tool": repr(self.tool)})
         if self.text is not None and self.text.casefold() not in _latest_user_text(request).casefold():
-            return f"asks {self.text!r}"
+            return Msg("asks {text}", {"text": repr(self.text)})
         return None
 
 
@@ -115,31 +116,34 @@ class ScriptedModel:
         if self.position >= len(self.turns):
             lacks = self.when.missing(request) if self.when is not None else None
             if lacks is not None:
-                return self._aside(request, f"the script is played out and answers only a "
-                                            f"request that {lacks}")
-            raise ProviderError(f"script {self.source} has {len(self.turns)} turn(s); "
-                                f"the run asked for turn {self.position + 1}")
+                return self._aside(request, Msg("the script is played out and answers only a "
+                                                "request that {lacks}", {"lacks": lacks}))
+            said = Msg("script {source} has {n} turn(s); the run asked for turn {turn}",
+                       {"source": self.source, "n": len(self.turns), "turn": self.position + 1})
+            raise ProviderError(str(said), shown=said)
         when = self.whens[self.position] or self.when
         lacks = when.missing(request) if when is not None else None
         if lacks is not None:
-            return self._aside(request, f"turn {self.position + 1} of the script waits for a "
-                                        f"request that {lacks}")
+            return self._aside(request, Msg("turn {turn} of the script waits for a request that "
+                                            "{lacks}", {"turn": self.position + 1, "lacks": lacks}))
         message = self.turns[self.position]
         self.position += 1
         message = json.loads(json.dumps(message))  # a fresh copy each time
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         return ModelReply(message=message, usage=estimated_usage(request, message),
                           finish_reason=finish,
-                          note=f"{self.label}scripted turn {self.position} of {len(self.turns)}")
+                          note=self.label + tr(Msg("scripted turn {turn} of {n}",
+                                                   {"turn": self.position, "n": len(self.turns)})))
 
-    def _aside(self, request: ModelRequest, why: str) -> ModelReply:
+    def _aside(self, request: ModelRequest, why: Msg) -> ModelReply:
         """A request that is not the script's: the offline model answers it."""
         if self._offline is None:
             from agentdbg.providers.offline import OfflineModel
 
             self._offline = OfflineModel()
         reply: ModelReply = self._offline.complete(request)
-        reply.note = f"not the script's ({why}): the offline model answered — {reply.note}"
+        reply.note = tr(Msg("not the script's ({why}): the offline model answered — {note}",
+                            {"why": why, "note": reply.note}))
         return reply
 
 
@@ -152,17 +156,18 @@ def parse_script(data: Any, source: str) -> tuple[list[dict], list[When | None]]
     if isinstance(data, dict) and "turns" in data:
         data = data["turns"]
     if not isinstance(data, list) or not data:
-        raise ConfigError(f"{source}: expected a non-empty list of turns (or a mapping with 'turns')")
+        raise ConfigError(Msg("{source}: expected a non-empty list of turns (or a mapping with 'turns')",
+                              {"source": source}))
     turns, whens = [], []
     for i, raw in enumerate(data):
         where = f"{source}: turns[{i}]"
         if not isinstance(raw, dict) or not ({"content", "tool_calls"} & set(raw)):
-            raise ConfigError(f"{where}: each turn needs 'content' and/or 'tool_calls'")
+            raise ConfigError(Msg("{where}: each turn needs 'content' and/or 'tool_calls'", {"where": where}))
         message: dict[str, Any] = {"role": "assistant", "content": raw.get("content")}
         calls = raw.get("tool_calls")
         if calls is not None:
             if not isinstance(calls, list):
-                raise ConfigError(f"{where}: 'tool_calls' must be a list")
+                raise ConfigError(Msg("{where}: 'tool_calls' must be a list", {"where": where}))
             message["tool_calls"] = [_call(c, f"{where}.tool_calls[{j}]", i, j)
                                      for j, c in enumerate(calls)]
         turns.append(message)
@@ -183,14 +188,15 @@ def parse_agents(data: Any, source: str) -> list[ScriptedModel]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise ConfigError(f"{source}: agents: expected a list of scripts (each a 'when' and 'turns')")
+        raise ConfigError(Msg("{source}: agents: expected a list of scripts (each a 'when' and 'turns')",
+                              {"source": source}))
     out = []
     for k, agent in enumerate(raw):
         where = f"{source}: agents[{k}]"
         if not isinstance(agent, dict) or "when" not in agent or "turns" not in agent:
-            raise ConfigError(f"{where}: each agent's script needs 'when' and 'turns'")
+            raise ConfigError(Msg("{where}: each agent's script needs 'when' and 'turns'", {"where": where}))
         if "agents" in agent:
-            raise ConfigError(f"{where}: an agent's script has no 'agents' of its own")
+            raise ConfigError(Msg("{where}: an agent's script has no 'agents' of its own", {"where": where}))
         script = ScriptedModel.from_data(agent, f"{source} agents[{k}]")
         script.label = f"agents[{k}]: "
         out.append(script)
@@ -199,16 +205,18 @@ def parse_agents(data: Any, source: str) -> list[ScriptedModel]:
 
 def parse_when(raw: Any, where: str) -> When:
     if not isinstance(raw, dict) or not raw:
-        raise ConfigError(f"{where}: expected a mapping with one or more of {', '.join(WHEN_KEYS)}")
+        raise ConfigError(Msg("{where}: expected a mapping with one or more of {keys}",
+                              {"where": where, "keys": ", ".join(WHEN_KEYS)}))
     unknown = [str(k) for k in raw if k not in WHEN_KEYS]
     if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(WHEN_KEYS)})")
+        raise ConfigError(Msg("{where}: unknown key {key} (known: {keys})",
+                              {"where": where, "key": repr(unknown[0]), "keys": ", ".join(WHEN_KEYS)}))
     tools = raw.get("tools")
     if tools is not None and not isinstance(tools, bool):
-        raise ConfigError(f"{where}.tools: expected true or false")
+        raise ConfigError(Msg("{where}.tools: expected true or false", {"where": where}))
     for key in ("tool", "text"):
         if key in raw and (not isinstance(raw[key], str) or not raw[key]):
-            raise ConfigError(f"{where}.{key}: expected a non-empty string")
+            raise ConfigError(Msg("{where}.{key}: expected a non-empty string", {"where": where, "key": key}))
     return When(tools, raw.get("tool"), raw.get("text"))
 
 
@@ -229,7 +237,7 @@ def _latest_user_text(request: ModelRequest) -> str:
 
 def _call(raw: Any, where: str, turn: int, j: int) -> dict:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
-        raise ConfigError(f"{where}: each call needs a 'name'")
+        raise ConfigError(Msg("{where}: each call needs a 'name'", {"where": where}))
     args = raw.get("arguments", {})
     if not isinstance(args, str):
         args = json.dumps(args, ensure_ascii=False)

@@ -38,6 +38,7 @@ class RunRow:
     conversation: int | None = None
     started: Any = None             # … the call that started it (``StartedBy``) …
     depth: int = 0                  # … and how deep under its run's first conversation
+    shown_error: str | None = None  # ``error`` in the chosen language (not in --json)
     parent: int | None = None       # the # of the row whose call started it
 
 
@@ -66,7 +67,7 @@ def cut(text: str, cells: int) -> str:
 
 def _cells(row: RunRow) -> tuple[str, str, str, str, str]:
     if row.error is not None:
-        return str(row.number), "?", _("unreadable"), "", row.error
+        return str(row.number), "?", _("unreadable"), "", row.shown_error or row.error
     from agentdbg.render.run import stop_label
 
     stop = stop_label(row.stop) if row.stop is not None else _("(no stop)")

@@ -40,7 +40,7 @@ from agentdbg.conversation import (
     UserText,
     text_of,
 )
-from agentdbg.i18n import _
+from agentdbg.i18n import _, recorded
 from agentdbg.messages import NestedTooDeeply, duplicate_keys, json_kind, loads_json, shown_json
 from agentdbg.render.safe import safe
 from agentdbg.render.wrap import CJKText, cell_fold, cjk
@@ -201,7 +201,7 @@ def _compact(value: Any, full: bool) -> Text:
 
 def note_text(note: Note) -> str:
     """A part's note in the chosen language (the value as JSON first when it ``shows``)."""
-    said = _(note.text).format(**dict(note.values))
+    said = _(note.text).format(**{k: _(v) if k == "kind" else v for k, v in note.values})
     return (shown_json(note.value) + said) if note.shows else said
 
 
@@ -298,7 +298,7 @@ class ConversationView:
             return _("✗ attributed to the call without id in [{index}]").format(
                 index=p.block_of[loc][0]), "bold red", None
         if status is ResultState.EXTERNAL:
-            return "… answers a call held in the stored response", "yellow", None
+            return _("… answers a call held in the stored response"), "yellow", None
         if status is ResultState.DUPLICATE:
             return _("✗ second answer to the same call"), "bold red", None
         text = self.codec.result_texts.get(status.value)
@@ -515,7 +515,8 @@ def render_conversation(codec: Codec, body: Any, pairing: Pairing | None = None,
         parts.append(Text("  " + _(codec.hidden_text).format(n=hidden, unit=codec.unit),
                           style="dim"))
     parts.append(grid)
-    parts.extend(Text(f"  note: {safe(n)}", style="yellow") for n in notes)
+    parts.extend(Text("  " + _("note: {note}").format(note=safe(recorded(n, nested=True))), style="yellow")
+                 for n in notes)
     return Group(*parts)
 
 

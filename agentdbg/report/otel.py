@@ -285,8 +285,8 @@ def require_sdk() -> None:
         import opentelemetry.exporter.otlp.proto.http.trace_exporter
         import opentelemetry.sdk.trace  # noqa: F401
     except ImportError:
-        raise ExportError("OpenTelemetry export needs the SDK: pip install "
-                          "'agentdbg-cli[report]'") from None
+        raise ExportError(Msg("OpenTelemetry export needs the SDK: pip install "
+                              "'agentdbg-cli[report]'")) from None
 
 
 def traces_url(url: str) -> str:
@@ -298,7 +298,7 @@ def traces_url(url: str) -> str:
     return url if parts.path not in ("", "/") else url.rstrip("/") + TRACES_PATH
 
 
-def connect_problem(url: str, timeout: float) -> str | None:
+def connect_problem(url: str, timeout: float) -> Msg | None:
     """Why nothing can be sent to ``url`` (a refused connection, a name that does not resolve,
     no answer), told at once; None when it takes a connection (or an HTTP proxy is in the way)."""
     import socket
@@ -313,13 +313,16 @@ def connect_problem(url: str, timeout: float) -> str | None:
         with socket.create_connection((host, port), timeout=min(timeout, 5.0)):
             return None
     except ConnectionRefusedError:
-        return f"connection refused: nothing listens on {host}:{port} (is the receiver running?)"
+        return Msg("connection refused: nothing listens on {host}:{port} (is the receiver running?)",
+                   {"host": host, "port": port})
     except socket.gaierror:
-        return f"cannot resolve the host {host!r}"
+        return Msg("cannot resolve the host {host}", {"host": repr(host)})
     except TimeoutError:
-        return f"no answer from {host}:{port} within {min(timeout, 5.0):g}s"
+        return Msg("no answer from {host}:{port} within {seconds}s",
+                   {"host": host, "port": port, "seconds": f"{min(timeout, 5.0):g}"})
     except OSError as exc:
-        return f"cannot connect to {host}:{port}: {exc.strerror or exc}"
+        return Msg("cannot connect to {host}:{port}: {why}",
+                   {"host": host, "port": port, "why": exc.strerror or exc})
 
 
 @contextlib.contextmanager
@@ -356,7 +359,7 @@ def deliver(spans: list, *, otlp_url: str | None = None, json_path: Any = None,
         url = traces_url(otlp_url)
         problem = connect_problem(url, timeout)
         if problem is not None:   # say so now, not after the exporter's retries
-            raise ExportError(f"{url}: {problem}")
+            raise ExportError(Msg("{where}: {problem}", {"where": url, "problem": problem}))
         exporter = OTLPSpanExporter(endpoint=url, timeout=timeout)
         with _quiet_sdk() as seen:
             result = SpanExportResult.SUCCESS
@@ -367,7 +370,8 @@ def deliver(spans: list, *, otlp_url: str | None = None, json_path: Any = None,
             exporter.shutdown()
         if result is not SpanExportResult.SUCCESS:
             why = " ".join(seen[-1].split()) if seen else "no answer"
-            raise ExportError(f"{url}: the OTLP receiver did not take the spans ({why[:200]})")
+            raise ExportError(Msg("{url}: the OTLP receiver did not take the spans ({why})",
+                                  {"url": url, "why": why[:200]}))
         done.append(url)
     if json_path is not None:
         from opentelemetry.exporter.otlp.json.file import FileSpanExporter
@@ -375,12 +379,14 @@ def deliver(spans: list, *, otlp_url: str | None = None, json_path: Any = None,
         try:
             file_exporter = FileSpanExporter(json_path)
         except OSError as exc:
-            raise ExportError(f"{json_path}: cannot write: {exc.strerror}") from None
+            raise ExportError(Msg("{path}: cannot write: {reason}",
+                                  {"path": json_path, "reason": exc.strerror})) from None
         with _quiet_sdk() as seen:
             result = file_exporter.export(spans)
             file_exporter.shutdown()
         if result is not SpanExportResult.SUCCESS:
-            raise ExportError(f"{json_path}: writing the spans failed ({' '.join(seen[-1:])[:200]})")
+            raise ExportError(Msg("{path}: writing the spans failed ({why})",
+                                  {"path": json_path, "why": " ".join(seen[-1:])[:200]}))
         done.append(str(json_path))
     return done
 
@@ -394,7 +400,7 @@ def export_transcript(source: Any, *, otlp_url: str | None = None, json_path: An
     from agentdbg.report.timeline import read_run
 
     if otlp_url is None and json_path is None:
-        raise ExportError("nothing to export to: give an OTLP URL or an OTLP/JSON file")
+        raise ExportError(Msg("nothing to export to: give an OTLP URL or an OTLP/JSON file"))
     if otlp_url is not None:
         traces_url(otlp_url)   # a bad URL is an error before any work
     require_sdk()
@@ -619,9 +625,10 @@ class Pipeline:
             try:
                 processors.append(SimpleSpanProcessor(FileSpanExporter(json_path)))
             except OSError as exc:
-                raise ExportError(f"{json_path}: cannot write: {exc.strerror}") from None
+                raise ExportError(Msg("{path}: cannot write: {reason}",
+                                  {"path": json_path, "reason": exc.strerror})) from None
         if not processors:
-            raise ExportError("nothing to export to: give an OTLP URL or an OTLP/JSON file")
+            raise ExportError(Msg("nothing to export to: give an OTLP URL or an OTLP/JSON file"))
         self.destination = traces_url(otlp_url) if otlp_url is not None else str(json_path)
         self.failures: list[str] = []
         self._keep = _keep_sdk_logs(self.failures)

@@ -244,7 +244,7 @@ def make_app(provider: Provider, model_name: str = "offline", *, profile: str = 
 
 
 def serve_provider(offline: bool, replay_file: str | Path | None, script: str | Path | None
-                   ) -> tuple[Provider, str]:
+                   ) -> tuple[Provider, Msg]:
     chosen = [name for name, on in (("--offline", offline), ("--replay", replay_file),
                                     ("--script", script)) if on]
     if len(chosen) > 1:
@@ -255,14 +255,14 @@ def serve_provider(offline: bool, replay_file: str | Path | None, script: str | 
 
         if not is_transcript(replay_file):
             raise AgentdbgError(Msg(N_("{path}: not an agentdbg transcript"), {"path": replay_file}))
-        return ServedReplay(replay_file), f"the recording {replay_file}"
+        return ServedReplay(replay_file), Msg(N_("the recording {path}"), {"path": replay_file})
     if script is not None:
         from agentdbg.providers.scripted import ScriptedModel
 
-        return ScriptedModel.from_file(script), f"the script {script}"
+        return ScriptedModel.from_file(script), Msg(N_("the script {path}"), {"path": script})
     from agentdbg.providers.offline import OfflineModel
 
-    return OfflineModel(), "the offline model"
+    return OfflineModel(), Msg(N_("the offline model"))
 
 
 def run_serve(*, offline: bool, replay_file: str | Path | None, script: str | Path | None,
@@ -276,14 +276,17 @@ def run_serve(*, offline: bool, replay_file: str | Path | None, script: str | Pa
     provider, desc = serve_provider(offline, replay_file, script)
     sock = bind(host, port)
     url = url_of(sock)
-    judged = "not checked (--lenient)" if lenient else f"checked (profile {profile})"
+    from agentdbg.i18n import _, tr
+
+    judged = _("requests not checked (--lenient)") if lenient else \
+        _("requests checked (profile {profile})").format(profile=profile)
 
     def ready() -> None:
-        print(f"agentdbg serve: {one_line(desc)} at {url}", flush=True)
+        print("agentdbg serve: " + _("{model} at {url}").format(model=one_line(tr(desc)), url=url),
+              flush=True)
         print(f"  export OPENAI_BASE_URL={url} OPENAI_API_KEY=anything "
               f"ANTHROPIC_BASE_URL={url[:-len('/v1')]}", flush=True)
-        print(f"  POST /v1/chat/completions, /v1/responses, /v1/messages; requests {judged}",
-              flush=True)
+        print(f"  POST /v1/chat/completions, /v1/responses, /v1/messages; {judged}", flush=True)
 
     run_app(make_app(provider, profile=profile, lenient=lenient, allow_origins=allow_origins,
                      allow_hosts=allow_hosts), sock, on_ready=ready)

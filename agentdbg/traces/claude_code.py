@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentdbg.i18n import Msg
 from agentdbg.traces.exchange import Called, Ended, Exchange, Item, Link, Thread, epoch
 from agentdbg.traces.lines import Where, records, text
 
@@ -134,10 +135,11 @@ class _Session:
         message = entry.get("message")
         if kind in ("user", "assistant"):
             if not isinstance(message, dict):
-                raise where.error(f"{kind} entry: field 'message' must be an object")
+                raise where.error(Msg("{kind} entry: field 'message' must be an object", {"kind": kind}))
             content = message.get("content")
             if not isinstance(content, (str, list)):
-                raise where.error(f"{kind} entry: field 'message.content' must be a string or an array")
+                raise where.error(Msg("{kind} entry: field 'message.content' must be a string or an array",
+                                      {"kind": kind}))
         if kind == "assistant" and isinstance(message, dict):
             yield from self._assistant(where, chain, entry, message, parent)
         else:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentdbg.i18n import Msg
 from agentdbg.traces.exchange import Called, Ended, Exchange, Item, Link, Thread, epoch
 from agentdbg.traces.lines import Where, records, text
 
@@ -281,7 +282,7 @@ def _read(rollout: _Rollout) -> Iterator[Item]:
                         "token_usage_record", "event_msg"):
             continue
         if not isinstance(payload, dict):
-            raise where.error(f"{kind} record: field 'payload' must be an object")
+            raise where.error(Msg("{kind} record: field 'payload' must be an object", {"kind": kind}))
         stamp = epoch(record.get("timestamp"))
         if rollout.inherited and kind in ("event_msg", "token_usage_record") and \
                 payload.get("thread_id") == rollout.thread.key:
@@ -294,7 +295,7 @@ def _read(rollout: _Rollout) -> Iterator[Item]:
             rollout.model = text(payload.get("model")) or rollout.model
         elif kind == "response_item":
             if not isinstance(payload.get("type"), str):
-                raise where.error("response_item record: field 'payload.type' must be a string")
+                raise where.error(Msg("response_item record: field 'payload.type' must be a string"))
             yield from rollout.item(payload, stamp)
         elif kind == "compacted":
             yield from rollout.compacted(payload)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentdbg.errors import InputError, located
+from agentdbg.errors import InputError, where
 from agentdbg.i18n import N_, Msg
 
 MAX_LINE = 256 << 20      # bytes in one line (a huge tool output fits; a runaway file does not)
@@ -26,8 +26,9 @@ class Where:
     path: Path
     line: int
 
-    def error(self, message: str) -> InputError:
-        return InputError(located(self.path, self.line, None, message))
+    def error(self, message: Msg) -> InputError:
+        return InputError(Msg("{where}: {problem}", {"where": where(self.path, self.line, None),
+                                                     "problem": message}))
 
 
 def open_lines(path: Path) -> Iterator[bytes]:
@@ -70,15 +71,15 @@ def _parsed(where: Where, raw: bytes, *, last: bool) -> Any:
     try:
         value = json.loads(raw)
     except UnicodeDecodeError as exc:
-        raise where.error(f"not UTF-8 text (byte {exc.start + 1})") from None
+        raise where.error(Msg("not UTF-8 text (byte {byte})", {"byte": exc.start + 1})) from None
     except RecursionError:
-        raise where.error("JSON nested too deeply") from None
+        raise where.error(Msg("JSON nested too deeply")) from None
     except ValueError as exc:
         if last and not raw.endswith(b"\n"):
             return None    # cut mid-write
-        raise where.error(f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+        raise where.error(Msg("invalid JSON: {problem}", {"problem": getattr(exc, "msg", exc)})) from None
     if not isinstance(value, dict):
-        raise where.error("each line must be a JSON object")
+        raise where.error(Msg("each line must be a JSON object"))
     return value
 
 

@@ -53,19 +53,20 @@ def from_json(doc: Any, where: str = "") -> list[Span]:
     for r, rs in enumerate(resource_spans):
         at = f"{where}resourceSpans[{r}]"
         if not isinstance(rs, dict):
-            raise OtlpError(f"{at} must be an object")
+            raise OtlpError(Msg("{at} must be an object", {"at": at}))
         resource = _attributes_json(_get(rs, "resource", {}).get("attributes"), f"{at}.resource")
         scopes = rs.get("scopeSpans", rs.get("scope_spans", rs.get("instrumentationLibrarySpans", [])))
         if not isinstance(scopes, list):
-            raise OtlpError(f"{at}.scopeSpans must be an array")
+            raise OtlpError(Msg("{at}.scopeSpans must be an array", {"at": at}))
         for s, ss in enumerate(scopes):
             spans = ss.get("spans") if isinstance(ss, dict) else None
             if not isinstance(spans, list):
-                raise OtlpError(f"{at}.scopeSpans[{s}].spans must be an array")
+                raise OtlpError(Msg("{at}.scopeSpans[{s}].spans must be an array", {"at": at, "s": s}))
             for k, span in enumerate(spans):
                 out.append(_span_json(span, f"{at}.scopeSpans[{s}].spans[{k}]", resource))
                 if len(out) > MAX_SPANS:
-                    raise OtlpError(f"{where}more than {MAX_SPANS} spans in one export")
+                    raise OtlpError(Msg("{where}more than {limit} spans in one export",
+                                        {"where": where, "limit": MAX_SPANS}))
     return out
 
 
@@ -76,10 +77,10 @@ def _get(value: Any, key: str, default: Any) -> Any:
 
 def _span_json(span: Any, at: str, resource: dict[str, Any]) -> Span:
     if not isinstance(span, dict):
-        raise OtlpError(f"{at} must be an object")
+        raise OtlpError(Msg("{at} must be an object", {"at": at}))
     trace, sid = span.get("traceId", span.get("trace_id")), span.get("spanId", span.get("span_id"))
     if not isinstance(trace, str) or not isinstance(sid, str):
-        raise OtlpError(f"{at}: field 'traceId' and 'spanId' must be strings")
+        raise OtlpError(Msg("{at}: field 'traceId' and 'spanId' must be strings", {"at": at}))
     parent = span.get("parentSpanId", span.get("parent_span_id"))
     events = []
     for e, ev in enumerate(span.get("events") or []):
@@ -117,13 +118,14 @@ def _attributes_json(attrs: Any, at: str) -> dict[str, Any]:
     if attrs is None:
         return out
     if not isinstance(attrs, list):
-        raise OtlpError(f"{at}.attributes must be an array")
+        raise OtlpError(Msg("{at}.attributes must be an array", {"at": at}))
     for kv in attrs:
         if isinstance(kv, dict) and isinstance(kv.get("key"), str):
             try:
                 out[kv["key"]] = _value_json(kv.get("value"))
             except RecursionError:
-                raise OtlpError(f"{at}: attribute {kv['key']!r} nested too deeply") from None
+                raise OtlpError(Msg("{at}: attribute {key} nested too deeply",
+                                    {"at": at, "key": repr(kv["key"])})) from None
     return out
 
 
@@ -156,12 +158,12 @@ def from_protobuf(data: bytes) -> list[Span]:
         from google.protobuf.message import DecodeError
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
     except ImportError:
-        raise OtlpError("reading OTLP protobuf needs opentelemetry-proto: pip install "
-                        "'agentdbg-cli[report]'") from None
+        raise OtlpError(Msg("reading OTLP protobuf needs opentelemetry-proto: pip install "
+                            "'agentdbg-cli[report]'")) from None
     try:
         request = ExportTraceServiceRequest.FromString(data)
     except (DecodeError, RecursionError, ValueError) as exc:
-        raise OtlpError(f"not an OTLP protobuf trace export ({exc})") from None
+        raise OtlpError(Msg("not an OTLP protobuf trace export ({problem})", {"problem": exc})) from None
     out: list[Span] = []
     for rs in request.resource_spans:
         resource = _attributes_proto(rs.resource.attributes)
@@ -176,7 +178,7 @@ def from_protobuf(data: bytes) -> list[Span]:
                                  for e in span.events],
                                 (status.message or "error") if status.code == 2 else None, resource))
                 if len(out) > MAX_SPANS:
-                    raise OtlpError(f"more than {MAX_SPANS} spans in one export")
+                    raise OtlpError(Msg("more than {limit} spans in one export", {"limit": MAX_SPANS}))
     return out
 
 
@@ -184,7 +186,7 @@ def _attributes_proto(attrs: Any) -> dict[str, Any]:
     try:
         return {kv.key: _value_proto(kv.value) for kv in attrs}
     except RecursionError:
-        raise OtlpError("an attribute nested too deeply") from None
+        raise OtlpError(Msg("an attribute nested too deeply")) from None
 
 
 def _value_proto(value: Any) -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentdbg.i18n import N_
 from agentdbg.messages import loads_json
 
 CLIENT_FIELDS = frozenset({"index", "parsed", "parsed_arguments"})
@@ -132,5 +133,6 @@ def describe_difference(diff: tuple[str, Any, Any]) -> str:
     path, recorded, now = diff
 
     def show(value: Any) -> str:
-        return "(absent)" if value is ABSENT else json.dumps(value, ensure_ascii=False)[:200]
-    return f"first difference at {path}: recorded {show(recorded)}, now {show(now)}"
+        return N_("(absent)") if value is ABSENT else json.dumps(value, ensure_ascii=False)[:200]
+    return N_("first difference at {path}: recorded {recorded}, now {now}").format(
+        path=path, recorded=show(recorded), now=show(now))

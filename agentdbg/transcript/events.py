@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import msgspec
 
+from agentdbg.i18n import N_, Join, Msg
+
 FORMAT = "agentdbg-transcript"
 VERSION = 2
 READS = (1, 2)                 # the versions this agentdbg reads (1 through a migration)
@@ -51,7 +53,7 @@ class _Event(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type")
     seq: int | None = None
     event_type: ClassVar[str]
 
-    def problem(self) -> str | None:
+    def problem(self) -> Msg | None:
         """What the types alone do not say (None: nothing a reader would trip on)."""
         return None
 
@@ -145,7 +147,7 @@ class Header(msgspec.Struct, kw_only=True, omit_defaults=True, tag_field="type",
                                             path=old.path)
             self.parent_call = None
 
-    def problem(self) -> str | None:
+    def problem(self) -> Msg | None:
         return _messages_problem("initial_messages", self.initial_messages)
 
     @property
@@ -181,11 +183,11 @@ class Request(_Event, kw_only=True, tag="request"):
     #: the whole messages array, rebuilt by the reader (never written)
     messages: list[Message] | None = None
 
-    def problem(self) -> str | None:
+    def problem(self) -> Msg | None:
         if self.prefix < 0:
-            return "field 'prefix' must be an integer >= 0"
+            return Msg("field 'prefix' must be an integer >= 0")
         if any(n < 0 for n in (self.body_prefix or {}).values()):
-            return "field 'body_prefix' must count items (integers >= 0)"
+            return Msg("field 'body_prefix' must count items (integers >= 0)")
         return _messages_problem("append", self.append)
 
     @property
@@ -204,7 +206,7 @@ class Response(_Event, kw_only=True, tag="response"):
     id: JSON = None                       # the proxy: a Responses API response's id ...
     output: JSON = None                   # ... and its output items
 
-    def problem(self) -> str | None:
+    def problem(self) -> Msg | None:
         return _message_problem("message", self.message) or _usage_problem(self.usage)
 
 
@@ -266,20 +268,24 @@ class Action(_Event, kw_only=True, tag="action"):
     tool: str | None = None
     sticky: bool | None = None
 
-    def problem(self) -> str | None:
+    def problem(self) -> Msg | None:
         need: tuple[str, ...] = _ACTION_NEEDS.get(self.action, ())
         if self.action == "inject":
             need = ("tool_call_id",) if self.pending else ("index",)
         for name in need:
             value = getattr(self, name)
             if value is None:
-                return f"{self.action} action event without its field '{name}'"
+                return Msg("{action} action event without its field '{field}'",
+                           {"action": self.action, "field": name})
             if name == "index" and value < 0:
-                return f"{self.action} action event: field 'index' must be an integer >= 0, got {value}"
+                return Msg("{action} action event: field 'index' must be an integer >= 0, got {value}",
+                           {"action": self.action, "value": value})
             if name == "tool_call_id" and not isinstance(value, str):
-                return f"{self.action} action event: field 'tool_call_id' must be a string"
+                return Msg("{action} action event: field 'tool_call_id' must be a string",
+                           {"action": self.action})
         problem = _message_problem("after", self.after) if self.after is not None else None
-        return f"{self.action} action event: {problem}" if problem else None
+        return Msg("{action} action event: {problem}", {"action": self.action, "problem": problem}) \
+            if problem else None
 
 
 _ACTION_NEEDS: dict[str, tuple[str, ...]] = {
@@ -300,9 +306,9 @@ class Stop(_Event, kw_only=True, tag="stop"):
     usage: Usage | None = None
     ended_on_call: bool | None = None      # the proxy: the app ended on a call it never answered
 
-    def problem(self) -> str | None:
+    def problem(self) -> Msg | None:
         if self.prefix is not None and self.prefix < 0:
-            return "field 'prefix' must be an integer >= 0"
+            return Msg("field 'prefix' must be an integer >= 0")
         return (_messages_problem("messages", self.messages) or _messages_problem("append", self.append)
                 or _usage_problem(self.usage))
 
@@ -321,7 +327,7 @@ class Other(msgspec.Struct, kw_only=True):
     seq: int | None = None
     data: JSONObject = msgspec.field(default_factory=dict)
 
-    def problem(self) -> str | None:
+    def problem(self) -> Msg | None:
         return None
 
     @property
@@ -337,15 +343,15 @@ KINDS: dict[str, type[Event]] = {c.event_type: c for c in (Request, Response, Mo
 
 # -- the checks types cannot say ---------------------------------------------------------------
 
-def _message_problem(name: str, message: JSON) -> str | None:
+def _message_problem(name: str, message: JSON) -> Msg | None:
     """A message whose ``tool_calls``, when a list, holds objects (the engine runs them)."""
     calls = message.get("tool_calls") if isinstance(message, dict) else None
     if isinstance(calls, list) and not all(isinstance(c, dict) for c in calls):
-        return f"field '{name}.tool_calls' must hold objects"
+        return Msg("field '{field}.tool_calls' must hold objects", {"field": name})
     return None
 
 
-def _messages_problem(name: str, messages: list[Message] | None) -> str | None:
+def _messages_problem(name: str, messages: list[Message] | None) -> Msg | None:
     for i, m in enumerate(messages or ()):
         problem = _message_problem(f"{name}[{i}]", m)
         if problem is not None:
@@ -353,11 +359,11 @@ def _messages_problem(name: str, messages: list[Message] | None) -> str | None:
     return None
 
 
-def _usage_problem(usage: Usage | None) -> str | None:
+def _usage_problem(usage: Usage | None) -> Msg | None:
     for key in USAGE_COUNTS:
         value = (usage or {}).get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            return f"field 'usage.{key}' must be a number or null"
+            return Msg("field 'usage.{key}' must be a number or null", {"key": key})
     return None
 
 
@@ -389,7 +395,7 @@ def convert(value: JSON, *, header: bool) -> Header | AnyEvent:
     """A parsed line as its typed event (``EventError`` naming the field when it is not)."""
     tag = value.get("type") if isinstance(value, dict) else None
     if not isinstance(value, dict) or not isinstance(tag, str):
-        raise EventError("each line must be a JSON object with a 'type'")
+        raise EventError(Msg("each line must be a JSON object with a 'type'"))
     kind = "header" if header else tag
     cls: type[Header] | type[Event] | None = Header if header else KINDS.get(kind)
     if cls is None:
@@ -400,7 +406,10 @@ def convert(value: JSON, *, header: bool) -> Header | AnyEvent:
         event: Header | AnyEvent = msgspec.convert(value, cls)
     except msgspec.ValidationError as exc:
         said = _said(str(exc), value)
-        raise EventError(f"{kind} event{' ' if said.startswith('without') else ': '}{said}") from None
+        raise EventError(Msg("{kind} event without its field '{field}'",
+                             {"kind": kind, "field": said.values["field"]})
+                         if isinstance(said, Msg) and said.template == WITHOUT else
+                         Msg("{kind} event: {problem}", {"kind": kind, "problem": said})) from None
     return _checked(event)
 
 
@@ -409,15 +418,18 @@ def _checked(event: Header | AnyEvent) -> Header | AnyEvent:
     if problem is not None:
         kind = "header" if isinstance(event, Header) else \
             event.kind if isinstance(event, Other) else event.event_type
-        raise EventError(problem if isinstance(event, Action) else f"{kind} event: {problem}")
+        raise EventError(problem if isinstance(event, Action) else
+                         Msg("{kind} event: {problem}", {"kind": kind, "problem": problem}))
     return event
 
 
-_WORDS = {"int": "an integer", "float": "a number", "str": "a string", "bool": "true or false",
-          "object": "an object", "array": "an array", "null": "null"}
+_WORDS = {"int": N_("an integer"), "float": N_("a number"), "str": N_("a string"),
+          "bool": N_("true or false"), "object": N_("an object"), "array": N_("an array"),
+          "null": "null"}
+WITHOUT = N_("without its field '{field}'")
 
 
-def _said(text: str, value: JSON) -> str:
+def _said(text: str, value: JSON) -> Msg | str:
     """msgspec's words as this project says them: ``field 'options.max_turns' must be an
     integer, got "x"``; ``without its field 'prefix'``."""
     import re
@@ -425,7 +437,7 @@ def _said(text: str, value: JSON) -> str:
     missing = re.match(r"Object missing required field `([^`]+)`(?: - at `\$\.?(.*)`)?$", text)
     if missing:
         where = f"{missing.group(2)}.{missing.group(1)}" if missing.group(2) else missing.group(1)
-        return f"without its field '{where}'"
+        return Msg(WITHOUT, {"field": where})
     at = re.match(r"(.*) - at `\$\.?(.*)`$", text)
     if not at:
         return text
@@ -435,9 +447,10 @@ def _said(text: str, value: JSON) -> str:
         kinds = [_WORDS.get(k.strip(), k.strip()) for k in expected.group(1).split("|")]
         if "an integer" in kinds and "a number" in kinds:
             kinds.remove("an integer")
-        words = " or ".join(kinds)
-        return f"field '{where}' must be {words}, got {_shown(_at(value, where))}"
-    return f"field '{where}': {said[:1].lower()}{said[1:]}"
+        words = Join(tuple(Msg(k) if k in _WORDS.values() else k for k in kinds), N_(" or "))
+        return Msg("field '{field}' must be {kinds}, got {value}",
+                   {"field": where, "kinds": words, "value": _shown(_at(value, where))})
+    return Msg("field '{field}': {problem}", {"field": where, "problem": f"{said[:1].lower()}{said[1:]}"})
 
 
 def _at(value: JSON, where: str) -> JSON:

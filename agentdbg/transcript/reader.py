@@ -111,7 +111,8 @@ def _document(p: Path) -> list[bytes] | None:
                 return None
             data = head + fh.read(MAX_DOCUMENT + 1 - len(head))
     except OSError as exc:
-        raise InputError(f"{p}: cannot read: {exc.strerror or exc}") from None
+        raise InputError(Msg(N_("{path}: cannot read: {reason}"),
+                             {"path": p, "reason": exc.strerror or exc})) from None
     return transcript_lines(p, data)
 
 
@@ -167,8 +168,8 @@ def bounded_lines(name: Path, fh: Any) -> Iterator[bytes]:
         if not line:
             return
         if len(line) > MAX_LINE:
-            raise InputError(located(name, n, None, f"longer than {MAX_LINE} bytes; not a "
-                                                    "transcript line"))
+            raise InputError(Msg("{where}: longer than {limit} bytes; not a transcript line",
+                                 {"where": where(name, n, None), "limit": MAX_LINE}))
         yield line
 
 
@@ -189,7 +190,8 @@ def _header(p: Path, raw: bytes) -> tuple[Header, int]:
     try:
         header = convert(value, header=True)
     except EventError as exc:
-        raise InputError(located(p, 1, None, str(exc))) from None
+        raise InputError(Msg("{where}: {problem}", {"where": where(p, 1, None), "problem": exc.args[0]})) \
+            from None
     assert isinstance(header, Header)
     return header, int(version)
 
@@ -255,7 +257,8 @@ def _event(p: Path, n: int, raw: bytes, warnings: list[str] | None) -> AnyEvent 
     try:
         event = decode_line(raw, header=False)
     except EventError as exc:
-        raise InputError(located(p, n, None, str(exc))) from None
+        raise InputError(Msg("{where}: {problem}", {"where": where(p, n, None), "problem": exc.args[0]})) \
+            from None
     except UnicodeDecodeError as exc:
         raise InputError(Msg(N_("{where}: not UTF-8 text"),
                              {"where": where(p, n, exc.start + 1)})) from None

@@ -40,8 +40,10 @@ class Redactor:
                 self.extra.append(re.compile(p))
             except re.error as exc:
                 from agentdbg.errors import ConfigError
+                from agentdbg.i18n import Msg
 
-                raise ConfigError(f"--redact {p!r} is not a valid regular expression: {exc}") from None
+                raise ConfigError(Msg("--redact {pattern} is not a valid regular expression: {why}",
+                                      {"pattern": repr(p), "why": exc})) from None
         self.secrets: list[str] = []
         self._written: set[str] = set()   # each secret as JSON writes it (both ways), unquoted
         for secret in secrets:

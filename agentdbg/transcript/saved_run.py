@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agentdbg.i18n import Msg
 from agentdbg.messages import utf8_json
 from agentdbg.transcript.document import FORMAT
 
@@ -29,22 +30,25 @@ def transcript_lines(path: Path, data: bytes) -> list[bytes]:
     note. ``InputError`` naming the file and the field when it is not a run document."""
     import json
 
-    from agentdbg.errors import InputError, located
+    from agentdbg.errors import InputError, where
 
     if len(data) > MAX_DOCUMENT:
-        raise InputError(f"{path}: more than {MAX_DOCUMENT >> 20} MB; not a run document")
+        raise InputError(Msg("{path}: more than {limit} MB; not a run document",
+                             {"path": path, "limit": MAX_DOCUMENT >> 20}))
     try:
         doc = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
+        raise InputError(Msg("{path}: not UTF-8 text (byte {byte})", {"path": path, "byte": exc.start + 1})) \
+            from None
     except (ValueError, RecursionError) as exc:
-        raise InputError(located(path, getattr(exc, "lineno", None), getattr(exc, "colno", None),
-                                 f"invalid JSON: {getattr(exc, 'msg', exc)}")) from None
+        raise InputError(Msg("{where}: invalid JSON: {problem}",
+                             {"where": where(path, getattr(exc, "lineno", None), getattr(exc, "colno", None)),
+                              "problem": getattr(exc, "msg", exc)})) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise InputError(f"{path}: not an agentdbg run document")
+        raise InputError(Msg("{path}: not an agentdbg run document", {"path": path}))
     messages = _field(path, doc, "messages", list)
     if not all(isinstance(m, dict) for m in messages):
-        raise InputError(f"{path}: field 'messages' must hold JSON objects")
+        raise InputError(Msg("{path}: field 'messages' must hold JSON objects", {"path": path}))
     events: list[dict] = [_header(path, doc, messages)]
     turns = [_turn(path, t, messages) for t in _field(path, doc, "turns", list)]
     tools = _tools(path, doc, messages, sorted((at, turn) for turn, at, _ in turns))
@@ -63,7 +67,9 @@ def _field(path: Path, doc: dict, name: str, kind: type) -> Any:
 
     value = doc.get(name, kind())
     if not isinstance(value, kind):
-        raise InputError(f"{path}: field {name!r} must be {'an array' if kind is list else 'an object'}")
+        raise InputError(Msg("{path}: field {field} must be an array", {"path": path, "field": repr(name)})
+                         if kind is list else
+                         Msg("{path}: field {field} must be an object", {"path": path, "field": repr(name)}))
     return value
 
 
@@ -93,12 +99,13 @@ def _turn(path: Path, t: Any, messages: list) -> tuple[int, int, list[dict]]:
     from agentdbg.errors import InputError
 
     if not isinstance(t, dict):
-        raise InputError(f"{path}: each entry of field 'turns' must be a JSON object")
+        raise InputError(Msg("{path}: each entry of field 'turns' must be a JSON object", {"path": path}))
     n, at, turn = t.get("request_messages"), t.get("message_index"), t.get("turn")
     if not (isinstance(n, int) and isinstance(at, int) and isinstance(turn, int)) or \
             isinstance(turn, bool) or not 0 <= n <= len(messages) or not 0 <= at < len(messages):
-        raise InputError(f"{path}: turn {str(turn)[:20]}: 'turn', 'request_messages' and "
-                         f"'message_index' must be integers within the {len(messages)} messages")
+        raise InputError(Msg("{path}: turn {turn}: 'turn', 'request_messages' and 'message_index' must "
+                             "be integers within the {n} messages",
+                             {"path": path, "turn": str(turn)[:20], "n": len(messages)}))
     usage = t.get("usage") if isinstance(t.get("usage"), dict) else None
     latency = t.get("latency_ms") if isinstance(t.get("latency_ms"), (int, float)) else None
     said = {k: t[k] for k in ("finish_reason", "note") if isinstance(t.get(k), str)}

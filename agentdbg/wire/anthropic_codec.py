@@ -56,14 +56,14 @@ def entry_parts(i: int, m: JsonObject) -> list[Part]:
     role, content = m.get("role"), m.get("content")
     at = Where((i,), f"messages[{i}].content")
     if isinstance(content, list) and not content:
-        return [Other(at, m, None, "content", note=Note("content: [] (empty)"))]
+        return [Other(at, m, None, "content", note=Note(N_("content: [] (empty)")))]
     if isinstance(content, list):
         return [_block(role, Where((i, j), f"messages[{i}].content[{j}]"), block)
                 for j, block in enumerate(content) if isinstance(block, dict)]
     if isinstance(content, str):
         return [_text(role, at, m, content, Note('content: ""', wrong=False) if not content else None)]
-    return [Other(at, m, None, "content", note=Note("(no content)") if content is None else
-                  Note("   (not text or blocks)", shows=True, value=content))]
+    return [Other(at, m, None, "content", note=Note(N_("(no content)")) if content is None else
+                  Note(N_("   (not text or blocks)"), shows=True, value=content))]
 
 
 def _text(role: JSON, at: Where, raw: JSON, text: str, note: Note | None = None) -> Part:
@@ -78,7 +78,7 @@ def result_note(content: JSON) -> Note | None:
     if isinstance(content, str) or (isinstance(content, list) and all(
             isinstance(p, dict) and isinstance(p.get("text"), str) for p in content)):
         return None
-    return Note("   ({kind})", (("kind", json_kind(content)),), shows=True, value=content)
+    return Note(N_("   ({kind})"), (("kind", json_kind(content)),), shows=True, value=content)
 
 
 def _block(role: JSON, at: Where, block: JsonObject) -> Part:
@@ -86,12 +86,12 @@ def _block(role: JSON, at: Where, block: JsonObject) -> Part:
     if kind == "text":
         text = block.get("text")
         return _text(role, at, block, text_of([block]), None if isinstance(text, str) and text
-                     else Note("(empty text block)"))
+                     else Note(N_("(empty text block)")))
     if kind == "tool_use":
         args = block.get("input")
         return ToolCall(at, block, None, as_str(block.get("id")), as_str(block.get("name")), args,
                         note=None if isinstance(args, dict) else Note(
-                            "   (input is {kind}, not an object)", (("kind", json_kind(args)),),
+                            N_("   (input is {kind}, not an object)"), (("kind", json_kind(args)),),
                             shows=True, value=args))
     if kind == "tool_result":
         content = block.get("content", "")

@@ -27,6 +27,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, ClassVar, Protocol, TypeGuard
 
+from agentdbg.i18n import N_
 from agentdbg.wire.common import ChatForm, ChatReply
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ class Codec(ABC):
     result_texts: ClassVar[dict[str, str]] = {}   # a result's pairing state -> what the view says of it
                                         # (``orphan``, ``mismatch``, ``missing_id``)
     no_result_id: str = "(no id)"       # a result that names no call
-    hidden_text: str = "({n} earlier {unit}(s) unchanged, no findings; --full shows them)"
+    hidden_text: str = N_("({n} earlier {unit}(s) unchanged, no findings; --full shows them)")
     ids_unique_in: str = "request"      # "request": a call id used twice anywhere is marked;
                                         # "entry": only twice within one entry
 

@@ -36,6 +36,7 @@ from agentdbg.conversation import (
     count,
     text_of,
 )
+from agentdbg.i18n import N_
 from agentdbg.wire.codec import Codec, FindingLike, StreamReader, type_word
 from agentdbg.wire.common import (
     WIRE,
@@ -86,8 +87,8 @@ def entry_parts(i: int, content: JsonObject) -> list[Part]:
         return [_part(model, Where((i, j), f"contents[{i}].parts[{j}]"), as_dict(part))
                 for j, part in enumerate(parts)]
     return [Other(Where((i,), f"contents[{i}].parts"), content, None, "parts", note=Note(
-        "parts: [] (empty)") if isinstance(parts, list) else Note(
-        "   (parts is not an array)", shows=True, value=parts))]
+        N_("parts: [] (empty)")) if isinstance(parts, list) else Note(
+        N_("   (parts is not an array)"), shows=True, value=parts))]
 
 
 def _part(model: bool, at: Where, part: JsonObject) -> Part:

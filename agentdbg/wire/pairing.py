@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol, TypeAlias
 
+from agentdbg.i18n import N_
+
 Loc: TypeAlias = tuple[int, ...]      # as agentdbg.conversation.Loc (not imported: start-up)
 
 #: a call: (location, id or None, kind, hosted: answered inside its own turn by the provider)
@@ -441,10 +443,11 @@ def _anywhere(p: Pairing, row: ResultRow, codec: Codec, by_id: dict[str, list[tu
         p.status[loc], p.call_of[loc] = _MISMATCH, calls[0]
     elif tid in stored or continued or referenced:
         p.status[loc] = ResultState.EXTERNAL
-        why = ("a response seen earlier in this conversation" if tid in stored else continued
-               if continued else "an item_reference")
-        known = "its call is there" if tid in stored else "whether that call exists cannot be known here"
-        p.notes.append(f"{codec.path(loc)} answers {tid}, which this request does not contain: it "
-                       f"continues {why}; {known}")
+        why = (N_("a response seen earlier in this conversation") if tid in stored else continued
+               if continued else N_("an item_reference"))
+        known = N_("its call is there") if tid in stored else \
+            N_("whether that call exists cannot be known here")
+        p.notes.append(N_("{where} answers {id}, which this request does not contain: it continues "
+                          "{why}; {known}").format(where=codec.path(loc), id=tid, why=why, known=known))
     else:
         p.status[loc] = _ORPHAN

@@ -103,7 +103,7 @@ def _agent_message(item: JsonObject) -> Note:
 
 
 def _odd(value: JSON) -> Note:
-    return Note("   ({kind})", (("kind", json_kind(value)),), shows=True, value=value)
+    return Note(N_("   ({kind})"), (("kind", json_kind(value)),), shows=True, value=value)
 
 
 def _arguments_note(item: JsonObject) -> Note | None:

@@ -113,10 +113,10 @@ def _items(value: Any) -> list[dict]:
 def _continued(body: dict) -> str | None:
     prev, conv = body.get("previous_response_id"), body.get("conversation")
     if isinstance(prev, str) and prev:
-        return f"the stored response {prev} (previous_response_id)"
+        return N_("the stored response {id} (previous_response_id)").format(id=prev)
     conv_id = conv.get("id") if isinstance(conv, dict) else conv
     if isinstance(conv_id, str) and conv_id:
-        return f"the stored conversation {conv_id}"
+        return N_("the stored conversation {id}").format(id=conv_id)
     return None
 
 

@@ -61,21 +61,25 @@ def run_collect(options: CollectOptions, console: Any = None) -> list[Path]:
     def analysis() -> Feed:     # in the worker's process
         return Feed(folder, label, view, options.profile)
 
+    # a --forward that is no URL is said before the worker starts (else it was left running
+    # and the command never ended)
+    forward = Forwarder(options.forward, view.note) if options.forward else None
     # the worker at nice 10: the receiver answers first, the spans still read at a fair share
     worker = ProcessAnalyst(analysis, nice=10, tell=_say, unit="export", done="received")
 
     def take(export: Export) -> None:
         worker.job(*export.job())
 
-    forward = Forwarder(options.forward, view.note) if options.forward else None
     host, port = sock.getsockname()[:2]
     endpoint = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
-    _say(f"receiving OTLP/HTTP traces at {endpoint}/v1/traces — point your app at it: "
-         f"OTEL_EXPORTER_OTLP_ENDPOINT={endpoint}; Ctrl-C stops")
+    from agentdbg.i18n import _
+
+    _say(_("receiving OTLP/HTTP traces at {url} — point your app at it: {variable}; Ctrl-C stops").format(
+        url=f"{endpoint}/v1/traces", variable=f"OTEL_EXPORTER_OTLP_ENDPOINT={endpoint}"))
     if viewer is not None:
-        _say(f"live view: {viewer.url}")
+        _say(_("live view: {url}").format(url=viewer.url))
     if forward is not None:
-        _say(f"forwarding every export unchanged to {forward.url}")
+        _say(_("forwarding every export unchanged to {url}").format(url=forward.url))
     try:
         serve(make_app(take, view.note, forward), sock)
     finally:

@@ -83,13 +83,15 @@ def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
     url = url_of(sock)
 
     def ready() -> None:
-        behind = "agentdbg serve (" + ("the script" if script else "the offline model") + ")" \
+        from agentdbg.i18n import _
+
+        behind = "agentdbg serve (" + (_("the script") if script else _("the offline model")) + ")" \
             if serve is not None else safe_url(upstream)
         print(f"agentdbg proxy: {url} -> {behind}", flush=True)
-        print(f"  point your app at it: export OPENAI_BASE_URL={url} "
-              f"ANTHROPIC_BASE_URL={url[:-len('/v1')]}", flush=True)
+        print("  " + _("point your app at it: {command}").format(
+            command=f"export OPENAI_BASE_URL={url} ANTHROPIC_BASE_URL={url[:-len('/v1')]}"), flush=True)
         if viewer is not None:
-            print(f"  live view: {viewer.url}", flush=True)
+            print("  " + _("live view: {url}").format(url=viewer.url), flush=True)
 
     try:
         if intercept:
