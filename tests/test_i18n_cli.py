@@ -465,16 +465,23 @@ def test_the_servers_say_where_they_listen_in_the_chosen_language(tmp_path, args
 def test_collect_with_a_forward_that_is_no_url_ends_at_once(tmp_path):
     """`collect --forward ftp://x` said so and then never ended: its worker process had been
     started before the URL was read (the scan of `collect --forward ftp://x` hung whenever
-    port 4318 was free). Now one line, exit 2, nothing left running."""
-    proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "collect", "--forward", "ftp://x",
-                             "--port", "0", "--lang", "zh"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                            env={**os.environ, "AGENTDBG_HOME": str(tmp_path)})
-    try:
-        out, err = proc.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise AssertionError("collect --forward ftp://x did not end") from None
+    port 4318 was free). Now one line naming --forward, exit 2, nothing left running; and
+    the URL is read before the port is taken, so a port in use does not hide it."""
+    import socket
+
+    with socket.socket() as held:      # the port is in use: the bad URL is still what is said
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = str(held.getsockname()[1])
+        proc = subprocess.Popen([sys.executable, "-m", "agentdbg", "collect", "--forward",
+                                 "ftp://x", "--port", port, "--lang", "zh"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                cwd=tmp_path, env={**os.environ, "AGENTDBG_HOME": str(tmp_path)})
+        try:
+            out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise AssertionError("collect --forward ftp://x did not end") from None
     assert proc.returncode == 2 and out == ""
-    assert err == "agentdbg: error: --otlp 'ftp://x'：不是 http(s) URL（例如 http://127.0.0.1:4318）\n"
+    assert err == "agentdbg: error: --forward 'ftp://x'：不是 http(s) URL（例如 http://127.0.0.1:4318）\n"

@@ -79,7 +79,7 @@ CASES = [
     ("proxy", "--offline", "--upstream", "http://127.0.0.1:9"), ("proxy",),
     ("proxy", "--client", "app", "--offline"),
     ("serve", "--offline", "--script", "x.yaml"), ("serve", "--replay", "not-a-run.txt"),
-    ("collect", "--forward", "ftp://x"),
+    ("collect", "--forward", "ftp://x", "--port", "0"),
     ("trust", "--list", "x"), ("trust", "--list"), ("trust", "--revoke", "nothing.yaml"),
     ("trust", "policy.yaml"), ("runs",),
     ("run", "--script", "empty-script.yaml", "x"), ("run", "--script", "turnless.yaml", "x"),

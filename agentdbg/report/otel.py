@@ -289,12 +289,13 @@ def require_sdk() -> None:
                               "'agentdbg-cli[report]'")) from None
 
 
-def traces_url(url: str) -> str:
-    """A base URL (``http://host:4318``) gets the traces path; a full one is kept."""
+def traces_url(url: str, option: str = "--otlp") -> str:
+    """A base URL (``http://host:4318``) gets the traces path; a full one is kept. ``option``
+    is the one the user gave it with, named in the error."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ExportError(Msg(N_("--otlp {url}: not an http(s) URL (e.g. http://127.0.0.1:4318)"),
-                              {"url": repr(url)}))
+        raise ExportError(Msg(N_("{option} {url}: not an http(s) URL (e.g. http://127.0.0.1:4318)"),
+                              {"option": option, "url": repr(url)}))
     return url if parts.path not in ("", "/") else url.rstrip("/") + TRACES_PATH
 
 

@@ -35,7 +35,7 @@ class Forwarder:
     def __init__(self, url: str, say: Callable[[str], None]):
         from agentdbg.report.otel import traces_url
 
-        self.url = traces_url(url)
+        self.url = traces_url(url, "--forward")
         self.say = say
         self.sent = 0
         self.failed = 0

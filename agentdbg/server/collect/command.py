@@ -42,6 +42,10 @@ def run_collect(options: CollectOptions, console: Any = None) -> list[Path]:
     from agentdbg.transcript.redact import Redactor
     from agentdbg.transcript.runs import runs_dir
 
+    if options.forward:   # a --forward that is no URL is said before anything starts or binds
+        from agentdbg.report.otel import traces_url
+
+        traces_url(options.forward, "--forward")
     folder = Path(options.save or runs_dir())
     label = f"collect-{time.strftime('%Y%m%d-%H%M%S')}"
     viewer = None
@@ -61,8 +65,6 @@ def run_collect(options: CollectOptions, console: Any = None) -> list[Path]:
     def analysis() -> Feed:     # in the worker's process
         return Feed(folder, label, view, options.profile)
 
-    # a --forward that is no URL is said before the worker starts (else it was left running
-    # and the command never ended)
     forward = Forwarder(options.forward, view.note) if options.forward else None
     # the worker at nice 10: the receiver answers first, the spans still read at a fair share
     worker = ProcessAnalyst(analysis, nice=10, tell=_say, unit="export", done="received")
