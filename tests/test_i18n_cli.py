@@ -298,6 +298,19 @@ def test_every_command_takes_lang_after_its_name(tmp_path):
     assert r.stderr.startswith("agentdbg: error: say what is behind the proxy:")
 
 
+def test_a_lang_among_the_proxied_command_s_arguments_is_the_command_s():
+    """`agentdbg proxy … python app.py --lang zh`: the `--lang zh` is the app's (proxy's options
+    end at the command's name), so agentdbg keeps its own language; one before the command's
+    name is agentdbg's."""
+    both = ("--offline", "--upstream", "http://127.0.0.1:9")
+    r = invoke("proxy", *both, "--port", "0", "python", "app.py", "--lang", "zh")
+    assert r.exit_code == 2 and r.stderr.startswith("agentdbg: error: choose one of"), r.stderr
+    r = invoke("proxy", "--lang", "zh", *both, "python", "app.py", "--lang", "en")
+    assert r.exit_code == 2 and r.stderr.startswith("agentdbg: error: 只能选一个"), r.stderr
+    r = invoke("proxy", *both, "--", "python", "app.py", "--lang", "zh")
+    assert r.stderr.startswith("agentdbg: error: choose one of"), r.stderr
+
+
 def test_the_redact_error_and_an_empty_transcript_in_runs_in_chinese(tmp_path, monkeypatch):
     """The --redact regex error names the pattern and quotes Python's words verbatim; `runs`
     says in Chinese why a file cannot be read (--json keeps the English)."""

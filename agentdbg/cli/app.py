@@ -47,7 +47,7 @@ class Group(TyperGroup):
     """The command group: it chooses the language before the command line is parsed."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        lang = chosen_language(args)
+        lang = chosen_language(_own_args(self, args))
         i18n.use(lang)
         if lang != i18n.DEFAULT:
             from agentdbg.cli.helptext import Formatter, translate
@@ -66,6 +66,26 @@ class Group(TyperGroup):
         except Exception as exc:   # a command's usage error: click shows it, after this
             _localise(exc)
             raise
+
+
+def _own_args(group: Any, args: list[str]) -> list[str]:
+    """The words of ``args`` that are agentdbg's: for a command that runs another program
+    (``proxy CMD ARGS…``, whose options end at CMD's name), not CMD's own arguments, so
+    ``agentdbg proxy python app.py --lang zh`` passes ``--lang zh`` to the app alone."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):     # the group's own options
+        i += 2 if args[i] == "--lang" else 1
+    command = group.commands.get(args[i]) if i < len(args) else None
+    if command is None or command.context_settings.get("allow_interspersed_args", True):
+        return args
+    valued = {name for p in command.params if p.param_type_name == "option"
+              and not p.is_flag and not p.count for name in p.opts}
+    i += 1
+    while i < len(args) and args[i] != "--":
+        if not args[i].startswith("-"):
+            return args[:i]                 # CMD's name: the rest is CMD's
+        i += 2 if args[i] in valued else 1
+    return args
 
 
 def _localise(exc: Exception) -> None:
