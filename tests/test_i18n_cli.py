@@ -498,3 +498,57 @@ def test_collect_with_a_forward_that_is_no_url_ends_at_once(tmp_path):
             raise AssertionError("collect --forward ftp://x did not end") from None
     assert proc.returncode == 2 and out == ""
     assert err == "agentdbg: error: --forward 'ftp://x'：不是 http(s) URL（例如 http://127.0.0.1:4318）\n"
+
+
+def test_a_launched_commands_summary_in_chinese_and_english_unchanged(tmp_path):
+    """`agentdbg proxy --lang zh --offline -- python -c pass` (a real proxy and a real command
+    that sends nothing): the summary on stderr in Chinese, paths verbatim; English unchanged."""
+    said = {}
+    for lang in ("zh", "en"):
+        r = subprocess.run([sys.executable, "-m", "agentdbg", "proxy", "--lang", lang, "--offline",
+                            "--port", "0", "--", sys.executable, "-c", "pass"],
+                           capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                           env={**os.environ, "AGENTDBG_HOME": str(tmp_path)})
+        assert r.returncode == 0, r.stderr
+        said[lang] = r.stderr.splitlines()
+    zh, en = said["zh"], said["en"]
+    name = os.path.basename(sys.executable)
+    assert zh[0].startswith(f"agentdbg proxy: {name} 运行 ") and zh[0].endswith(" 秒后退出，状态码 0"), zh
+    assert zh[1].startswith("  没有任何请求到达代理：") and "--client NAME" in zh[1], zh
+    assert any(line.startswith("  日志：") and line.endswith(".log") for line in zh), zh
+    assert en[0].startswith(f"agentdbg proxy: {name} exited with status 0 after "), en
+    assert en[0].endswith(" s"), en
+    assert en[1] == ("  no request reached the proxy: is the command's model client one that reads "
+                     "the variables agentdbg sets? (--client NAME forces a kind; see the log)"), en
+    assert any(line.startswith("  log: ") for line in en), en
+
+
+def test_the_summary_of_a_run_with_findings_and_a_subagent_in_chinese():
+    """The counts, findings and a subagent's line of the summary: Chinese templates, not
+    English words; English unchanged."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from agentdbg import i18n
+    from agentdbg.report.runpage import Conversation, RunSummary
+    from agentdbg.server.launch.summary import summary_lines
+    from agentdbg.transcript.events import StartedBy
+
+    bad = SimpleNamespace(severity="error", rule="tool_call_id")
+    convs = [Conversation(path=Path("a.json"), number=1, requests=2, findings=[bad]),
+             Conversation(path=Path("b.json"), number=2, requests=1, agent="Billing agent",
+                          started_by=StartedBy(conversation=1, call_id="call_7"))]
+    summary = RunSummary(convs)
+    try:
+        i18n.use("zh")
+        zh = summary_lines("app", summary, None, Path("run.log"), [], 2)
+    finally:
+        i18n.use("en")
+    en = summary_lines("app", summary, None, Path("run.log"), [], 2)
+    assert zh[1:3] == ["  3 个请求，分属 2 个对话", "  发现的问题：1 个错误，0 个警告"], zh
+    assert "  └─ 对话 2（Billing agent） ← 由对话 1 启动的子代理（调用 call_7）：1 个请求 ✓  b.json" in zh, zh
+    assert zh[-1] == "  已结束命令遗留下来仍在运行的 2 个进程", zh
+    assert en[1:3] == ["  3 requests in 2 conversations", "  findings: 1 error, 0 warnings"], en
+    assert ("  └─ conversation 2 (Billing agent) ← subagent from conversation 1 (call call_7): "
+            "1 request ✓  b.json") in en, en
+    assert en[-1] == "  ended 2 processes the command left running", en
