@@ -552,3 +552,41 @@ def test_the_summary_of_a_run_with_findings_and_a_subagent_in_chinese():
     assert ("  └─ conversation 2 (Billing agent) ← subagent from conversation 1 (call call_7): "
             "1 request ✓  b.json") in en, en
     assert en[-1] == "  ended 2 processes the command left running", en
+
+
+def test_collects_summary_and_forward_lines_in_chinese(capsys):
+    """collect's closing summary and a forward to a collector that is not there (a real closed
+    port, the real HTTP client): Chinese lines, the URL and exception name verbatim."""
+    import asyncio
+    import socket
+
+    from agentdbg import i18n
+    from agentdbg.server.collect.app import Forwarder
+    from agentdbg.server.collect.feed import Stats, summary
+
+    with socket.socket() as s:    # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    said: list[str] = []
+
+    async def forward() -> None:
+        f = Forwarder(f"http://127.0.0.1:{port}", said.append)
+        f.start()
+        f.put(b"{}", {"content-type": "application/json"})
+        await f.stop()
+
+    try:
+        i18n.use("zh")
+        summary(Stats(exports=2, spans=5, calls=1, dropped=1), [])
+        asyncio.run(forward())
+    finally:
+        i18n.use("en")
+    summary(Stats(exports=2, spans=5, calls=1, dropped=1), [])
+    err = capsys.readouterr().err.splitlines()
+    assert err[:2] == ["agentdbg collect: 2 次导出，5 个 span，1 次模型调用，分属 0 个对话；发现的问题：无",
+                       "agentdbg collect: 1 次导出未被读取：积压队列已满，或 collect 在处理到它们之前就停止了"], err
+    assert err[2:] == ["agentdbg collect: 2 export(s), 5 span(s), 1 model call(s) in 0 conversation(s); "
+                       "findings: none",
+                       "agentdbg collect: 1 export(s) not read: the backlog was full, or collect stopped "
+                       "before it got to them"], err
+    assert said == [f"forward：无法连接 http://127.0.0.1:{port}/v1/traces（ConnectError）"], said
