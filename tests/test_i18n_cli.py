@@ -590,3 +590,50 @@ def test_collects_summary_and_forward_lines_in_chinese(capsys):
                        "agentdbg collect: 1 export(s) not read: the backlog was full, or collect stopped "
                        "before it got to them"], err
     assert said == [f"forward：无法连接 http://127.0.0.1:{port}/v1/traces（ConnectError）"], said
+
+
+def test_a_refused_web_page_is_said_in_chinese_and_its_403_stays_english():
+    """A request from a web page to collect's receiver: the console line in Chinese (the Origin
+    and path verbatim), the HTTP 403 body in English (what the API client reads)."""
+    from starlette.testclient import TestClient
+
+    from agentdbg import i18n
+    from agentdbg.server.collect.app import make_app
+
+    said: list[str] = []
+    try:
+        i18n.use("zh")
+        with TestClient(make_app(lambda export: None, said.append), base_url="http://127.0.0.1") as client:
+            r = client.post("/v1/traces", content=b"{}", headers={
+                "origin": "https://evil.example", "content-type": "application/json"})
+    finally:
+        i18n.use("en")
+    assert r.status_code == 403
+    assert "refused this request: it comes from the web page 'https://evil.example'" in r.text, r.text
+    assert said == ["agentdbg collect：已拒绝 POST '/v1/traces'：它来自网页 'https://evil.example'（Origin）；"
+                    "除非用 --allow-origin 放行，网页不能使用这个 collect；之后同类请求会被直接拒绝，不再提示"], said
+
+
+def test_the_proxys_stop_lines_in_chinese_for_exchanges_and_collects_exports():
+    """The stop's backlog lines name what the worker analyses (the proxy's exchanges, collect's
+    exports) in a template per kind; English unchanged."""
+    from agentdbg import i18n
+    from agentdbg.server.proxy.workers import ProcessAnalyst
+
+    proxy, collect = object.__new__(ProcessAnalyst), object.__new__(ProcessAnalyst)
+    proxy.unit, collect.unit = "exchange", "export"
+
+    def lines() -> list[str]:
+        return [w._units(*pair, n=6, seconds="1") for w in (proxy, collect) for pair in [(
+            "stopped analysing after {seconds} s: recording the {n} exchange(s) left without "
+            "analysing them",
+            "stopped analysing after {seconds} s: recording the {n} export(s) left without "
+            "analysing them")]]
+
+    try:
+        i18n.use("zh")
+        zh = lines()
+    finally:
+        i18n.use("en")
+    assert zh == ["1 秒后停止分析：剩下的 6 次交互只记录，不分析", "1 秒后停止分析：剩下的 6 次导出只记录，不分析"], zh
+    assert lines()[1] == "stopped analysing after 1 s: recording the 6 export(s) left without analysing them"
