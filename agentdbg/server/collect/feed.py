@@ -216,7 +216,7 @@ class Feed:
         thread = self.recorder.threads[called.key]
         codec = codecs.get(thread.wire)
         body = called.exchange.body
-        messages, _ = chat_of(thread.wire, body)
+        messages, _tools = chat_of(thread.wire, body)
         conv = self.convs.get(called.key)
         fresh = conv is None
         if conv is None:
