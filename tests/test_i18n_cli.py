@@ -637,3 +637,26 @@ def test_the_proxys_stop_lines_in_chinese_for_exchanges_and_collects_exports():
         i18n.use("en")
     assert zh == ["1 秒后停止分析：剩下的 6 次交互只记录，不分析", "1 秒后停止分析：剩下的 6 次导出只记录，不分析"], zh
     assert lines()[1] == "stopped analysing after 1 s: recording the 6 export(s) left without analysing them"
+
+
+def test_a_transcript_that_could_not_be_written_is_said_in_chinese():
+    """The proxy's line for a transcript it could not write (a full disk): Chinese, the path
+    and the system's own reason verbatim; English unchanged."""
+    import errno
+    from types import SimpleNamespace
+
+    from agentdbg import i18n
+    from agentdbg.server.proxy.conversations import _write_failure
+
+    writer = SimpleNamespace(error=OSError(errno.ENOSPC, "No space left on device"), path="/r/c-1.jsonl")
+    template = ("conversation {n}: its transcript {path} could not be written ({why}); its "
+                "transcript stops before its end")
+    try:
+        i18n.use("zh")
+        zh = _write_failure(template, 3, writer)
+    finally:
+        i18n.use("en")
+    assert zh == "对话 3：无法写入它的记录 /r/c-1.jsonl（No space left on device）；记录在对话结束前就中断了", zh
+    assert _write_failure(template, 3, writer) == (
+        "conversation 3: its transcript /r/c-1.jsonl could not be written (No space left on device); "
+        "its transcript stops before its end")
