@@ -69,11 +69,10 @@ def _conversation_lines(convs: list[Conversation]) -> list[str]:
 
 def _title(c: Conversation) -> str:
     """``conversation 2 (Billing agent)``, in the chosen language (the report's is English)."""
-    if c.number is None:
-        base = one_line(c.path.name)
-    else:
-        base = _("conversation {n}").format(n=c.number)
-    return _("{conversation} ({agent})").format(conversation=base, agent=one_line(c.agent)) if c.agent else base
+    base = one_line(c.path.name) if c.number is None else _("conversation {n}").format(n=c.number)
+    if not c.agent:
+        return base
+    return _("{conversation} ({agent})").format(conversation=base, agent=one_line(c.agent))
 
 
 def _branch(node: Node) -> str:
