@@ -55,7 +55,7 @@ class Catalog:
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         found = self.entries.get((None, singular))
-        if found and len(found) > 1:
+        if found:   # one form in a language without plurals (Chinese: nplurals=1)
             index = self.plural(n)
             if 0 <= index < len(found) and found[index]:
                 return found[index]

@@ -498,3 +498,165 @@ def test_collect_with_a_forward_that_is_no_url_ends_at_once(tmp_path):
             raise AssertionError("collect --forward ftp://x did not end") from None
     assert proc.returncode == 2 and out == ""
     assert err == "agentdbg: error: --forward 'ftp://x'：不是 http(s) URL（例如 http://127.0.0.1:4318）\n"
+
+
+def test_a_launched_commands_summary_in_chinese_and_english_unchanged(tmp_path):
+    """`agentdbg proxy --lang zh --offline -- python -c pass` (a real proxy and a real command
+    that sends nothing): the summary on stderr in Chinese, paths verbatim; English unchanged."""
+    said = {}
+    for lang in ("zh", "en"):
+        r = subprocess.run([sys.executable, "-m", "agentdbg", "proxy", "--lang", lang, "--offline",
+                            "--port", "0", "--", sys.executable, "-c", "pass"],
+                           capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                           env={**os.environ, "AGENTDBG_HOME": str(tmp_path)})
+        assert r.returncode == 0, r.stderr
+        said[lang] = r.stderr.splitlines()
+    zh, en = said["zh"], said["en"]
+    name = os.path.basename(sys.executable)
+    assert zh[0].startswith(f"agentdbg proxy: {name} 运行 ") and zh[0].endswith(" 秒后退出，状态码 0"), zh
+    assert zh[1].startswith("  没有任何请求到达代理：") and "--client NAME" in zh[1], zh
+    assert any(line.startswith("  日志：") and line.endswith(".log") for line in zh), zh
+    assert en[0].startswith(f"agentdbg proxy: {name} exited with status 0 after "), en
+    assert en[0].endswith(" s"), en
+    assert en[1] == ("  no request reached the proxy: is the command's model client one that reads "
+                     "the variables agentdbg sets? (--client NAME forces a kind; see the log)"), en
+    assert any(line.startswith("  log: ") for line in en), en
+
+
+def test_the_summary_of_a_run_with_findings_and_a_subagent_in_chinese():
+    """The counts, findings and a subagent's line of the summary: Chinese templates, not
+    English words; English unchanged."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from agentdbg import i18n
+    from agentdbg.report.runpage import Conversation, RunSummary
+    from agentdbg.server.launch.summary import summary_lines
+    from agentdbg.transcript.events import StartedBy
+
+    bad = SimpleNamespace(severity="error", rule="tool_call_id")
+    convs = [Conversation(path=Path("a.json"), number=1, requests=2, findings=[bad]),
+             Conversation(path=Path("b.json"), number=2, requests=1, agent="Billing agent",
+                          started_by=StartedBy(conversation=1, call_id="call_7"))]
+    summary = RunSummary(convs)
+    try:
+        i18n.use("zh")
+        zh = summary_lines("app", summary, None, Path("run.log"), [], 2)
+    finally:
+        i18n.use("en")
+    en = summary_lines("app", summary, None, Path("run.log"), [], 2)
+    assert zh[1:3] == ["  3 个请求，分属 2 个对话", "  发现的问题：1 个错误，0 个警告"], zh
+    assert "  └─ 对话 2（Billing agent） ← 由对话 1 启动的子代理（调用 call_7）：1 个请求 ✓  b.json" in zh, zh
+    assert zh[-1] == "  已结束命令遗留下来仍在运行的 2 个进程", zh
+    assert en[1:3] == ["  3 requests in 2 conversations", "  findings: 1 error, 0 warnings"], en
+    assert ("  └─ conversation 2 (Billing agent) ← subagent from conversation 1 (call call_7): "
+            "1 request ✓  b.json") in en, en
+    assert en[-1] == "  ended 2 processes the command left running", en
+
+
+def test_collects_summary_and_forward_lines_in_chinese(capsys):
+    """collect's closing summary and a forward to a collector that is not there (a real closed
+    port, the real HTTP client): Chinese lines, the URL and exception name verbatim."""
+    import asyncio
+    import socket
+
+    from agentdbg import i18n
+    from agentdbg.server.collect.app import Forwarder
+    from agentdbg.server.collect.feed import Stats, summary
+
+    with socket.socket() as s:    # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    said: list[str] = []
+
+    async def forward() -> None:
+        f = Forwarder(f"http://127.0.0.1:{port}", said.append)
+        f.start()
+        f.put(b"{}", {"content-type": "application/json"})
+        await f.stop()
+
+    try:
+        i18n.use("zh")
+        summary(Stats(exports=2, spans=5, calls=1, dropped=1), [])
+        asyncio.run(forward())
+    finally:
+        i18n.use("en")
+    summary(Stats(exports=2, spans=5, calls=1, dropped=1), [])
+    err = capsys.readouterr().err.splitlines()
+    assert err[:2] == ["agentdbg collect: 2 次导出，5 个 span，1 次模型调用，分属 0 个对话；发现的问题：无",
+                       "agentdbg collect: 1 次导出未被读取：积压队列已满，或 collect 在处理到它们之前就停止了"], err
+    assert err[2:] == ["agentdbg collect: 2 export(s), 5 span(s), 1 model call(s) in 0 conversation(s); "
+                       "findings: none",
+                       "agentdbg collect: 1 export(s) not read: the backlog was full, or collect stopped "
+                       "before it got to them"], err
+    assert said == [f"forward：无法连接 http://127.0.0.1:{port}/v1/traces（ConnectError）"], said
+
+
+def test_a_refused_web_page_is_said_in_chinese_and_its_403_stays_english():
+    """A request from a web page to collect's receiver: the console line in Chinese (the Origin
+    and path verbatim), the HTTP 403 body in English (what the API client reads)."""
+    from starlette.testclient import TestClient
+
+    from agentdbg import i18n
+    from agentdbg.server.collect.app import make_app
+
+    said: list[str] = []
+    try:
+        i18n.use("zh")
+        with TestClient(make_app(lambda export: None, said.append), base_url="http://127.0.0.1") as client:
+            r = client.post("/v1/traces", content=b"{}", headers={
+                "origin": "https://evil.example", "content-type": "application/json"})
+    finally:
+        i18n.use("en")
+    assert r.status_code == 403
+    assert "refused this request: it comes from the web page 'https://evil.example'" in r.text, r.text
+    assert said == ["agentdbg collect：已拒绝 POST '/v1/traces'：它来自网页 'https://evil.example'（Origin）；"
+                    "除非用 --allow-origin 放行，网页不能使用这个 collect；之后同类请求会被直接拒绝，不再提示"], said
+
+
+def test_the_proxys_stop_lines_in_chinese_for_exchanges_and_collects_exports():
+    """The stop's backlog lines name what the worker analyses (the proxy's exchanges, collect's
+    exports) in a template per kind; English unchanged."""
+    from agentdbg import i18n
+    from agentdbg.server.proxy.workers import ProcessAnalyst
+
+    proxy, collect = object.__new__(ProcessAnalyst), object.__new__(ProcessAnalyst)
+    proxy.unit, collect.unit = "exchange", "export"
+
+    def lines() -> list[str]:
+        return [w._units(*pair, n=6, seconds="1") for w in (proxy, collect) for pair in [(
+            "stopped analysing after {seconds} s: recording the {n} exchange(s) left without "
+            "analysing them",
+            "stopped analysing after {seconds} s: recording the {n} export(s) left without "
+            "analysing them")]]
+
+    try:
+        i18n.use("zh")
+        zh = lines()
+    finally:
+        i18n.use("en")
+    assert zh == ["1 秒后停止分析：剩下的 6 次交互只记录，不分析", "1 秒后停止分析：剩下的 6 次导出只记录，不分析"], zh
+    assert lines()[1] == "stopped analysing after 1 s: recording the 6 export(s) left without analysing them"
+
+
+def test_a_transcript_that_could_not_be_written_is_said_in_chinese():
+    """The proxy's line for a transcript it could not write (a full disk): Chinese, the path
+    and the system's own reason verbatim; English unchanged."""
+    import errno
+    from types import SimpleNamespace
+
+    from agentdbg import i18n
+    from agentdbg.server.proxy.conversations import _write_failure
+
+    writer = SimpleNamespace(error=OSError(errno.ENOSPC, "No space left on device"), path="/r/c-1.jsonl")
+    template = ("conversation {n}: its transcript {path} could not be written ({why}); its "
+                "transcript stops before its end")
+    try:
+        i18n.use("zh")
+        zh = _write_failure(template, 3, writer)
+    finally:
+        i18n.use("en")
+    assert zh == "对话 3：无法写入它的记录 /r/c-1.jsonl（No space left on device）；记录在对话结束前就中断了", zh
+    assert _write_failure(template, 3, writer) == (
+        "conversation 3: its transcript /r/c-1.jsonl could not be written (No space left on device); "
+        "its transcript stops before its end")

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from agentdbg.i18n import N_, Msg
+
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -102,8 +104,9 @@ class LocalOnly:
                 return
         await self.app(scope, receive, send)
 
-    def refusal(self, scope: Scope) -> tuple[str, str] | None:
-        """(what to say once, the key it is said once for), or None for a request to serve."""
+    def refusal(self, scope: Scope) -> tuple[Msg, str] | None:
+        """(what to say once, the key it is said once for), or None for a request to serve. Its
+        ``str()`` is the English the HTTP 403 body carries; ``tr()`` the console's language."""
         headers: dict[str, list[str]] = {}
         for name, value in scope.get("headers") or []:
             if name in _WATCHED or name.lower() in _WATCHED:
@@ -111,22 +114,23 @@ class LocalOnly:
         port = (scope.get("server") or (None, None))[1]
         hosts = headers.get("host", [])
         if len(hosts) > 1:
-            return "carries more than one Host header", "host-many"
+            return Msg(N_("carries more than one Host header")), "host-many"
         if hosts and not self._host_ok(hosts[0], port):
-            return (f"its Host {hosts[0]!r} is not this {self.what}'s address (a web page's "
-                    "request by DNS rebinding, or a name you can allow with --allow-host)",
-                    f"host:{hosts[0]}")
+            return (Msg(N_("its Host {host} is not this {what}'s address (a web page's request by "
+                           "DNS rebinding, or a name you can allow with --allow-host)"),
+                        {"host": repr(hosts[0]), "what": self.what}), f"host:{hosts[0]}")
         origins = headers.get("origin", [])
         if origins:
             origin = origins[0]
             if len(origins) == 1 and self._origin_ok(origin, hosts[0] if hosts else None):
                 return None
-            return (f"it comes from the web page {origin!r} (Origin); a page may not use this "
-                    f"{self.what} unless you allow it with --allow-origin", f"origin:{origin}")
+            return (Msg(N_("it comes from the web page {origin} (Origin); a page may not use this "
+                           "{what} unless you allow it with --allow-origin"),
+                        {"origin": repr(origin), "what": self.what}), f"origin:{origin}")
         site = (headers.get("sec-fetch-site") or [""])[0].strip().lower()
         if site in ("cross-site", "same-site"):
-            return (f"a browser sent it from a page on another site (Sec-Fetch-Site: {site})",
-                    f"site:{site}")
+            return (Msg(N_("a browser sent it from a page on another site (Sec-Fetch-Site: {site})"),
+                        {"site": site}), f"site:{site}")
         return None
 
     def _host_ok(self, value: str, port: int | None) -> bool:
@@ -154,11 +158,13 @@ class LocalOnly:
             return False
         return normal in self.origins or (host is not None and normal_origin(f"http://{host}") == normal)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send, why: str, key: str) -> None:
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, why: Msg, key: str) -> None:
         if key not in self._said and len(self._said) < _SAID_LIMIT:
             self._said.add(key)
-            self.say(f"agentdbg {self.what}: refused {scope.get('method', 'a')} {scope.get('path')!r}: "
-                     f"{why}; further such requests are refused without a word")
+            self.say(Msg(N_("agentdbg {what}: refused {method} {path}: {why}; further such requests are "
+                            "refused without a word"),
+                         {"what": self.what, "method": scope.get("method", "a"),
+                          "path": repr(scope.get("path")), "why": why}).tr())
         if scope["type"] != "http":       # refused before it is accepted: an HTTP 403
             await receive()
             await send({"type": "websocket.close", "code": 1008})

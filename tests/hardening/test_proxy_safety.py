@@ -241,6 +241,22 @@ def test_a_body_too_deep_to_parse_is_relayed_and_the_console_says_so(upstream, p
     assert "Traceback" not in out
 
 
+def test_the_proxys_running_notes_in_chinese(upstream, proxies):
+    """`proxy --lang zh`: a body too deep to read and an unchecked POST path said in Chinese
+    (the API's name and the paths verbatim); the app still gets its answers."""
+    proxy = proxies(upstream.url, "--lang", "zh")
+    nested = b'{"model": "m", "messages": [{"role": "user", "content": ' + b"[" * 5000 + \
+        b"]" * 5000 + b"}]}"
+    status, data, _ = post(proxy.url, nested)
+    assert status == 200 and json.loads(data) == COMPLETION
+    post(proxy.url, {"input": "x"}, path="/embeddings")
+    out = proxy.stop()
+    assert "这个 Chat Completions 请求嵌套太深，agentdbg 无法读取；已原样转发，不检查也不记录" in out, out
+    assert ("POST /v1/embeddings 原样转发，不做检查：agentdbg 只检查 /v1/chat/completions、"
+            "/v1/responses 和 /v1/messages") in out, out
+    assert "Traceback" not in out
+
+
 # -- the analysis' safety nets, in this process (recordings.analyse runs the analyst's jobs) ---
 
 def test_a_request_whose_checks_fail_is_recorded_unchecked(tmp_path, monkeypatch):

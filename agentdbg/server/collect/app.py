@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from agentdbg.i18n import _
 from agentdbg.server.collect.feed import Export
 from agentdbg.server.net import read_body
 
@@ -52,7 +53,7 @@ class Forwarder:
             self._queue.put_nowait((body, headers))
         except asyncio.QueueFull:
             self.failed += 1
-            self.say(f"forward: {self.url} is not keeping up; an export was not forwarded")
+            self.say(_("forward: {url} is not keeping up; an export was not forwarded").format(url=self.url))
 
     async def _send_all(self) -> None:
         import httpx
@@ -68,12 +69,14 @@ class Forwarder:
                     answer = await client.post(self.url, content=body, headers=headers)
                     if answer.status_code >= 400:
                         self.failed += 1
-                        self.say(f"forward: {self.url} answered HTTP {answer.status_code}")
+                        self.say(_("forward: {url} answered HTTP {status}").format(
+                            url=self.url, status=answer.status_code))
                     else:
                         self.sent += 1
                 except httpx.HTTPError as exc:
                     self.failed += 1
-                    self.say(f"forward: {self.url} could not be reached ({type(exc).__name__})")
+                    self.say(_("forward: {url} could not be reached ({error})").format(
+                        url=self.url, error=type(exc).__name__))
 
     async def stop(self, timeout: float = 10.0) -> None:
         if self._queue is None or self._task is None:
@@ -82,7 +85,7 @@ class Forwarder:
         try:
             await asyncio.wait_for(self._task, timeout)
         except asyncio.TimeoutError:
-            self.say(f"forward: stopped before every export reached {self.url}")
+            self.say(_("forward: stopped before every export reached {url}").format(url=self.url))
 
 
 def make_app(take: Callable[[Export], None], say: Callable[[str], None],

@@ -89,8 +89,9 @@ def run_collect(options: CollectOptions, console: Any = None) -> list[Path]:
         if viewer is not None:
             viewer.stop()
         if forward is not None:
-            _say(f"forwarded {forward.sent} export(s) to {forward.url}"
-                 + (f"; {forward.failed} failed" if forward.failed else ""))
+            said = (_("forwarded {sent} export(s) to {url}; {failed} failed") if forward.failed else
+                    _("forwarded {sent} export(s) to {url}"))
+            _say(said.format(sent=forward.sent, url=forward.url, failed=forward.failed))
     return written
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.checker.rules.conversation import ConversationRules
+from agentdbg.i18n import _, ngettext
 from agentdbg.traces.exchange import Called, Thread
 from agentdbg.traces.otlp import Assembler
 from agentdbg.traces.spans import OtlpError, Span, from_json, from_protobuf
@@ -200,8 +201,12 @@ class Feed:
                     quiet.append(number)
         if quiet and self.view is not None:
             convs = sorted(set(quiet))
-            self.view.note(f"export {export.number}: {len(quiet)} call(s) with no finding in "
-                           f"conversation(s) {_numbers(convs)} (not drawn: collect is catching up)")
+            self.view.note(ngettext(
+                "export {export}: {n} call with no finding in conversation(s) {numbers} (not drawn: "
+                "collect is catching up)",
+                "export {export}: {n} calls with no finding in conversation(s) {numbers} (not drawn: "
+                "collect is catching up)", len(quiet)).format(export=export.number, n=len(quiet),
+                                                               numbers=_numbers(convs)))
 
     def _call(self, called: Called, brief: bool = False) -> int | None:
         """Check, record and draw one call; in ``brief`` mode one with no finding is not drawn
@@ -211,7 +216,7 @@ class Feed:
         thread = self.recorder.threads[called.key]
         codec = codecs.get(thread.wire)
         body = called.exchange.body
-        messages, _ = chat_of(thread.wire, body)
+        messages, _tools = chat_of(thread.wire, body)
         conv = self.convs.get(called.key)
         fresh = conv is None
         if conv is None:
@@ -234,7 +239,8 @@ class Feed:
             self.view.show_response(seen, message, called.exchange.reply, [],
                                     called.exchange.latency_ms or 0.0)
         else:
-            self.view.note(f"conversation {conv.number}: no reply: {called.exchange.error}")
+            self.view.note(_("conversation {n}: no reply: {error}").format(
+                n=conv.number, error=called.exchange.error))
         return None
 
     def _said(self, text: str) -> None:
@@ -248,17 +254,20 @@ def summary(s: Stats, written: list[Written]) -> None:
     """What collect read and wrote, on stderr (said by the worker when it finishes)."""
     from agentdbg.textsafe import one_line
 
-    lines = [f"{s.exports} export(s), {s.spans} span(s), {s.calls} model call(s) in "
-             f"{len(written)} conversation(s); findings: {s.findings or 'none'}"]
+    lines = [_("{exports} export(s), {spans} span(s), {calls} model call(s) in {n} conversation(s); "
+               "findings: {findings}").format(exports=s.exports, spans=s.spans, calls=s.calls,
+                                              n=len(written), findings=s.findings or _("none"))]
     if s.dropped:
-        lines.append(f"{s.dropped} export(s) not read: the backlog was full, or collect stopped "
-                     "before it got to them")
+        lines.append(_("{n} export(s) not read: the backlog was full, or collect stopped before it "
+                       "got to them").format(n=s.dropped))
     for w in written:
         agent = f" · {w.thread.agent}" if w.thread.agent else ""
-        lines.append(f"  conversation {w.number}{agent}: {w.requests} request"
-                     f"{'s' if w.requests != 1 else ''}  {w.path}")
+        lines.append("  " + ngettext("conversation {n}{agent}: {requests} request  {path}",
+                                     "conversation {n}{agent}: {requests} requests  {path}",
+                                     w.requests).format(n=w.number, agent=agent, requests=w.requests,
+                                                        path=w.path))
     notes = sorted({n for w in written if (n := w.thread.missing_text())})
-    lines.extend(f"  note: {n}" for n in notes)
+    lines.extend("  " + _("note: {note}").format(note=n) for n in notes)
     for line in lines:
         print(f"agentdbg collect: {one_line(line)}" if not line.startswith("  ") else one_line(line),
               file=sys.stderr, flush=True)

@@ -35,6 +35,7 @@ class Ended:
     how: str               # "exited with status 0", "was killed by SIGTERM"
     seconds: float
     signals: list[str]     # the signals agentdbg received while it ran
+    signal: str | None = None   # the signal that ended the command (None: it exited)
 
 
 class Redirect:
@@ -105,7 +106,7 @@ def run(argv: list[str], env: dict[str, str], stdout: int, stderr: int) -> Ended
     seconds = time.monotonic() - start
     if code < 0:
         name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
-        return Ended(128 - code, f"was killed by {name}", seconds, received)
+        return Ended(128 - code, f"was killed by {name}", seconds, received, name)
     return Ended(code, f"exited with status {code}", seconds, received)
 
 

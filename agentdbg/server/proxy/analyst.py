@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agentdbg import schemas
 from agentdbg.checker import has_errors
+from agentdbg.i18n import N_, _
 from agentdbg.server.proxy.conversations import Tracker
 from agentdbg.server.proxy.copies import Cut, decoded, size_text
 from agentdbg.server.proxy.reading import Replied, Seen, judge, read_reply, rejudge
@@ -113,10 +114,12 @@ class Analysis:
         wire = codecs.get(wire_name)
         if isinstance(raw, Dropped):   # relayed, never seen here: named at stop
             self._open[ex_id] = None
-            self.unrecorded.append(f"the proxy's request #{ex_id} ({wire.label}, "
-                                   f"{size_text(raw.size)}, from {client or 'an unknown client'}): "
-                                   f"not recorded: {raw.why}")
-            self.view.note(f"request #{ex_id} was relayed but is not recorded: {raw.why}")
+            self.unrecorded.append(
+                _("the proxy's request #{id} ({api}, {size}, from {client}): not recorded: {why}").format(
+                    id=ex_id, api=wire.label, size=size_text(raw.size), why=raw.why,
+                    client=client or _("an unknown client")))
+            self.view.note(_("request #{id} was relayed but is not recorded: {why}").format(
+                id=ex_id, why=raw.why))
             return Verdict(note=f"not recorded: {raw.why}")
         deep = False
         try:
@@ -126,20 +129,21 @@ class Analysis:
         except RecursionError:
             body, deep = None, True
         if body is None or wire.shape_error(body) is not None:
-            note = (f"a {wire.label} request nested too deeply for agentdbg to read; passed "
-                    "through unchecked and unrecorded" if deep else
-                    f"a request that is not a {wire.label} body; passed through unchecked")
+            note = (N_("a {api} request nested too deeply for agentdbg to read; passed through "
+                       "unchecked and unrecorded") if deep else
+                    N_("a request that is not a {api} body; passed through unchecked"))
             self._open[ex_id] = None
-            self.view.note(note)
-            return Verdict(note=note)
+            self.view.note(_(note).format(api=wire.label))
+            return Verdict(note=note.format(api=wire.label))
         try:
             with schemas.noting_skips(self.skips):
                 seen = judge(wire, body, self.tracker, client, self.profile)
         except Exception as exc:  # noqa: BLE001 - what is relayed is recorded, checked or not
             seen = self._unchecked(wire, body, client)
             self._follow(ex_id, seen, len(raw))
-            self.view.note(f"agentdbg could not check this {wire.label} request ({_why(exc)}); "
-                           f"it is recorded unchecked in conversation {seen.conv.number}")
+            self.view.note(_("agentdbg could not check this {api} request ({error}); it is recorded "
+                             "unchecked in conversation {n}").format(api=wire.label, error=_why(exc),
+                                                                     n=seen.conv.number))
             return Verdict(seen.conv.number, body, [], wire=wire_name)
         self._follow(ex_id, seen, len(raw))
         self.view.show_request(seen)
@@ -183,7 +187,7 @@ class Analysis:
         if seen is not None:
             self.tracker.record_blocked(seen.conv, seen.body, seen.findings, seen.messages,
                                         wire=seen.wire.name, tools=_chat_tools(seen))
-        self.view.note("blocked: answered the app with HTTP 400 listing the findings")
+        self.view.note(_("blocked: answered the app with HTTP 400 listing the findings"))
 
     def _sent(self, ex_id: int) -> Seen | None:
         seen = self._open.pop(ex_id, None)
@@ -236,7 +240,8 @@ class Analysis:
         if reply is not None:
             self.view.show_response(seen, reply, got.native, got.shape, latency_ms)
         else:
-            self.view.note(f"upstream answered HTTP {status}: {got.error}")
+            self.view.note(_("upstream answered HTTP {status}: {error}").format(status=status,
+                                                                                error=got.error))
 
     def _unread(self, seen: Seen, status: int, latency_ms: float, dropped: Dropped) -> None:
         """A response relayed to the app that the analysis never got to read."""
@@ -244,8 +249,9 @@ class Analysis:
                    f"the app) but agentdbg did not analyse the response: {dropped.why}")
         self.tracker.record_response(seen.conv, seen.messages, None, usage=None, finish=None,
                                      latency_ms=latency_ms, error=message, status=status)
-        self.unrecorded.append(f"conversation {seen.conv.number}, request {seen.conv.requests}: "
-                               f"its response was not analysed: {dropped.why}")
+        self.unrecorded.append(_("conversation {n}, request {request}: its response was not "
+                                 "analysed: {why}").format(n=seen.conv.number, request=seen.conv.requests,
+                                                           why=dropped.why))
         self.view.note(f"conversation {seen.conv.number}: {message}")
 
     def on_scripted(self, ex_id: int, body: dict, reply: dict) -> None:
@@ -306,5 +312,6 @@ def _run_job(analysis: Analyses, job: tuple) -> Any:
         return analysis.handle(job)
     except Exception as exc:  # noqa: BLE001 - analysis must never stop the relay
         with contextlib.suppress(Exception):  # e.g. the terminal is gone
-            analysis.view.note(f"agentdbg could not analyse this exchange: {type(exc).__name__}: {exc}")
+            analysis.view.note(_("agentdbg could not analyse this exchange: {error}").format(
+                error=f"{type(exc).__name__}: {exc}"))
         return Verdict(note="not analysed") if job[0] == "request" else None

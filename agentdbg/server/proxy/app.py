@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
+from agentdbg.i18n import _
 from agentdbg.messages import utf8_json
 from agentdbg.server.guard import LocalOnly
 from agentdbg.server.net import MAX_BODY, Contained, json_errors, json_response, read_body
@@ -358,8 +359,8 @@ class ProxyApp:
         try:
             url = str(self.base.copy_with(path=path, query=self._query(request).encode() or None))
         except (httpx.InvalidURL, ValueError):   # a control character: no URL carries it
-            self.analyst.note(f"refused {request.method} /v1{rest}: the path holds a character "
-                              "a URL cannot carry")
+            self.analyst.note(_("refused {method} {path}: the path holds a character a URL cannot "
+                                "carry").format(method=request.method, path=f"/v1{rest}"))
             return json_response(error_body("path holds a character a URL cannot carry (a "
                                            "control character); not forwarded"), status_code=400)
         self._tell_unchecked(request.method, rest)
@@ -385,8 +386,8 @@ class ProxyApp:
         if method != "POST" or rest in self._told:
             return
         self._told.add(rest)
-        self.analyst.note(f"POST /v1{rest} is passed through unchecked: agentdbg checks "
-                          "/v1/chat/completions, /v1/responses and /v1/messages")
+        self.analyst.note(_("POST {path} is passed through unchecked: agentdbg checks "
+                            "/v1/chat/completions, /v1/responses and /v1/messages").format(path=f"/v1{rest}"))
 
 
 def _proxy_error(status: int, message: str) -> dict:

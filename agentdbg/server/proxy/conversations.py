@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from agentdbg.agents import starter_role
 from agentdbg.checker import Finding
 from agentdbg.checker.rules.conversation import ConversationRules
-from agentdbg.i18n import N_
+from agentdbg.i18n import N_, _
 from agentdbg.messages import call_name, is_error_result, tool_calls_of
 from agentdbg.server.proxy import lineage
 from agentdbg.server.served import ResponseStore, Stored
@@ -128,10 +128,12 @@ def _stderr(text: str) -> None:
     print(f"agentdbg proxy: {one_line(text)}", file=sys.stderr, flush=True)
 
 
-def _write_failure(writer: Any) -> str:
+def _write_failure(template: str, number: int, writer: Any) -> str:
+    """``template`` (a line with ``{n}``, ``{path}`` and ``{why}``) for a transcript that could
+    not be written, in the chosen language."""
     error = writer.error
     why = error.strerror or str(error) or type(error).__name__
-    return f"its transcript {writer.path} could not be written ({why})"
+    return _(template).format(n=number, path=writer.path, why=why)
 
 
 USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -324,14 +326,15 @@ class Tracker:
         error = getattr(conv.writer, "error", None)
         if error is not None and conv.number not in self._told:
             self._told.add(conv.number)
-            self.say(f"conversation {conv.number}: {_write_failure(conv.writer)}; the rest of "
-                     "this conversation is not recorded")
+            self.say(_write_failure(N_("conversation {n}: its transcript {path} could not be written "
+                                       "({why}); the rest of this conversation is not recorded"),
+                                    conv.number, conv.writer))
 
     def unwritten(self) -> list[str]:
         """Each conversation whose transcript stops short, and why."""
-        return [f"conversation {c.number}: {_write_failure(c.writer)}; its transcript stops "
-                f"before its end" for c in [*self._ended, *self.conversations]
-                if getattr(c.writer, "error", None) is not None]
+        return [_write_failure(N_("conversation {n}: its transcript {path} could not be written "
+                                  "({why}); its transcript stops before its end"), c.number, c.writer)
+                for c in [*self._ended, *self.conversations] if getattr(c.writer, "error", None) is not None]
 
     def weigh(self, conv: Conversation, size: int, busy: set[int] | None = None) -> None:
         """``conv`` was just used by a request of ``size`` bytes; end the conversations used
@@ -355,9 +358,9 @@ class Tracker:
             self._end(conv, " (ended early: the proxy follows at most "
                             f"{self.followed >> 20} MB of conversations in memory)")
             self._ended.append(conv)
-        self.say(f"conversation {conv.number} ended early to bound the proxy's memory (its "
-                 "transcript is complete up to here); a request that continues it starts a new "
-                 "conversation")
+        self.say(_("conversation {n} ended early to bound the proxy's memory (its transcript is "
+                   "complete up to here); a request that continues it starts a new conversation")
+                 .format(n=conv.number))
 
     def check(self, conv: Conversation, messages: list) -> list[Finding]:
         return conv.rules.check(messages)

@@ -31,6 +31,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentdbg.i18n import N_, _
 from agentdbg.server.proxy.analyst import Analyses, Analysis, Exchange, Finished, Verdict, _run_job
 from agentdbg.server.proxy.spool import (
     MEMORY_BUDGET,
@@ -144,8 +145,8 @@ class ThreadAnalyst(_Analyst):
         try:
             finished = done.result(timeout) or Finished()
         except FutureTimeout:
-            say(f"the analysis was still {timeout:g} s behind the traffic when the proxy stopped; "
-                "the last conversations' transcripts lack their stop event")
+            say(_("the analysis was still {seconds} s behind the traffic when the proxy stopped; the "
+                  "last conversations' transcripts lack their stop event").format(seconds=f"{timeout:g}"))
             return []
         tell_unrecorded(finished.unrecorded)
         return finished.paths
@@ -165,7 +166,8 @@ class ProcessAnalyst(_Analyst):
         import multiprocessing
 
         super().__init__()
-        # what the stop's lines call a job and what happened to it ("relayed exchange(s)")
+        # what the stop's lines call a job ("exchange", or collect's "export") and what
+        # happened to it ("relayed", "received"): each line has a template per kind
         self.say, self.unit, self.done = tell or say, unit, done
         ctx = multiprocessing.get_context("fork")
         self.spool = Spool(spool_dir or _spool_home())
@@ -254,14 +256,22 @@ class ProcessAnalyst(_Analyst):
             if settled.done():
                 said = settled.result() or Finished()
                 tell_unrecorded(said.unrecorded, self.say)
-                self.say(f"the analysis did not finish writing the stop events of the {said.still_open} "
-                    "transcript(s) still open: the last of them lack theirs")
+                self.say(_("the analysis did not finish writing the stop events of the {n} transcript(s) "
+                           "still open: the last of them lack theirs").format(n=said.still_open))
             else:
-                self.say(f"the analysis did not finish: {left} {self.done} {self.unit}(s) were never "
-                         "recorded, and the transcripts still open lack their stop event")
+                self.say(self._units(N_("the analysis did not finish: {n} relayed exchange(s) were never "
+                                        "recorded, and the transcripts still open lack their stop event"),
+                                     N_("the analysis did not finish: {n} received export(s) were never "
+                                        "recorded, and the transcripts still open lack their stop event"),
+                                     n=left))
             return []
         tell_unrecorded(finished.unrecorded, self.say)
         return finished.paths
+
+    def _units(self, exchanges: str, exports: str, **values: object) -> str:
+        """The line about this worker's jobs (``collect``'s are exports), in the chosen language."""
+        template = exports if self.unit == "export" else exchanges
+        return _(template).format(**values)
 
     def _finish(self, timeout: float, settled: Future) -> Finished | None:
         start = time.monotonic()
@@ -270,17 +280,24 @@ class ProcessAnalyst(_Analyst):
         future = self._sync(("finish",), settled)
         told = left > 100 or self.in_memory() + self._queued[1] - self._taken[1] > (1 << 20)
         if told:
-            self.say(f"stopping: analysing the {left} {self.unit}(s) still queued (at most {timeout:g} s; "
-                "Ctrl-C again to stop waiting)")
+            self.say(self._units(N_("stopping: analysing the {n} exchange(s) still queued (at most "
+                                    "{seconds} s; Ctrl-C again to stop waiting)"),
+                                 N_("stopping: analysing the {n} export(s) still queued (at most "
+                                    "{seconds} s; Ctrl-C again to stop waiting)"),
+                                 n=left, seconds=f"{timeout:g}"))
         waited = self._wait(future, start + timeout, progress=True)
         if waited is None:
             self._stage[0] = CUT
             left = self._jobs_put - self._taken[2]
-            self.say(f"stopped analysing after {time.monotonic() - start:.0f} s: recording the "
-                     f"{left} {self.unit}(s) left without analysing them")
+            self.say(self._units(N_("stopped analysing after {seconds} s: recording the {n} "
+                                    "exchange(s) left without analysing them"),
+                                 N_("stopped analysing after {seconds} s: recording the {n} "
+                                    "export(s) left without analysing them"),
+                                 n=left, seconds=f"{time.monotonic() - start:.0f}"))
             waited = self._wait(future, time.monotonic() + DRAIN_AFTER_CUT, progress=False)
         elif told:
-            self.say(f"analysed the backlog in {time.monotonic() - start:.1f} s")
+            self.say(_("analysed the backlog in {seconds} s").format(
+                seconds=f"{time.monotonic() - start:.1f}"))
         return waited
 
     def _wait(self, future: Future, deadline: float, progress: bool) -> Finished | None:
@@ -299,7 +316,9 @@ class ProcessAnalyst(_Analyst):
                 return self._wait(future, now, progress)   # deadline now: cut at once
             if progress and time.monotonic() >= next_line:
                 next_line += PROGRESS_EVERY
-                self.say(f"stopping: {self._jobs_put - self._taken[2]} {self.unit}(s) left to analyse")
+                self.say(self._units(N_("stopping: {n} exchange(s) left to analyse"),
+                                     N_("stopping: {n} export(s) left to analyse"),
+                                     n=self._jobs_put - self._taken[2]))
 
 
 def _budget() -> int:
@@ -328,11 +347,12 @@ def tell_unrecorded(lines: list[str], tell: Callable[[str], None] | None = None)
     if not lines:
         return
     tell = tell or say
-    tell(f"{len(lines)} relayed exchange(s) are not recorded in full:")
+    tell(_("{n} relayed exchange(s) are not recorded in full:").format(n=len(lines)))
     for line in lines[:UNRECORDED_SHOWN]:
         tell(f"  {line}")
     if len(lines) > UNRECORDED_SHOWN:
-        tell(f"  … and {len(lines) - UNRECORDED_SHOWN} more")
+        more = _("… and {n} more").format(n=len(lines) - UNRECORDED_SHOWN)
+        tell(f"  {more}")
 
 
 def _child(make_analysis: Callable[[], Analyses], jobs: ProcessQueue[tuple | None],
