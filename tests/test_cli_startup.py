@@ -141,3 +141,15 @@ def test_what_only_prints_prints_whole_through_a_pipe_and_exits_as_before(args):
                             "app(prog_name='agentdbg')", *args], capture_output=True, text=True, env=env)
     assert (r.returncode, r.stdout, r.stderr) == (whole.returncode, whole.stdout, whole.stderr)
     assert (r.stdout + r.stderr).startswith(("Usage: agentdbg", "agentdbg 0"))
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["--lang", "zh", "check", "--help"]])
+def test_help_to_a_full_disk_is_one_line_not_a_traceback(args):
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "agentdbg", *args], stdout=full,
+                           stderr=subprocess.PIPE, text=True)
+    assert r.returncode == 1
+    said = ("stdout：无法写入（No space left on device）" if "zh" in args
+            else "stdout: cannot write it (No space left on device)")
+    assert r.stderr == f"agentdbg: error: {said}\n", r.stderr

@@ -43,13 +43,24 @@ def main() -> None:
         return
     # also under `python -m agentdbg`: one name, one completion variable
     args = sys.argv[1:]
-    if not (all(arg in LIST_ONLY for arg in args) or _command_help(args)):
-        built_for(args)(prog_name="agentdbg")
-        return
     try:
-        built_for(args)(prog_name="agentdbg")
-    except SystemExit as exc:
-        _printed_only(exc)
+        if not (all(arg in LIST_ONLY for arg in args) or _command_help(args)):
+            built_for(args)(prog_name="agentdbg")
+            return
+        try:
+            built_for(args)(prog_name="agentdbg")
+        except SystemExit as exc:
+            _printed_only(exc)
+    except OSError as exc:   # click could not print the help or a usage error (a full disk)
+        import errno
+
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF):
+            raise
+        from agentdbg.i18n import _
+
+        print("agentdbg: error: " + _("{path}: cannot write it ({error})").format(
+            path="stdout", error=exc.strerror), file=sys.stderr)
+        sys.exit(1)
 
 
 def _command_help(args: list[str]) -> bool:
