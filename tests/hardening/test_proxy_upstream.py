@@ -78,6 +78,30 @@ def test_an_interim_100_continue_is_not_the_answer(upstream, proxy):
     assert "✓ no findings" in proxy.stop()
 
 
+def test_an_upstream_with_endless_headers_is_cut_at_a_bound(upstream, proxy):
+    """An upstream that sends header after header (or interim answer after interim answer),
+    never ending its head: the relay stops at 64 KiB and answers 502 at once, instead of
+    holding every header it is sent until the app gives up."""
+    def endless(handler, body, interim):
+        try:
+            if not interim:
+                handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            i = 0
+            while True:                # until the relay hangs up
+                handler.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n" if interim
+                                    else b"x-filler-%08d: %s\r\n" % (i, b"y" * 24))
+                i += 1
+        except OSError:
+            pass
+        handler.close_connection = True
+    for interim in (False, True):
+        upstream.reply = lambda h, b, interim=interim: endless(h, b, interim)
+        r = httpx.post(proxy.url + "/chat/completions", timeout=20,
+                       json={"model": "m", "messages": [{"role": "user", "content": "q"}]})
+        assert r.status_code == 502 and "RemoteProtocolError" in r.text, r.text
+    assert "Traceback" not in proxy.stop()
+
+
 def test_an_upstream_that_closes_mid_body_cuts_the_answer_and_says_so(upstream, proxy):
     """The app sees the cut (its client raises, as a direct connection would make it), and the
     proxy says what happened in one line, no traceback."""

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import httpx
 
 AHEAD = 1 << 20     # bytes read from the upstream and not yet taken by the relay, at most
+HEAD_MOST = 64 << 10   # bytes of headers of one answer, interim ones counted (httptools has no bound)
 
 
 class UpstreamError(Exception):
@@ -93,6 +94,7 @@ class _Connection(asyncio.Protocol):
     def _start(self) -> None:
         self.parser = httptools.HttpResponseParser(self)
         self.pairs: list[tuple[str, str]] = []
+        self.head_bytes = 0
         self.status = 0
         self.head = False              # the final (not 1xx) response's head is complete
         self.done = False              # its body is complete
@@ -131,12 +133,26 @@ class _Connection(asyncio.Protocol):
 
     # -- httptools callbacks ---------------------------------------------------------------
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.pairs.append((name.decode("latin-1").lower(), value.decode("latin-1")))
+        if self._count_head(len(name) + len(value) + 4):
+            self.pairs.append((name.decode("latin-1").lower(), value.decode("latin-1")))
+
+    def _count_head(self, size: int) -> bool:
+        """False past the head's bound (endless headers or 1xx answers): the answer ends there
+        (h11 bounded it too)."""
+        self.head_bytes += size
+        if self.head_bytes <= HEAD_MOST:
+            return True
+        if self.error is None:
+            self.error = RemoteProtocolError(
+                f"the upstream's response head is over {HEAD_MOST >> 10} KiB")
+            self.close()
+        return False
 
     def on_headers_complete(self) -> None:
         status = self.parser.get_status_code()
         if 100 <= status < 200:         # 100 Continue and the like: the answer comes after
             self.pairs = []
+            self._count_head(32)
             return
         self.status = status
         self.head = True
