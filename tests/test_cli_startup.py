@@ -153,3 +153,43 @@ def test_help_to_a_full_disk_is_one_line_not_a_traceback(args):
     said = ("stdout：无法写入（No space left on device）" if "zh" in args
             else "stdout: cannot write it (No space left on device)")
     assert r.stderr == f"agentdbg: error: {said}\n", r.stderr
+
+
+#: ``agentdbg collect`` with a Ctrl-C landing while its command module is imported, the way a
+#: user's Ctrl-C in the first tenth of a second does: {how} is "raised" (in the import
+#: itself) or "dropped" (in a finalizer run meanwhile, where Python prints "Exception
+#: ignored in" and goes on)
+INTERRUPTED = """
+import gc, sys
+
+class Dropped:
+    def __del__(self):
+        raise KeyboardInterrupt
+
+class Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name == "agentdbg.cli.traces":
+            sys.meta_path.remove(self)
+            if sys.argv.pop() == "raised":
+                raise KeyboardInterrupt
+            garbage = Dropped()
+            garbage.cycle = garbage
+            del garbage
+            gc.collect()
+        return None
+
+sys.meta_path.insert(0, Finder())
+from agentdbg.cli import main
+sys.argv[1:1] = ["collect", "--port", "0"]
+main()
+"""
+
+
+@pytest.mark.parametrize("how", ["raised", "dropped"])
+def test_a_ctrl_c_while_the_command_starts_stops_it_in_one_line(how, tmp_path):
+    # before: "raised" printed a KeyboardInterrupt traceback; "dropped" printed "Exception
+    # ignored in" and then the collector ran, waiting for a second Ctrl-C
+    r = subprocess.run([sys.executable, "-c", INTERRUPTED, how], capture_output=True, text=True,
+                       timeout=30, cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (130, "agentdbg: interrupted (Ctrl-C)\n"), r.stdout
+    assert "receiving OTLP" not in r.stdout

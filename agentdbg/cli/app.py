@@ -47,18 +47,20 @@ class Group(TyperGroup):
     """The command group: it chooses the language before the command line is parsed."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        lang = chosen_language(_own_args(self, args))
-        i18n.use(lang)
-        if lang != i18n.DEFAULT:
-            from agentdbg.cli.helptext import Formatter, translate
-
-            translate(self)
-            ctx.formatter_class = Formatter
         try:
+            lang = chosen_language(_own_args(self, args))
+            i18n.use(lang)
+            if lang != i18n.DEFAULT:
+                from agentdbg.cli.helptext import Formatter, translate
+
+                translate(self)
+                ctx.formatter_class = Formatter
             return super().parse_args(ctx, args)
         except Exception as exc:
             _localise(exc)
             raise
+        except KeyboardInterrupt as exc:  # typer would exit 130 without a word
+            raise interrupted(exc) from None
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -66,6 +68,8 @@ class Group(TyperGroup):
         except Exception as exc:   # a command's usage error: click shows it, after this
             _localise(exc)
             raise
+        except KeyboardInterrupt as exc:  # before the command began (typer: a silent 130)
+            raise interrupted(exc) from None
 
 
 def _own_args(group: Any, args: list[str]) -> list[str]:
@@ -198,6 +202,16 @@ def fail(exc: BaseException, debug: bool) -> typer.Exit:
     return typer.Exit(int(ExitStatus.INTERNAL))
 
 
+def interrupted(exc: KeyboardInterrupt) -> typer.Exit:
+    """Ctrl-C (or SIGTERM) outside a server's quiet stop: one line, and the exit (130)."""
+    from agentdbg.errors import ExitStatus, Terminated
+
+    why = (i18n._("terminated (SIGTERM)") if isinstance(exc, Terminated)
+           else i18n._("interrupted (Ctrl-C)"))
+    print(f"agentdbg: {why}", file=sys.stderr)
+    return typer.Exit(int(ExitStatus.CANCELLED))
+
+
 def command(*args: Any, quiet_interrupt: bool = False, **kwargs: Any) -> Callable:
     """``app.command`` with the one error boundary: an ``AgentdbgError`` is one line and its
     exit status, anything else one line and 70 (a traceback with ``--debug``); the command's
@@ -211,12 +225,7 @@ def command(*args: Any, quiet_interrupt: bool = False, **kwargs: Any) -> Callabl
                 status = fn(*a, **kw)
             except KeyboardInterrupt as exc:
                 if not quiet_interrupt:   # e.g. while MCP servers start: say so, exit 130
-                    from agentdbg.errors import Terminated
-
-                    why = (i18n._("terminated (SIGTERM)") if isinstance(exc, Terminated)
-                           else i18n._("interrupted (Ctrl-C)"))
-                    print(f"agentdbg: {why}", file=sys.stderr)
-                    raise typer.Exit(int(ExitStatus.CANCELLED)) from None
+                    raise interrupted(exc) from None
                 status = ExitStatus.OK
             except BrokenPipeError:   # `agentdbg … | head`: the reader has all it wanted
                 _quiet_stdout()
