@@ -51,7 +51,9 @@ def _redeliver(previous: Any) -> Any:
         sig = signal.SIGTERM if issubclass(unraisable.exc_type, Terminated) else signal.SIGINT
         # the thread needs the interpreter's lock, which this one holds until it is past
         # the finalizer; should it land before, in another finalizer, it comes back here
-        _thread.start_new_thread(signal.pthread_kill, (threading.main_thread().ident, sig))
+        main = threading.main_thread().ident
+        if main is not None:
+            _thread.start_new_thread(signal.pthread_kill, (main, sig))
 
     return hook
 
