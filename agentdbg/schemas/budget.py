@@ -259,9 +259,25 @@ def budgeted(fn: Any) -> Any:
 
 # -- saying what was left unchecked, once ------------------------------------------------------
 
+#: a tool whose arguments a check left unchecked (``note_skip``: what, then why)
+UNCHECKED = N_("tool {name}: arguments left unchecked: {why}")
+
+
+def skip_said(line: str) -> str:
+    """A line ``Skips.take()`` gave (English, as ``--json`` and transcripts keep it) in the
+    chosen language: the tool's name as recorded, the reason read back into its template."""
+    from agentdbg.i18n import Msg, _, recorded
+
+    found = Msg.parse(UNCHECKED, line)
+    if found is None:
+        return _(line)
+    return _(UNCHECKED).format(name=found.values["name"], why=recorded(found.values["why"]))
+
+
 class Skips:
     """What was left unchecked, each said once: ``add(what, why)``, then ``take()`` the lines
-    not taken yet (for a console that prints them as it goes)."""
+    not taken yet (for a console that prints them as it goes; ``skip_said`` shows one in the
+    chosen language)."""
 
     def __init__(self) -> None:
         self._seen: set[tuple[str, str]] = set()
