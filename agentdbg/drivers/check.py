@@ -32,10 +32,11 @@ if TYPE_CHECKING:
 SKIPPED = N_("tool checks skipped: the input sends no tool definitions, so calls were not checked "
              "against names and schemas (pass --tools tools.yaml)")
 
+
 def _note(note: str) -> str:
     """A note in the chosen language: a skipped check's reason read back into its template
     (the tool's name as recorded); another note through the catalog."""
-    return schemas.skip_said(note)
+    return schemas.skip_text(note)
 
 
 def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, full: bool,

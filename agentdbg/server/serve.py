@@ -97,7 +97,7 @@ class ServeApp:
             with self.lock, schemas.noting_skips(self.skips):
                 answer = self._handle(wire, body, path)
             for line in self.skips.take():
-                self.log(f"agentdbg serve: {one_line(schemas.skip_said(line))}")
+                self.log(f"agentdbg serve: {one_line(schemas.skip_text(line))}")
             if answer.status >= 400:  # the app sees the body (the API's words, verbatim); serve's
                 self.log("agentdbg serve: " + _(ANSWERED).format(   # terminal says it too
                     api=wire.name, status=answer.status, error=one_line(error_text(answer.body))))
