@@ -1,7 +1,8 @@
 """Keep the message catalogs in step with the code (Babel, the standard gettext tooling).
 
     python scripts/catalog.py            # extract, then update every agentdbg/locale/*.po
-    python scripts/catalog.py --check    # exit 1 when a catalog lacks a text the code prints
+    python scripts/catalog.py --check    # exit 1 when a catalog lacks a text the code prints,
+                                         # or a marked text cannot be extracted (an f-string)
     python scripts/catalog.py --new fr   # start agentdbg/locale/fr.po (a third language)
 
 The texts are what the code marks: ``_("…")``, ``N_("…")``, ``Msg("…")``, ``pgettext(ctx, "…")``,
@@ -24,18 +25,42 @@ KEYWORDS = {"_": None, "N_": None, "Msg": (1,), "tell": (1,), "pgettext": ((1, "
             "ngettext": (1, 2)}
 
 
-def template():
-    """A catalog of every text the code marks (Babel's ``Catalog``)."""
-    from babel.messages.catalog import Catalog
+def marked(folder: Path, catalog, problems: list[str]) -> None:
+    """Add to ``catalog`` every text the Python code under ``folder`` marks; each marked call
+    holding an f-string with substitutions (never translated: its text is not known until it
+    runs) is added to ``problems`` as Babel says it (``file:line: warning: Skipping f-string``)."""
+    import contextlib
+    import io
+
     from babel.messages.extract import extract_from_dir
+
+    said = io.StringIO()
+    with contextlib.redirect_stderr(said):     # Babel writes its warnings to sys.stderr
+        for filename, lineno, message, _comments, context in extract_from_dir(
+                str(folder), method_map=[("**.py", "python")], keywords=KEYWORDS,
+                comment_tags=("i18n:",), strip_comment_tags=True):
+            if message:
+                catalog.add(message, locations=[(f"{folder.name}/{filename}", lineno)],
+                            context=context)
+    for line in said.getvalue().splitlines():
+        if line.strip():
+            problems.append(line.replace(f"{ROOT}/", "", 1))
+
+
+def template(problems: list[str] | None = None):
+    """A catalog of every text the code marks (Babel's ``Catalog``). What cannot be extracted
+    goes to ``problems``, or to stderr when no list is given."""
+    from babel.messages.catalog import Catalog
 
     sys.path.insert(0, str(ROOT))
     catalog = Catalog(project="agentdbg", charset="utf-8")
-    for filename, lineno, message, _comments, context in extract_from_dir(
-            str(ROOT / "agentdbg"), method_map=[("**.py", "python")], keywords=KEYWORDS,
-            comment_tags=("i18n:",), strip_comment_tags=True):
-        if message:
-            catalog.add(message, locations=[(f"agentdbg/{filename}", lineno)], context=context)
+    found: list[str] = []
+    marked(ROOT / "agentdbg", catalog, found)
+    if problems is None:
+        for line in found:
+            print(line, file=sys.stderr)
+    else:
+        problems.extend(found)
     from agentdbg.repl.commands import COMMANDS
 
     for cmd in COMMANDS.values():
@@ -102,7 +127,10 @@ def main() -> int:
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--new", metavar="LANG")
     args = parser.parse_args()
-    pot = template()
+    problems: list[str] = []
+    pot = template(problems)
+    for line in problems:
+        print(line, file=sys.stderr)
     if args.new:
         from babel.messages.catalog import Catalog
 
@@ -115,7 +143,7 @@ def main() -> int:
         write(path, fresh)
         print(f"wrote {path}: {len(pot)} texts to translate")
         return 0
-    status = 0
+    status = int(bool(problems)) if args.check else 0
     for path in sorted(LOCALE.glob("*.po")):
         po = read(path)
         if args.check:

@@ -18,11 +18,40 @@ sys.path.insert(0, str(ROOT / "scripts"))
 def test_every_text_the_code_marks_is_in_every_catalog():
     import catalog
 
-    pot = catalog.template()
+    problems: list[str] = []
+    pot = catalog.template(problems)
     assert len(pot) > 300
+    assert not problems        # no marked call holds an f-string (Babel skips it: never translated)
     for path in sorted(catalog.LOCALE.glob("*.po")):
         lacking = catalog.missing(pot, catalog.read(path))
         assert not lacking, f"{path.name} does not translate: {lacking[:5]}"
+
+
+def test_the_catalog_check_fails_on_a_marked_f_string(tmp_path):
+    import catalog
+    from babel.messages.catalog import Catalog
+
+    code = tmp_path / "pkg"
+    code.mkdir()
+    (code / "m.py").write_text('def f(n):\n    print(_("{n} files").format(n=n))\n'
+                               '    print(_(f"{n} folders"))\n', encoding="utf-8")
+    problems: list[str] = []
+    found = Catalog()
+    catalog.marked(code, found, problems)
+    assert [m.id for m in found if m.id] == ["{n} files"]
+    assert len(problems) == 1 and "m.py:3: warning: Skipping f-string" in problems[0]
+
+
+def test_a_field_of_the_wrong_kind_names_the_value_in_the_chosen_language():
+    from agentdbg.transcript.events import _said
+
+    said = _said("Expected `int`, got `object` - at `$.seq`", {"seq": {"a": 1}})
+    assert str(said) == "field 'seq' must be an integer, got an object"
+    i18n.use("zh")
+    try:
+        assert "对象" in i18n.tr(said) and "object" not in i18n.tr(said)
+    finally:
+        i18n.use("en")
 
 
 def test_our_reader_reads_a_catalog_as_babel_does():

@@ -32,19 +32,11 @@ if TYPE_CHECKING:
 SKIPPED = N_("tool checks skipped: the input sends no tool definitions, so calls were not checked "
              "against names and schemas (pass --tools tools.yaml)")
 
-#: a tool whose arguments a check left unchecked (``schemas.note_skip``: what, then why)
-UNCHECKED = N_("tool {name}: arguments left unchecked: {why}")
-
 
 def _note(note: str) -> str:
     """A note in the chosen language: a skipped check's reason read back into its template
     (the tool's name as recorded); another note through the catalog."""
-    from agentdbg.i18n import Msg, recorded
-
-    found = Msg.parse(UNCHECKED, note)
-    if found is None:
-        return _(note)
-    return _(UNCHECKED).format(name=found.values["name"], why=recorded(found.values["why"]))
+    return schemas.skip_text(note)
 
 
 def run_check(file: str, tools: Path | None, profile: str, *, json_out: bool, full: bool,

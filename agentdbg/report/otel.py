@@ -319,8 +319,9 @@ def connect_problem(url: str, timeout: float) -> Msg | None:
     except socket.gaierror:
         return Msg("cannot resolve the host {host}", {"host": repr(host)})
     except TimeoutError:
-        return Msg("no answer from {host}:{port} within {seconds}s",
-                   {"host": host, "port": port, "seconds": f"{min(timeout, 5.0):g}"})
+        seconds = f"{min(timeout, 5.0):g}"     # a value, out of the marked call: Babel skips
+        return Msg("no answer from {host}:{port} within {seconds}s",   # any f-string in one
+                   {"host": host, "port": port, "seconds": seconds})
     except OSError as exc:
         return Msg("cannot connect to {host}:{port}: {why}",
                    {"host": host, "port": port, "why": exc.strerror or exc})

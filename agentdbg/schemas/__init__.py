@@ -37,6 +37,7 @@ from agentdbg.schemas.budget import (
     noting_skips,
     over_budget,
     running,
+    skip_text,
 )
 from agentdbg.schemas.keywords import (
     _additional_properties,
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
 __all__ = ["MAX_COST", "MAX_STEPS", "Skips", "TooCostly", "Uncheckable", "budget", "budgeted",
            "checkable",
            "class_for", "compile_pattern", "cost", "errors", "note_skip", "noting_skips",
-           "over_budget", "problems", "schema_error", "search", "validator", "warnings"]
+           "over_budget", "problems", "schema_error", "search", "skip_text", "validator", "warnings"]
 
 
 class Uncheckable(Exception):

@@ -259,6 +259,10 @@ def budgeted(fn: Any) -> Any:
 
 # -- saying what was left unchecked, once ------------------------------------------------------
 
+#: a tool whose arguments a check left unchecked (``note_skip``: what, then why)
+UNCHECKED = N_("tool {name}: arguments left unchecked: {why}")
+
+
 class Skips:
     """What was left unchecked, each said once: ``add(what, why)``, then ``take()`` the lines
     not taken yet (for a console that prints them as it goes)."""
@@ -292,6 +296,17 @@ def noting_skips(skips: Skips | None = None) -> Iterator[Skips]:
         yield skips
     finally:
         _skips.reset(token)
+
+
+def skip_text(line: str) -> str:
+    """A line ``Skips.take`` gave (English: ``check --json`` keeps it so) in the chosen language,
+    for a console: the tool's name as given, the reason read back into its own template."""
+    from agentdbg.i18n import Msg, _, recorded
+
+    found = Msg.parse(UNCHECKED, line)
+    if found is None:
+        return recorded(line)
+    return _(UNCHECKED).format(name=found.values["name"], why=recorded(found.values["why"]))
 
 
 def note_skip(what: str, why: str) -> None:

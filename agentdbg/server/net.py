@@ -169,8 +169,11 @@ class Contained:
         try:
             await self.app(scope, receive, sending)
         except Exception as exc:  # noqa: BLE001 - a failure here is one line, never a traceback
-            said = f"agentdbg {self.what}: failed on {scope.get('method')} {scope.get('path')!r}: " \
-                f"{type(exc).__name__}: {exc}"
+            from agentdbg.i18n import _
+
+            said = f"agentdbg {self.what}: " + _("failed on {method} {path}: {error}: {why}").format(
+                method=scope.get("method"), path=repr(scope.get("path")), error=type(exc).__name__,
+                why=exc)
             self.say(" ".join(said.splitlines()))
             if not started:
                 import json

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from agentdbg import schemas
 from agentdbg.checker.verdict import verdict
 from agentdbg.errors import AgentdbgError, ProviderError
-from agentdbg.i18n import N_, Msg
+from agentdbg.i18n import N_, Msg, _
 from agentdbg.providers.base import ModelRequest, Provider
 from agentdbg.providers.replay import ReplayDiverged
 from agentdbg.server.guard import LocalOnly
@@ -97,16 +97,16 @@ class ServeApp:
             with self.lock, schemas.noting_skips(self.skips):
                 answer = self._handle(wire, body, path)
             for line in self.skips.take():
-                self.log(f"agentdbg serve: {one_line(line)}")
-            if answer.status >= 400:  # the app sees the body; serve's terminal says it too
-                self.log(f"agentdbg serve: answered a {wire.name} request with "
-                         f"{answer.status}: {one_line(error_text(answer.body))}")
+                self.log(f"agentdbg serve: {one_line(schemas.skip_text(line))}")
+            if answer.status >= 400:  # the app sees the body (the API's words, verbatim); serve's
+                self.log("agentdbg serve: " + _(ANSWERED).format(   # terminal says it too
+                    api=wire.name, status=answer.status, error=one_line(error_text(answer.body))))
             return answer
         except RecursionError:
             return Answer(400, wire.error(400, "the request is nested too deeply to be read"))
         except Exception as exc:  # noqa: BLE001 - a bug here is one line, never a traceback
-            self.log(f"agentdbg serve: internal error on a {wire.name} request: "
-                     f"{type(exc).__name__}: {one_line(str(exc))}")
+            self.log("agentdbg serve: " + _("internal error on a {api} request: {error}: {why}").format(
+                api=wire.name, error=type(exc).__name__, why=one_line(str(exc))))
             return Answer(500, wire.error(500, f"agentdbg serve failed on this request "
                                                f"({type(exc).__name__})", type_="server_error"))
 
@@ -142,8 +142,8 @@ class ServeApp:
                 return Answer(400, wire.error(400, exc.message, code="model_unavailable"))
             return Answer(500, wire.error(500, exc.message, type_="server_error"))
         except Exception as exc:  # noqa: BLE001 - an odd request must never become a traceback
-            self.log(f"agentdbg serve: could not answer a {wire.name} request: "
-                     f"{type(exc).__name__}: {one_line(str(exc))}")
+            self.log("agentdbg serve: " + _("could not answer a {api} request: {error}: {why}").format(
+                api=wire.name, error=type(exc).__name__, why=one_line(str(exc))))
             return Answer(400, wire.error(400, f"agentdbg serve could not read this request "
                                                f"({type(exc).__name__})"))
         message = reply.message
@@ -190,6 +190,10 @@ class ServeApp:
         return (chain, None) if chain is not None else (None, prev)
 
 
+#: serve's console line for an error it answered (``error``: the body's message, verbatim)
+ANSWERED = N_("answered a {api} request with {status}: {error}")
+
+
 def _not_json(constant: str) -> None:
     raise ValueError(f"{constant} is not JSON")
 
@@ -215,8 +219,9 @@ def make_app(provider: Provider, model_name: str = "offline", *, profile: str = 
         async def answer(request: Request) -> Response:
             raw = await read_body(request, max_body)
             if raw is None:
-                served.log(f"agentdbg serve: answered a {wire.name} request with 413: its body is "
-                           f"larger than {max_body} bytes")
+                served.log("agentdbg serve: " + _(
+                    "answered a {api} request with 413: its body is larger than {limit} bytes").format(
+                    api=wire.name, limit=max_body))
                 return json_response(wire.error(413, f"request body larger than {max_body} bytes",
                                                 code="request_too_large"), status_code=413)
             result = served.handle(wire, raw, request.url.path)
@@ -276,7 +281,7 @@ def run_serve(*, offline: bool, replay_file: str | Path | None, script: str | Pa
     provider, desc = serve_provider(offline, replay_file, script)
     sock = bind(host, port)
     url = url_of(sock)
-    from agentdbg.i18n import _, tr
+    from agentdbg.i18n import tr
 
     judged = _("requests not checked (--lenient)") if lenient else \
         _("requests checked (profile {profile})").format(profile=profile)
@@ -286,7 +291,8 @@ def run_serve(*, offline: bool, replay_file: str | Path | None, script: str | Pa
               flush=True)
         print(f"  export OPENAI_BASE_URL={url} OPENAI_API_KEY=anything "
               f"ANTHROPIC_BASE_URL={url[:-len('/v1')]}", flush=True)
-        print(f"  POST /v1/chat/completions, /v1/responses, /v1/messages; {judged}", flush=True)
+        print("  " + _("POST {paths}; {judged}").format(
+            paths="/v1/chat/completions, /v1/responses, /v1/messages", judged=judged), flush=True)
 
     run_app(make_app(provider, profile=profile, lenient=lenient, allow_origins=allow_origins,
                      allow_hosts=allow_hosts), sock, on_ready=ready)

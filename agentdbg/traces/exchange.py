@@ -19,15 +19,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdbg.i18n import N_, Join, Msg
+
 #: what a source may leave unrecorded, and how the import says it
 MISSING_WORDS = {
-    "tools": "the tool definitions the model was offered",
-    "params": "the requests' parameters (temperature, max tokens …)",
-    "system": "the system prompt",
-    "reminders": "the reminders and attachments the client added to each request",
-    "timing": "how long each request took",
-    "instructions": "the instructions exactly as sent (the session's base instructions stand in)",
+    "tools": N_("the tool definitions the model was offered"),
+    "params": N_("the requests' parameters (temperature, max tokens …)"),
+    "system": N_("the system prompt"),
+    "reminders": N_("the reminders and attachments the client added to each request"),
+    "timing": N_("how long each request took"),
+    "instructions": N_("the instructions exactly as sent (the session's base instructions stand in)"),
 }
+#: the sentence naming what a source did not record, a template per source
+NOT_RECORDED = {"claude-code": N_("a Claude Code session file does not record {what}"),
+                "codex": N_("a Codex CLI rollout file does not record {what}"),
+                "otlp": N_("the spans do not record {what}")}
+SKIPPED = N_("{said}; the checks that need them are skipped")
+SKIPPED_TOOLS = N_("{said}; the checks that need them are skipped (no unknown-tool finding "
+                   "without tool definitions)")
 
 
 @dataclass(frozen=True)
@@ -66,24 +75,25 @@ class Thread:
     started: float | None = None
 
     def missing_text(self) -> str | None:
-        """One plain sentence naming what the source did not record (None: nothing)."""
+        """One plain sentence naming what the source did not record (None: nothing): English,
+        as a transcript records it."""
+        note = self.missing_note()
+        return None if note is None else str(note)
+
+    def missing_note(self) -> Msg | None:
+        """That sentence, to show in the chosen language."""
         if not self.missing:
             return None
-        words = [MISSING_WORDS.get(m, m) for m in self.missing]
-        skipped = "; the checks that need them are skipped" if {"tools", "params"} & set(self.missing) else ""
+        words = tuple(Msg(MISSING_WORDS[m]) if m in MISSING_WORDS else m for m in self.missing)
+        what = words[0] if len(words) == 1 else Join((Join(words[:-1]), words[-1]), N_(" or "))
+        template = NOT_RECORDED.get(self.source)
+        said = Msg(template, {"what": what}) if template else \
+            Msg(N_("{source} does not record {what}"), {"source": self.source, "what": what})
         if "tools" in self.missing:
-            skipped += " (no unknown-tool finding without tool definitions)"
-        verb = "do" if self.source == "otlp" else "does"
-        return f"{_source_name(self.source)} {verb} not record {_joined(words)}{skipped}"
-
-
-def _source_name(source: str) -> str:
-    return {"claude-code": "a Claude Code session file", "codex": "a Codex CLI rollout file",
-            "otlp": "the spans"}.get(source, source)
-
-
-def _joined(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+            return Msg(SKIPPED_TOOLS, {"said": said})
+        if "params" in self.missing:
+            return Msg(SKIPPED, {"said": said})
+        return said
 
 
 @dataclass

@@ -450,7 +450,8 @@ def _said(text: str, value: JSON) -> Msg | str:
         words = Join(tuple(Msg(k) if k in _WORDS.values() else k for k in kinds), N_(" or "))
         return Msg("field '{field}' must be {kinds}, got {value}",
                    {"field": where, "kinds": words, "value": _shown(_at(value, where))})
-    return Msg("field '{field}': {problem}", {"field": where, "problem": f"{said[:1].lower()}{said[1:]}"})
+    problem = said[:1].lower() + said[1:]      # msgspec's own words, verbatim
+    return Msg("field '{field}': {problem}", {"field": where, "problem": problem})
 
 
 def _at(value: JSON, where: str) -> JSON:
@@ -467,13 +468,13 @@ def _at(value: JSON, where: str) -> JSON:
     return value
 
 
-def _shown(value: JSON) -> str:
+def _shown(value: JSON) -> Msg | str:
     import json
 
     if isinstance(value, dict):
-        return "an object"
+        return Msg(_WORDS["object"])
     if isinstance(value, list):
-        return "an array"
+        return Msg(_WORDS["array"])
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 40 else text[:40] + "…"
 

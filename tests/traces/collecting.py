@@ -25,7 +25,7 @@ class Collect:
             stdout=open(self.out, "wb"), stderr=open(self.log, "wb"), env=env or clean_env())
         deadline = time.time() + 30
         while time.time() < deadline:
-            found = re.search(r"OTEL_EXPORTER_OTLP_ENDPOINT=(http://\S+);", self.log.read_text())
+            found = re.search(r"OTEL_EXPORTER_OTLP_ENDPOINT=(http://[^\s;；]+)[;；]", self.log.read_text())
             if found:
                 self.endpoint = found.group(1)
                 return

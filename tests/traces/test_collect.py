@@ -57,7 +57,7 @@ def test_forward_delivers_every_export_byte_identical_in_order(tmp_path):
     assert [(p, t, e, b) for p, t, e, b in receiver.got] == \
         [("/v1/traces", kind, encoding, body) for body, kind, encoding in sent]
     assert f"forwarded 4 export(s) to {receiver.url}/v1/traces" in said
-    assert "export 4: not an OTLP trace export" in collect.out.read_text(encoding="utf-8")
+    assert "export 4: not an OTLP protobuf trace export (" in collect.out.read_text(encoding="utf-8")
 
 
 def test_what_is_not_an_export_is_refused_or_said_in_one_line(tmp_path):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdbg.checker.rules.conversation import ConversationRules
-from agentdbg.i18n import _, ngettext
+from agentdbg.i18n import N_, Msg, _, ngettext, tr
 from agentdbg.traces.exchange import Called, Thread
 from agentdbg.traces.otlp import Assembler
 from agentdbg.traces.spans import OtlpError, Span, from_json, from_protobuf
@@ -54,7 +54,8 @@ class Stats:
     calls: int = 0
     findings: int = 0
     dropped: int = 0
-    bad: list[str] = field(default_factory=list)
+    unreadable: int = 0
+    bad: list[Msg] = field(default_factory=list)      # the first 1,000 unreadable exports, said
 
 
 class _Conv:
@@ -93,14 +94,15 @@ def decode(export: Export) -> list[Span]:
     if export.encoding == "gzip":
         data = _gunzip(data)
     elif export.encoding not in (None, "", "identity"):
-        raise OtlpError(f"content encoding {export.encoding!r} is not supported (gzip is)")
+        raise OtlpError(Msg("content encoding {encoding} is not supported (gzip is)",
+                            {"encoding": repr(export.encoding)}))
     if export.content_type.startswith("application/json"):
         import json
 
         try:
             doc = json.loads(data)
         except (ValueError, RecursionError) as exc:
-            raise OtlpError(f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+            raise OtlpError(Msg("invalid JSON: {problem}", {"problem": getattr(exc, "msg", exc)})) from None
         return from_json(doc)
     return from_protobuf(data)
 
@@ -111,9 +113,9 @@ def _gunzip(data: bytes) -> bytes:
     try:
         out = d.decompress(data, MAX_DECODED + 1)
     except zlib.error as exc:
-        raise OtlpError(f"not gzip data ({exc})") from None
+        raise OtlpError(Msg("not gzip data ({why})", {"why": exc})) from None
     if len(out) > MAX_DECODED:
-        raise OtlpError(f"more than {MAX_DECODED >> 20} MB once decompressed")
+        raise OtlpError(Msg("more than {mb} MB once decompressed", {"mb": MAX_DECODED >> 20}))
     return out
 
 
@@ -180,15 +182,16 @@ class Feed:
         try:
             self.handle_export(export, brief)
         except Exception as exc:  # noqa: BLE001 - one export's failure never stops the rest
-            self._said(f"export {export.number}: agentdbg could not read it "
-                       f"({type(exc).__name__}: {exc})")
+            self._said(Msg("export {number}: agentdbg could not read it ({error}: {why})",
+                           {"number": export.number, "error": type(exc).__name__,
+                            "why": _why(exc)}))
 
     def handle_export(self, export: Export, brief: bool = False) -> None:
         self.stats.exports += 1
         try:
             spans = decode(export)
         except OtlpError as exc:
-            self._said(f"export {export.number}: not an OTLP trace export: {exc}")
+            self._said(_unreadable(export.number, exc))
             return
         self.stats.spans += len(spans)
         quiet: list[int] = []
@@ -243,11 +246,32 @@ class Feed:
                 n=conv.number, error=called.exchange.error))
         return None
 
-    def _said(self, text: str) -> None:
+    def _said(self, said: Msg) -> None:
+        """One export that could not be read: kept (English, as ``str``) and drawn in the
+        chosen language."""
+        self.stats.unreadable += 1
         if len(self.stats.bad) < 1000:
-            self.stats.bad.append(text)
+            self.stats.bad.append(said)
         if self.view is not None:
-            self.view.note(text)
+            self.view.note(tr(said))
+
+
+#: an export that is not OTLP; the decoder's own sentence already says so when it begins
+#: "not an OTLP …" (JSON without 'resourceSpans', protobuf that does not parse)
+NOT_OTLP = N_("export {number}: not an OTLP trace export: {problem}")
+NOT_OTLP_SAID = N_("export {number}: {problem}")
+
+
+def _unreadable(number: int, exc: OtlpError) -> Msg:
+    problem = _why(exc)
+    says_so = isinstance(problem, Msg) and "not an OTLP" in problem.template
+    return Msg(NOT_OTLP_SAID if says_so else NOT_OTLP, {"number": number, "problem": problem})
+
+
+def _why(exc: BaseException) -> Any:
+    """What ``exc`` says: its ``Msg`` (shown in the chosen language) or its own text."""
+    said = exc.args[0] if len(exc.args) == 1 else None
+    return said if isinstance(said, Msg) else str(exc)
 
 
 def summary(s: Stats, written: list[Written]) -> None:
@@ -257,6 +281,9 @@ def summary(s: Stats, written: list[Written]) -> None:
     lines = [_("{exports} export(s), {spans} span(s), {calls} model call(s) in {n} conversation(s); "
                "findings: {findings}").format(exports=s.exports, spans=s.spans, calls=s.calls,
                                               n=len(written), findings=s.findings or _("none"))]
+    if s.unreadable:
+        lines.append(_("{n} export(s) could not be read (each is said above, as it came)").format(
+            n=s.unreadable))
     if s.dropped:
         lines.append(_("{n} export(s) not read: the backlog was full, or collect stopped before it "
                        "got to them").format(n=s.dropped))
@@ -266,8 +293,8 @@ def summary(s: Stats, written: list[Written]) -> None:
                                      "conversation {n}{agent}: {requests} requests  {path}",
                                      w.requests).format(n=w.number, agent=agent, requests=w.requests,
                                                         path=w.path))
-    notes = sorted({n for w in written if (n := w.thread.missing_text())})
-    lines.extend("  " + _("note: {note}").format(note=n) for n in notes)
+    notes = {str(n): n for w in written if (n := w.thread.missing_note())}
+    lines.extend("  " + _("note: {note}").format(note=tr(notes[n])) for n in sorted(notes))
     for line in lines:
         print(f"agentdbg collect: {one_line(line)}" if not line.startswith("  ") else one_line(line),
               file=sys.stderr, flush=True)

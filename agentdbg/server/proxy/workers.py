@@ -346,13 +346,13 @@ def tell_unrecorded(lines: list[str], tell: Callable[[str], None] | None = None)
     """Each exchange relayed and not (fully) recorded, by name (the first 20), and how many."""
     if not lines:
         return
-    tell = tell or say
-    tell(_("{n} relayed exchange(s) are not recorded in full:").format(n=len(lines)))
+    show = tell or say     # not called ``tell``: the catalog reads tell("…") as the offline model's
+    show(_("{n} relayed exchange(s) are not recorded in full:").format(n=len(lines)))
     for line in lines[:UNRECORDED_SHOWN]:
-        tell(f"  {line}")
+        show(f"  {line}")
     if len(lines) > UNRECORDED_SHOWN:
         more = _("… and {n} more").format(n=len(lines) - UNRECORDED_SHOWN)
-        tell(f"  {more}")
+        show(f"  {more}")
 
 
 def _child(make_analysis: Callable[[], Analyses], jobs: ProcessQueue[tuple | None],
