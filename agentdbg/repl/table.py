@@ -144,6 +144,22 @@ def index_arg(dbg: Stepper, text: str) -> int:
     return index
 
 
+def call_arg(dbg: Stepper, target: str) -> str:
+    """``target`` as the engine names a call: a label on screen (A, B …) becomes its call's id;
+    an id, a prefix, an index or a tool name is left as it is (an id or name wins over a label)."""
+    from agentdbg.checker.pairing import analyze
+    from agentdbg.messages import call_name
+
+    if not target.isalpha() or not target.isupper():
+        return target
+    calls = [c for m in dbg.session.messages if isinstance(m, dict)
+             for c in (m.get("tool_calls") or []) if isinstance(c, dict)]
+    if any(c.get("id") == target or call_name(c) == target for c in calls):
+        return target
+    by_label = {label: cid for cid, label in analyze(dbg.session.messages).labels.items()}
+    return by_label.get(target, target)
+
+
 HELP_WIDTH = 80
 
 
