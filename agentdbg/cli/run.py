@@ -65,7 +65,8 @@ def _step_only(step: bool, explain: bool) -> None:
 def run(
     ctx: typer.Context,
     question: Annotated[str | None, typer.Argument(
-        help="The user's question (a lesson file may give it).", show_default=False)] = None,
+        metavar="QUESTION", help="The user's question (a lesson file may give it).",
+        show_default=False)] = None,
     tools: ToolsOpt = None,
     mcp: McpOpt = None,
     model: ModelOpt = None,
