@@ -121,7 +121,7 @@ def _decide(dbg: Stepper, arg: str, approved: bool) -> None:
     waiting = dbg.session.needs_approval()
     if not waiting:
         raise CommandError(Msg("no call is waiting for approval"))
-    target = arg.strip() or "all"
+    target = call_arg(dbg, arg.strip() or "all")
     chosen = [c for c in waiting if target == "all" or str(c.get("id")) == target]
     if not chosen:
         ids = ", ".join(str(c.get("id")) for c in waiting)
@@ -140,7 +140,7 @@ def _decide(dbg: Stepper, arg: str, approved: bool) -> None:
 def cmd_approve(dbg: Stepper, arg: str) -> None:
     """approve [CALL|all]
     approve pending side-effecting calls
-    All of them by default; CALL is a tool_call_id, exactly."""
+    All of them by default; CALL is its label (A, B …) or its tool_call_id, exactly."""
     _decide(dbg, arg, True)
 
 
@@ -148,8 +148,8 @@ def cmd_approve(dbg: Stepper, arg: str) -> None:
 def cmd_deny(dbg: Stepper, arg: str) -> None:
     """deny [CALL|all]
     deny pending side-effecting calls
-    The model gets a 'denied' error result. All of them by default; CALL is a
-    tool_call_id, exactly."""
+    The model gets a 'denied' error result. All of them by default; CALL is its label
+    (A, B …) or its tool_call_id, exactly."""
     _decide(dbg, arg, False)
 
 
