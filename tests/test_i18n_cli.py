@@ -86,8 +86,8 @@ def test_help_in_chinese_from_the_option_or_the_variable():
     r = invoke("run", "--lang", "zh", "--help")
     assert r.exit_code == 0
     out = r.stdout
-    assert out.startswith("用法：agentdbg run [OPTIONS] [question]")
-    assert "对 QUESTION 运行工具循环，并显示每一轮完整的 messages 数组。" in out
+    assert out.startswith("用法：agentdbg run [OPTIONS] [问题]")
+    assert "针对给出的问题运行工具循环，并显示每一轮完整的 messages 数组。" in out and "  问题  用户的问题" in out
     assert "参数：" in out and "选项：" in out and "显示本帮助并退出。" in out
     assert "[默认：8；x>=1]" in out and "[环境变量：AGENTDBG_TOOLS]" in out
     assert "退出状态：0 completed（完成）" in out
@@ -105,7 +105,7 @@ def test_chinese_help_loads_no_heavy_module():
             "'pydantic', 'yaml') if m in sys.modules]\nprint('HEAVY', heavy)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "AGENTDBG_LANG": "zh"}).stdout
-    assert "用法：" in out and "对 QUESTION 运行工具循环" in out and "HEAVY []" in out
+    assert "用法：" in out and "针对给出的问题运行工具循环" in out and "HEAVY []" in out
 
 
 # -- the tools lint, check --rules -----------------------------------------------------------

@@ -230,6 +230,14 @@ def test_approve_and_deny(sample_tools):
         "sent", "duplicate_ignored")
 
 
+def test_approve_and_deny_take_the_calls_label(sample_tools):
+    email = {"tool_calls": [{"name": "send_email", "id": "m1",
+                             "arguments": {"to": "a@b.cn", "subject": "s", "body": "b"}}]}
+    s = session_for(sample_tools, model=scripted(email, {"content": "done"}))
+    _, out, _ = drive(s, "n", "deny A", "n")
+    assert "denied: m1" in out and json.loads(s.messages[2]["content"])["error"]["type"] == "denied"
+
+
 def test_save_writes_the_run_with_edits(sample_tools, tmp_path):
     s = session_for(sample_tools)
     path = tmp_path / "step.json"

@@ -274,7 +274,7 @@ def test_a_lesson_file_with_a_mistake_is_one_line_naming_its_line(tmp_path):
                     encoding="utf-8")
     r = CliRunner().invoke(app, ["run", "--lesson", str(path)])
     assert r.exit_code == 2
-    assert re.search(r"agentdbg: error: .*bad\.yaml:4: breakpoints: 'sometimes'", r.output), r.output
+    assert re.search(r"agentdbg: error: .*bad\.yaml:6: breakpoints: 'sometimes'", r.output), r.output
     path.write_text("question: q\ntools: my_tools.yaml\n", encoding="utf-8")
     r = CliRunner().invoke(app, ["run", "--lesson", str(path)])
     assert r.exit_code == 2 and "pass them with --tools (a lesson never loads code by itself)" in r.output
@@ -359,7 +359,7 @@ def test_the_oversized_fault_is_folded_on_screen(sample_tools):
     lines = view.splitlines()
     start = next(i for i, line in enumerate(lines) if "← A call_o1" in line)
     end = next(i for i, line in enumerate(lines) if i > start and "more characters hidden" in line)
-    assert end - start <= 12, "\n".join(lines[start:end + 1])   # folded: not ~16-19 rows
+    assert end - start <= 4, "\n".join(lines[start:end + 1])   # ~3 rows, then "… N more characters"
     assert '"results": [{"city": "北京"' in view
 
 
@@ -409,3 +409,103 @@ def test_a_recorded_back_replays_and_reports(tmp_path):
     page = tmp_path / "back.html"
     assert CliRunner().invoke(app, ["report", str(rec), "-o", str(page)]).exit_code == 0
     assert "you went back to message [1], re-running nothing" in page.read_text(encoding="utf-8")
+
+
+# -- issue 28: labels for calls, the docs' lesson, lesson mistakes up front -----------------------
+
+def test_inject_and_rpc_take_the_labels_shown_on_screen(sample_tools):
+    out, dbg = drive(session_for(sample_tools, WEATHER_Q), "n", "inject A invalid_json", "n",
+                     "rpc A", options=options(lang="zh"))
+    assert "*** 没有待执行的调用" not in out
+    assert "调用 call_o1 不会执行，而是得到故障 invalid_json" in out
+    first = dbg.session.messages[2]
+    assert first["tool_call_id"] == "call_o1" and first["content"].endswith('"condi')
+    assert "call_o1 get_weather：没有 JSON-RPC 往来" in out      # rpc found call A, not "no call 'A'"
+
+
+def docs_lesson() -> str:
+    """The lesson of docs/teaching.md, as printed there."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "teaching.md").read_text(encoding="utf-8")
+    return re.search(r"```yaml\n(# lesson\.yaml\n.*?)```", page, re.S).group(1)
+
+
+def test_the_docs_lesson_fires_its_fault_and_shows_its_note(tmp_path):
+    path = tmp_path / "lesson.yaml"
+    path.write_text(docs_lesson(), encoding="utf-8")
+    r = CliRunner().invoke(app, ["run", "--lesson", str(path)], input="\n" * 8 + "quit\n")
+    out = r.output
+    hit = out.index("命中断点 1：在调用 query_logistics 之前")
+    fault = out.index("✎ 超时是可重试的错误", hit)
+    assert '"type": "timeout"' in out[hit:fault] and "你注入的故障代替了" in out[hit:fault]
+    assert out.index("(agentdbg) rewind 2") > fault        # Enter at the breakpoint ran the call
+    assert "API 拒绝了这个请求（HTTP 400）" in out and r.exit_code == 7, out
+
+
+@pytest.mark.parametrize("text, line, said", [
+    ("question: q\ninjections:\n  - fail: query_order\n    kind: timeout\n  - fail: nosuch\n"
+     "    kind: timeout\n", 5, "injections: no tool 'nosuch'; the tools are check_inventory"),
+    ("question: q\nbreakpoints:\n  - error\n  - tool: nosuch\n", 4, "breakpoints: no tool 'nosuch'"),
+    ("question: q\nsteps:\n  - next\n  - frobnicate 3\n", 4, "steps: unknown command 'frobnicate'"),
+    ("question: q\nsteps:\n  - next\n  - do: next\n    pause: maybe\n", 5,
+     "steps: pause: must be true or false, got 'maybe'"),
+    ("question: q\ninjections:\n  - fail: query_order\n    kind: timeout\n    sticky: yes please\n", 5,
+     "injections: sticky: must be true or false"),
+    ("question: q\noptions:\n  tol: x\n", 3, "options: 'tol' is not a lesson option"),
+])
+def test_lesson_mistakes_are_one_line_naming_the_line_before_the_run(tmp_path, text, line, said):
+    path = tmp_path / "bad1.yaml"
+    path.write_text(text, encoding="utf-8")
+    r = CliRunner().invoke(app, ["run", "--lesson", str(path)], input="quit\n")
+    assert r.exit_code == 2, r.output
+    assert r.output.count("\n") == 1 and f"bad1.yaml:{line}: {said}" in r.output, r.output
+
+
+def test_save_to_a_missing_folder_is_one_line_naming_the_path_and_why(tmp_path):
+    folder = tmp_path / "nonexist" / "dir"
+    r = CliRunner().invoke(app, ["run", "--step", "--lang", "zh", ORDER_Q],
+                           input=f"save {folder}/x.jsonl\nlesson {folder}/l.yaml\nquit\n")
+    assert f"*** {folder}/x.jsonl：无法写入（文件夹 {folder} 不存在）" in r.output
+    assert f"*** {folder}/l.yaml：无法写入（文件夹 {folder} 不存在）" in r.output
+    assert "FileNotFoundError" not in r.output and not folder.exists()
+
+
+def test_faults_on_two_calls_of_one_tool_name_it_once(sample_tools):
+    out, _ = drive(session_for(sample_tools, WEATHER_Q), "n", "inject A invalid_json", "inject B timeout",
+                   "n", width=400, options=options(lang="zh", explain=True))
+    assert "你注入的故障代替了 get_weather 自己的结果" in out and "get_weather, get_weather" not in out
+
+
+def test_the_stopped_line_quotes_the_apis_text_as_written(sample_tools):
+    said = "'tool_calls'. (param: messages.[1].role)"
+    for lang, after in (("en", " 'rewind N' or 'retry'"), ("zh", " 用 'rewind N' 或 'retry'")):
+        out, _ = drive(session_for(sample_tools), "n", "n", "drop 1", "n", "send", width=400,
+                       options=options(lang=lang))
+        stopped = next(line for line in out.splitlines() if line.startswith("■"))
+        assert said + after in stopped, stopped
+
+
+def test_the_connection_error_ends_its_question_once(tmp_path):
+    import socket
+
+    with socket.socket() as sock:            # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    r = CliRunner().invoke(app, ["run", "--step", "--lang", "zh", "--model", "m", "--api-key", "k",
+                                 "--retries", "0", "--base-url", f"http://127.0.0.1:{port}/v1", "q"],
+                           input="n\nquit\n")
+    stopped = next(line for line in r.output.splitlines() if line.startswith("■"))
+    assert "--base-url 对吗？用 'rewind N'" in stopped and "？。" not in stopped, stopped
+
+
+def test_usage_says_what_it_counted_with_no_stray_space(sample_tools):
+    out, _ = drive(session_for(sample_tools), "n", "usage", width=400, options=options(lang="zh"))
+    assert "）计得" in out and "） 计得" not in out
+
+
+def test_a_saved_lesson_keeps_only_the_commands_that_worked(sample_tools, tmp_path):
+    target = tmp_path / "saved.yaml"
+    drive(session_for(sample_tools, WEATHER_Q), "n", "inject Z invalid_json", "cls", "inject A invalid_json",
+          "frobnicate", "n", f"lesson {target}")
+    assert [s.command for s in load_lesson(target).steps] == ["n", "inject A invalid_json", "n"]

@@ -42,6 +42,8 @@ def translate(command: Any) -> None:
     for param in command.params:
         if getattr(param, "help", None):
             param.help = _(param.help)
+        if getattr(param, "param_type_name", "") == "argument" and param.metavar:
+            param.metavar = pgettext("metavar", param.metavar)   # QUESTION: 问题, as the text says
     command.context_class = Context
     for sub in getattr(command, "commands", {}).values():
         translate(sub)

@@ -65,7 +65,8 @@ def _step_only(step: bool, explain: bool) -> None:
 def run(
     ctx: typer.Context,
     question: Annotated[str | None, typer.Argument(
-        help="The user's question (a lesson file may give it).", show_default=False)] = None,
+        metavar="QUESTION", help="The user's question (a lesson file may give it).",
+        show_default=False)] = None,
     tools: ToolsOpt = None,
     mcp: McpOpt = None,
     model: ModelOpt = None,
@@ -144,6 +145,8 @@ def run(
     _never_over_inputs(save, script=script, tools=tools)
     _offline_has_no_url(ctx, model, script)
     toolset = load_run_tools(tools, mcp or [], ask=ask if interactive(json_out) else None)
+    if plan["lesson"] is not None and not mcp:   # an MCP server's tools are known once it starts
+        plan["lesson"].check_tools({spec.name for spec in toolset.tools})
     if toolset.trust == "untrusted":           # MCP servers start in drive(), if trusted
         warn(untrusted_line(toolset))
     for line in handler_warnings(toolset):

@@ -10,6 +10,8 @@ with no server.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agentdbg.checker.profiles import get_profile
 from agentdbg.checker.verdict import verdict
 from agentdbg.errors import ProviderError
@@ -17,6 +19,9 @@ from agentdbg.i18n import N_, Msg
 from agentdbg.providers.base import ModelReply, ModelRequest, Provider
 from agentdbg.providers.bodies import BODIES
 from agentdbg.wire import codec as codecs
+
+if TYPE_CHECKING:
+    from agentdbg.conversation import JSON
 
 # how a rejection reads (a replay finds it again in the recorded English: ``Msg.parse``)
 REJECTED = N_("HTTP {status} (the offline model answers as the {api} would, --profile {profile}): "
@@ -36,10 +41,19 @@ class JudgedModel:
         if rejected is not None:
             status, error = rejected
             said = {"status": status, "api": api_name(get_profile(self.profile).api, self.codec),
-                    "profile": self.profile, "error": codecs.error_text(error)}
+                    "profile": self.profile, "error": quoted(error)}
             shown = Msg(REJECTED, said)
             raise ProviderError(str(shown), status=status, body=error, shown=shown)
         return self.inner.complete(request)
+
+
+def quoted(body: JSON) -> str:
+    """The error body's message as the API wrote it, with the parameter it names (as the
+    checker's "API says:" quotes it): ``… 'tool_calls'. (param: messages.[1].role)``."""
+    text = codecs.error_text(body)
+    err = body.get("error") if isinstance(body, dict) else None
+    param = err.get("param") if isinstance(err, dict) else None
+    return f"{text} (param: {param})" if isinstance(param, str) and param else text
 
 
 def api_name(vendor: str, codec: codecs.Codec) -> str:

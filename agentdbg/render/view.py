@@ -53,6 +53,8 @@ ROLE_STYLE = {"system": "magenta", "developer": "magenta", "user": "green",
 LABEL_STYLES = ["bold blue", "bold magenta", "bold green", "bold dark_orange", "bold cyan",
                 "bold red", "bold purple", "bold yellow"]
 FOLD_AT = 800
+#: a text this long (an ``oversized`` fault, a runaway result) shows only its start: ~3 rows
+HUGE, HUGE_FOLD_AT = 20 * FOLD_AT, 240
 ARGS_INDENT = 4   # every line of a call's arguments, wrapped lines included
 KIND_STYLE = {"function_call": "cyan", "custom_tool_call": "cyan", "reasoning": "dim cyan",
               "function_call_output": "yellow", "custom_tool_call_output": "yellow"}
@@ -65,8 +67,8 @@ def label_style(label: str) -> str:
 def fold(text: str, full: bool, limit: int = FOLD_AT) -> Text:
     """Escaped text, folded with a marker saying how much is hidden: at ``limit`` cells of
     the screen (a Chinese character takes two, so a Chinese result folds as soon as an
-    English one of the same size on screen)."""
-    shown = text if full else cell_fold(text, limit)
+    English one of the same size on screen); a huge text at a few rows."""
+    shown = text if full else cell_fold(text, min(limit, HUGE_FOLD_AT) if len(text) > HUGE else limit)
     out = CJKText(safe(shown))
     if len(shown) < len(text):
         out.append(_("\n… {n} more characters hidden (--full shows all)").format(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agentdbg.engine.actions import message_problem
 from agentdbg.engine.phases import Phase
 from agentdbg.i18n import N_, Msg, _, tr
-from agentdbg.repl.table import CommandError, Stepper, command, index_arg, one_arg, section
+from agentdbg.repl.table import CommandError, Stepper, call_arg, command, index_arg, one_arg, section
 
 section(N_("changing the history"))
 
@@ -38,8 +38,8 @@ def cmd_edit(dbg: Stepper, arg: str) -> None:
 def cmd_inject(dbg: Stepper, arg: str) -> None:
     """inject CALL KIND
     answer a call, or replace a result, with a fault
-    CALL: a tool_call_id (or a unique prefix), the index of a tool message, or the name
-    of a pending tool. KIND: timeout, invalid_json, invalid_arguments, internal_error,
+    CALL: a call's label (A, B …), a tool_call_id (or a unique prefix), the index of a
+    tool message, or the name of a pending tool. KIND: timeout, invalid_json, invalid_arguments, internal_error,
     not_found, empty, oversized, rate_limited, denied, or inline JSON used as the
     content."""
     from agentdbg.engine.faults import parse_fault
@@ -49,7 +49,7 @@ def cmd_inject(dbg: Stepper, arg: str) -> None:
         raise CommandError(Msg("usage: {usage}", {"usage": "inject CALL KIND"}))
     try:
         fault = parse_fault(kind)
-        dbg.say(tr(dbg.session.inject(target, fault)))
+        dbg.say(tr(dbg.session.inject(call_arg(dbg, target), fault)))
     except (ValueError, IndexError) as exc:
         raise CommandError(exc.args[0] if exc.args else str(exc)) from None
     if dbg.session.phase is not Phase.TOOLS:
@@ -121,7 +121,7 @@ def _decide(dbg: Stepper, arg: str, approved: bool) -> None:
     waiting = dbg.session.needs_approval()
     if not waiting:
         raise CommandError(Msg("no call is waiting for approval"))
-    target = arg.strip() or "all"
+    target = call_arg(dbg, arg.strip() or "all")
     chosen = [c for c in waiting if target == "all" or str(c.get("id")) == target]
     if not chosen:
         ids = ", ".join(str(c.get("id")) for c in waiting)
@@ -140,7 +140,7 @@ def _decide(dbg: Stepper, arg: str, approved: bool) -> None:
 def cmd_approve(dbg: Stepper, arg: str) -> None:
     """approve [CALL|all]
     approve pending side-effecting calls
-    All of them by default; CALL is a tool_call_id, exactly."""
+    All of them by default; CALL is its label (A, B …) or its tool_call_id, exactly."""
     _decide(dbg, arg, True)
 
 
@@ -148,8 +148,8 @@ def cmd_approve(dbg: Stepper, arg: str) -> None:
 def cmd_deny(dbg: Stepper, arg: str) -> None:
     """deny [CALL|all]
     deny pending side-effecting calls
-    The model gets a 'denied' error result. All of them by default; CALL is a
-    tool_call_id, exactly."""
+    The model gets a 'denied' error result. All of them by default; CALL is its label
+    (A, B …) or its tool_call_id, exactly."""
     _decide(dbg, arg, False)
 
 

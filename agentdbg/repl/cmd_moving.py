@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentdbg.engine.phases import Phase
 from agentdbg.i18n import N_, Msg, _
-from agentdbg.repl.table import CommandError, Stepper, command, index_arg, one_arg, section
+from agentdbg.repl.table import CommandError, Stepper, call_arg, command, index_arg, one_arg, section
 
 section(N_("moving"))
 
@@ -142,10 +142,10 @@ def cmd_rpc(dbg: Stepper, arg: str) -> None:
     """rpc CALL
     show the JSON-RPC messages of an MCP tool call
     For a finished call of an MCP tool, the messages exchanged with its server. CALL: a
-    tool_call_id (or unique prefix) or the index of its tool message."""
+    call's label (A, B …), a tool_call_id (or unique prefix) or the index of its tool message."""
     from agentdbg.render.tools import render_exchange
 
-    target = one_arg(arg, "rpc CALL")
+    target = call_arg(dbg, one_arg(arg, "rpc CALL"))
     s = dbg.session
     found = [s.outcome_at[int(target)]] if target.isdigit() and int(target) in s.outcome_at else \
         [o for o in s.outcomes if o.call_id == target] or \

@@ -17,6 +17,7 @@ from agentdbg.repl.table import (
     Command,
     CommandError,
     Stepper,
+    cannot_write,
     command,
     help_text,
     lookup,
@@ -42,7 +43,10 @@ def cmd_save(dbg: Stepper, arg: str) -> None:
     one JSON document instead."""
     path = one_arg(arg, "save PATH")
     writer = dbg.transcript
-    dbg.save(path)
+    try:
+        dbg.save(path)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
     if writer is not None and writer.error is None:
         dbg.say(_("saved to {path} (a transcript in JSON Lines; 'agentdbg replay' plays it)").format(
             path=path))

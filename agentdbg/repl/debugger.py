@@ -25,6 +25,7 @@ from agentdbg.options import GoLive, RunOptions
 from agentdbg.render import run as view_run
 from agentdbg.repl.breakpoints import Breakpoints
 from agentdbg.repl.commands import CommandError, lookup
+from agentdbg.repl.table import cannot_write
 from agentdbg.repl.editor import edit_json
 from agentdbg.repl.lesson import Lesson, Step
 from agentdbg.repl.screen import Screen
@@ -40,8 +41,9 @@ if TYPE_CHECKING:
     from agentdbg.transcript.writer import TranscriptWriter
 
 PROMPT = "(agentdbg) "
-#: commands a saved lesson leaves out of its steps (breakpoints are saved on their own)
-NOT_STEPS = ("lesson", "save", "help", "quit", "break", "breaks", "clear", "source")
+#: commands a saved lesson leaves out of its steps (breakpoints are saved on their own; clearing
+#: the screen changes nothing a lesson replays)
+NOT_STEPS = ("lesson", "save", "help", "quit", "break", "breaks", "clear", "source", "cls")
 
 
 @dataclass
@@ -145,9 +147,9 @@ class Debugger(Screen):
         word, _sep, arg = line.strip().partition(" ")
         try:
             cmd = lookup(word or "next")
-            if cmd.name not in NOT_STEPS:
-                self.typed.append(line.strip() or "next")
             cmd.fn(self, arg)
+            if cmd.name not in NOT_STEPS:            # a command that failed is no step either
+                self.typed.append(line.strip() or "next")
         except CommandError as exc:
             self.error(str(exc))
         except Exception as exc:  # noqa: BLE001 - a command must never kill the debugger
@@ -256,8 +258,7 @@ class Debugger(Screen):
         try:
             path.write_text(dump_lesson(lesson), encoding="utf-8")
         except OSError as exc:
-            raise CommandError(i18n.Msg("{path}: cannot write it ({error})",
-                                        {"path": str(path), "error": exc.strerror or exc})) from None
+            raise cannot_write(path, exc) from None
 
     # -- moving --------------------------------------------------------------------------
     def advance(self) -> Event | None:
@@ -307,8 +308,9 @@ class Debugger(Screen):
         self.befores.pop()
         self.session.back(len(before.messages))
         self.session.injections, self.session.fails = before.injections, before.fails
-        self.say(_("back: messages 0–{last}, as before the last step").format(
-            last=len(before.messages) - 1))
+        kept = len(before.messages)
+        self.say((_("back: message 0, as before the last step") if kept == 1 else
+                  _("back: messages 0–{last}, as before the last step")).format(last=kept - 1))
         self.changed()
 
     def _replay_ready(self) -> bool:

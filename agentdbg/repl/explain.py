@@ -13,7 +13,7 @@ from typing import Any
 
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import RequestBlocked, Session, ToolsExecuted
-from agentdbg.i18n import _, recorded
+from agentdbg.i18n import _, pgettext, recorded
 from agentdbg.messages import call_name
 
 LIMITS = (StopReason.MAX_TURNS, StopReason.MAX_TOOL_CALLS, StopReason.REPEATED_CALL,
@@ -52,15 +52,20 @@ def _tool_results(event: ToolsExecuted) -> str:
     if injected:
         said.append(_("The fault you injected answered {names} in place of the tool's own result: "
                       "the model sees only what you injected.").format(
-            names=", ".join(o.name for o in injected)))
+            names=listed(o.name for o in injected)))
     if failed:
-        names = ", ".join(f"{o.name} ({o.error_type})" for o in failed)
+        names = listed(f"{o.name} ({o.error_type})" for o in failed)
         said.append(_("{names} failed: the app answers the call with an error result (a role "
                       "\"tool\" message with the same tool_call_id), not a crash, so the model can "
                       "react.").format(names=names))
         if any(o.retryable for o in failed):
             said.append(_("A retryable error: the model may call the same tool again."))
     return join_sentences(said)
+
+
+def listed(names: Any) -> str:
+    """Names as a list in the language ("a, b" / "a、b"), each once, in order."""
+    return pgettext("list", ", ").join(dict.fromkeys(names))
 
 
 def _action(entry: dict) -> str:
@@ -104,7 +109,7 @@ def _what_next(session: Session, last: Any) -> str:
 
 
 def _tools(session: Session) -> str:
-    names = ", ".join(call_name(c) or "?" for c in session.pending)
+    names = pgettext("list", ", ").join(call_name(c) or "?" for c in session.pending)
     said = [_("The model asked for {k} call(s) ({names}). The app has appended that assistant "
               "message first; now it validates and runs the calls and answers each with a role "
               "\"tool\" message carrying its own tool_call_id.").format(k=len(session.pending),
@@ -115,7 +120,7 @@ def _tools(session: Session) -> str:
     needing = [call_name(c) or "?" for c in session.needs_approval()]
     if needing:
         said.append(_("{names} has side effects: the app must get approval before running "
-                      "it.").format(names=", ".join(needing)))
+                      "it.").format(names=listed(needing)))
     return join_sentences(said)
 
 

@@ -39,8 +39,9 @@ OPTIONS = {"lang": str, "explain": bool, "present": bool, "profile": str, "appro
 MAX_ITEMS = 1000
 
 
-#: the error for a key of the lesson file: ``bad(key, what is wrong)``
-Bad = Callable[[str, Msg], ConfigError]
+#: the error for a key of the lesson file: ``bad(key, what is wrong, *where)``, where ``where``
+#: leads into the key's value (an item's index, a nested key) to name the line of what is wrong
+Bad = Callable[..., ConfigError]
 
 
 @dataclass
@@ -61,6 +62,20 @@ class Lesson:
     exercises: list[str] = field(default_factory=list)
     tools: str | None = None         # what the lesson was prepared with (passed with --tools)
     path: Path | None = None
+    lines: dict[tuple[str, int], int] = field(default_factory=dict)  # (key, item) -> its line
+
+    def check_tools(self, names: set[str]) -> None:
+        """A ``ConfigError`` naming the file and line of the first fault or breakpoint on a tool
+        that is not among ``names`` (checked before the run starts, not when it is hit)."""
+        used = [("injections", i, inj["tool"]) for i, inj in enumerate(self.injections)]
+        used += [("breakpoints", i, value) for i, (kind, value, _n) in enumerate(self.breakpoints)
+                 if kind == "tool"]
+        for key, i, tool in used:
+            if tool not in names:
+                raise ConfigError(Msg(N_("{where}: {key}: no tool {tool}; the tools are {tools}"),
+                                      {"where": where(self.path, self.lines.get((key, i)), None),
+                                       "key": key, "tool": repr(tool),
+                                       "tools": ", ".join(sorted(names)) or "-"}))
 
 
 def load_lesson(path: Path) -> Lesson:
@@ -70,11 +85,9 @@ def load_lesson(path: Path) -> Lesson:
     if not isinstance(data, dict):
         raise ConfigError(Msg(N_("{path}: a lesson file is a YAML mapping (question:, steps: …)"),
                               {"path": path}))
-    lines = _key_lines(node)
-
-    def bad(key: str, what: Msg) -> ConfigError:
+    def bad(key: str, what: Msg, *inside: str | int) -> ConfigError:
         return ConfigError(Msg(N_("{where}: {key}: {problem}"),
-                               {"where": where(path, lines.get(key), None), "key": key,
+                               {"where": where(path, line_of(node, key, *inside), None), "key": key,
                                 "problem": what}))
 
     known = {"title", "question", "options", "breakpoints", "injections", "steps", "exercises",
@@ -84,23 +97,43 @@ def load_lesson(path: Path) -> Lesson:
             raise bad(str(key), Msg(N_("not a lesson key; the keys are {keys}"),
                                     {"keys": ", ".join(sorted(known))}))
     lesson = Lesson(path=path)
+    for key in ("breakpoints", "injections", "steps"):
+        for i in range(len(_items(data, key, bad))):
+            lesson.lines[(key, i)] = line_of(node, key, i) or 0
     lesson.question = _text(data.get("question"), "question", bad, optional=True)
     lesson.title = _text(data.get("title"), "title", bad, optional=True) or ""
     lesson.tools = _text(data.get("tools"), "tools", bad, optional=True)
     lesson.options = _options(data.get("options"), bad)
-    lesson.breakpoints = [_breakpoint(b, bad) for b in _items(data, "breakpoints", bad)]
-    lesson.injections = [_injection(i, bad) for i in _items(data, "injections", bad)]
-    lesson.steps = [_step(s, bad) for s in _items(data, "steps", bad)]
+    lesson.breakpoints = [_breakpoint(b, _at(bad, i)) for i, b in enumerate(_items(data, "breakpoints", bad))]
+    lesson.injections = [_injection(v, _at(bad, i)) for i, v in enumerate(_items(data, "injections", bad))]
+    lesson.steps = [_step(s, _at(bad, i)) for i, s in enumerate(_items(data, "steps", bad))]
     lesson.exercises = [_text(e, "exercises", bad) or "" for e in _items(data, "exercises", bad)]
     return lesson
 
 
-def _key_lines(node: Any) -> dict[str, int]:
+def line_of(node: Any, *path: str | int) -> int | None:
+    """The line (1-based) of what ``path`` leads to in the YAML ``node``: a key of a mapping
+    (its key's line), an item of a list; as deep as the path can be followed."""
     import yaml
 
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    return {str(k.value): k.start_mark.line + 1 for k, _v in node.value}
+    line = None
+    for step in path:
+        if isinstance(node, yaml.MappingNode):
+            found = next(((k, v) for k, v in node.value if str(k.value) == str(step)), None)
+            if found is None:
+                break
+            line, node = found[0].start_mark.line + 1, found[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            node = node.value[step]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def _at(bad: Bad, index: int) -> Bad:
+    """``bad`` for item ``index`` of the key's list (a nested key after it)."""
+    return lambda key, what, *inside: bad(key, what, index, *inside)
 
 
 def _items(data: dict, key: str, bad: Bad) -> list:
@@ -134,10 +167,11 @@ def _options(value: Any, bad: Bad) -> dict[str, Any]:
         kind = OPTIONS.get(str(key))
         if kind is None:
             raise bad("options", Msg(N_("{key} is not a lesson option; one of {options}"),
-                                     {"key": repr(key), "options": ", ".join(OPTIONS)}))
+                                     {"key": repr(key), "options": ", ".join(OPTIONS)}), str(key))
         if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
             raise bad("options", Msg(N_("{key} must be {kind}, got {type}"),
-                                     {"key": key, "kind": kind.__name__, "type": type(v).__name__}))
+                                     {"key": key, "kind": kind.__name__, "type": type(v).__name__}),
+                      str(key))
         out[str(key)] = v
     return out
 
@@ -177,21 +211,42 @@ def _injection(value: Any, bad: Bad) -> dict:
     if extra:
         raise bad("injections", Msg(N_("unknown key(s) {keys}"),
                                     {"keys": ", ".join(sorted(map(str, extra)))}))
-    return {"tool": value["fail"], "kind": kind, "sticky": value.get("sticky") is True,
+    return {"tool": value["fail"], "kind": kind, "sticky": _flag(value, "sticky", "injections", bad),
             "note": _text(value.get("note", ""), "injections", bad) or "",
-            "pause": value.get("pause") is True}
+            "pause": _flag(value, "pause", "injections", bad)}
+
+
+def _flag(value: dict, name: str, key: str, bad: Bad) -> bool:
+    """``pause:`` or ``sticky:`` of an item: true or false (absent: false), nothing else."""
+    flag = value.get(name, False)
+    if not isinstance(flag, bool):
+        raise bad(key, Msg(N_("{name}: must be true or false, got {value}"),
+                           {"name": name, "value": repr(flag)}), name)
+    return flag
 
 
 def _step(value: Any, bad: Bad) -> Step:
     if isinstance(value, str):
-        return Step(value.strip())
+        return Step(_command(value, bad))
     if not isinstance(value, dict) or not isinstance(value.get("do", "next"), str):
         raise bad("steps", Msg(N_("each is a command, or a mapping: do: COMMAND (note:, pause:)")))
     extra = set(value) - {"do", "note", "pause"}
     if extra:
         raise bad("steps", Msg(N_("unknown key(s) {keys}"), {"keys": ", ".join(sorted(map(str, extra)))}))
-    return Step(str(value.get("do", "next")).strip(), _text(value.get("note", ""), "steps", bad) or "",
-                value.get("pause") is True)
+    return Step(_command(value.get("do", "next"), bad, "do"),
+                _text(value.get("note", ""), "steps", bad) or "", _flag(value, "pause", "steps", bad))
+
+
+def _command(text: str, bad: Bad, *inside: str) -> str:
+    """A step's command, its first word checked against step mode's commands up front."""
+    from agentdbg.repl.commands import CommandError, lookup
+
+    text = text.strip()
+    try:
+        lookup(text.partition(" ")[0] or "next")
+    except CommandError as exc:
+        raise bad("steps", exc.args[0], *inside) from None
+    return text
 
 
 def dump_lesson(lesson: Lesson) -> str:

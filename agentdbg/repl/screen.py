@@ -91,12 +91,16 @@ class Screen:
             same += 1
         changed = min(len(self.seen), len(msgs)) - same
         if changed > 0:
-            self.say(_("(messages {first}–{last} are not the ones shown before: the history "
-                       "changed; shown again below)").format(first=same, last=same + changed - 1),
+            self.say((_("(message {index} is not the one shown before: the history changed; shown "
+                        "again below)") if changed == 1 else
+                      _("(messages {index} are not the ones shown before: the history changed; "
+                        "shown again below)")).format(index=span(same, same + changed - 1)),
                      "bold yellow")
         elif len(msgs) < len(self.seen):
-            self.say(_("(messages {first}–{last} were cut from the history)").format(
-                first=len(msgs), last=len(self.seen) - 1), "bold yellow")
+            cut = len(self.seen) - len(msgs)
+            self.say((_("(message {index} was cut from the history)") if cut == 1 else
+                      _("(messages {index} were cut from the history)")).format(
+                index=span(len(msgs), len(self.seen) - 1)), "bold yellow")
         if same:
             self._unchanged(same)
         if same < len(msgs):
@@ -105,11 +109,12 @@ class Screen:
 
     def _unchanged(self, upto: int) -> None:
         if self.present:
-            self.console.print(cjk(_("  [0–{last}] {summary}").format(
-                last=upto - 1, summary=summary(self.session.messages[:upto])), "bold"))
+            self.console.print(cjk(_("  [{index}] {summary}").format(
+                index=span(0, upto - 1), summary=summary(self.session.messages[:upto])), "bold"))
             return
-        self.console.print(cjk(_("  (messages 0–{last} unchanged; 'messages' shows all)").format(
-            last=upto - 1), "dim"))
+        self.console.print(cjk((_("  (message {index} unchanged; 'messages' shows all)") if upto == 1
+                                else _("  (messages {index} unchanged; 'messages' shows all)")).format(
+            index=span(0, upto - 1)), "dim"))
 
     def show_all(self, full: bool = False) -> None:
         self._render(0, full)
@@ -137,12 +142,9 @@ class Screen:
             empty = _(" (warning: the answer is empty)") if view_run.empty_answer(s) else ""
             style = ("bold green" if s.stop_reason is StopReason.COMPLETED and not empty
                      else "bold red" if not empty else "bold yellow")
-            detail = view_run.stop_text(s).rstrip(".。 ")
             self.console.print(cjk(Text.assemble(
                 (_("■ stopped: "), "bold"), (view_run.stop_label(s.stop_reason.value), style),
-                (empty, "bold yellow"),
-                _(" — {detail}. 'rewind N' or 'retry' to go on, 'save PATH', 'quit'.").format(
-                    detail=safe(detail)))))
+                (empty, "bold yellow"), stopped_tail(safe(view_run.stop_text(s).rstrip())))))
         elif s.phase is Phase.MODEL:
             self.console.print(cjk(_("▶ next: ask the model (turn {turn}) with {n} message(s)").format(
                 turn=len(s.turns) + 1, n=len(s.messages)), "bold"))
@@ -207,6 +209,26 @@ class Screen:
 
 def _same(a: Any, b: Any) -> bool:
     return a is b or a == b
+
+
+#: how a sentence ends, in either script: the stop detail keeps its own (an API's text is quoted
+#: as written) and the line's next sentence follows it
+ENDS = (".", "?", "!", ")", "。", "？", "！", "）")
+WIDE_ENDS = ("。", "？", "！", "）")
+
+
+def stopped_tail(detail: str) -> str:
+    """`` — DETAIL. 'rewind N' or 'retry' …``: a full stop only where the detail has none."""
+    if not detail.endswith(ENDS):
+        return _(" — {detail}. 'rewind N' or 'retry' to go on, 'save PATH', 'quit'.").format(
+            detail=detail)
+    tail = _(" — {detail} 'rewind N' or 'retry' to go on, 'save PATH', 'quit'.").format(detail=detail)
+    return tail.replace(detail + " ", detail, 1) if detail.endswith(WIDE_ENDS) else tail
+
+
+def span(first: int, last: int) -> str:
+    """Message indices as said on screen: ``3`` alone, or ``0–3``."""
+    return str(first) if first == last else f"{first}–{last}"
 
 
 def summary(messages: list) -> str:

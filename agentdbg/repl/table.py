@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agentdbg.i18n import Msg, _, tr
+from agentdbg.i18n import N_, Msg, _, tr
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -142,6 +142,37 @@ def index_arg(dbg: Stepper, text: str) -> int:
         raise CommandError(Msg("no message {index}; messages are 0..{last}",
                                {"index": index, "last": last}))
     return index
+
+
+def call_arg(dbg: Stepper, target: str) -> str:
+    """``target`` as the engine names a call: a label on screen (A, B …) becomes its call's id;
+    an id, a prefix, an index or a tool name is left as it is (an id or name wins over a label)."""
+    from agentdbg.checker.pairing import analyze
+    from agentdbg.messages import call_name
+
+    if not target.isalpha() or not target.isupper():
+        return target
+    calls = [c for m in dbg.session.messages if isinstance(m, dict)
+             for c in (m.get("tool_calls") or []) if isinstance(c, dict)]
+    if any(c.get("id") == target or call_name(c) == target for c in calls):
+        return target
+    by_label = {label: cid for cid, label in analyze(dbg.session.messages).labels.items()}
+    return by_label.get(target, target)
+
+
+#: why a file could not be written, by errno, in words a student reads in their language
+WRITE_PROBLEMS = {2: N_("the folder {folder} does not exist"), 13: N_("permission denied"),
+                  1: N_("permission denied"), 21: N_("it is a folder"),
+                  20: N_("{folder} is not a folder"), 28: N_("the disk is full"),
+                  30: N_("the file system is read-only")}
+
+
+def cannot_write(path: str | Path, exc: OSError) -> CommandError:
+    """One line for a file step mode could not write: the path and the reason."""
+    problem = WRITE_PROBLEMS.get(exc.errno or 0)
+    folder = str(Path(path).parent)
+    why = Msg(problem, {"folder": folder}) if problem else exc.strerror or type(exc).__name__
+    return CommandError(Msg("{path}: cannot write it ({error})", {"path": str(path), "error": why}))
 
 
 HELP_WIDTH = 80
