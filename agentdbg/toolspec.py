@@ -15,14 +15,16 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentdbg.errors import ConfigError, where
 from agentdbg.i18n import N_, Msg
-from agentdbg.mcp.config import McpServerConfig, parse_server_configs
 from agentdbg.messages import TOOL_NAME_RE
 from agentdbg.yamlfile import parse as parse_yaml
 from agentdbg.yamlfile import read_text
+
+if TYPE_CHECKING:   # loaded where a tools file names servers (a replay reads none)
+    from agentdbg.mcp.config import McpServerConfig
 
 MAX_FILE_BYTES = 5_000_000  # a tools file larger than this is a mistake, not a tools file
 SUPPORTED_VERSIONS = (1,)
@@ -317,6 +319,8 @@ def _parse_servers(doc: _Doc, raw: Any) -> list[McpServerConfig]:
     """``mcp_servers:``: each server remembers where it is defined (``tools.yaml:12``)."""
     if raw is None:
         return []
+    from agentdbg.mcp.config import parse_server_configs
+
     configs = parse_server_configs(raw, base_dir=doc.path.resolve().parent, source=str(doc.path),
                                    error=lambda keys, message: doc.error(("mcp_servers", *keys), message))
     return [replace(c, source=f"{doc.path}:{doc.line_of(('mcp_servers', i))}")
