@@ -115,7 +115,10 @@ class TranscriptWriter:
         written as what the previous request did not hold (``prefix`` + ``append``)."""
         if isinstance(event, Request) and event.messages is not None:
             event.prefix, event.append = self._split(event.messages)
-            self._last = list(event.messages)
+            if event.prefix == len(self._last):   # appended to: our copy grows by what is new
+                self._last.extend(event.append)   # (copying the whole array each request
+            else:                                 # was quadratic in the run's length)
+                self._last = list(event.messages)
             if event.params is not None and self._tools and event.params.get("tools") == self._tools:
                 event.params = {k: v for k, v in event.params.items() if k != "tools"}
             body = event.body
