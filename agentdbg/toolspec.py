@@ -391,8 +391,14 @@ def _parse_tool(doc: _Doc, i: int, raw: Any, defaults: dict) -> ToolSpec:
 
 #: ideographs, kana, CJK and fullwidth punctuation: text written without spaces between words
 #: (Hangul is left out: Korean puts spaces between words)
-CJK = re.compile(r"[\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-                 r"\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003134f]")
+CJK_CHARS = (r"[\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+             r"\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003134f]")
+
+
+def _cjk(char: str) -> bool:
+    """``char`` is one of ``CJK_CHARS`` (compiled where a folded YAML value needs it: the
+    character set takes milliseconds to compile, at every start otherwise)."""
+    return re.match(CJK_CHARS, char) is not None
 
 
 def _unfold_cjk(node: Any, value: str) -> str:
@@ -423,8 +429,8 @@ def _unfold_cjk(node: Any, value: str) -> str:
         if at < 0:
             return value
         cursor = at + len(line)
-        if following and value[cursor:cursor + 1] == " " and CJK.match(line[-1]) \
-                and CJK.match(following[0]):
+        if following and value[cursor:cursor + 1] == " " and _cjk(line[-1]) \
+                and _cjk(following[0]):
             joins.append(cursor)
     for at in reversed(joins):
         value = value[:at] + value[at + 1:]
