@@ -99,6 +99,14 @@ def utf8_json(value: Any, **kw: Any) -> str:
     return text
 
 
+def utf8_json_bytes(value: Any, **kw: Any) -> bytes:
+    """``utf8_json(value, **kw)`` as UTF-8, encoded once (the check is the encoding)."""
+    try:
+        return _dumps(value, False, kw).encode("utf-8")
+    except UnicodeEncodeError:
+        return _dumps(value, True, kw).encode("utf-8")
+
+
 def _dumps(value: Any, ascii_only: bool, kw: dict) -> str:
     try:
         if type(value) is dict and kw.keys() == {"default"} and callable(kw["default"]) \

@@ -15,14 +15,16 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentdbg.errors import ConfigError, where
 from agentdbg.i18n import N_, Msg
-from agentdbg.mcp.config import McpServerConfig, parse_server_configs
 from agentdbg.messages import TOOL_NAME_RE
 from agentdbg.yamlfile import parse as parse_yaml
 from agentdbg.yamlfile import read_text
+
+if TYPE_CHECKING:   # loaded where a tools file names servers (a replay reads none)
+    from agentdbg.mcp.config import McpServerConfig
 
 MAX_FILE_BYTES = 5_000_000  # a tools file larger than this is a mistake, not a tools file
 SUPPORTED_VERSIONS = (1,)
@@ -317,6 +319,8 @@ def _parse_servers(doc: _Doc, raw: Any) -> list[McpServerConfig]:
     """``mcp_servers:``: each server remembers where it is defined (``tools.yaml:12``)."""
     if raw is None:
         return []
+    from agentdbg.mcp.config import parse_server_configs
+
     configs = parse_server_configs(raw, base_dir=doc.path.resolve().parent, source=str(doc.path),
                                    error=lambda keys, message: doc.error(("mcp_servers", *keys), message))
     return [replace(c, source=f"{doc.path}:{doc.line_of(('mcp_servers', i))}")
@@ -387,8 +391,14 @@ def _parse_tool(doc: _Doc, i: int, raw: Any, defaults: dict) -> ToolSpec:
 
 #: ideographs, kana, CJK and fullwidth punctuation: text written without spaces between words
 #: (Hangul is left out: Korean puts spaces between words)
-CJK = re.compile(r"[\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-                 r"\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003134f]")
+CJK_CHARS = (r"[\u2e80-\u2fff\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+             r"\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003134f]")
+
+
+def _cjk(char: str) -> bool:
+    """``char`` is one of ``CJK_CHARS`` (compiled where a folded YAML value needs it: the
+    character set takes milliseconds to compile, at every start otherwise)."""
+    return re.match(CJK_CHARS, char) is not None
 
 
 def _unfold_cjk(node: Any, value: str) -> str:
@@ -419,8 +429,8 @@ def _unfold_cjk(node: Any, value: str) -> str:
         if at < 0:
             return value
         cursor = at + len(line)
-        if following and value[cursor:cursor + 1] == " " and CJK.match(line[-1]) \
-                and CJK.match(following[0]):
+        if following and value[cursor:cursor + 1] == " " and _cjk(line[-1]) \
+                and _cjk(following[0]):
             joins.append(cursor)
     for at in reversed(joins):
         value = value[:at] + value[at + 1:]

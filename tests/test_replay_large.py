@@ -203,3 +203,33 @@ def test_replay_json_does_without_rich(tmp_path):
                                str(tmp_path / "b.jsonl")], capture_output=True, text=True, env=env)
     assert "RICH True 0" in text_run.stderr, text_run.stderr
     assert "replayed turn 3" in text_run.stdout
+
+
+def test_replay_json_loads_nothing_it_does_not_use(tmp_path):
+    """``replay --json --save`` of a recording made with tools reads no tools file and runs no
+    MCP server nor command tool: the MCP configuration parser (its dataclass, 5 ms), the run
+    tree of a multi-agent run (only to list one) and ``tempfile`` are not imported, and the
+    CJK character set of YAML folding (7.6 ms to compile) is not compiled. Each was paid at
+    every replay."""
+    import re
+    import subprocess
+    import sys
+
+    from agentdbg.toolspec import CJK_CHARS
+
+    path = tmp_path / "short.jsonl"
+    record(path, turns=3)
+    unused = ["agentdbg.mcp.config", "agentdbg.transcript.tree", "tempfile"]
+    code = ("import re, sys\nfrom agentdbg.cli import main\n"
+            "sys.argv = ['agentdbg', 'replay', *sys.argv[1:]]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+            f"print('LOADED', [m for m in {unused!r} if m in sys.modules], code, file=sys.stderr)\n"
+            "print('PATTERNS', [k[1] for k in re._cache], file=sys.stderr)\n")
+    env = {**__import__("os").environ, "AGENTDBG_HOME": str(tmp_path / "home")}
+    run = subprocess.run([sys.executable, "-c", code, str(path), "--json", "--save",
+                          str(tmp_path / "a.jsonl")], capture_output=True, text=True, env=env)
+    assert json.loads(run.stdout)["stop_reason"] == "completed"
+    assert "LOADED [] 0" in run.stderr, run.stderr
+    patterns = next(line for line in run.stderr.splitlines() if line.startswith("PATTERNS"))
+    assert repr(CJK_CHARS) not in patterns and "\\u2e80" not in patterns, patterns
+    assert re.match(CJK_CHARS, "的") and not re.match(CJK_CHARS, "한")

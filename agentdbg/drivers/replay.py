@@ -103,10 +103,10 @@ def fewer_collections(batch: bool = True) -> Iterator[None]:
 def _run_of(args: ReplayArgs) -> list[Path]:
     """The conversations of the multi-agent run ``args.file`` belongs to, parents first (just
     the file in step mode, with --save or --json, or outside a run)."""
-    from agentdbg.transcript.tree import siblings
-
     if args.step or args.save is not None or args.json_out:
         return [Path(args.file)]
+    from agentdbg.transcript.tree import siblings
+
     return siblings(Path(args.file))
 
 

@@ -36,7 +36,7 @@ class UserActions:
     force_send: bool
     toolset: ToolSet
     result_source: Callable[[dict], CallOverride | None] | None
-    _recent_calls: list[tuple[str, str]]
+    _recent_calls: list[tuple[str, str, str]]
 
     elapsed: Callable[[], float]
     _emit: Callable[..., None]

@@ -124,7 +124,8 @@ class ToolExecutor:
         ``override(call)`` may return a ``Fault`` to answer that call without running it.
         """
         faults = [override(c) if override else None for c in calls]
-        self._cancel = threading.Event()
+        if self._cancel.is_set():   # a new run is not cancelled (an unset one is as good as new)
+            self._cancel = threading.Event()
         if len(calls) == 1:  # nothing to overlap with: no extra thread
             try:
                 return [self.run_one(calls[0], approved, faults[0])]

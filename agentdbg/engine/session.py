@@ -126,7 +126,7 @@ class Session(UserActions):
         self.stop_reason: StopReason | None = None
         self.stop_detail = ""                         # in English (what the transcript records)
         self.stop_msg: Msg | str = ""                 # the same, to show in the chosen language
-        self._recent_calls: list[tuple[str, str]] = []  # (fingerprint, content), repeated in a row
+        self._recent_calls: list[tuple[str, str, str]] = []  # (name, arguments, content), repeated in a row
         self._started = clock()
         self.marks: dict[int, set[str]] = {}          # message index -> {"edited", "injected"}
         self.actions: list[dict] = []                 # the user's edits, drops, rewinds ...
@@ -348,8 +348,8 @@ class Session(UserActions):
         n = self.config.repeat_limit
         run = self._recent_calls   # the last calls, as long as each is the one before it again
         for o in outcomes:
-            call = (call_fingerprint(o.name, o.arguments or ""), o.content)
-            if run and run[-1] != call:
+            call = (o.name, o.arguments or "", o.content)
+            if run and not _same_call(run[-1], call):
                 run.clear()
             run.append(call)
         if n > 0 and len(run) > n:   # the last n are the same call: a set of them each turn
@@ -371,3 +371,9 @@ class Session(UserActions):
             self._emit("stop", reason=reason.value, detail=self.stop_detail, messages=self.messages,
                        usage=self.usage)
         return Stopped(reason if self.stop_reason is None else self.stop_reason, self.stop_detail)
+
+
+def _same_call(a: tuple[str, str, str], b: tuple[str, str, str]) -> bool:
+    """The same call again (name, arguments, result): the same result and the same arguments
+    once canonical (``call_fingerprint``), parsed only when the texts differ."""
+    return a[2] == b[2] and (a[:2] == b[:2] or call_fingerprint(*a[:2]) == call_fingerprint(*b[:2]))

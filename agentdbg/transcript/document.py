@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -84,6 +83,8 @@ def run_document(session: Finished, *, model: str, base_url: str | None = None,
 
 def write_json(path: str | Path, doc: JsonObject) -> None:
     """Write atomically: a crash mid-write never leaves a half file in place of a good one."""
+    import tempfile
+
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)

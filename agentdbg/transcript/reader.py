@@ -237,7 +237,7 @@ def _rebuilt(p: Path, n: int, kind: str, current: list[Message], prefix: int,
     if prefix > len(current):
         raise InputError(located(p, n, None, f"{kind} event: field 'prefix' is {prefix}, but the "
                                              f"request before it held {len(current)} message(s)"))
-    return current[:prefix] + append
+    return current + append if prefix == len(current) else current[:prefix] + append
 
 
 def _whole_body(p: Path, n: int, stored: JSONObject, cuts: dict[str, int],

@@ -23,6 +23,7 @@ DEFAULT_REDACT = [
 #: case-insensitively). A JSON text holding none of them holds no default key format.
 DEFAULT_LEADS = ("sk-", "AKIA", "gh", "xox", "AIza")
 ANY_CASE_LEAD = b"bearer"
+_LEADS_UTF8 = tuple(lead.encode() for lead in DEFAULT_LEADS)
 
 
 _REMEMBER_FROM = 1 << 16   # texts this long are remembered once redacted …
@@ -46,6 +47,7 @@ class Redactor:
                                       {"pattern": repr(p), "why": exc})) from None
         self.secrets: list[str] = []
         self._written: set[str] = set()   # each secret as JSON writes it (both ways), unquoted
+        self._written_utf8: set[bytes] = set()   # ... and as UTF-8
         for secret in secrets:
             self.add(secret)
         # long texts redacted lately: the proxy writes one message to a transcript and to the
@@ -60,20 +62,29 @@ class Redactor:
             # the longest first: "alice:pw" goes whole before "alice" could cut it
             self.secrets.sort(key=len, reverse=True)
             self._written.update(json.dumps(secret, ensure_ascii=a)[1:-1] for a in (False, True))
+            self._written_utf8 = {w.encode("utf-8", "surrogatepass") for w in self._written}
             self._recent, self._held = {}, 0
 
-    def may_hold_secret(self, text: str) -> bool:
+    def may_hold_secret(self, text: str | bytes) -> bool:
         """Whether the JSON text ``text`` may hold something ``__call__`` redacts, in a string
         or a key. False only where the walk would change nothing: JSON writes a string one
         character at a time, so a secret inside a string is in its text as written (or as
         ``ensure_ascii`` writes it), and a default key format starts with a lead (see
         ``DEFAULT_LEADS``). The user's ``--redact`` patterns may match anything: with one,
-        always True. Literal searches: a tenth of the walk's time, or of one regex's."""
-        if self.extra or any(lead in text for lead in DEFAULT_LEADS):
+        always True. Literal searches: a tenth of the walk's time, or of one regex's.
+        ``text`` may be the line's UTF-8 bytes (the writer's): a text holds a string exactly
+        where its UTF-8 bytes hold the string's, so the answer is the same."""
+        if self.extra:
             return True
-        if ANY_CASE_LEAD in text.encode("utf-8", "surrogatepass").lower():   # ASCII lowered
-            return True
-        return any(written in text for written in self._written)
+        if isinstance(text, str):
+            if any(lead in text for lead in DEFAULT_LEADS):
+                return True
+            data = text.encode("utf-8", "surrogatepass")
+            if ANY_CASE_LEAD in data.lower():   # ASCII lowered
+                return True
+            return any(written in text for written in self._written)
+        return (any(lead in text for lead in _LEADS_UTF8) or ANY_CASE_LEAD in text.lower()
+                or any(written in text for written in self._written_utf8))
 
     def text(self, value: str) -> str:
         if len(value) < _REMEMBER_FROM:

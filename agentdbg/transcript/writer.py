@@ -26,7 +26,7 @@ from typing import IO, Any, Protocol
 import msgspec
 
 from agentdbg import __version__
-from agentdbg.messages import utf8_json
+from agentdbg.messages import utf8_json_bytes
 from agentdbg.toolspec import ToolSet
 from agentdbg.transcript.events import (
     FORMAT,
@@ -115,7 +115,10 @@ class TranscriptWriter:
         written as what the previous request did not hold (``prefix`` + ``append``)."""
         if isinstance(event, Request) and event.messages is not None:
             event.prefix, event.append = self._split(event.messages)
-            self._last = list(event.messages)
+            if event.prefix == len(self._last):   # appended to: our copy grows by what is new
+                self._last.extend(event.append)   # (copying the whole array each request
+            else:                                 # was quadratic in the run's length)
+                self._last = list(event.messages)
             if event.params is not None and self._tools and event.params.get("tools") == self._tools:
                 event.params = {k: v for k, v in event.params.items() if k != "tools"}
             body = event.body
@@ -140,17 +143,22 @@ class TranscriptWriter:
     def _line(self, value: dict[str, JSON]) -> None:
         if self.error is not None:
             return
-        line = utf8_json(value, default=str)
-        if self.redact.may_hold_secret(line):   # else redacting would change nothing
-            line = utf8_json(self.redact(value), default=self._shown)
-        line += "\n"
+        data = utf8_json_bytes(value, default=str)
+        if self.redact.may_hold_secret(data):   # else redacting would change nothing
+            data = utf8_json_bytes(self.redact(value), default=self._shown)
+        data += b"\n"
         try:
             if self.fh is None:
                 if not self.keep_open:
-                    append_to(self.path, line.encode("utf-8"))
+                    append_to(self.path, data)
                 return
-            self.fh.write(line)
-            self.fh.flush()
+            raw = getattr(self.fh, "buffer", None)   # the file's bytes under its text: the
+            if raw is not None:                      # line is encoded once, here, not again
+                raw.write(data)
+                raw.flush()
+            else:
+                self.fh.write(data.decode("utf-8"))
+                self.fh.flush()
         except OSError as exc:  # e.g. a full disk: keep running, report it once
             self.error = exc
 
