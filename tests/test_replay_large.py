@@ -220,10 +220,12 @@ def test_replay_json_loads_nothing_it_does_not_use(tmp_path):
     path = tmp_path / "short.jsonl"
     record(path, turns=3)
     unused = ["agentdbg.mcp.config", "agentdbg.transcript.tree", "tempfile"]
-    code = ("import re, sys\nfrom agentdbg.cli import main\n"
+    # what the interpreter had before agentdbg (a site .pth may import tempfile) is not ours
+    code = ("import re, sys\nbefore = set(sys.modules)\nfrom agentdbg.cli import main\n"
             "sys.argv = ['agentdbg', 'replay', *sys.argv[1:]]\n"
             "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
-            f"print('LOADED', [m for m in {unused!r} if m in sys.modules], code, file=sys.stderr)\n"
+            f"print('LOADED', [m for m in {unused!r} if m in set(sys.modules) - before], code,"
+            " file=sys.stderr)\n"
             "print('PATTERNS', [k[1] for k in re._cache], file=sys.stderr)\n")
     env = {**__import__("os").environ, "AGENTDBG_HOME": str(tmp_path / "home")}
     run = subprocess.run([sys.executable, "-c", code, str(path), "--json", "--save",
