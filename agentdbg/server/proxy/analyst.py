@@ -147,8 +147,8 @@ class Analysis:
             return Verdict(seen.conv.number, body, [], wire=wire_name)
         self._follow(ex_id, seen, len(raw))
         self.view.show_request(seen)
-        for line in self.skips.take():
-            self.view.note(line)
+        for line in self.skips.take():   # English as noted; said in the chosen language
+            self.view.note(schemas.skip_text(line))
         return Verdict(seen.conv.number, body, seen.findings, wire=wire_name)
 
     def _follow(self, ex_id: int, seen: Seen, size: int) -> None:
