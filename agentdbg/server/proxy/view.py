@@ -14,10 +14,12 @@ from rich.rule import Rule
 from rich.text import Text
 
 from agentdbg.checker import summary
+from agentdbg.i18n import _
 from agentdbg.render.run import empty_answer_finding, no_text
 from agentdbg.render.safe import safe
 from agentdbg.render.view import render_conversation, render_finding, render_tools
 from agentdbg.server.proxy.lineage import lineage_lines
+from agentdbg.wire.common import stream_note
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -94,7 +96,8 @@ class ProxyView:
             for finding in empty:
                 self.console.print(render_finding(finding))
         for line in shape:
-            self.console.print(Text(f"  stream: {safe(self.redact(line))}", style="yellow"))
+            said = _("stream: {note}").format(note=stream_note(self.redact(line)))
+            self.console.print(Text("  " + safe(said), style="yellow"))
 
     def _native_response(self, seen: Seen, native: JSON, pending: bool) -> RenderableType:
         """The request's items (or messages) and the response's, drawn from the response on."""
