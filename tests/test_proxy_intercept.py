@@ -111,8 +111,12 @@ def test_intercept_speaks_chinese(tmp_path):
         cmd("quit")
         proxy.expect(pexpect.EOF)
         for english in ("paused before", "unknown command", "usage:", "is not a tool result",
-                        "not valid JSON", "unknown fault", "send the request", "unchanged"):
+                        "not valid JSON", "unknown fault", "send the request", "unchanged",
+                        "request 1 ·", "← response for"):
             assert english not in screen.getvalue()
+        # the proxy's own lines about each request and response, between the prompts
+        assert "请求 2 · 对话 1 · 3 条消息" in screen.getvalue()
+        assert "← 对话 1 的响应（" in screen.getvalue()
     finally:
         proxy.close()
         for p in apps:

@@ -276,3 +276,4 @@ def test_the_proxy_says_a_skipped_schema_in_chinese(tmp_path):
     assert (f"工具 't'：arguments 未检查：展开引用后，这个 schema 超过 {schemas.MAX_COST} 个部分"
             "（agentdbg 对单个 schema 的工作预算）") in log, log
     assert "arguments left unchecked" not in log and "with its references" not in log, log
+    assert "✗ 1 个错误，0 个警告：missing-tool-response@1" in log, log   # the call has no result
