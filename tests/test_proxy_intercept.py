@@ -109,6 +109,7 @@ def test_intercept_speaks_chinese(tmp_path):
         proxy.expect(on_screen("转发前已暂停（对话 1）"))
         cmd("inject 2 nonsense", "*** 未知的故障 'nonsense'")
         cmd("quit")
+        proxy.expect(on_screen("记录文件："))
         proxy.expect(pexpect.EOF)
         for english in ("paused before", "unknown command", "usage:", "is not a tool result",
                         "not valid JSON", "unknown fault", "send the request", "unchanged",
