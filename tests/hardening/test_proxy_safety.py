@@ -163,6 +163,32 @@ def test_a_streams_notes_in_chinese_and_its_transcript_in_english(upstream, prox
     assert "call call_1 at index 0: id sent once, 2 deltas joined by index" in saved, saved
 
 
+def test_an_undecoded_response_is_said_in_chinese(upstream, proxies):
+    """`proxy --lang zh`: a response body agentdbg does not decode (br) or cannot inflate (bad
+    gzip) is said in Chinese on the console; the transcript records the English."""
+    bodies = iter([("br", b"\x0b\x01\x80hello"), ("gzip", b"not gzip at all")])
+
+    def reply(handler, body):
+        encoding, data = next(bodies)
+        handler.send_response(200)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-encoding", encoding)
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+    upstream.reply = reply
+    proxy = proxies(upstream.url, "--lang", "zh")
+    assert post(proxy.url, chat(0))[0] == 200 and post(proxy.url, chat(1))[0] == 200
+    out = proxy.stop()
+    assert ("对话 1：上游发来的响应体采用 'br' 编码（代理要求的是 identity），agentdbg 不解码这种编码："
+            "已原样转发，未做分析") in out, out
+    assert "对话 2：上游的 gzip 响应体无法解压（" in out and "）：未做分析" in out, out
+    # the error line keeps its status (twice, as in English) and reads the note back
+    assert "上游返回了 HTTP 200：HTTP 200: 上游发来的响应体采用 'br' 编码" in out, out
+    assert "the upstream" not in out, out
+    assert "the upstream sent a 'br'-encoded body" in proxy.saved()
+
+
 def test_a_30_mb_request_never_stalls_other_clients(upstream, proxies):
     proxy = proxies(upstream.url)
     big = chat(0)
