@@ -155,3 +155,19 @@ def test_a_paragraph_prints_wrapped_by_these_rules():
     Console(file=buf, width=24, no_color=True).print(Paragraph(NARRATION))
     lines = buf.getvalue().splitlines()
     assert not any(line.rstrip().endswith("3") for line in lines[:-1]), lines
+
+
+def test_a_schema_left_unchecked_is_read_back_in_chinese():
+    """A skip line (English, as `check --json` keeps it) said in Chinese on a console: the tool's
+    name verbatim, each reason a schema check gives in its own template; English unchanged."""
+    from agentdbg import schemas
+
+    deep = "tool 'x': arguments left unchecked: nested too deeply to check against the schema"
+    ref = "tool 'x': arguments left unchecked: $ref '#/nowhere' is not resolved"
+    try:
+        i18n.use("zh")
+        assert schemas.skip_text(deep) == "工具 'x'：arguments 未检查：嵌套太深，无法按 schema 检查"
+        assert schemas.skip_text(ref) == "工具 'x'：arguments 未检查：$ref '#/nowhere' 无法解析"
+    finally:
+        i18n.use("en")
+    assert schemas.skip_text(deep) == deep and schemas.skip_text(ref) == ref

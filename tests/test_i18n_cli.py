@@ -660,3 +660,45 @@ def test_a_transcript_that_could_not_be_written_is_said_in_chinese():
     assert _write_failure(template, 3, writer) == (
         "conversation 3: its transcript /r/c-1.jsonl could not be written (No space left on device); "
         "its transcript stops before its end")
+
+
+def test_a_launched_clients_notes_and_the_proxys_log_in_chinese(tmp_path):
+    """`agentdbg proxy --lang zh --offline --client gemini -- python -c pass` (real processes):
+    what agentdbg learnt about Gemini CLI's settings (a file that is not JSON, no sign-in chosen)
+    is said in Chinese in the summary and in the log, as are the log's own lines (the command,
+    where each API is relayed, where the proxy listens, how the command ended); settings, paths,
+    URLs and the client's own error text verbatim. English unchanged."""
+    (tmp_path / ".gemini").mkdir()
+    (tmp_path / ".gemini" / "settings.json").write_text("{oops")
+    said = {}
+    for lang in ("zh", "en"):
+        runs = tmp_path / f"runs-{lang}"
+        r = subprocess.run([sys.executable, "-m", "agentdbg", "proxy", "--lang", lang, "--offline",
+                            "--client", "gemini", "--port", "0", "--save", str(runs), "--",
+                            sys.executable, "-c", "pass"],
+                           capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                           env={**os.environ, "AGENTDBG_HOME": str(tmp_path),
+                                "HOME": str(tmp_path / "home"), "GEMINI_CLI_HOME": str(tmp_path / "home")})
+        assert r.returncode == 0, r.stderr
+        [log] = runs.glob("*.log")
+        said[lang] = (r.stderr, log.read_text(encoding="utf-8"))
+    (zh, zh_log), (en, en_log) = said["zh"], said["en"]
+    bad = str(tmp_path / ".gemini" / "settings.json")
+    setting = '{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
+    assert f"  提示：{bad}：不是纯 JSON；其中的登录设置不予考虑\n" in zh, zh
+    assert ("  提示：Gemini CLI 的设置里没有选择登录方式（security.auth.selectedType）：设置了 "
+            "GOOGLE_GEMINI_BASE_URL 时，用 -p 运行会因 'Invalid auth method selected.' 而停止；"
+            f"请把 {setting} 写进 ~/.gemini/settings.json（agentdbg 不会替你写）\n") in zh, zh
+    assert zh_log.startswith(f"agentdbg proxy: 正在运行 {sys.executable} -c pass（客户端：gemini）\n"), zh_log
+    assert "  gemini：转发到 http://127.0.0.1:" in zh_log and "agentdbg proxy: 正在 http://" in zh_log
+    assert f"agentdbg: 提示：{bad}：不是纯 JSON" in zh_log and " 秒后退出，状态码 0" in zh_log
+    for english in ("note:", "not plain JSON", "pick no sign-in", "running ", "relayed to",
+                    "listening at", "exited with"):
+        assert english not in zh + zh_log, english
+    assert f"  note: {bad}: not plain JSON; its sign-in setting is not taken into account\n" in en
+    assert ("  note: Gemini CLI's settings pick no sign-in (security.auth.selectedType): with "
+            "GOOGLE_GEMINI_BASE_URL set, it stops with 'Invalid auth method selected.' when run "
+            f"with -p; put {setting} in ~/.gemini/settings.json (agentdbg does not write it)\n") in en
+    assert en_log.startswith(f"agentdbg proxy: running {sys.executable} -c pass (client: gemini)\n")
+    assert "  gemini: relayed to http://127.0.0.1:" in en_log and "agentdbg proxy: listening at" in en_log
+    assert f"agentdbg: {sys.executable} exited with status 0 after " in en_log

@@ -623,3 +623,27 @@ def test_the_pytest_plugin_labels_each_conversation_of_a_run_by_its_agent(pytest
         "session/s.jsonl::replay[[]main[]] PASSED*",
         "session/s.jsonl::replay[[]general-purpose[]] PASSED*",
         "FAILED runs/*::replay[[]Read invoices[]]*"])
+
+
+def test_the_lineage_lines_in_chinese(tmp_path):
+    """`proxy --lang zh`: who started a conversation and where a call's result came from, said
+    in Chinese (ids, tools and agents' names verbatim); English unchanged above."""
+    from agentdbg import i18n
+
+    proxy = Proxy(tmp_path)
+    main = [{"role": "system", "content": "You are Claude Code."}, {"role": "user", "content": "where?"}]
+    sub = [{"role": "system", "content": "You are an agent for Claude Code."},
+           {"role": "user", "content": "Find the file that configures the proxy and say its path."}]
+    try:
+        i18n.use("zh")
+        proxy.send({"messages": main, "tools": [fn("Agent")]}, asks(AGENT_CALL))
+        _, started = proxy.send({"messages": sub}, says("It is proxy.toml"))
+        _, back = proxy.send({"messages": main + [asks(AGENT_CALL), result("toolu_01", "It is proxy.toml")],
+                              "tools": [fn("Agent")]}, says("proxy.toml"))
+        proxy.send({"messages": [TRIAGE, Q], "tools": [fn("transfer_to_billing_agent")]}, asks(HANDOFF))
+        _, handed = proxy.send({"messages": [BILLING, Q, asks(HANDOFF), HANDED]}, says("ok"))
+    finally:
+        i18n.use("en")
+    assert started == ["↳ 子代理（Find the config）由对话 1（Claude Code）中的调用 toolu_01（Agent）启动"]
+    assert back == ["↳ Agent toolu_01 的结果来自对话 2（Find the config）"]
+    assert handed == ["↳ 由对话 3（triage agent）移交给 Billing agent（调用 call_h：transfer_to_billing_agent）"]

@@ -10,16 +10,19 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from agentdbg.i18n import _
+
 
 def edit_json(value: Any, io: dict, what: str) -> Any:
     """Edit ``value`` as pretty JSON; the parsed result. ValueError names what stays unchanged."""
     text = edit_text(json.dumps(value, ensure_ascii=False, indent=2), io)
     if text is None:
-        raise ValueError(f"edit cancelled; {what} unchanged")
+        raise ValueError(_("edit cancelled; {what} unchanged").format(what=what))
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise ValueError(f"not valid JSON ({exc}); {what} unchanged") from None
+        raise ValueError(_("not valid JSON ({error}); {what} unchanged").format(error=exc, what=what)) \
+            from None
 
 
 def edit_text(text: str, io: dict) -> str | None:

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from agentdbg.i18n import N_
 from agentdbg.schemas.budget import (
     MAX_COST,
     MAX_STEPS,
@@ -84,6 +85,10 @@ def _safe_class(cls: type) -> type:
     return extend(cls, own)
 
 
+#: why arguments are not checked against a schema nested too deeply to follow
+DEEP = N_("nested too deeply to check against the schema")
+
+
 # -- the API ------------------------------------------------------------------------------
 
 def validator(schema: dict) -> Any:
@@ -92,7 +97,7 @@ def validator(schema: dict) -> Any:
     try:
         own = _one_dialect(schema)
     except RecursionError:
-        raise Uncheckable("nested too deeply to check against the schema") from None
+        raise Uncheckable(DEEP) from None
     return _safe_class(class_for(schema))(own, registry=registry())
 
 
@@ -133,15 +138,15 @@ def errors(v: Any, instance: Any, steps: int = MAX_STEPS,
         try:
             return list(v.iter_errors(instance))
         except RecursionError:
-            raise Uncheckable("nested too deeply to check against the schema") from None
+            raise Uncheckable(DEEP) from None
         except Unresolvable as exc:  # a reference outside any keyword that skips it
-            raise Uncheckable(f"$ref {exc.ref!r} is not resolved") from None
+            raise Uncheckable(N_("$ref {ref} is not resolved").format(ref=repr(exc.ref))) from None
         except BaseException as exc:
             # the interpreter's depth limit met inside ``referencing``'s Rust maps comes out
             # as pyo3's PanicException (a BaseException): the same "too deep", not a crash
             if type(exc).__name__ != "PanicException":
                 raise
-            raise Uncheckable("nested too deeply to check against the schema") from None
+            raise Uncheckable(DEEP) from None
 
 
 def _describe(error: ValidationError) -> str:

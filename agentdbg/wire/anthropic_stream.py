@@ -14,9 +14,20 @@ import copy
 import json
 from collections.abc import Iterator
 
+from agentdbg.i18n import N_
 from agentdbg.messages import loads_json
 from agentdbg.wire.anthropic_reply import chat_reply
-from agentdbg.wire.common import ChatReply, Pending, SSEParser, as_dict, as_list, parse_event, pieces, sse
+from agentdbg.wire.common import (
+    SHORT_SHAPES,
+    ChatReply,
+    Pending,
+    SSEParser,
+    as_dict,
+    as_list,
+    parse_event,
+    pieces,
+    sse,
+)
 
 TEXT_PIECE = 16
 ARG_PIECE = 12
@@ -97,13 +108,14 @@ class AnthropicAccumulator:
         for event, raw in self._parser.close():
             self._safely(event, raw)
         if not self.stopped and self.events:
-            self.notes.append("the stream ended before message_stop: the message is partial")
+            self.notes.append(N_("the stream ended before message_stop: the message is partial"))
 
     def _safely(self, event: str, raw: str) -> None:
         try:
             self._event(event, raw)
         except Exception as exc:  # noqa: BLE001 - a relay must never depend on analysis succeeding
-            self.notes.append(f"an event agentdbg could not read ({type(exc).__name__}): {raw[:60]!r}")
+            self.notes.append(N_("an event agentdbg could not read ({error}): {raw}").format(
+                error=type(exc).__name__, raw=repr(raw[:60])))
 
     def _event(self, event: str, raw: str) -> None:
         obj = parse_event(raw, self.notes)
@@ -112,9 +124,10 @@ class AnthropicAccumulator:
         self.events += 1
         kind = obj.get("type")
         if event and kind != event:
-            self.notes.append(f"an 'event: {event}' line carried a {kind!r} payload")
+            self.notes.append(N_("an 'event: {event}' line carried a {kind} payload").format(
+                event=event, kind=repr(kind)))
         if kind != "message_start" and self.snapshot is None and kind not in ("ping", "error"):
-            self.notes.append(f"{kind} before message_start")
+            self.notes.append(N_("{kind} before message_start").format(kind=kind))
             self.snapshot = {"type": "message", "role": "assistant", "content": []}
         handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
         if handler is not None:
@@ -129,30 +142,34 @@ class AnthropicAccumulator:
 
     def _on_error(self, obj: dict) -> None:
         err = as_dict(obj.get("error"))
-        self.notes.append(f"the stream carried an error: {err.get('type')}: {err.get('message')}")
+        self.notes.append(N_("the stream carried an error: {type}: {message}").format(
+            type=err.get("type"), message=err.get("message")))
 
     def _on_content_block_start(self, obj: dict) -> None:
         index, block = obj.get("index"), obj.get("content_block")
         if not isinstance(index, int) or not isinstance(block, dict):
-            self.notes.append("a content_block_start without index or content_block")
+            self.notes.append(N_("a content_block_start without index or content_block"))
             return
         if index in self.blocks:
             self._pending.drop(index)
-            self.notes.append(f"two blocks started at index {index}: an accumulator keyed by "
-                              "index merges them")
+            self.notes.append(N_("two blocks started at index {index}: an accumulator keyed by "
+                                 "index merges them").format(index=index))
         elif index != len(self.blocks):
-            self.notes.append(f"block index {index} after {len(self.blocks)} block(s)")
+            self.notes.append(N_("block index {index} after {n} block(s)").format(
+                index=index, n=len(self.blocks)))
         self.blocks[index] = copy.deepcopy(block)
         if block.get("type") in TOOL_BLOCKS:
             self.json[index] = []
             if not block.get("id"):
-                self.notes.append(f"the {block.get('type')} block at index {index} came without an id")
+                self.notes.append(N_("the {type} block at index {index} came without an id").format(
+                    type=block.get("type"), index=index))
 
     def _on_content_block_delta(self, obj: dict) -> None:
         index, delta = obj.get("index"), obj.get("delta")
         block = self.blocks.get(index) if isinstance(index, int) else None
         if block is None or not isinstance(index, int) or not isinstance(delta, dict):
-            self.notes.append(f"a delta for block {index!r} that never started")
+            self.notes.append(N_("a delta for block {index} that never started").format(
+                index=repr(index)))
             return
         kind = delta.get("type")
         self.deltas[index] = self.deltas.get(index, 0) + 1
@@ -160,7 +177,8 @@ class AnthropicAccumulator:
             self._pending.add((index, "text"), block, "text", delta["text"])
         elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
             if index not in self.json:
-                self.notes.append(f"input_json_delta for a {block.get('type')} block at {index}")
+                self.notes.append(N_("input_json_delta for a {type} block at {index}").format(
+                    type=block.get("type"), index=index))
             self.json.setdefault(index, []).append(delta["partial_json"])
         elif kind == "thinking_delta" and isinstance(delta.get("thinking"), str):
             self._pending.add((index, "thinking"), block, "thinking", delta["thinking"])
@@ -169,13 +187,15 @@ class AnthropicAccumulator:
         elif kind == "citations_delta":
             block.setdefault("citations", []).append(delta.get("citation"))
         else:
-            self.notes.append(f"an unknown delta {kind!r} for block {index}")
+            self.notes.append(N_("an unknown delta {kind} for block {index}").format(
+                kind=repr(kind), index=index))
 
     def _on_content_block_stop(self, obj: dict) -> None:
         index = obj.get("index")
         block = self.blocks.get(index) if isinstance(index, int) else None
         if block is None or not isinstance(index, int):
-            self.notes.append(f"content_block_stop for block {index!r} that never started")
+            self.notes.append(N_("content_block_stop for block {index} that never started").format(
+                index=repr(index)))
             return
         text = "".join(self.json.get(index) or [])
         if not text:
@@ -184,8 +204,8 @@ class AnthropicAccumulator:
             block["input"] = loads_json(text, max_depth=None)
         except ValueError as exc:
             self.broken[index] = text
-            self.notes.append(f"call {block.get('id')}: its input_json_delta pieces do not join "
-                              f"into JSON ({exc})")
+            self.notes.append(N_("call {id}: its input_json_delta pieces do not join into JSON "
+                                 "({error})").format(id=block.get("id"), error=exc))
 
     def _on_message_delta(self, obj: dict) -> None:
         delta = as_dict(obj.get("delta"))
@@ -232,10 +252,10 @@ class AnthropicAccumulator:
             block, n = self.blocks[k], self.deltas.get(k, 0)
             kind = block.get("type")
             if kind in TOOL_BLOCKS:
-                out.append(f"call {block.get('id') or '(no id)'} ({block.get('name')}): input in "
-                           f"{n} input_json_delta(s)")
+                out.append(N_("call {id} ({name}): input in {n} input_json_delta(s)").format(
+                    id=block.get("id") or N_("(no id)"), name=block.get("name"), n=n))
             elif kind in ("text", "thinking"):
-                out.append(f"{kind} block {k}: {n} delta(s)")
+                out.append(N_("{kind} block {index}: {n} delta(s)").format(kind=kind, index=k, n=n))
             else:
-                out.append(f"{kind} block {k}")
+                out.append(SHORT_SHAPES[0].format(kind=kind, index=k))
         return out

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from agentdbg.i18n import N_
 from agentdbg.messages import NestedTooDeeply, json_kind, loads_json, utf8_json
 from agentdbg.wire.common import ChatReply, Pending
 
@@ -116,28 +117,31 @@ class StreamAccumulator:
         try:
             chunk = _loads(raw)
         except ValueError as exc:
-            why = "nested too deeply" if isinstance(exc, NestedTooDeeply) else "not JSON"
-            self.notes.append(f"a chunk that is {why}: {raw[:60]!r}")
+            said = N_("a chunk that is nested too deeply: {raw}") if isinstance(exc, NestedTooDeeply) \
+                else N_("a chunk that is not JSON: {raw}")
+            self.notes.append(said.format(raw=repr(raw[:60])))
             return
         if not isinstance(chunk, dict):
-            self.notes.append(f"a chunk that is {json_kind(chunk)}, not an object: {raw[:60]!r}")
+            self.notes.append(N_("a chunk that is {kind}, not an object: {raw}").format(
+                kind=json_kind(chunk), raw=repr(raw[:60])))
             return
         self.chunks += 1
         if isinstance(chunk.get("usage"), dict):
             self.usage = chunk["usage"]
         choices = chunk.get("choices")
         if choices is not None and not isinstance(choices, list):
-            self.notes.append(f"a chunk whose choices is {json_kind(choices)}, not an array: "
-                              f"{raw[:60]!r}")
+            self.notes.append(N_("a chunk whose choices is {kind}, not an array: {raw}").format(
+                kind=json_kind(choices), raw=repr(raw[:60])))
             return
         for choice in choices or []:
             if not isinstance(choice, dict):
-                self.notes.append(f"a choice that is {json_kind(choice)}, not an object: "
-                                  f"{raw[:60]!r}")
+                self.notes.append(N_("a choice that is {kind}, not an object: {raw}").format(
+                    kind=json_kind(choice), raw=repr(raw[:60])))
                 continue
             delta = choice.get("delta")
             if delta is not None and not isinstance(delta, dict):
-                self.notes.append(f"a delta that is {json_kind(delta)}, not an object: {raw[:60]!r}")
+                self.notes.append(N_("a delta that is {kind}, not an object: {raw}").format(
+                    kind=json_kind(delta), raw=repr(raw[:60])))
                 delta = None
             delta = delta or {}
             if isinstance(delta.get("content"), str):
@@ -146,27 +150,27 @@ class StreamAccumulator:
                 self.reasoning.append(delta["reasoning_content"])
             calls = delta.get("tool_calls")
             if calls is not None and not isinstance(calls, list):
-                self.notes.append(f"a delta whose tool_calls is {json_kind(calls)}, not an "
-                                  f"array: {raw[:60]!r}")
+                self.notes.append(N_("a delta whose tool_calls is {kind}, not an array: {raw}").format(
+                    kind=json_kind(calls), raw=repr(raw[:60])))
                 calls = None
             for tc in calls or []:
                 if isinstance(tc, dict):
                     self._tool_delta(tc)
                 else:
-                    self.notes.append(f"a tool call delta that is {json_kind(tc)}, not an "
-                                      f"object: {raw[:60]!r}")
+                    self.notes.append(N_("a tool call delta that is {kind}, not an object: {raw}").format(
+                        kind=json_kind(tc), raw=repr(raw[:60])))
             finish = choice.get("finish_reason")
             if isinstance(finish, str) and finish:
                 self.finish_reason = finish
             elif finish:
-                self.notes.append(f"a finish_reason that is {json_kind(finish)}, not a string: "
-                                  f"{raw[:60]!r}")
+                self.notes.append(N_("a finish_reason that is {kind}, not a string: {raw}").format(
+                    kind=json_kind(finish), raw=repr(raw[:60])))
 
     def _tool_delta(self, tc: dict) -> None:
         index = tc.get("index", 0)
         if not isinstance(index, int) or isinstance(index, bool):
-            self.notes.append(f"a tool call delta whose index is {json_kind(index)}: "
-                              f"{json.dumps(index)[:40]}; taken as index 0")
+            self.notes.append(N_("a tool call delta whose index is {kind}: {value}; taken as index 0").format(
+                kind=json_kind(index), value=json.dumps(index)[:40]))
             index = 0
         call = self.calls.setdefault(index, {"id": None, "type": "function",
                                              "function": {"name": None, "arguments": ""}})
@@ -174,8 +178,9 @@ class StreamAccumulator:
         cid = tc.get("id")
         if cid:
             if call["id"] and call["id"] != cid:
-                self.notes.append(f"two calls share index {index} ({call['id']} and {cid}): an "
-                                  "accumulator keyed by index merges them")
+                self.notes.append(N_("two calls share index {index} ({first} and {second}): an "
+                                     "accumulator keyed by index merges them").format(
+                    index=index, first=call["id"], second=cid))
             call["id"] = call["id"] or cid
         fn = tc.get("function")
         fn = fn if isinstance(fn, dict) else {}
@@ -202,8 +207,8 @@ class StreamAccumulator:
             n = self._deltas.get(index, 0)
             cid = self.calls[index]["id"]
             if n > 1:
-                out.append(f"call {cid or '(no id)'} at index {index}: id sent once, "
-                           f"{n} deltas joined by index")
+                out.append(N_("call {id} at index {index}: id sent once, {n} deltas joined by "
+                              "index").format(id=cid or N_("(no id)"), index=index, n=n))
             if not cid:
-                out.append(f"call at index {index} never carried an id")
+                out.append(N_("call at index {index} never carried an id").format(index=index))
         return out

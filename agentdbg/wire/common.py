@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar, cast
 
+from agentdbg.i18n import N_
 from agentdbg.messages import NestedTooDeeply, loads_json, utf8_json
 
 if TYPE_CHECKING:
@@ -299,17 +300,37 @@ def _line_end(buffer: bytearray, start: int = 0) -> tuple[int, int] | None:
     return (r, 2) if buffer[r + 1:r + 2] == b"\n" else (r, 1)
 
 
+#: shape lines too short to be told apart from other text (``i18n.recorded`` reads back only
+#: templates with words enough of their own): ``stream_note`` reads them back alone
+SHORT_SHAPES = (N_("{kind} block {index}"), N_("{kind} item {item}"))
+
+
+def stream_note(line: str) -> str:
+    """A stream's note or shape line (English, as the transcript records it) in the chosen
+    language: each a template of its own, its values as the stream carried them."""
+    from agentdbg.i18n import Msg, recorded
+
+    said = recorded(line, nested=True)
+    if said != line:
+        return said
+    for template in SHORT_SHAPES:
+        found = Msg.parse(template, line)
+        if found is not None and not any(" " in v for v in found.values.values()):
+            return found.tr()
+    return line
+
+
 def parse_event(data: str, notes: list[str]) -> JsonObject | None:
     """The JSON object an event carries, or None (with a note) for garbage."""
     try:
         value = loads_json(data, max_depth=None)
     except NestedTooDeeply:
-        notes.append(f"an event nested too deeply to read: {data[:60]!r}")
+        notes.append(N_("an event nested too deeply to read: {raw}").format(raw=repr(data[:60])))
         return None
     except ValueError:
-        notes.append(f"an event that is not JSON: {data[:60]!r}")
+        notes.append(N_("an event that is not JSON: {raw}").format(raw=repr(data[:60])))
         return None
     if not isinstance(value, dict):
-        notes.append(f"an event that is not a JSON object: {data[:60]!r}")
+        notes.append(N_("an event that is not a JSON object: {raw}").format(raw=repr(data[:60])))
         return None
     return value

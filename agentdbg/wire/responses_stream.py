@@ -15,7 +15,17 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from agentdbg.wire.common import ChatReply, Pending, SSEParser, as_dict, parse_event, pieces, sse
+from agentdbg.i18n import N_
+from agentdbg.wire.common import (
+    SHORT_SHAPES,
+    ChatReply,
+    Pending,
+    SSEParser,
+    as_dict,
+    parse_event,
+    pieces,
+    sse,
+)
 from agentdbg.wire.responses_reply import chat_reply
 
 TEXT_PIECE = 16   # characters of text per delta
@@ -124,13 +134,15 @@ class ResponsesAccumulator:
         for event, raw in self._parser.close():
             self._safely(event, raw)
         if self.final is None and self.events:
-            self.notes.append("the stream ended before response.completed: the response is partial")
+            self.notes.append(N_("the stream ended before response.completed: the response is "
+                                 "partial"))
 
     def _safely(self, event: str, raw: str) -> None:
         try:
             self._event(event, raw)
         except Exception as exc:  # noqa: BLE001 - a relay must never depend on analysis succeeding
-            self.notes.append(f"an event agentdbg could not read ({type(exc).__name__}): {raw[:60]!r}")
+            self.notes.append(N_("an event agentdbg could not read ({error}): {raw}").format(
+                error=type(exc).__name__, raw=repr(raw[:60])))
 
     def _event(self, event: str, raw: str) -> None:
         if raw.strip() == "[DONE]":
@@ -141,7 +153,8 @@ class ResponsesAccumulator:
         self.events += 1
         kind = obj.get("type")
         if event and kind != event:
-            self.notes.append(f"an 'event: {event}' line carried a {kind!r} payload")
+            self.notes.append(N_("an 'event: {event}' line carried a {kind} payload").format(
+                event=event, kind=repr(kind)))
         self._sequence(obj.get("sequence_number"))
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is not None:
@@ -151,15 +164,16 @@ class ResponsesAccumulator:
         if not isinstance(seq, int):
             return
         if self._seq is not None and seq != self._seq + 1:
-            self.notes.append(f"sequence_number {seq} after {self._seq}: events lost or reordered")
+            self.notes.append(N_("sequence_number {seq} after {last}: events lost or reordered").format(
+                seq=seq, last=self._seq))
         self._seq = seq
 
     def _item(self, obj: dict) -> dict | None:
         k = obj.get("output_index")
         item = self.items.get(k) if isinstance(k, int) else None
         if item is None:
-            self.notes.append(f"{obj.get('type')} for output_index {k!r} before its "
-                              "output_item.added")
+            self.notes.append(N_("{type} for output_index {index} before its output_item.added").format(
+                type=obj.get("type"), index=repr(k)))
         return item
 
     # -- handlers ------------------------------------------------------------------------
@@ -172,19 +186,21 @@ class ResponsesAccumulator:
         final = self.final = as_dict(obj.get("response"))
         if obj.get("type") != "response.completed":
             details = final.get("incomplete_details") or final.get("error")
-            self.notes.append(f"the response ended as {obj.get('type')}: {details}")
+            self.notes.append(N_("the response ended as {type}: {details}").format(
+                type=obj.get("type"), details=details))
 
     def _added(self, obj: dict) -> None:
         k, item = obj.get("output_index"), obj.get("item")
         if not isinstance(k, int) or not isinstance(item, dict):
-            self.notes.append("an output_item.added without output_index or item")
+            self.notes.append(N_("an output_item.added without output_index or item"))
             return
         if k in self.items:
-            self.notes.append(f"two items added at output_index {k}: an accumulator keyed by "
-                              "index merges them")
+            self.notes.append(N_("two items added at output_index {index}: an accumulator keyed by "
+                                 "index merges them").format(index=k))
         self.items[k] = copy.deepcopy(item)
         if item.get("type") == "function_call" and not item.get("call_id"):
-            self.notes.append(f"the function_call at output_index {k} came without a call_id")
+            self.notes.append(N_("the function_call at output_index {index} came without a "
+                                 "call_id").format(index=k))
 
     def _part_added(self, obj: dict) -> None:
         item = self._item(obj)
@@ -197,7 +213,8 @@ class ResponsesAccumulator:
         c = obj.get("content_index")
         if not isinstance(parts, list) or not isinstance(c, int) or not 0 <= c < len(parts):
             if item is not None:
-                self.notes.append(f"{obj.get('type')} for content_index {c!r}, never added")
+                self.notes.append(N_("{type} for content_index {index}, never added").format(
+                    type=obj.get("type"), index=repr(c)))
             return
         k = obj["output_index"]
         if done:
@@ -217,8 +234,10 @@ class ResponsesAccumulator:
             self._pending.close((k, key))
             final = obj.get(key)
             if isinstance(final, str) and final != item.get(key, ""):
-                self.notes.append(f"call {item.get('call_id')}: the deltas joined to "
-                                  f"{item.get(key, '')[:40]!r} but .done says {final[:40]!r}")
+                self.notes.append(N_("call {id}: the deltas joined to {joined} but .done says "
+                                     "{final}").format(id=item.get("call_id"),
+                                                       joined=repr(item.get(key, "")[:40]),
+                                                       final=repr(final[:40])))
             if isinstance(final, str):
                 item[key] = final
         elif isinstance(obj.get("delta"), str):
@@ -242,21 +261,23 @@ class ResponsesAccumulator:
     def _done(self, obj: dict) -> None:
         k, item = obj.get("output_index"), obj.get("item")
         if not isinstance(k, int) or not isinstance(item, dict):
-            self.notes.append("an output_item.done without output_index or item")
+            self.notes.append(N_("an output_item.done without output_index or item"))
             return
         self._pending.flush()
         self._pending.drop(k)
         before = self.items.get(k)
         if before is None:
-            self.notes.append(f"output_item.done for output_index {k} that was never added")
+            self.notes.append(N_("output_item.done for output_index {index} that was never "
+                                 "added").format(index=k))
         elif before.get("arguments", "") != item.get("arguments", "") and item.get("type") == "function_call":
-            self.notes.append(f"call {item.get('call_id')}: output_item.done carries other "
-                              "arguments than its deltas")
+            self.notes.append(N_("call {id}: output_item.done carries other arguments than its "
+                                 "deltas").format(id=item.get("call_id")))
         self.items[k] = copy.deepcopy(item)
 
     def _error(self, obj: dict) -> None:
         err = as_dict(obj.get("error")) or obj
-        self.notes.append(f"the stream carried an error: {err.get('code')}: {err.get('message')}")
+        self.notes.append(N_("the stream carried an error: {type}: {message}").format(
+            type=err.get("code"), message=err.get("message")))
 
     # -- results -------------------------------------------------------------------------
 
@@ -293,12 +314,13 @@ class ResponsesAccumulator:
             kind = item.get("type")
             if kind in ("function_call", "custom_tool_call"):
                 what = "arguments" if kind == "function_call" else "input"
-                out.append(f"call {item.get('call_id') or '(no call_id)'} ({item.get('name')}): "
-                           f"{what} in {n} delta(s), item {item.get('id')}")
+                out.append(N_("call {id} ({name}): {what} in {n} delta(s), item {item}").format(
+                    id=item.get("call_id") or N_("(no call_id)"), name=item.get("name"), what=what,
+                    n=n, item=item.get("id")))
             elif kind == "message":
-                out.append(f"text of {item.get('id')}: {n} delta(s)")
+                out.append(N_("text of {item}: {n} delta(s)").format(item=item.get("id"), n=n))
             elif kind is not None:
-                out.append(f"{kind} item {item.get('id')}")
+                out.append(SHORT_SHAPES[1].format(kind=kind, item=item.get("id")))
         return out
 
 

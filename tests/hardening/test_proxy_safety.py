@@ -137,6 +137,58 @@ def test_an_sse_line_the_analysis_cannot_read_never_cuts_the_stream(upstream, pr
     assert post(proxy.url, chat(1))[0] == 200  # and the proxy goes on
 
 
+def test_a_streams_notes_in_chinese_and_its_transcript_in_english(upstream, proxies):
+    """`proxy --lang zh`: what the stream got wrong and how it carried the call are said in
+    Chinese on the proxy's console (the chunk's bytes and the ids verbatim); the transcript
+    records them in English, as before."""
+    call = {"index": 0, "id": "call_1", "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": '}}
+    stream = sse(chunk({"role": "assistant", "content": None, "tool_calls": [call]}), b"oops",
+                 {"choices": "x"}, chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"Paris"}'}}]}),
+                 chunk({}, "tool_calls"), b"[DONE]")
+
+    def reply(handler, body):
+        upstream.send(handler, 200, stream, "text/event-stream")
+    upstream.reply = reply
+    proxy = proxies(upstream.url, "--lang", "zh")
+    status, data, _ = post(proxy.url, chat(stream=True))
+    assert status == 200 and data == stream
+    out = proxy.stop()
+    assert "  流：一个不是 JSON 的数据块：b'oops'" in out, out
+    assert """  流：一个数据块的 choices 是字符串，而不是数组：b'{"choices": "x"}'""" in out, out
+    assert "  流：index 0 处的调用 call_1：id 只发送了一次，2 个 delta 靠 index 拼接" in out, out
+    assert "stream:" not in out and "a chunk" not in out and "deltas joined" not in out, out
+    saved = proxy.saved()
+    assert "a chunk that is not JSON: b'oops'" in saved, saved
+    assert "call call_1 at index 0: id sent once, 2 deltas joined by index" in saved, saved
+
+
+def test_an_undecoded_response_is_said_in_chinese(upstream, proxies):
+    """`proxy --lang zh`: a response body agentdbg does not decode (br) or cannot inflate (bad
+    gzip) is said in Chinese on the console; the transcript records the English."""
+    bodies = iter([("br", b"\x0b\x01\x80hello"), ("gzip", b"not gzip at all")])
+
+    def reply(handler, body):
+        encoding, data = next(bodies)
+        handler.send_response(200)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-encoding", encoding)
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+    upstream.reply = reply
+    proxy = proxies(upstream.url, "--lang", "zh")
+    assert post(proxy.url, chat(0))[0] == 200 and post(proxy.url, chat(1))[0] == 200
+    out = proxy.stop()
+    assert ("对话 1：上游发来的响应体采用 'br' 编码（代理要求的是 identity），agentdbg 不解码这种编码："
+            "已原样转发，未做分析") in out, out
+    assert "对话 2：上游的 gzip 响应体无法解压（" in out and "）：未做分析" in out, out
+    # the error line keeps its status (twice, as in English) and reads the note back
+    assert "上游返回了 HTTP 200：HTTP 200: 上游发来的响应体采用 'br' 编码" in out, out
+    assert "the upstream" not in out, out
+    assert "the upstream sent a 'br'-encoded body" in proxy.saved()
+
+
 def test_a_30_mb_request_never_stalls_other_clients(upstream, proxies):
     proxy = proxies(upstream.url)
     big = chat(0)

@@ -259,3 +259,21 @@ def test_unique_items_in_check_and_run(tmp_path):
     assert r.returncode == 0 and took < 30, r.stderr
     (result,) = [m for m in json.loads(r.stdout)["messages"] if m["role"] == "tool"]
     assert "items 7 and 3000 are equal" in json.loads(result["content"])["error"]["message"]
+
+
+def test_the_proxy_says_a_skipped_schema_in_chinese(tmp_path):
+    """`proxy --lang zh`: the schema left unchecked is said in Chinese on the proxy's console
+    (the tool's name verbatim, the reason in its own words); `check --json` keeps English."""
+    upstream = Upstream()
+    proxy = Proxy(upstream.url, tmp_path, "--lang", "zh")
+    try:
+        request = urllib.request.Request(proxy.url + "/chat/completions", headers={
+            "content-type": "application/json"}, data=json.dumps(body(chain(), {"x": 5})).encode())
+        urllib.request.urlopen(request, timeout=30).read()
+    finally:
+        log = proxy.stop()
+        upstream.stop()
+    assert (f"工具 't'：arguments 未检查：展开引用后，这个 schema 超过 {schemas.MAX_COST} 个部分"
+            "（agentdbg 对单个 schema 的工作预算）") in log, log
+    assert "arguments left unchecked" not in log and "with its references" not in log, log
+    assert "✗ 1 个错误，0 个警告：missing-tool-response@1" in log, log   # the call has no result

@@ -232,3 +232,100 @@ def test_any_chunking_gives_the_same_result(cuts):
             acc.feed(raw[a:b])
         acc.close()
         assert acc.native == native and acc.notes == []
+
+
+# -- said in the chosen language --------------------------------------------------------------
+
+def _slipping_streams() -> list[str]:
+    """Every note and shape line three accumulators give for streams that slip in every way
+    they can (English, as a transcript records them)."""
+    from agentdbg.wire.chat_stream import StreamAccumulator
+
+    def ev(d, event=None):
+        return f"event: {event or d['type']}\ndata: {json.dumps(d)}\n\n".encode()
+
+    def data(*chunks):
+        return b"".join(b"data: " + (c if isinstance(c, bytes) else json.dumps(c).encode()) + b"\n\n"
+                        for c in chunks)
+
+    def choice(delta, finish=None):
+        return {"choices": [{"delta": delta, "finish_reason": finish}]}
+
+    chat = StreamAccumulator()
+    chat.feed(data(b"oops", b"[1]", {"choices": "x"}, {"choices": [1]}, choice(1),
+                   choice({"tool_calls": 1}), choice({"tool_calls": [1]}), choice({}, 7),
+                   choice({"tool_calls": [{"index": "a", "id": "c0", "function": {"name": "f"}}]}),
+                   choice({"tool_calls": [{"index": 0, "id": "c9"}]}),
+                   choice({"tool_calls": [{"index": 1, "function": {"name": "g", "arguments": "{}"}}]}),
+                   b"[" * 200_000))
+    chat.close()
+    anthropic = AnthropicAccumulator()
+    for d, event in [({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}, None),
+                     ({"type": "message_start", "message": {"content": []}}, "ping"),
+                     ({"type": "content_block_start"}, None),
+                     ({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}, None),
+                     ({"type": "content_block_start", "index": 3, "content_block": {"type": "tool_use", "name": "w"}}, None),
+                     ({"type": "content_block_start", "index": 4, "content_block": {"type": "thinking"}}, None),
+                     ({"type": "content_block_start", "index": 5, "content_block": {"type": "web_search"}}, None),
+                     ({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}}, None),
+                     ({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{"}}, None),
+                     ({"type": "content_block_delta", "index": 0, "delta": {"type": "odd_delta"}}, None),
+                     ({"type": "content_block_delta", "index": 9, "delta": {}}, None),
+                     ({"type": "content_block_delta", "index": 3, "delta": {"type": "input_json_delta", "partial_json": "{"}}, None),
+                     ({"type": "content_block_stop", "index": 3}, None),
+                     ({"type": "content_block_stop", "index": 9}, None),
+                     ({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, None)]:
+        anthropic.feed(ev(d, event))
+    anthropic.feed(b"data: [1]\n\ndata: {oops\n\ndata: " + b"[" * 200_000 + b"\n\n")
+    anthropic.close()
+    responses = ResponsesAccumulator()
+    for d in [{"type": "response.created", "sequence_number": 0, "response": {"id": "r"}},
+              {"type": "response.function_call_arguments.delta", "sequence_number": 1, "output_index": 4, "delta": "{"},
+              {"type": "response.output_item.added", "sequence_number": 5},
+              {"type": "response.output_item.added", "sequence_number": 6, "output_index": 0,
+               "item": {"type": "function_call", "id": "fc_1", "name": "w", "arguments": ""}},
+              {"type": "response.output_item.added", "sequence_number": 7, "output_index": 0,
+               "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "w", "arguments": ""}},
+              {"type": "response.output_item.added", "sequence_number": 8, "output_index": 1,
+               "item": {"type": "message", "id": "msg_1", "content": []}},
+              {"type": "response.output_item.added", "sequence_number": 9, "output_index": 2,
+               "item": {"type": "reasoning", "id": "rs_1"}},
+              {"type": "response.output_text.delta", "sequence_number": 10, "output_index": 1,
+               "content_index": 3, "delta": "x"},
+              {"type": "response.function_call_arguments.delta", "sequence_number": 11, "output_index": 0, "delta": "{"},
+              {"type": "response.function_call_arguments.done", "sequence_number": 12, "output_index": 0,
+               "arguments": "{}"},
+              {"type": "response.output_item.done", "sequence_number": 13},
+              {"type": "response.output_item.done", "sequence_number": 14, "output_index": 7, "item": {"type": "x"}},
+              {"type": "response.output_item.done", "sequence_number": 15, "output_index": 0,
+               "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "w", "arguments": "[]"}},
+              {"type": "error", "sequence_number": 16, "code": "server_error", "message": "boom"},
+              {"type": "response.incomplete", "sequence_number": 17,
+               "response": {"incomplete_details": {"reason": "max_output_tokens"}}}]:
+        responses.feed(ev(d))
+    responses.close()
+    return chat.shape() + anthropic.shape() + responses.shape()
+
+
+def test_every_stream_note_reads_back_in_chinese():
+    """Each line a stream gives (a template per shape, values as the stream carried them) is
+    said in Chinese by ``stream_note``, read back from the English the transcript records."""
+    import re
+
+    from agentdbg import i18n
+    from agentdbg.wire.common import stream_note
+
+    lines = _slipping_streams()
+    assert len(lines) >= 40, lines
+    try:
+        i18n.use("zh")
+        said = {line: stream_note(line) for line in lines}
+    finally:
+        i18n.use("en")
+    untranslated = [line for line, zh in said.items() if zh == line or not re.search(r"[\u4e00-\u9fff]", zh)]
+    assert untranslated == [], untranslated
+    assert said["a chunk that is not JSON: b'oops'"] == "一个不是 JSON 的数据块：b'oops'"
+    assert said["a chunk that is an array, not an object: b'[1]'"] == "一个数据块是数组，而不是对象：b'[1]'"
+    assert said["web_search block 5"] == "web_search 块 5"
+    assert said["reasoning item rs_1"] == "reasoning 项 rs_1"
+    assert [stream_note(line) for line in lines] == lines    # English as it was

@@ -28,6 +28,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentdbg.i18n import _
 from agentdbg.server.launch import configs
 from agentdbg.server.launch.formats import PLACEHOLDER_KEY, Family, family
 
@@ -114,8 +115,8 @@ class Codex(App):
         plan.notes.extend(provider.notes)
         self.provider = provider
         if provider.built_in and provider.id != "openai":
-            plan.notes.append(f"Codex's built-in provider {provider.id!r} cannot be pointed "
-                              "elsewhere: its requests do not go through agentdbg")
+            plan.notes.append(_("Codex's built-in provider {id} cannot be pointed elsewhere: its "
+                                "requests do not go through agentdbg").format(id=repr(provider.id)))
             return
         openai = family("openai")
         plan.found["openai"] = (provider.base_url or openai.public, provider.source)
@@ -157,8 +158,8 @@ class GeminiCli(App):
     def point(self, plan: Plan, families: tuple[Family, ...], root: str, offline: bool) -> None:
         super().point(plan, families, root, offline)
         if family("gemini") not in families:
-            plan.notes.append("agentdbg does not relay the Gemini API yet (its codec is not in "
-                              "this build): gemini's requests go to its own endpoint, unrecorded")
+            plan.notes.append(_("agentdbg does not relay the Gemini API yet (its codec is not in "
+                                "this build): gemini's requests go to its own endpoint, unrecorded"))
         if not os.isatty(0):
             plan.env.setdefault("GEMINI_CLI_TRUST_WORKSPACE", "true")
 
@@ -169,15 +170,17 @@ def _gemini_sign_in(found: configs.Found) -> list[str]:
     only (no variable or flag sets it), and agentdbg does not write the client's files."""
     if found.value == API_KEY_AUTH:
         return found.notes
-    fix = (f'put {{"security": {{"auth": {{"selectedType": "{API_KEY_AUTH}"}}}}}} in '
-           "~/.gemini/settings.json (agentdbg does not write it)")
+    fix = _("put {setting} in {path} (agentdbg does not write it)").format(
+        setting=json.dumps({"security": {"auth": {"selectedType": API_KEY_AUTH}}}),
+        path="~/.gemini/settings.json")
     if found.value is None:
-        said = ("Gemini CLI's settings pick no sign-in (security.auth.selectedType): with "
-                "GOOGLE_GEMINI_BASE_URL set, it stops with 'Invalid auth method selected.' when "
-                f"run with -p; {fix}")
+        said = _("Gemini CLI's settings pick no sign-in (security.auth.selectedType): with "
+                 "GOOGLE_GEMINI_BASE_URL set, it stops with {error} when run with -p; {fix}").format(
+            error="'Invalid auth method selected.'", fix=fix)
     else:
-        said = (f"Gemini CLI signs in with {found.value!r} ({found.source}): its requests do "
-                f"not go to the Gemini API, nor through agentdbg; for API-key sign-in, {fix}")
+        said = _("Gemini CLI signs in with {auth} ({source}): its requests do not go to the Gemini "
+                 "API, nor through agentdbg; for API-key sign-in, {fix}").format(
+            auth=repr(found.value), source=found.source, fix=fix)
     return [*found.notes, said]
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdbg.errors import AgentdbgError, ExitStatus
-from agentdbg.i18n import N_, Msg
+from agentdbg.i18n import N_, Msg, _
 from agentdbg.server.launch import child
 from agentdbg.server.launch.clients import App, Plan, client_for
 from agentdbg.server.launch.formats import Family, relayed
@@ -126,10 +126,12 @@ def run_command(opts: LaunchOptions) -> int:
         root = _start(opts, running, serve, targets, label, folder, families, redirect)
         client.point(plan, families, root, opts.offline or opts.script is not None)
         for note in plan.notes:
-            print(f"agentdbg: note: {note}", flush=True)
+            print("agentdbg: " + _("note: {note}").format(note=note), flush=True)
         child.become_subreaper()
         ended = child.run(plan.argv, plan.env, redirect.stdout, redirect.stderr)
-        print(f"agentdbg: {opts.argv[0]} {ended.how} after {ended.seconds:.1f} s", flush=True)
+        from agentdbg.server.launch.summary import ended_text
+
+        print(f"agentdbg: {ended_text(opts.argv[0], ended)}", flush=True)
     finally:
         paths = _stop(running, opts.drain)
         left = child.end_leftovers(set())
@@ -167,13 +169,14 @@ def _log_start(plan: Plan, client: App, targets: dict[str, str], opts: LaunchOpt
     from agentdbg.textsafe import one_line
     from agentdbg.transcript.redact import safe_url
 
-    print(f"agentdbg proxy: running {one_line(_shown(opts.argv, plan.env))} "
-          f"(client: {client.name})", flush=True)
+    print("agentdbg proxy: " + _("running {command} (client: {client})").format(
+        command=one_line(_shown(opts.argv, plan.env)), client=client.name), flush=True)
     for name, url in targets.items():
         src = plan.found.get(name, ("", None))[1]
-        print(f"  {name}: relayed to {safe_url(url)}"
-              + (f" (from {one_line(src)})" if src and not (opts.offline or opts.script or
-                                                            opts.upstream) else ""), flush=True)
+        said = _("{family}: relayed to {url} (from {source})") if src and not (
+            opts.offline or opts.script or opts.upstream) else _("{family}: relayed to {url}")
+        print("  " + said.format(family=name, url=safe_url(url), source=one_line(src or "")),
+              flush=True)
 
 
 def _shown(argv: list[str], env: dict[str, str]) -> str:
@@ -195,7 +198,8 @@ def _start(opts: LaunchOptions, running: Running, serve: Served | None, targets:
         from agentdbg.server.live.serving import LiveOptions, start_live
 
         running.live = start_live(LiveOptions(folder, label, opts.profile))
-        os.write(redirect.stderr, f"agentdbg: live view: {running.live.url}\n".encode())
+        os.write(redirect.stderr, ("agentdbg: " + _("live view: {url}").format(url=running.live.url)
+                                   + "\n").encode())
     running.analyst = _analyst(opts, targets, label, folder, families)
     if serve is not None:
         running.threads.append(Background(serve[0], serve[1], "agentdbg-serve"))
@@ -204,8 +208,8 @@ def _start(opts: LaunchOptions, running: Running, serve: Served | None, targets:
     running.threads.append(Background(app, sock, "agentdbg-proxy"))
     host, port = sock.getsockname()[:2]
     root = f"http://{f'[{host}]' if ':' in host else host}:{port}"
-    print(f"agentdbg proxy: listening at {root} ({', '.join(f'/{n}' for n in targets)})",
-          flush=True)
+    print("agentdbg proxy: " + _("listening at {url} ({paths})").format(
+        url=root, paths=", ".join(f"/{n}" for n in targets)), flush=True)
     return root
 
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentdbg.i18n import _
+
 MAX_CONFIG = 1 << 20     # a configuration file larger than this is not read
 BUILT_IN_CODEX = ("openai", "oss", "ollama", "lmstudio")
 
@@ -36,11 +38,11 @@ def _read(path: Path, notes: list[str]) -> bytes | None:
         if not path.is_file():
             return None
         if path.stat().st_size > MAX_CONFIG:
-            notes.append(f"{path}: larger than {MAX_CONFIG} bytes; not read")
+            notes.append(_("{path}: larger than {limit} bytes; not read").format(path=path, limit=MAX_CONFIG))
             return None
         return path.read_bytes()
     except OSError as exc:
-        notes.append(f"{path}: not readable ({type(exc).__name__})")
+        notes.append(_("{path}: not readable ({error})").format(path=path, error=type(exc).__name__))
         return None
 
 
@@ -64,7 +66,7 @@ def claude_setting(env: dict[str, str], cwd: Path, name: str) -> Found:
         try:
             data = json.loads(raw)
         except ValueError:
-            found.notes.append(f"{path}: not JSON; its settings are not taken into account")
+            found.notes.append(_("{path}: not JSON; its settings are not taken into account").format(path=path))
             continue
         block = data.get("env") if isinstance(data, dict) else None
         value = block.get(name) if isinstance(block, dict) else None
@@ -141,7 +143,8 @@ def codex_provider(env: dict[str, str], argv: list[str]) -> CodexProvider:
     raw = _read(path, notes)
     config: dict[str, Any] = (_toml(raw) if raw is not None else None) or {}
     if raw is not None and not config:
-        notes.append(f"{path}: not readable as TOML; its provider is not taken into account")
+        notes.append(_("{path}: not readable as TOML; its provider is not taken into account").format(
+            path=path))
     profiles = _table(config, "profiles")
     chosen: list[Any] = _flag_values(argv, "-p", "--profile") or [config.get("profile")]
     profile = _table(profiles, chosen[-1]) if isinstance(chosen[-1], str) else {}
@@ -158,7 +161,8 @@ def codex_provider(env: dict[str, str], argv: list[str]) -> CodexProvider:
     base = _override(argv, f"model_providers.{provider}.base_url") or table.get("base_url")
     key = table.get("env_key")
     if not isinstance(base, str):
-        notes.append(f"Codex's provider {provider!r} has no base_url in {path}")
+        notes.append(_("Codex's provider {id} has no base_url in {path}").format(id=repr(provider),
+                                                                               path=path))
     return CodexProvider(provider, base if isinstance(base, str) else None,
                          f"{path} (model_providers.{provider}.base_url)", key if isinstance(key, str)
                          else None, notes)
@@ -190,8 +194,8 @@ def gemini_auth(env: dict[str, str], cwd: Path) -> Found:
         try:
             data = json.loads(raw)
         except ValueError:
-            found.notes.append(f"{path}: not plain JSON; its sign-in setting is not taken "
-                               "into account")
+            found.notes.append(_("{path}: not plain JSON; its sign-in setting is not taken into "
+                                 "account").format(path=path))
             continue
         auth = _table(_table(data, "security") if isinstance(data, dict) else {}, "auth")
         value = auth.get("selectedType")

@@ -92,6 +92,16 @@ def _how(node: Node) -> str:
     return " ← " + text.format(n=s.conversation, call=one_line(s.call_id or ""))
 
 
+def ended_text(name: str, ended: Ended) -> str:
+    """``python exited with status 0 after 1.2 s``, in the chosen language."""
+    seconds = f"{ended.seconds:.1f}"
+    if ended.signal is not None:
+        return _("{command} was killed by {signal} after {seconds} s").format(
+            command=one_line(name), signal=ended.signal, seconds=seconds)
+    return _("{command} exited with status {code} after {seconds} s").format(
+        command=one_line(name), code=ended.status, seconds=seconds)
+
+
 def report_and_summary(name: str, ended: Ended, paths: list[Path], folder: Path, label: str, log: Path,
                        notes: list[str], leftovers: int, profile: str) -> None:
     """Write the run's report (when a request was recorded) and print the summary."""
@@ -105,14 +115,7 @@ def report_and_summary(name: str, ended: Ended, paths: list[Path], folder: Path,
     except OSError as exc:
         notes = [*notes, _("the report could not be written: {error}").format(error=exc)]
         report = None
-    seconds = f"{ended.seconds:.1f}"
-    if ended.signal is not None:
-        how = _("{command} was killed by {signal} after {seconds} s").format(
-            command=one_line(name), signal=ended.signal, seconds=seconds)
-    else:
-        how = _("{command} exited with status {code} after {seconds} s").format(
-            command=one_line(name), code=ended.status, seconds=seconds)
-    for line in summary_lines(how, summary, report, log, notes, leftovers):
+    for line in summary_lines(ended_text(name, ended), summary, report, log, notes, leftovers):
         print(line, file=sys.stderr)
     sys.stderr.flush()
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agentdbg import schemas
 from agentdbg.checker import has_errors
-from agentdbg.i18n import N_, _
+from agentdbg.i18n import N_, _, recorded
 from agentdbg.server.proxy.conversations import Tracker
 from agentdbg.server.proxy.copies import Cut, decoded, size_text
 from agentdbg.server.proxy.reading import Replied, Seen, judge, read_reply, rejudge
@@ -147,8 +147,8 @@ class Analysis:
             return Verdict(seen.conv.number, body, [], wire=wire_name)
         self._follow(ex_id, seen, len(raw))
         self.view.show_request(seen)
-        for line in self.skips.take():
-            self.view.note(line)
+        for line in self.skips.take():   # English as noted; said in the chosen language
+            self.view.note(schemas.skip_text(line))
         return Verdict(seen.conv.number, body, seen.findings, wire=wire_name)
 
     def _follow(self, ex_id: int, seen: Seen, size: int) -> None:
@@ -212,16 +212,17 @@ class Analysis:
                                  cut_by).note(),) if n]
         body, undone = decoded(data, encoding)
         notes += [undone] if undone else []
-        for note in notes:
-            self.view.note(f"conversation {seen.conv.number}: {note}")
+        for note in notes:   # English, as the transcript records it
+            self.view.note(_("conversation {n}: {note}").format(n=seen.conv.number,
+                                                                note=recorded(note, nested=True)))
         if body is None:
             got = Replied(None, error=f"HTTP {status}: {undone}")
         else:
             try:
                 got = read_reply(seen.wire, status, body, stream)
             except Exception as exc:  # noqa: BLE001 - the request is recorded; say what was not
-                got = Replied(None, error=f"HTTP {status}: agentdbg could not read this response "
-                                          f"({_why(exc)})")
+                got = Replied(None, error=f"HTTP {status}: " + N_(
+                    "agentdbg could not read this response ({error})").format(error=_why(exc)))
         if got.error is not None and notes and body is not None:
             got.error = f"{got.error} ({'; '.join(notes)})"
         reply = strip_wire(got.reply.message) if got.reply is not None else None
@@ -240,19 +241,22 @@ class Analysis:
         if reply is not None:
             self.view.show_response(seen, reply, got.native, got.shape, latency_ms)
         else:
-            self.view.note(_("upstream answered HTTP {status}: {error}").format(status=status,
-                                                                                error=got.error))
+            self.view.note(_("upstream answered HTTP {status}: {error}").format(
+                status=status, error=_said_error(got.error or "", status)))
 
     def _unread(self, seen: Seen, status: int, latency_ms: float, dropped: Dropped) -> None:
         """A response relayed to the app that the analysis never got to read."""
-        message = (f"HTTP {status}: the upstream answered ({size_text(dropped.size)}, relayed to "
-                   f"the app) but agentdbg did not analyse the response: {dropped.why}")
+        message = N_("HTTP {status}: the upstream answered ({size}, relayed to the app) but agentdbg "
+                     "did not analyse the response: {why}").format(status=status,
+                                                                   size=size_text(dropped.size),
+                                                                   why=dropped.why)
         self.tracker.record_response(seen.conv, seen.messages, None, usage=None, finish=None,
                                      latency_ms=latency_ms, error=message, status=status)
         self.unrecorded.append(_("conversation {n}, request {request}: its response was not "
                                  "analysed: {why}").format(n=seen.conv.number, request=seen.conv.requests,
                                                            why=dropped.why))
-        self.view.note(f"conversation {seen.conv.number}: {message}")
+        self.view.note(_("conversation {n}: {note}").format(n=seen.conv.number,
+                                                            note=recorded(message, nested=True)))
 
     def on_scripted(self, ex_id: int, body: dict, reply: dict) -> None:
         seen = self._open.pop(ex_id, None)
@@ -263,7 +267,7 @@ class Analysis:
         self.tracker.record_response(seen.conv, seen.messages, reply, usage={}, finish=None,
                                      latency_ms=0)
         native = seen.wire.answer(reply, seen.body, {}, None)
-        self.view.show_response(seen, reply, native, ["scripted by you, not the upstream"], 0)
+        self.view.show_response(seen, reply, native, [N_("scripted by you, not the upstream")], 0)
 
     def on_failed(self, ex_id: int, message: str, status: int = 502) -> None:
         seen = self._sent(ex_id)
@@ -305,6 +309,15 @@ def _chat_tools(seen: Seen) -> list | None:
     from agentdbg.wire.common import strip_wire
 
     return strip_wire(seen.form.tools) if seen.form is not None else None
+
+
+def _said_error(error: str, status: int) -> str:
+    """A recorded error (English) in the chosen language: agentdbg's own words read back from
+    their templates, the API's own words verbatim; the status it starts with kept."""
+    head = f"HTTP {status}: "
+    if error.startswith(head):
+        return head + recorded(error[len(head):], nested=True)
+    return recorded(error, nested=True)
 
 
 def _run_job(analysis: Analyses, job: tuple) -> Any:

@@ -42,7 +42,7 @@ def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
         from agentdbg.server.serve import make_app as serve_app
         from agentdbg.server.serve import serve_provider
 
-        provider, _ = serve_provider(script is None, None, script)
+        provider, _note = serve_provider(script is None, None, script)
         serve_sock = bind("127.0.0.1", 0)
         upstream = url_of(serve_sock)
         serve = serve_app(provider, profile=profile), serve_sock
@@ -107,8 +107,10 @@ def run_proxy(*, upstream: str | None, host: str, port: int, save: Path | None,
         else:
             run_app(make_app(options, analyst), sock, on_ready=ready)
     finally:
+        from agentdbg.i18n import _
+
         for path in analyst.close(drain):
-            print(f"transcript: {path}", flush=True)
+            print(_("transcript: {path}").format(path=path), flush=True)
         if background is not None:
             background.stop()
         if viewer is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
+from agentdbg.i18n import N_
 from agentdbg.server.net import MAX_BODY
 
 COPY_CAP = MAX_BODY            # bytes of one response the analyst gets
@@ -79,10 +80,13 @@ class Cut:
     def note(self) -> str | None:
         if self.kept >= self.received:
             return None
-        why = (f"the copy of one response is capped at {size_text(COPY_CAP)}" if self.by == "cap" else
-               f"copies of responses in flight are capped at {size_text(COPY_BUDGET)} together")
-        return (f"agentdbg analysed the first {size_text(self.kept)} of the {size_text(self.received)} "
-                f"the upstream sent ({why}); the app got all of it")
+        why = (N_("the copy of one response is capped at {size}").format(size=size_text(COPY_CAP))
+               if self.by == "cap" else
+               N_("copies of responses in flight are capped at {size} together").format(
+                   size=size_text(COPY_BUDGET)))
+        return N_("agentdbg analysed the first {kept} of the {received} the upstream sent ({why}); "
+                  "the app got all of it").format(kept=size_text(self.kept),
+                                                  received=size_text(self.received), why=why)
 
 
 def decoded(data: bytes, encoding: str | None, cap: int = DECODED_CAP) -> tuple[bytes | None, str | None]:
@@ -92,8 +96,9 @@ def decoded(data: bytes, encoding: str | None, cap: int = DECODED_CAP) -> tuple[
     if name in ("", "identity"):
         return data, None
     if name not in ("gzip", "x-gzip", "deflate"):
-        return None, (f"the upstream sent a {name!r}-encoded body (the proxy asked for identity), "
-                      "which agentdbg does not decode: relayed as sent, not analysed")
+        return None, N_("the upstream sent a {encoding}-encoded body (the proxy asked for identity), "
+                        "which agentdbg does not decode: relayed as sent, not analysed").format(
+            encoding=repr(name))
     wbits = 16 + zlib.MAX_WBITS if name != "deflate" else zlib.MAX_WBITS
     inflater = zlib.decompressobj(wbits)
     out = bytearray()
@@ -105,10 +110,10 @@ def decoded(data: bytes, encoding: str | None, cap: int = DECODED_CAP) -> tuple[
     except zlib.error as exc:
         if name == "deflate" and not out:   # "deflate" as raw deflate, as some servers send it
             return decoded_raw(data, cap)
-        return None, f"the upstream's {name} body does not decompress ({exc}): not analysed"
+        return None, N_("the upstream's {encoding} body does not decompress ({error}): not "
+                        "analysed").format(encoding=name, error=exc)
     if pending:
-        return bytes(out), (f"the upstream's {name} body inflates past {size_text(cap)}: agentdbg "
-                            f"analysed the first {size_text(cap)} of it; the app got it as sent")
+        return bytes(out), _inflates(name, cap)
     return bytes(out), None
 
 
@@ -117,11 +122,17 @@ def decoded_raw(data: bytes, cap: int) -> tuple[bytes | None, str | None]:
     try:
         out = inflater.decompress(data, cap)
     except zlib.error as exc:
-        return None, f"the upstream's deflate body does not decompress ({exc}): not analysed"
+        return None, N_("the upstream's {encoding} body does not decompress ({error}): not "
+                        "analysed").format(encoding="deflate", error=exc)
     if inflater.unconsumed_tail:
-        return out, (f"the upstream's deflate body inflates past {size_text(cap)}: agentdbg analysed "
-                     f"the first {size_text(cap)} of it; the app got it as sent")
+        return out, _inflates("deflate", cap)
     return out, None
+
+
+def _inflates(encoding: str, cap: int) -> str:
+    return N_("the upstream's {encoding} body inflates past {size}: agentdbg analysed the first "
+              "{first} of it; the app got it as sent").format(encoding=encoding, size=size_text(cap),
+                                                               first=size_text(cap))
 
 
 def size_text(n: int) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from agentdbg.i18n import N_, _, tr
 from agentdbg.render.safe import safe
 from agentdbg.server.proxy.app import Decision
 from agentdbg.wire import codec as codecs
@@ -25,16 +26,17 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+#: each command's words (typed as they are, in every language) and what it does
 HELP = [
-    ("forward (Enter)", "send the request upstream (edited, if you edited it)"),
-    ("show", "the request body as JSON"),
-    ("edit", "edit the body in $EDITOR (inline editor without one); JSON is validated"),
-    ("inject N KIND", "replace tool message N's content with a fault (timeout, not_found, empty, "
-                      "invalid_json, internal_error, oversized, rate_limited, denied, or JSON)"),
-    ("respond TEXT|JSON", "answer the app yourself (text, or an assistant message as JSON); "
-                          "not forwarded"),
-    ("block", "answer the app with a 400 listing the findings, in the request's own format"),
-    ("quit", "stop the proxy"),
+    ("forward (Enter)", N_("send the request upstream (edited, if you edited it)")),
+    ("show", N_("the request body as JSON")),
+    ("edit", N_("edit the body in $EDITOR (inline editor without one); JSON is validated")),
+    ("inject N KIND", N_("replace tool message N's content with a fault (timeout, not_found, empty, "
+                         "invalid_json, internal_error, oversized, rate_limited, denied, or JSON)")),
+    ("respond TEXT|JSON", N_("answer the app yourself (text, or an assistant message as JSON); "
+                             "not forwarded")),
+    ("block", N_("answer the app with a 400 listing the findings, in the request's own format")),
+    ("quit", N_("stop the proxy")),
 ]
 
 
@@ -46,7 +48,7 @@ def render_help() -> Table:
     table.add_column(no_wrap=True)
     table.add_column()
     for usage, text in HELP:
-        table.add_row(usage, text)
+        table.add_row(usage, _(text))
     return table
 
 
@@ -84,7 +86,7 @@ class Interceptor:
 
     def handle(self, conv: int | None, body: dict, findings: list,
                future: concurrent.futures.Future[Decision], wire: str = "chat") -> bool:
-        self.say(f"paused before forwarding (conversation {conv}); 'help' lists commands",
+        self.say(_("paused before forwarding (conversation {n}); 'help' lists commands").format(n=conv),
                  "bold")
         changed = False
         while True:
@@ -92,7 +94,7 @@ class Interceptor:
                 line = self.prompt.prompt("(intercept) ")
             except (KeyboardInterrupt, EOFError):
                 return False
-            word, _, arg = line.strip().partition(" ")
+            word, _sep, arg = line.strip().partition(" ")
             word = word or "forward"
             try:
                 if word in ("forward", "continue", "c", "f"):
@@ -112,16 +114,17 @@ class Interceptor:
                     body, changed = self._edit(body, wire) or (body, changed)
                 elif word == "inject":
                     if not codecs.get(wire).chat_native:
-                        raise ValueError("inject works on Chat Completions bodies; use 'edit' to "
-                                         "change a tool result here")
+                        raise ValueError(_("inject works on Chat Completions bodies; use 'edit' "
+                                           "to change a tool result here"))
                     self._inject(body, arg)
                     changed = True
                 elif word == "help":
                     self.console.print(render_help())
                 else:
-                    self.say(f"*** unknown command {word!r}; 'help' lists them", "red")
-            except ValueError as exc:
-                self.say(f"*** {exc}", "red")
+                    self.say("*** " + _("unknown command {word}; 'help' lists them").format(
+                        word=repr(word)), "red")
+            except ValueError as exc:   # a text, or a Msg (a fault the engine names)
+                self.say(f"*** {tr(exc.args[0]) if exc.args else exc}", "red")
 
     def _edit(self, body: dict, wire_name: str = "chat") -> tuple[dict, bool]:
         from agentdbg.checker import summary
@@ -129,28 +132,33 @@ class Interceptor:
         from agentdbg.repl.editor import edit_json
 
         wire = codecs.get(wire_name)
-        new = edit_json(body, self._io, "body")
+        new = edit_json(body, self._io, _("body"))
         problem = wire.shape_error(new)
         if problem is not None:
-            raise ValueError(f"not a {wire.label} request body ({problem[0]}); unchanged")
-        self.say(f"body edited; the checker now says: {summary(analyze(wire.name, new, 'openai')[0])}")
+            # the API's own words verbatim
+            raise ValueError(_("not a {api} request body ({problem}); unchanged").format(
+                api=wire.label, problem=problem[0]))
+        self.say(_("body edited; the checker now says: {summary}").format(
+            summary=summary(analyze(wire.name, new, 'openai')[0])))
         return new, True
 
     def _inject(self, body: dict, arg: str) -> None:
         from agentdbg.engine.faults import parse_fault
 
-        index, _, kind = arg.strip().partition(" ")
+        index, _sep, kind = arg.strip().partition(" ")
         messages = body["messages"]
         if not index.isdigit() or int(index) >= len(messages):
-            raise ValueError(f"usage: inject N KIND, N a message index 0..{len(messages) - 1}")
+            raise ValueError(_("usage: inject N KIND, N a message index 0..{last}").format(
+                last=len(messages) - 1))
         message = messages[int(index)]
         if not isinstance(message, dict) or message.get("role") != "tool":
-            raise ValueError(f"message {index} is not a tool result")
+            raise ValueError(_("message {index} is not a tool result").format(index=index))
         fault = parse_fault(kind)
         before = message.get("content")
         message["content"] = fault.content(_tool_name(messages, int(index)),
                                            before if isinstance(before, str) else None)
-        self.say(f"message {index} now holds the {fault.describe()} fault")
+        self.say(_("message {index} now holds the {fault} fault").format(index=index,
+                                                                            fault=fault.describe()))
 
 
 def _tool_name(messages: list, index: int) -> str:
@@ -167,13 +175,14 @@ def _tool_name(messages: list, index: int) -> str:
 def _reply(arg: str) -> dict:
     arg = arg.strip()
     if not arg:
-        raise ValueError("usage: respond TEXT, or respond {assistant message JSON}")
+        raise ValueError(_("usage: respond TEXT, or respond {{assistant message JSON}}").format())
     if arg.startswith("{"):
         try:
             message = json.loads(arg)
         except ValueError as exc:
-            raise ValueError(f"not valid JSON ({exc})") from None
+            raise ValueError(_("not valid JSON ({error})").format(error=exc)) from None
         if not isinstance(message, dict) or message.get("role") != "assistant":
-            raise ValueError('a scripted response is an assistant message: {"role": "assistant", ...}')
+            raise ValueError(_('a scripted response is an assistant message: {json}').format(
+                json='{"role": "assistant", ...}'))
         return message
     return {"role": "assistant", "content": arg}

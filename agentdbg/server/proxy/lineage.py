@@ -35,6 +35,7 @@ from agentdbg.agents import (
     text_steps,
     text_task,
 )
+from agentdbg.i18n import _
 from agentdbg.messages import call_arguments, call_name, tool_calls_of
 
 #: a ``conversations.Conversation`` (not imported: that module imports this one)
@@ -222,14 +223,17 @@ def lineage_lines(seen: Any, parent_of: Callable[[Any], Any]) -> list[str]:
         child = conv.children.get(cid) if isinstance(cid, str) else None   # ids are data: any JSON
         if child is not None and child.started_by.kind == "subagent" and \
                 not answers_later(child.started_by.tool):
-            out.append(f"↳ the result of {child.started_by.tool or 'the call'} "
-                       f"{child.started_by.call_id} comes from conversation {child.number}"
-                       f"{_called(child.agent)}")
+            said = _("↳ the result of {tool} {call} comes from {conversation}") \
+                if child.started_by.tool else _("↳ the result of the call {call} comes from {conversation}")
+            out.append(said.format(tool=child.started_by.tool, call=child.started_by.call_id,
+                                   conversation=_conversation(child.number, child.agent)))
         answer = _answer_from(conv, m)
         if answer is not None:
-            out.append(f"↳ the answer of conversation {answer.number}{_called(answer.agent)} to "
-                       f"{answer.started_by.tool or 'the call'} {answer.started_by.call_id} "
-                       f"comes as a message")
+            said = _("↳ the answer of {conversation} to {tool} {call} comes as a message") \
+                if answer.started_by.tool else \
+                _("↳ the answer of {conversation} to the call {call} comes as a message")
+            out.append(said.format(conversation=_conversation(answer.number, answer.agent),
+                                   tool=answer.started_by.tool, call=answer.started_by.call_id))
     if conv.rules.text_protocol:
         out.extend(step_lines(messages))
     return out
@@ -249,12 +253,14 @@ def _answer_from(conv: Any, message: object) -> Any:
 
 def started_line(conv: Any, parent: Any) -> str:
     s = conv.started_by
-    was = _called(parent.agent if parent is not None else None)
+    was = _conversation(s.conversation, parent.agent if parent is not None else None)
     if s.kind == "handoff":
-        return (f"↳ handed off from conversation {s.conversation}{was} to "
-                f"{conv.agent or 'another agent'} (call {s.call_id}: {s.tool})")
-    return (f"↳ subagent{_called(conv.agent)} started by call {s.call_id} ({s.tool}) in "
-            f"conversation {s.conversation}{was}")
+        said = _("↳ handed off from {conversation} to {agent} (call {call}: {tool})") if conv.agent \
+            else _("↳ handed off from {conversation} to another agent (call {call}: {tool})")
+        return said.format(conversation=was, agent=conv.agent, call=s.call_id, tool=s.tool)
+    said = _("↳ subagent ({agent}) started by call {call} ({tool}) in {conversation}") if conv.agent \
+        else _("↳ subagent started by call {call} ({tool}) in {conversation}")
+    return said.format(agent=conv.agent, call=s.call_id, tool=s.tool, conversation=was)
 
 
 def step_lines(messages: list) -> list[str]:
@@ -263,10 +269,13 @@ def step_lines(messages: list) -> list[str]:
     from agentdbg.textsafe import one_line
 
     steps = text_steps(_last_user(messages))
-    return [f"  text step {s.number}: {s.tool}({one_line(s.arguments)[:80]})"
-            + (f" → {one_line(s.observation)[:80]}" if s.observation is not None else "")
-            for s in steps]
+    return ["  " + (_("text step {n}: {tool}({arguments})") if s.observation is None else
+                    _("text step {n}: {tool}({arguments}) → {observation}")).format(
+        n=s.number, tool=s.tool, arguments=one_line(s.arguments)[:80],
+        observation=one_line(s.observation or "")[:80]) for s in steps]
 
 
-def _called(agent: str | None) -> str:
-    return f" ({agent})" if agent else ""
+def _conversation(number: int, agent: str | None) -> str:
+    """``conversation 2 (Billing agent)``, in the chosen language."""
+    base = _("conversation {n}").format(n=number)
+    return _("{conversation} ({agent})").format(conversation=base, agent=agent) if agent else base

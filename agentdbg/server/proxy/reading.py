@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentdbg.checker.rules.conversation import one_per_defect
+from agentdbg.i18n import N_
 from agentdbg.server.proxy.conversations import Conversation, Tracker
 from agentdbg.server.served import Stored, chain_messages
 from agentdbg.wire.codec import Codec, error_text
@@ -146,6 +147,10 @@ class Replied:
     error: str | None = None
 
 
+#: a response agentdbg cannot read as the API's (recorded in English, read back when shown)
+NOT_A_RESPONSE = N_("a body that is not a {api} response")
+
+
 def read_reply(wire: Codec, status: int, data: bytes, stream: bool) -> Replied:
     if stream and status < 400:
         acc = wire.accumulator()
@@ -155,10 +160,10 @@ def read_reply(wire: Codec, status: int, data: bytes, stream: bool) -> Replied:
     try:
         doc = json.loads(data)
     except (ValueError, RecursionError):
-        return Replied(None, error=f"HTTP {status}: a body that is not a {wire.name} response")
+        return Replied(None, error=f"HTTP {status}: " + NOT_A_RESPONSE.format(api=wire.name))
     if status >= 400:
         return Replied(None, doc, error=error_text(doc)[:500])
     reply = wire.reply(doc)
     if reply is None:
-        return Replied(None, doc, error=f"HTTP {status}: a body that is not a {wire.name} response")
+        return Replied(None, doc, error=f"HTTP {status}: " + NOT_A_RESPONSE.format(api=wire.name))
     return Replied(reply, doc)

@@ -14,10 +14,12 @@ from rich.rule import Rule
 from rich.text import Text
 
 from agentdbg.checker import summary
+from agentdbg.i18n import _, ngettext, pgettext, recorded, tr
 from agentdbg.render.run import empty_answer_finding, no_text
 from agentdbg.render.safe import safe
 from agentdbg.render.view import render_conversation, render_finding, render_tools
 from agentdbg.server.proxy.lineage import lineage_lines
+from agentdbg.wire.common import stream_note
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -28,6 +30,12 @@ if TYPE_CHECKING:
     from agentdbg.server.proxy.conversations import Conversation
     from agentdbg.server.proxy.reading import Seen
     from agentdbg.transcript.redact import Redactor
+
+
+def _unit(what: str) -> str:
+    """What one entry of a request is called (a codec's ``unit``), in the chosen language."""
+    return {"message": pgettext("unit", "message"), "item": pgettext("unit", "item"),
+            "content": pgettext("unit", "content")}.get(what, what)
 
 
 class ProxyView:
@@ -44,13 +52,16 @@ class ProxyView:
     def show_request(self, seen: Seen) -> None:
         body, findings = seen.body, seen.findings
         self.count += 1
-        stream = " · stream" if body.get("stream") else ""
+        stream = _(" · stream") if body.get("stream") else ""
         n, what = self._size(seen)
         fmt = "" if seen.wire.chat_native else f" · {seen.wire.label}"
-        agent = f" ({safe(seen.conv.agent)})" if seen.conv.agent else ""
-        self.console.print(Rule(f"request {self.count} · conversation {seen.conv.number}{agent} · "
-                                f"{n} {what}{'s' if n != 1 else ''}{fmt}{stream}", align="left",
-                                style="dim"))
+        conv = _("conversation {n}").format(n=seen.conv.number)
+        if seen.conv.agent:
+            conv = _("{conversation} ({agent})").format(conversation=conv, agent=safe(seen.conv.agent))
+        title = ngettext("request {count} · {conversation} · {n} {unit}",
+                         "request {count} · {conversation} · {n} {unit}s", n).format(
+            count=self.count, conversation=conv, n=n, unit=_unit(what))
+        self.console.print(Rule(f"{title}{fmt}{stream}", align="left", style="dim"))
         for line in lineage_lines(seen, self.tracker_parent):
             self.console.print(Text(safe(self.redact(line)), style="magenta"), soft_wrap=True)
         shown_from = 0 if self.full else seen.new_from
@@ -63,14 +74,16 @@ class ProxyView:
                                                notes=self.redact(seen.notes)))
         for edit in seen.edits:
             if not edit.lost:
-                self.console.print(Text(f"  history: {safe(edit.text)} (note)", style="dim"),
-                                   soft_wrap=True)
+                said = tr(edit.shown) if edit.shown is not None else recorded(edit.text)
+                self.console.print(Text("  " + _("history: {text} (note)").format(text=safe(said)),
+                                        style="dim"), soft_wrap=True)
         rules = ", ".join(sorted({f"{f.rule}@{f.index}" for f in findings}))
         style = "bold red" if any(f.severity == "error" for f in findings) else \
             "bold yellow" if findings else "bold green"
         mark = "✗" if any(f.severity == "error" for f in findings) else "!" if findings else "✓"
-        self.console.print(Text(f"{mark} {summary(findings)}"
-                                f"{': ' + rules if rules else ''}", style=style), soft_wrap=True)
+        said = _("{summary}: {rules}").format(summary=summary(findings), rules=rules) if rules \
+            else summary(findings)
+        self.console.print(Text(f"{mark} {said}", style=style), soft_wrap=True)
 
     @staticmethod
     def _size(seen: Seen) -> tuple[int, str]:
@@ -78,8 +91,8 @@ class ProxyView:
 
     def show_response(self, seen: Seen, reply: dict, native: JSON, shape: list[str],
                       latency_ms: float) -> None:
-        self.console.print(Text(f"← response for conversation {seen.conv.number} "
-                                f"({latency_ms:.0f} ms):", style="dim"))
+        self.console.print(Text(_("← response for conversation {n} ({ms} ms):").format(
+            n=seen.conv.number, ms=f"{latency_ms:.0f}"), style="dim"))
         pending = bool(reply.get("tool_calls"))
         # a reply without calls ends the app's loop: with no text, the user gets nothing
         empty = [] if pending or not no_text(reply) else \
@@ -94,7 +107,8 @@ class ProxyView:
             for finding in empty:
                 self.console.print(render_finding(finding))
         for line in shape:
-            self.console.print(Text(f"  stream: {safe(self.redact(line))}", style="yellow"))
+            said = _("stream: {note}").format(note=stream_note(self.redact(line)))
+            self.console.print(Text("  " + safe(said), style="yellow"))
 
     def _native_response(self, seen: Seen, native: JSON, pending: bool) -> RenderableType:
         """The request's items (or messages) and the response's, drawn from the response on."""
