@@ -178,7 +178,7 @@ class ReplayModel:
         """Where the live request differs from the next recorded one (None: it matches)."""
         event = self.next_request()
         if event is None:
-            return ("messages", "(the recording has no further request)", "(a new request)")
+            return ("messages", N_("(the recording has no further request)"), N_("(a new request)"))
         return first_difference(self._seen(event.messages or []), self._seen(request.messages))
 
     def complete(self, request: ModelRequest) -> ModelReply:

@@ -238,6 +238,7 @@ class Debugger(Screen):
             self.say(_("(the lesson's steps are done; Enter or 'next' goes on by hand)"))
 
     held = False   # a breakpoint or a fault note with a pause holds the lesson
+    stale_said = ""  # the stale notice said last (said in full once)
 
     def write_lesson(self, path: Path) -> None:
         from agentdbg.repl.lesson import dump_lesson
@@ -324,7 +325,13 @@ class Debugger(Screen):
         if len(self.session.actions) > done:
             self.show_new()
         if reason is not None:
-            self.say(tr(reason))
+            said = said_in_language(reason)
+            if said == self.stale_said:   # said in full once; a reminder after that
+                said = _("(the recording is stale here: 'live' continues with a live model, "
+                         "'play' keeps playing it knowingly)")
+            else:
+                self.stale_said = said
+            self.say(said)
             return False
         return True
 
@@ -346,10 +353,12 @@ class Debugger(Screen):
             toolset = cast("ToolSet", live.tools()) if live.tools is not None else None
         self.replay.go_live(provider, toolset)
         self.session.config.approve = "ask"
-        tools = (_("the tools of {path}").format(path=self.session.toolset.path) if toolset is not None
-                 else _("no tools file (calls will answer: no recorded result; pass --tools)"))
-        self.say(_("live from here with the {model} model and {tools}").format(
-            model=provider.name, tools=tools))
+        if toolset is not None:
+            self.say(_("live from here with the {model} model and the tools of {path}").format(
+                model=provider.name, path=self.session.toolset.path))
+        else:
+            self.say(_("live from here with the {model} model and no tools file (calls will "
+                       "answer: no recorded result; pass --tools)").format(model=provider.name))
 
     def run_to_break(self) -> None:
         self.held = False
@@ -413,6 +422,37 @@ class Debugger(Screen):
             Redactor(o.redact, [*o.secrets, *url_secrets(o.base_url)])
         write_json(path, redact(run_document(self.session, model=self.session.config.model,
                                              base_url=safe_url(o.base_url))))
+
+
+def said_in_language(reason: i18n.Msg) -> str:
+    """Why the replay pauses, in the chosen language: a first difference it quotes is read
+    back into its own template (the recorded and current values stay as they are, JSON
+    included; the replay's own words for "no further request" are translated)."""
+    import json
+
+    def value(text: object) -> object:
+        if not isinstance(text, str):
+            return text
+        found = i18n.Msg.parse(DIFFERENCE, text)
+        if found is None:
+            return i18n.recorded(text, nested=True)
+        return i18n.Msg(DIFFERENCE, {k: _own_words(v) for k, v in found.values.items()})
+
+    def _own_words(text: str) -> str:
+        if text in OWN_WORDS:
+            return _(text)
+        try:
+            inner = json.loads(text)
+        except ValueError:
+            return text
+        return _(inner) if isinstance(inner, str) and inner in OWN_WORDS else text
+
+    return i18n.Msg(reason.template, {k: value(v) for k, v in reason.values.items()}).tr()
+
+
+DIFFERENCE = "first difference at {path}: recorded {recorded}, now {now}"
+#: what a replay says in place of a value (``ReplayModel.stale``), shown translated
+OWN_WORDS = ("(the recording has no further request)", "(a new request)", "(absent)")
 
 
 def describe_action(entry: dict) -> str:
