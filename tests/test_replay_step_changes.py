@@ -55,3 +55,43 @@ def test_going_live_without_tools_reads_as_chinese(tmp_path):
     out = replay_step(recorded(tmp_path, ORDER_Q), "\ninject call_o1 not_found\n\n\nlive\nquit\n",
                       "--lang", "zh")
     assert "从这里起实时运行：改用 offline 模型，没有工具文件（调用得到的是“没有录下的结果”；请用 --tools 指定）" in out
+
+
+WEATHER_Q = "北京和上海今天哪个更热?"
+RETRIED = "n\nn\nn\nretry\nn\nback\nrewind 1\nn\nn\nn\nquit\n"
+
+
+def html_text(path):
+    import html
+    import re
+
+    page = re.sub(r"<script.*?</script>|<style.*?</style>", "", path.read_text(encoding="utf-8"),
+                  flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def test_a_replay_numbers_turns_as_the_history_does_after_retry_and_rewind(tmp_path):
+    out = replay_step(recorded(tmp_path, WEATHER_Q, commands=RETRIED), "c\nc\nc\nquit\n", "--lang", "zh")
+    assert "回放第 2 轮（录制中的第 3 次请求）" in out and "回放第 2 轮（录制中的第 4 次请求）" in out
+    assert "回放第 3 轮" not in out and "回放第 4 轮" not in out and "第 3 轮" not in out
+
+
+def test_the_report_numbers_turns_as_the_history_does_and_counts_requests_apart(tmp_path):
+    rec = recorded(tmp_path, WEATHER_Q, commands=RETRIED)
+    page = tmp_path / "weather.html"
+    r = runner.invoke(app, ["report", str(rec), "--lang", "zh", "-o", str(page)])
+    assert "（2 轮，共 4 次请求，" in r.output, r.output
+    text = html_text(page)
+    assert "2 轮，共 4 次请求" in text and "第 2 轮（第 4 次请求）" in text
+    assert "第 3 轮" not in text and "第 4 轮" not in text
+    english = runner.invoke(app, ["report", str(rec), "-o", str(page)])
+    assert "(2 turn(s) in 4 request(s), " in english.output and "turn 2 (request 3)" in html_text(page)
+
+
+def test_the_report_numbers_a_blocked_request_as_step_mode_did(tmp_path):
+    rec = recorded(tmp_path, ORDER_Q, commands="n\nn\ndrop 1\nn\nsend\nquit\n")
+    page = tmp_path / "class1.html"
+    runner.invoke(app, ["report", str(rec), "--lang", "zh", "-o", str(page)])
+    text = html_text(page)
+    assert "第 1 轮（第 2 次请求）：请求被发送前检查拦下（未发送）" in text
+    assert "第 2 次请求被发送前检查拦下" not in text
