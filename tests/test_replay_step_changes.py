@@ -95,3 +95,17 @@ def test_the_report_numbers_a_blocked_request_as_step_mode_did(tmp_path):
     text = html_text(page)
     assert "第 1 轮（第 2 次请求）：请求被发送前检查拦下（未发送）" in text
     assert "第 2 次请求被发送前检查拦下" not in text
+
+
+def test_each_recorded_action_is_a_step_with_its_narration(tmp_path):
+    rec = recorded(tmp_path, ORDER_Q, commands="n\nn\ndrop 1\nn\nsend\nquit\n")
+    r = runner.invoke(app, ["replay", str(rec), "--step", "--lang", "zh", "--explain"],
+                      input="\n" * 6 + "quit\n")
+    steps = r.output.split("(agentdbg)")
+    drop = next(i for i, s in enumerate(steps) if "按录制，接下来是：drop 1" in s)
+    assert "你删除了第 1 条消息" in steps[drop] and "未发送" not in steps[drop]
+    blocked = steps[drop + 1]           # the blocked request: a phase of its own, narrated
+    assert "未发送：检查器发现历史违反了 API 强制执行的规则" in blocked and "接下来是" not in blocked
+    sent = steps[drop + 2]              # 'send' goes on with its request, as typing it does
+    assert "按录制，接下来是：send" in sent and "HTTP 400" in sent
+    assert all(s.count("（消息 0–") <= 1 for s in steps)   # each step shows the history once
