@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentdbg.engine.faults import CallOverride
+from agentdbg.engine.faults import CallOverride, InPlaceOf
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.i18n import Msg
 from agentdbg.messages import call_name, tool_calls_of
@@ -43,11 +43,21 @@ class UserActions:
     _set_pending: Callable[[list[dict], int], None]
 
     def _override_for(self, call: dict) -> CallOverride | None:
-        """What answers ``call`` instead of its tool: a recorded result, an injected fault."""
+        """What answers ``call`` instead of its tool: a recorded result, an injected fault.
+
+        In a replay the user's own fault wins over the recorded result (the recording is stale
+        from there); it is made from that result, and the recorded one is used up all the same.
+        A recorded result that was itself an injection is the recorded fault re-applied."""
         recorded = self.result_source(call) if self.result_source is not None else None
-        if recorded is not None:
-            self.injections.pop(str(call.get("id")), None)
+        fault = self._fault_for(call)
+        if recorded is not None and (fault is None or recorded.injected):
             return recorded
+        if fault is not None and recorded is not None:
+            return InPlaceOf(fault, recorded.content(call_name(call) or ""))
+        return fault
+
+    def _fault_for(self, call: dict) -> CallOverride | None:
+        """The fault waiting for ``call`` (``inject`` on it, else ``fail`` on its tool), used up."""
         fault = self.injections.pop(str(call.get("id")), None)
         if fault is not None:
             return fault

@@ -96,6 +96,39 @@ class Fault:
         return f"custom {self.custom[:40]}" if self.kind == "custom" else self.kind
 
 
+@dataclass(frozen=True)
+class InPlaceOf:
+    """A fault answering a call whose result is known without running it (a replay's recorded
+    result): ``invalid_json`` and ``oversized`` are made from that result; nothing runs."""
+    fault: CallOverride
+    result: str
+
+    needs_result = False
+
+    @property
+    def error_type(self) -> str | None:
+        return self.fault.error_type
+
+    @property
+    def injected(self) -> bool:
+        return True
+
+    @property
+    def note(self) -> str:
+        return self.fault.note
+
+    @property
+    def cause(self) -> str | None:
+        return None
+
+    @property
+    def duration_ms(self) -> float | None:
+        return None
+
+    def content(self, tool: str, sample: str | None = None) -> str:
+        return self.fault.content(tool, self.result)
+
+
 def broken_json(sample: str) -> str:
     """``sample`` cut short inside its text, so it no longer parses (``{"city": "北京", "tem``)."""
     text = sample.strip() or "{}"

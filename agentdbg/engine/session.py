@@ -193,6 +193,7 @@ class Session(UserActions):
         return ModelRequest(messages=self.messages, tools=self.toolset.openai_tools(),
                             tool_choice=c.tool_choice, parallel_tool_calls=c.parallel_tool_calls,
                             temperature=c.temperature, model=c.model, timeout=remaining,
+                            turn=len(self.turns) + 1,
                             side_effect_tools=frozenset(t.name for t in self.toolset.tools if t.side_effects))
 
     def _emit(self, event_type: str, /, **data: Any) -> None:

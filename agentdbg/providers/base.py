@@ -17,6 +17,7 @@ class ModelRequest:
     timeout: float | None = None
     side_effect_tools: frozenset[str] = frozenset()  # tools the engine knows change things; not sent
     answer_schema: dict | None = None   # the request asks for a JSON answer of this schema ({}: any)
+    turn: int = 0   # the turn of the history it asks for, as the screen numbers it (0: not known)
 
     def body(self) -> dict:
         """The Chat Completions request body this stands for."""

@@ -178,7 +178,7 @@ class ReplayModel:
         """Where the live request differs from the next recorded one (None: it matches)."""
         event = self.next_request()
         if event is None:
-            return ("messages", "(the recording has no further request)", "(a new request)")
+            return ("messages", N_("(the recording has no further request)"), N_("(a new request)"))
         return first_difference(self._seen(event.messages or []), self._seen(request.messages))
 
     def complete(self, request: ModelRequest) -> ModelReply:
@@ -203,10 +203,17 @@ class ReplayModel:
             raise recorded_error(answer)
         assert isinstance(answer, Response)
         self.turns_played += 1
-        turn = answer.turn if answer.turn is not None else self.turns_played
-        note = (_("replayed turn {turn}; recorded note: {note}").format(
-            turn=turn, note=read_note(answer.note))
-                if answer.note else _("replayed turn {turn}").format(turn=turn))
+        number = answer.turn if answer.turn is not None else self.turns_played  # in time
+        turn = request.turn or number     # as the history counts it, as the screen does
+        if turn == number:
+            note = (_("replayed turn {turn}; recorded note: {note}").format(
+                turn=turn, note=read_note(answer.note))
+                    if answer.note else _("replayed turn {turn}").format(turn=turn))
+        else:   # a rewind or retry since: the recording's request count said apart
+            note = (_("replayed turn {turn} (request {request} of the recording); recorded note: "
+                      "{note}").format(turn=turn, request=number, note=read_note(answer.note))
+                    if answer.note else _("replayed turn {turn} (request {request} of the "
+                                          "recording)").format(turn=turn, request=number))
         return ModelReply(message=answer.message, usage=answer.usage or {},
                           finish_reason=answer.finish_reason,
                           latency_ms=recorded_ms(answer.latency_ms), note=note)

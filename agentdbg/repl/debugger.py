@@ -30,12 +30,13 @@ from agentdbg.repl.editor import edit_json
 from agentdbg.repl.lesson import Lesson, Step
 from agentdbg.repl.screen import Screen
 from agentdbg.transcript.document import run_document, write_json
+from agentdbg.transcript.events import Action, Blocked, Stop
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from agentdbg.checker.findings import Finding
-    from agentdbg.engine.replaying import Replay
+    from agentdbg.engine.replaying import ActionReplayed, Replay
     from agentdbg.providers.base import Provider
     from agentdbg.toolspec import ToolSet
     from agentdbg.transcript.writer import TranscriptWriter
@@ -240,6 +241,7 @@ class Debugger(Screen):
             self.say(_("(the lesson's steps are done; Enter or 'next' goes on by hand)"))
 
     held = False   # a breakpoint or a fault note with a pause holds the lesson
+    stale_said = ""  # the stale notice said last (said in full once)
 
     def write_lesson(self, path: Path) -> None:
         from agentdbg.repl.lesson import dump_lesson
@@ -261,10 +263,13 @@ class Debugger(Screen):
             raise cannot_write(path, exc) from None
 
     # -- moving --------------------------------------------------------------------------
-    def advance(self) -> Event | None:
+    def advance(self) -> Event | ActionReplayed | None:
+        """One step: the pending phase, or in a replay the recording's next user action."""
         s = self.session
-        if self.replay is not None and not self._replay_ready():
-            return None
+        if self.replay is not None:
+            ready = self._replay_ready()
+            if ready is not True:
+                return ready or None
         if s.done:
             raise CommandError(i18n.Msg("the run has stopped ({reason}); 'rewind N' or 'retry' to "
                                         "go on, 'save PATH', or 'quit'",
@@ -280,6 +285,8 @@ class Debugger(Screen):
             return None
         if not isinstance(event, (RequestBlocked, ApprovalNeeded)):   # those changed nothing
             self.befores.append(before)
+        elif self.replay is not None and isinstance(self.replay.model.peek(), Blocked):
+            self.replay.model.pop()     # the recording's own blocked request: this one
         self.last = event
         self.report(event)
         self.show_new()
@@ -313,10 +320,22 @@ class Debugger(Screen):
                   _("back: messages 0–{last}, as before the last step")).format(last=kept - 1))
         self.changed()
 
-    def _replay_ready(self) -> bool:
-        """Re-apply recorded actions (said, one line each); refuse to play stale recorded
-        responses unknowingly."""
+    def _replay_ready(self) -> bool | ActionReplayed:
+        """The recording's next user action is a step of its own, said and narrated as live
+        (True: go on with the pending phase; a recorded ``send`` goes on with its request, as
+        typing it does). A request the recording shows blocked is blocked again by the same
+        check, as a phase of its own. Else the rest of the recorded actions are re-applied
+        (said, one line each) and stale recorded responses are not played unknowingly."""
         assert self.replay is not None
+        r, s = self.replay, self.session
+        upcoming = r.model.peek() if not r.live else None
+        if isinstance(upcoming, (Action, Stop)):
+            done = len(s.actions)
+            r.sync(limit=1)
+            if len(s.actions) > done:
+                return self._recorded_action(s.actions[-1])
+        elif isinstance(upcoming, Blocked) and len(s.actions) == r.applied and self._blocks():
+            return True
         done = len(self.session.actions)
         reason = self.replay.pause_reason()
         for entry in self.session.actions[done:]:
@@ -326,9 +345,35 @@ class Debugger(Screen):
         if len(self.session.actions) > done:
             self.show_new()
         if reason is not None:
-            self.say(tr(reason))
+            said = said_in_language(reason)
+            if said == self.stale_said and "difference" in reason.values:   # said in full once
+                said = _("(the recording is stale here: 'live' continues with a live model, "
+                         "'play' keeps playing it knowingly)")
+            else:
+                self.stale_said = said
+            self.say(said)
             return False
         return True
+
+    def _recorded_action(self, entry: dict) -> bool | ActionReplayed:
+        from agentdbg.engine.replaying import ActionReplayed
+
+        assert self.replay is not None
+        self.say(_("the recording does this next, as recorded: {action}").format(
+            action=describe_action(entry)), "bold")
+        self.last = entry
+        if entry.get("action") == "send":
+            return True
+        self.befores.clear()
+        self.show_new()
+        self.banner()
+        return ActionReplayed(self.replay.just_applied[0])
+
+    def _blocks(self) -> bool:
+        """The pre-send check would block the pending request now."""
+        s = self.session
+        return s.phase is Phase.MODEL and s.precheck is not None and not s.force_send and \
+            any(f.severity == "error" for f in s.precheck(s.request()))
 
     def go_live(self) -> None:
         """Leave the recording: a live model, and the tools of --tools (loaded only now)."""
@@ -348,12 +393,16 @@ class Debugger(Screen):
             toolset = cast("ToolSet", live.tools()) if live.tools is not None else None
         self.replay.go_live(provider, toolset)
         self.session.config.approve = "ask"
-        tools = (_("the tools of {path}").format(path=self.session.toolset.path) if toolset is not None
-                 else _("no tools file (calls will answer: no recorded result; pass --tools)"))
-        self.say(_("live from here with the {model} model and {tools}").format(
-            model=provider.name, tools=tools))
+        if toolset is not None:
+            self.say(_("live from here with the {model} model and the tools of {path}").format(
+                model=provider.name, path=self.session.toolset.path))
+        else:
+            self.say(_("live from here with the {model} model and no tools file (calls will "
+                       "answer: no recorded result; pass --tools)").format(model=provider.name))
 
     def run_to_break(self) -> None:
+        from agentdbg.engine.replaying import ActionReplayed
+
         self.held = False
         while not self.session.done or self._recording_goes_on():
             event = self.advance()
@@ -363,7 +412,8 @@ class Debugger(Screen):
             if any(f.severity == "error" for f in findings):
                 self.say(_("continue stopped: the checker has an error-level finding"))
                 return
-            bp = self.breakpoints.hit(self.session, event, findings)
+            phase = None if isinstance(event, ActionReplayed) else event  # a recorded action ran no phase
+            bp = self.breakpoints.hit(self.session, phase, findings)
             if bp is not None:
                 self.say(_("breakpoint {id} hit: {what}").format(id=bp.id, what=bp.describe()))
                 if bp.note:
@@ -415,6 +465,37 @@ class Debugger(Screen):
             Redactor(o.redact, [*o.secrets, *url_secrets(o.base_url)])
         write_json(path, redact(run_document(self.session, model=self.session.config.model,
                                              base_url=safe_url(o.base_url))))
+
+
+def said_in_language(reason: i18n.Msg) -> str:
+    """Why the replay pauses, in the chosen language: a first difference it quotes is read
+    back into its own template (the recorded and current values stay as they are, JSON
+    included; the replay's own words for "no further request" are translated)."""
+    import json
+
+    def value(text: object) -> object:
+        if not isinstance(text, str):
+            return text
+        found = i18n.Msg.parse(DIFFERENCE, text)
+        if found is None:
+            return i18n.recorded(text, nested=True)
+        return i18n.Msg(DIFFERENCE, {k: _own_words(v) for k, v in found.values.items()})
+
+    def _own_words(text: str) -> str:
+        if text in OWN_WORDS:
+            return _(text)
+        try:
+            inner = json.loads(text)
+        except ValueError:
+            return text
+        return _(inner) if isinstance(inner, str) and inner in OWN_WORDS else text
+
+    return i18n.Msg(reason.template, {k: value(v) for k, v in reason.values.items()}).tr()
+
+
+DIFFERENCE = "first difference at {path}: recorded {recorded}, now {now}"
+#: what a replay says in place of a value (``ReplayModel.stale``), shown translated
+OWN_WORDS = ("(the recording has no further request)", "(a new request)", "(absent)")
 
 
 def describe_action(entry: dict) -> str:

@@ -85,6 +85,9 @@ def _action(entry: dict) -> str:
     if kind == "edit":
         return _("You edited message {index}: the model will read your version as if the app had "
                  "sent it.").format(index=entry.get("index"))
+    if kind == "inject" and not entry.get("pending"):
+        return _("Message {index} now holds the fault instead of the tool's result: the model "
+                 "will read it as if the tool had answered so.").format(index=entry.get("index"))
     if kind in ("inject", "fail"):
         return _("A fault is waiting: the call will be answered with it instead of running the "
                  "tool.")

@@ -24,8 +24,10 @@ def budget_of_run(run: Run) -> Budget | None:
     if not run.turns:
         return None
     last = run.turns[-1]
+    shown = next((c.in_history for h in reversed(run.histories) for c in reversed(h.cards)
+                  if c.kind == "turn" and c.request and c.in_history is not None), last.turn)
     return budget_of_request(run.last_request, _counted(run), model=run.model,
-                             usage=last.usage, turn=last.turn)
+                             usage=last.usage, turn=shown)   # the turn as the history counts it
 
 
 def _counted(run: Run) -> list:

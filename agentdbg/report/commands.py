@@ -27,7 +27,7 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     own words in ``lang``; what was recorded stays as recorded)."""
     from agentdbg import i18n
     from agentdbg.render.run import stop_label
-    from agentdbg.report.html import render_report
+    from agentdbg.report.html import render_report, turns_said
     from agentdbg.report.timeline import read_run
 
     i18n.use(lang)
@@ -45,9 +45,8 @@ def run_report(path: str | os.PathLike, output: str | os.PathLike | None, consol
     page = render_report(run, diff_with=diff_with, profile=profile)
     write_text(target, page, mode=shared_mode(path))
     findings = run.findings()
-    said = _("report: {path} ({turns} turn(s), {calls} tool call(s), {findings} finding(s), "
-             "stop {reason})")
-    console.print(said.format(path=one_line(target), turns=len(run.turns), calls=len(run.calls()),
+    said = _("report: {path} ({turns}, {calls} tool call(s), {findings} finding(s), stop {reason})")
+    console.print(said.format(path=one_line(target), turns=turns_said(run), calls=len(run.calls()),
                               findings=len(findings),
                               reason=one_line(stop_label(run.stop_reason)) if run.stop_reason
                               else _("none")),

@@ -172,7 +172,7 @@ def summary_html(run: Run, heading: str | None = None) -> str:
     tokens = (_("{prompt} prompt + {completion} completion = {total} tokens (estimated)")
               if u["estimated"] else _("{prompt} prompt + {completion} completion = {total} tokens"))
     spans = [_("stop: {reason}").format(reason=stop_label(reason)),
-             _("{n} turn(s)").format(n=len(run.turns)), _("{n} tool call(s)").format(n=len(calls)),
+             turns_said(run), _("{n} tool call(s)").format(n=len(calls)),
              tokens.format(prompt=u["prompt_tokens"], completion=u["completion_tokens"],
                            total=u["total_tokens"]),
              _("{errors} error(s), {warnings} warning(s)").format(errors=errors,
@@ -195,6 +195,15 @@ def summary_html(run: Run, heading: str | None = None) -> str:
         out.append("</ul>")
     out.append("</section>")
     return "".join(out)
+
+
+def turns_said(run: Run) -> str:
+    """``2 turn(s)`` as the last history holds them, and the requests made when a rewind or
+    retry made more: ``2 turn(s) in 4 request(s)``."""
+    if run.turns_in_history == len(run.turns):
+        return _("{n} turn(s)").format(n=len(run.turns))
+    return _("{n} turn(s) in {requests} request(s)").format(n=run.turns_in_history,
+                                                            requests=len(run.turns))
 
 
 def distinct_findings(findings: list) -> list:
@@ -292,14 +301,24 @@ def _history(run: Run, number: int, h: History, ns: str = "",
     return "".join(out)
 
 
+def turn_title(card: Card) -> str:
+    """``turn 2`` as the history counts it (as step mode said it), and the request's number
+    in time when a rewind or retry made them differ: ``turn 2 (request 3)``."""
+    turn = card.in_history if card.in_history is not None else card.turn
+    if card.turn is not None and turn != card.turn:
+        return _("turn {turn} (request {request})").format(turn=turn, request=card.turn)
+    return _("turn {turn}").format(turn=turn if turn is not None else "?")
+
+
 def _card(view: _View, card: Card) -> str:
     if card.kind == "action":
         return _action(card.action) if card.action is not None else ""
     if card.kind == "blocked":
         items = "".join(finding_html(f, where=True) for f in card.findings)
-        said = _("request {n} blocked by the pre-send check (not sent)").format(n=card.turn or "")
+        said = _("{turn}: the request was blocked by the pre-send check (not sent)").format(
+            turn=turn_title(card))
         return f'<div class="card blocked"><h3>{esc(said)}</h3>{items}</div>'
-    title = _("turn {turn}").format(turn=card.turn) if card.kind == "turn" else _("final messages")
+    title = turn_title(card) if card.kind == "turn" else _("final messages")
     anchor = f' id="{view.ns}turn-{card.turn}"' if card.kind == "turn" and view.number == 0 else ""
     out = [f'<section class="card {card.kind}"{anchor}><h3>{esc(title)}</h3>']
     if card.request:
@@ -544,7 +563,8 @@ def _reply_meta(card: Card) -> str:
     tokens = said.format(prompt=usage.get("prompt_tokens", "?"), cache=_cache(usage),
                          completion=usage.get("completion_tokens", "?"),
                          total=usage.get("total_tokens", "?")) if usage else _("no usage reported")
-    return (_("turn {turn}").format(turn=card.turn) + f" · {tokens} · {ms} · "
+    turn = card.in_history if card.in_history is not None else card.turn
+    return (_("turn {turn}").format(turn=turn) + f" · {tokens} · {ms} · "
             f"finish_reason={r.get('finish_reason')}")
 
 

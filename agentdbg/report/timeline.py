@@ -58,6 +58,9 @@ class Card:
     findings: list[Any] = field(default_factory=list)     # blocked / recorded by the proxy
     action: Action | None = None
     rewritten_from: int | None = None   # this card starts a new history at this index
+    #: the turn as the history counts it (what the step-mode screen said); ``turn`` is the
+    #: request's number in time, which differs after a rewind, retry or back
+    in_history: int | None = None
 
     @property
     def indices(self) -> list[int]:
@@ -143,6 +146,9 @@ class Run:
     #: actions past ``ACTIONS_SHOWN`` are counted here, not kept (a recording with a million
     #: of them would otherwise cost gigabytes to read and a page nobody can open)
     actions_not_shown: int = 0
+    #: the turns of the last history (the replies it holds), as the step-mode screen counts
+    #: them; ``len(turns)`` counts every request, those a rewind or retry cut included
+    turns_in_history: int = 0
 
     # -- summary ---------------------------------------------------------------------------
     @property
@@ -313,6 +319,12 @@ class RunBuilder:
             else None
         self.native_prior: list = []
         self.native_keys: set = set()
+        #: turn numbers as the history counts them: the replies a request carries, plus one
+        #: (an app's own recorded history is not the session's: its requests are its turns)
+        self.by_time = bool(header.app_driven)
+        self.first_replies = sum(_is_reply(m) for m in header.initial_messages or [])
+        self.replies_upto = [0]    # replies among the last request's first i messages
+        self.since_request: list[Action | int] = []   # then: results appended, user actions
 
     def feed(self, event: AnyEvent) -> None:
         if isinstance(event, Request):
@@ -353,6 +365,7 @@ class RunBuilder:
             card = Card("turn", turn, sent=list(range(start, len(new))),
                         rewritten_from=start if self.histories[:-1] else None)
         card.request = {"messages": len(new), "params": e.param_map}
+        card.in_history = self._in_history(new, prefix, turn)
         self.last_len = len(new)
         self._add(card)
         for d in e.findings or []:   # the proxy's checks of this request
@@ -419,6 +432,7 @@ class RunBuilder:
 
     def _on_blocked(self, e: Blocked) -> None:
         card = Card("blocked", e.turn)
+        card.in_history = self._numbered(self._replies_now(), e.turn)
         card.findings = [adapter.finding_from_dict(d) for d in e.findings or []]
         self.blocked.append(card)
         self._add(card)
@@ -432,12 +446,15 @@ class RunBuilder:
             self.marks.setdefault(e.index, set()).add("injected")
             if self.history is not None:
                 self.history.marks.setdefault(e.index, set()).add("injected")
+        if e.index is not None:
+            self.since_request.append(e.index)
         info = self._turn_info()
         took = _num(e.duration_ms)
         if info is not None and took is not None:
             info.tool_ms += took
 
     def _on_action(self, e: Action) -> None:
+        self.since_request.append(e)
         shown = len(self.actions) < ACTIONS_SHOWN
         if shown:
             self.actions.append(e)
@@ -482,6 +499,40 @@ class RunBuilder:
         self._new_history(list(final), start)
         self._add(Card("final", sent=list(range(start, len(final))),
                        rewritten_from=start if self.histories[:-1] else None))
+
+    # -- turn numbers as the history counts them ---------------------------------------------
+    def _in_history(self, new: list, prefix: int, number: int | None) -> int | None:
+        """The turn request ``new`` asks for: its first ``prefix`` messages are the last
+        request's (their replies counted then), the rest are counted now."""
+        upto = self.replies_upto
+        del upto[prefix + 1:]
+        for m in new[prefix:]:
+            upto.append(upto[-1] + _is_reply(m))
+        self.since_request = []
+        return self._numbered(upto[-1], number)
+
+    def _numbered(self, replies: int, number: int | None) -> int | None:
+        return number if self.by_time else max(0, replies - self.first_replies) + 1
+
+    def _replies_now(self) -> int:
+        """The replies the history holds now (a blocked request carries no messages): the
+        last request's, its reply and results, then the user's actions since, re-applied."""
+        roles = [_is_reply(m) for m in (self.msgs if self.history is not None
+                                        else self.header.initial_messages or [])]
+        for change in self.since_request:
+            if isinstance(change, int):
+                roles.extend([False] * (change + 1 - len(roles)))
+                continue
+            i = change.index if change.index is not None else -1
+            if change.action == "drop" and 0 <= i < len(roles):
+                del roles[i]
+            elif change.action in ("rewind", "back") and i >= 0:
+                del roles[i + 1:]
+            elif change.action == "retry" and i >= 0:
+                del roles[i:]
+            elif change.action == "edit" and 0 <= i < len(roles) and change.after is not None:
+                roles[i] = _is_reply(change.after)
+        return sum(roles)
 
     # -- helpers ---------------------------------------------------------------------------
     def _common_from(self, known: int, new: list) -> int:
@@ -565,7 +616,12 @@ class RunBuilder:
             h.findings.append(adapter.empty_answer_finding(len(h.messages) - 1, last))
         return Run(self.path, self.header, self.histories, self.turns, self.stop, self.actions,
                    self.blocked, warnings, self.msgs[:self.last_len], self.last_usage,
-                   self.actions_not_shown)
+                   self.actions_not_shown, self._turns_in(h.messages))
+
+    def _turns_in(self, messages: list) -> int:
+        if self.by_time:
+            return len(self.turns)
+        return max(0, sum(_is_reply(m) for m in messages) - self.first_replies)
 
 
 def _int(value: Any, default: int) -> int:
@@ -588,6 +644,10 @@ def _num(value: Any) -> float | None:
     """A recorded duration; None for anything else (``NaN``, ``Infinity``, ``1e400`` …)."""
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     return value if number and 0 <= value < 1e12 else None
+
+
+def _is_reply(m: Any) -> bool:
+    return isinstance(m, dict) and m.get("role") == "assistant"
 
 
 def _is_tool(m: Any) -> bool:

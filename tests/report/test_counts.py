@@ -18,7 +18,7 @@ def counts(path) -> dict[str, int]:
     report = runner.invoke(app, ["report", str(path), "-o", "r.html"]).stdout
     diff = runner.invoke(app, ["diff", str(path), str(path)]).stdout
     return {"replay": int(re.search(r"; (\d+) tool call\(s\); replayed", replay).group(1)),
-            "report": int(re.search(r"turn\(s\), (\d+) tool call\(s\)", report).group(1)),
+            "report": int(re.search(r"(?:turn|request)\(s\), (\d+) tool call\(s\)", report).group(1)),
             "diff": int(re.search(r"^A: .* · (\d+) tool call\(s\)", diff, re.M).group(1))}
 
 

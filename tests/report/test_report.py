@@ -41,7 +41,7 @@ def test_the_page_is_self_contained(made, kind):
 def test_the_page_shows_what_each_kind_of_run_did(made):
     step = render_report(made["step"])
     assert "you dropped message [1]" in step and "you rewound to message [0]" in step
-    assert "request 2 blocked by the pre-send check (not sent)" in step
+    assert "turn 1 (request 2): the request was blocked by the pre-send check (not sent)" in step
     assert "[edited by you]" in step and "[injected by you]" in step
     assert "injected fault" in step and "error: timeout (retryable)" in step
     assert "you made the next call of query_logistics fail with timeout" in step
