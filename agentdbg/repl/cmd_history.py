@@ -39,9 +39,9 @@ def cmd_inject(dbg: Stepper, arg: str) -> None:
     """inject CALL KIND
     answer a call, or replace a result, with a fault
     CALL: a call's label (A, B …), a tool_call_id (or a unique prefix), the index of a
-    tool message, or the name of a pending tool. KIND: timeout, invalid_json, invalid_arguments, internal_error,
-    not_found, empty, oversized, rate_limited, denied, or inline JSON used as the
-    content."""
+    tool message, or the name of a pending tool. KIND: timeout, invalid_json,
+    invalid_arguments, internal_error, not_found, empty, oversized, rate_limited, denied,
+    or inline JSON used as the content."""
     from agentdbg.engine.faults import parse_fault
 
     target, _sep, kind = arg.strip().partition(" ")

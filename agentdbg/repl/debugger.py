@@ -25,10 +25,10 @@ from agentdbg.options import GoLive, RunOptions
 from agentdbg.render import run as view_run
 from agentdbg.repl.breakpoints import Breakpoints
 from agentdbg.repl.commands import CommandError, lookup
-from agentdbg.repl.table import cannot_write
 from agentdbg.repl.editor import edit_json
 from agentdbg.repl.lesson import Lesson, Step
 from agentdbg.repl.screen import Screen
+from agentdbg.repl.table import cannot_write
 from agentdbg.transcript.document import run_document, write_json
 from agentdbg.transcript.events import Action, Blocked, Stop
 

@@ -66,7 +66,8 @@ def claude_setting(env: dict[str, str], cwd: Path, name: str) -> Found:
         try:
             data = json.loads(raw)
         except ValueError:
-            found.notes.append(_("{path}: not JSON; its settings are not taken into account").format(path=path))
+            found.notes.append(
+                _("{path}: not JSON; its settings are not taken into account").format(path=path))
             continue
         block = data.get("env") if isinstance(data, dict) else None
         value = block.get(name) if isinstance(block, dict) else None
