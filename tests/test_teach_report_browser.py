@@ -62,7 +62,7 @@ def test_the_chinese_report_has_no_english_prose(browser, tmp_path):
     en_lang, en_text, en_api = visible(browser, pages["en"])
     assert lang == "zh" and en_lang == "en"
     assert "时间线" in text and "■ 已停止：模型出错" in text
-    assert re.search(r"第 \d+ 次请求被发送前检查拦下（未发送）\n✗ 错误 orphan-tool-message，在 \[1\]：这条 tool 消息", text)
+    assert re.search(r"第 \d+ 轮（第 \d+ 次请求）：请求被发送前检查拦下（未发送）\n✗ 错误 orphan-tool-message，在 \[1\]：这条 tool 消息", text)
     assert "Timeline" in en_text and "■ stopped: model_error" in en_text
     # what the API said stays verbatim: its findings' texts and the 400's body
     said = [t.split("says: ", 1)[1] for t in en_api]
