@@ -1,0 +1,152 @@
+"""Every line step mode folds in Chinese is folded as Chinese is typeset (``render/linebreak``),
+not at spaces as Rich folds English: at 80 and 100 columns, through the lessons a class sees
+(a blocked request and the API's 400, an approval, a fault, a rewind, the model's notes, the
+stopped line, help, glossary, usage).
+
+Each session is rendered twice: at the width under test, and so wide that nothing folds. The
+wide screen says which narrow lines are one paragraph folded (their text, spaces aside, is one
+wide line), so a line's end can be judged against what came next in the same paragraph:
+
+* no line ends short when the Chinese character starting the next line would have fitted;
+* no line ends with a number whose measure word starts the next ("根据 0⏎个");
+* no line starts with closing punctuation (），。；：」…) nor ends with opening punctuation.
+"""
+
+import io
+import unicodedata
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.cells import cell_len
+from rich.console import Console
+from test_teach_repl import FakeClock, options, session_for
+
+from agentdbg.render.linebreak import atoms
+from agentdbg.repl.debugger import Debugger
+from agentdbg.toolspec import bundled_tools_path, load_tools
+
+ORDER_Q = "订单 ORD-2026-001 到哪里了?"
+EMAIL_Q = "给 a@b.com 发邮件，主题是“发货通知”，正文是“已发货”"
+WEATHER_Q = "北京和上海今天哪个更热?"
+NO_SUBJECT_Q = "给 a@b.com 发邮件"     # the model's note says why it calls nothing: 3 notes
+
+LESSONS = {
+    "order": (ORDER_Q, ("n", "n", "drop 1", "n", "send", "rewind 0", "n", "n", "n",
+                        "inject call_o2 timeout", "n", "n", "n", "n", "n", "usage", "glossary")),
+    "email": (EMAIL_Q, ("n", "n", "approve", "n", "n", "messages", "help")),
+    "notes": (NO_SUBJECT_Q, ("n", "n")),
+    "weather": (WEATHER_Q, ("n", "inject call_o1 invalid_json", "n", "n", "rewind 0", "n", "n",
+                            "drop 1", "n", "send", "back", "focus 1", "help next")),
+}
+
+CLOSING = set("，。、；：？！）」』》】〉’”%％")
+OPENING = set("（「『《【〈‘“")
+
+
+def screens(question: str, commands: tuple[str, ...], width: int) -> str:
+    buf = io.StringIO()
+    console = Console(file=buf, width=width, no_color=True, highlight=False, force_terminal=False)
+    session = session_for(load_tools(bundled_tools_path()), question, clock=FakeClock())
+    with create_pipe_input() as pipe:
+        pipe.send_text("".join(line + "\r" for line in commands))
+        pipe.close()
+        Debugger(session, console, input=pipe, output=DummyOutput(), history=False,
+                 options=options(lang="zh", explain=True)).loop()
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
+
+
+def _bare(text: str) -> str:
+    return "".join(text.split())
+
+
+def paragraphs(narrow: list[str], wide: list[str]) -> list[list[str]]:
+    """The runs of narrow lines that are one wide line folded. A line that is no fold of a
+    wide line (a rule, a box's edge, a line cut with "…") stands alone."""
+    out, i = [], 0
+    for line in wide:
+        for start in range(i, min(i + 4, len(narrow))):
+            end = _fold_of(_bare(line), narrow, start)
+            if end:
+                out.extend([n] for n in narrow[i:start])
+                out.append(narrow[start:end])
+                i = end
+                break
+    return out + [[n] for n in narrow[i:]]
+
+
+def _fold_of(want: str, narrow: list[str], start: int) -> int:
+    """Where the narrow lines from ``start`` that spell ``want`` end (0: they do not)."""
+    got, j = "", start
+    while j < len(narrow) and got != want and want.startswith(got + _bare(narrow[j])):
+        got += _bare(narrow[j])
+        j += 1
+    return j if got == want and want else 0
+
+
+def _wide(ch: str) -> bool:
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def _head(text: str) -> int:
+    """The cells of what must start a line with ``text``'s first character: "（3 条）", "型，"."""
+    start, end = atoms(text)[0]
+    return cell_len(text[start:end].rstrip())
+
+
+def faults(text: str, wide_text: str, width: int) -> list[str]:
+    """The places where a fold breaks the rules of Chinese typesetting."""
+    found = []
+    for para in paragraphs(text.splitlines(), wide_text.splitlines()):
+        for line, after in zip(para, para[1:]):
+            nxt, end = after.lstrip(), line.rstrip()
+            if not nxt or not end:
+                continue
+            first, last = nxt[0], end[-1]
+            if first in CLOSING:
+                found.append(f"starts with closing punctuation: {end!r} / {nxt!r}")
+            elif last in OPENING:
+                found.append(f"ends with opening punctuation: {end!r} / {nxt!r}")
+            elif last.isdigit() and _wide(first):
+                found.append(f"a number split from its measure word: {end!r} / {nxt!r}")
+            elif _wide(first) and cell_len(end) + (0 if _wide(last) else 1) + _head(nxt) <= width:
+                found.append(f"over-short ({cell_len(end)} of {width}) before {first!r}: "
+                             f"{end!r} / {nxt!r}")
+    return found
+
+
+@pytest.mark.parametrize("width", [80, 100])
+@pytest.mark.parametrize("lesson", sorted(LESSONS))
+def test_every_chinese_fold_follows_the_rules(lesson, width):
+    question, commands = LESSONS[lesson]
+    text = screens(question, commands, width)
+    wide = screens(question, commands, 4000)
+    assert "第 1 轮" in text and "■ 已停止" in text    # the lesson ran
+    assert faults(text, wide, width) == []
+
+
+def test_the_scan_sees_the_faults_it_is_for():
+    """The scan itself: each kind of bad fold is caught, a good one is not."""
+    wide = "应用把完整历史（3 条消息）发给模型，模型说明：根据 0 个工具结果作答"
+    assert faults("应用把完整历史（\n3 条消息）发给模型，模型说明：根据 0 个工具结果作答", wide, 40)
+    assert faults("应用把完整历史（3 条消息\n）发给模型，模型说明：根据 0 个工具结果作答", wide, 40)
+    assert faults("应用把完整历史（3 条消息）发给模型，模型说明：根据 0\n个工具结果作答", wide, 70)
+    assert faults("应用把完整历史（3 条消息）发给\n模型，模型说明：根据 0 个工具结果作答", wide, 70)
+    assert faults("应用把完整历史（3 条消息）发给模型，模型说明：根据 0 个工具结\n果作答", wide, 60) == []
+
+
+def test_the_model_notes_are_joined_as_chinese_is_written():
+    """Three notes of the offline model in one turn: joined with "；" in Chinese (a template
+    of the catalog), with "; " in English."""
+    zh = next(line for line in screens(NO_SUBJECT_Q, ("n",), 4000).splitlines() if "模型说明" in line)
+    assert zh.count("；") == 2 and "; " not in zh, zh
+    en = io.StringIO()
+    console = Console(file=en, width=4000, no_color=True, highlight=False)
+    with create_pipe_input() as pipe:
+        pipe.send_text("n\r")
+        pipe.close()
+        Debugger(session_for(load_tools(bundled_tools_path()), "email a@b.com"), console,
+                 input=pipe, output=DummyOutput(), history=False,
+                 options=options(lang="en", explain=True)).loop()
+    note = next(line for line in en.getvalue().splitlines() if "model note" in line)
+    assert note.count("; ") == 2 and "；" not in note, note
