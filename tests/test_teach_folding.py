@@ -13,6 +13,7 @@ wide line), so a line's end can be judged against what came next in the same par
 """
 
 import io
+import sys
 import unicodedata
 
 import pytest
@@ -30,11 +31,14 @@ ORDER_Q = "订单 ORD-2026-001 到哪里了?"
 EMAIL_Q = "给 a@b.com 发邮件，主题是“发货通知”，正文是“已发货”"
 WEATHER_Q = "北京和上海今天哪个更热?"
 NO_SUBJECT_Q = "给 a@b.com 发邮件"     # the model's note says why it calls nothing: 3 notes
+LETTER_Q = ("给 a@b.com 发邮件，主题是“发货通知”，正文是“您好，您在本店购买的商品已经由顺丰速运发出，"
+            "运单号请在订单详情页查看，预计三个工作日内送达，请注意查收，如有问题请随时联系客服。”")
 
 LESSONS = {
     "order": (ORDER_Q, ("n", "n", "drop 1", "n", "send", "rewind 0", "n", "n", "n",
                         "inject call_o2 timeout", "n", "n", "n", "n", "n", "usage", "glossary")),
     "email": (EMAIL_Q, ("n", "n", "approve", "n", "n", "messages", "help")),
+    "letter": (LETTER_Q, ("n", "n", "approve", "n", "n", "messages", "show 1", "show 2")),
     "notes": (NO_SUBJECT_Q, ("n", "n")),
     "weather": (WEATHER_Q, ("n", "inject call_o1 invalid_json", "n", "n", "rewind 0", "n", "n",
                             "drop 1", "n", "send", "back", "focus 1", "help next")),
@@ -53,6 +57,9 @@ def screens(question: str, commands: tuple[str, ...], width: int) -> str:
         pipe.close()
         Debugger(session, console, input=pipe, output=DummyOutput(), history=False,
                  options=options(lang="zh", explain=True)).loop()
+    for name, module in list(sys.modules.items()):   # the sample's outbox: the same e-mail
+        if name.endswith("shop") and hasattr(module, "_OUTBOX"):   # is sent, not a duplicate
+            module._OUTBOX.clear()
     return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
 
 
@@ -60,19 +67,19 @@ def _bare(text: str) -> str:
     return "".join(text.split())
 
 
-def paragraphs(narrow: list[str], wide: list[str]) -> list[list[str]]:
-    """The runs of narrow lines that are one wide line folded. A line that is no fold of a
-    wide line (a rule, a box's edge, a line cut with "…") stands alone."""
+def paragraphs(narrow: list[str], wide: list[str]) -> list[tuple[list[str], str]]:
+    """The runs of narrow lines that are one wide line folded, each with that line. A line
+    that is no fold of a wide line (a rule, a box's edge, a line cut with "…") stands alone."""
     out, i = [], 0
     for line in wide:
         for start in range(i, min(i + 4, len(narrow))):
             end = _fold_of(_bare(line), narrow, start)
             if end:
-                out.extend([n] for n in narrow[i:start])
-                out.append(narrow[start:end])
+                out.extend(([n], n) for n in narrow[i:start])
+                out.append((narrow[start:end], line))
                 i = end
                 break
-    return out + [[n] for n in narrow[i:]]
+    return out + [([n], n) for n in narrow[i:]]
 
 
 def _fold_of(want: str, narrow: list[str], start: int) -> int:
@@ -82,6 +89,17 @@ def _fold_of(want: str, narrow: list[str], start: int) -> int:
         got += _bare(narrow[j])
         j += 1
     return j if got == want and want else 0
+
+
+def _space_after(line: str, count: int) -> bool:
+    """Is there a space in ``line`` after its first ``count`` characters that are not one?"""
+    seen = 0
+    for k, ch in enumerate(line):
+        if not ch.isspace():
+            seen += 1
+            if seen == count:
+                return line[k + 1:k + 2] == " "
+    return False
 
 
 def _wide(ch: str) -> bool:
@@ -97,11 +115,12 @@ def _head(text: str) -> int:
 def faults(text: str, wide_text: str, width: int) -> list[str]:
     """The places where a fold breaks the rules of Chinese typesetting."""
     found = []
-    for para in paragraphs(text.splitlines(), wide_text.splitlines()):
-        for line, after in zip(para, para[1:]):
+    for para, whole in paragraphs(text.splitlines(), wide_text.splitlines()):
+        for k, (line, after) in enumerate(zip(para, para[1:])):
             nxt, end = after.lstrip(), line.rstrip()
-            if not nxt or not end:
-                continue
+            if not nxt or not end or (not line[0].isspace() and after[0].isspace()):
+                continue     # a layout, not a fold: each call on a line under "▶ 下一步"
+            gap = 1 if _space_after(whole, len(_bare("".join(para[:k + 1])))) else 0
             first, last = nxt[0], end[-1]
             if first in CLOSING:
                 found.append(f"starts with closing punctuation: {end!r} / {nxt!r}")
@@ -109,7 +128,7 @@ def faults(text: str, wide_text: str, width: int) -> list[str]:
                 found.append(f"ends with opening punctuation: {end!r} / {nxt!r}")
             elif last.isdigit() and _wide(first):
                 found.append(f"a number split from its measure word: {end!r} / {nxt!r}")
-            elif _wide(first) and cell_len(end) + (0 if _wide(last) else 1) + _head(nxt) <= width:
+            elif cell_len(end) + gap + _head(nxt) <= width:
                 found.append(f"over-short ({cell_len(end)} of {width}) before {first!r}: "
                              f"{end!r} / {nxt!r}")
     return found

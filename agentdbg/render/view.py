@@ -87,8 +87,8 @@ def pretty_arguments(arguments: Any) -> Text:
     except ValueError:
         return Text(safe(arguments) + _("   (not valid JSON)"), style="red")
     compact = isinstance(value, dict) and len(json.dumps(value, ensure_ascii=False)) <= 60
-    out = Text(safe(json.dumps(value, ensure_ascii=False, indent=None if compact else 2)))
-    return out.append(repeated_note(arguments), style="red")
+    out = CJKText(safe(json.dumps(value, ensure_ascii=False, indent=None if compact else 2)))
+    return out.append(repeated_note(arguments), style="red")     # a Chinese value folds as one
 
 
 def repeated_note(arguments: str) -> str:
