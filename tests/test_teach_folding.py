@@ -21,9 +21,12 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.cells import cell_len
 from rich.console import Console
+from rich.protocol import rich_cast
+from rich.text import Text
 from test_teach_repl import FakeClock, options, session_for
 
 from agentdbg.render.linebreak import atoms
+from agentdbg.render.wrap import CJKText
 from agentdbg.repl.debugger import Debugger
 from agentdbg.toolspec import bundled_tools_path, load_tools
 
@@ -48,9 +51,26 @@ CLOSING = set("，。、；：？！）」』》】〉’”%％")
 OPENING = set("（「『《【〈‘“")
 
 
-def screens(question: str, commands: tuple[str, ...], width: int) -> str:
+class RichFolds(Console):
+    """A console that notes each Chinese text Rich would fold its own way (at spaces): a plain
+    ``Text`` wider than its room, where it should have been a ``CJKText``."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.folded_by_rich: list[str] = []
+
+    def render(self, renderable, options=None):
+        text, room = rich_cast(renderable), (options or self.options)
+        if isinstance(text, Text) and not isinstance(text, CJKText) and \
+                not (text.no_wrap or room.no_wrap) and any(map(_wide, text.plain)) and \
+                max(cell_len(line) for line in text.plain.split("\n")) > room.max_width:
+            self.folded_by_rich.append(f"{room.max_width}: {text.plain}")
+        return super().render(renderable, options)
+
+
+def screens(question: str, commands: tuple[str, ...], width: int, spy: list | None = None) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, width=width, no_color=True, highlight=False, force_terminal=False)
+    console = RichFolds(file=buf, width=width, no_color=True, highlight=False, force_terminal=False)
     session = session_for(load_tools(bundled_tools_path()), question, clock=FakeClock())
     with create_pipe_input() as pipe:
         pipe.send_text("".join(line + "\r" for line in commands))
@@ -60,6 +80,8 @@ def screens(question: str, commands: tuple[str, ...], width: int) -> str:
     for name, module in list(sys.modules.items()):   # the sample's outbox: the same e-mail
         if name.endswith("shop") and hasattr(module, "_OUTBOX"):   # is sent, not a duplicate
             module._OUTBOX.clear()
+    if spy is not None:
+        spy.extend(console.folded_by_rich)
     return "\n".join(line.rstrip() for line in buf.getvalue().splitlines())
 
 
@@ -142,6 +164,17 @@ def test_every_chinese_fold_follows_the_rules(lesson, width):
     wide = screens(question, commands, 4000)
     assert "第 1 轮" in text and "■ 已停止" in text    # the lesson ran
     assert faults(text, wide, width) == []
+
+
+@pytest.mark.parametrize("width", [60, 80, 100])
+@pytest.mark.parametrize("lesson", sorted(LESSONS))
+def test_no_chinese_text_is_left_to_rich_to_fold(lesson, width):
+    """Wherever it is drawn (a paragraph, a grid's cell, under a table), Chinese text too wide
+    for its room is a ``CJKText``: a call's result mark, the usage note, a pretty JSON."""
+    question, commands = LESSONS[lesson]
+    folded: list[str] = []
+    screens(question, commands, width, spy=folded)
+    assert folded == []
 
 
 def test_the_scan_sees_the_faults_it_is_for():
