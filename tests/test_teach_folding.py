@@ -13,6 +13,7 @@ wide line), so a line's end can be judged against what came next in the same par
 """
 
 import io
+import os
 import sys
 import unicodedata
 
@@ -202,3 +203,38 @@ def test_the_model_notes_are_joined_as_chinese_is_written():
                  options=options(lang="en", explain=True)).loop()
     note = next(line for line in en.getvalue().splitlines() if "model note" in line)
     assert note.count("; ") == 2 and "；" not in note, note
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
+@pytest.mark.parametrize("lesson", ["notes", "order"])
+def test_a_real_terminal_of_100_columns_folds_as_chinese_is_written(tmp_path, lesson):
+    """The reviewer's screens, in a real pseudo-terminal at 100x30: the notes of a turn that
+    calls nothing ("根据 0 个…"), a blocked request's finding, the stopped line."""
+    import re
+
+    import pexpect
+    from pty_helpers import commander
+
+    question, commands = LESSONS[lesson]
+    commands = commands[:5]
+    env = {**os.environ, "TERM": "xterm", "AGENTDBG_HOME": str(tmp_path / "home"),
+           "PROMPT_TOOLKIT_NO_CPR": "1", "NO_COLOR": "1"}
+    env.pop("COLUMNS", None)
+    child = pexpect.spawn(sys.executable, ["-m", "agentdbg", "run", "--step", "--explain", "--lang",
+                                           "zh", question], env=env, encoding="utf-8",
+                          dimensions=(30, 100), timeout=60, cwd=str(tmp_path))
+    log = io.StringIO()
+    child.logfile_read = log
+    try:
+        cmd = commander(child, "(agentdbg)")
+        for line in commands:
+            cmd(line)
+        cmd("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    seen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[>=()][0-9A-Za-z]?|\r", "", log.getvalue())
+    seen = "\n".join(line.rstrip() for line in seen.splitlines())
+    said = {"notes": "根据 0 个工具结果作答", "order": "请在结果之前追加发起调用的 assistant"}[lesson]
+    assert said in seen.replace("\n", "")
+    assert faults(seen, screens(question, commands, 4000), 100) == []
