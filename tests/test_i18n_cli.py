@@ -411,7 +411,7 @@ def test_a_replayed_model_note_is_read_back_piece_by_piece(tmp_path):
     english = "; ".join(str(n) for n in note)
     try:
         i18n.use("zh")
-        assert read_note(english) == "; ".join(n.tr() for n in note)
+        assert read_note(english) == "；".join(n.tr() for n in note)   # joined as Chinese is
         assert "send_email：subject='Hi, (you); x'（问题与 pattern ^H.*$ 匹配），to='a@b.c'" in read_note(english)
     finally:
         i18n.use("en")

@@ -29,7 +29,7 @@ the notes in the chosen one (``--lang``).
 
 from __future__ import annotations
 
-from agentdbg.i18n import Msg, tr
+from agentdbg.i18n import N_, Join, Msg
 from agentdbg.providers.base import ModelReply, ModelRequest, estimated_usage, tool_call
 from agentdbg.providers.offline_answer import answer
 from agentdbg.providers.offline_history import Conversation
@@ -70,4 +70,5 @@ class OfflineModel:
             message = {"role": "assistant", "content": text}
             finish = "stop"
         return ModelReply(message=message, usage=estimated_usage(request, message),
-                          finish_reason=finish, note="; ".join(tr(n) for n in plan.notes))
+                          finish_reason=finish,
+                          note=Join(tuple(plan.notes), N_("; ")).tr())   # "；" in Chinese

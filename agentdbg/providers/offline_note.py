@@ -25,7 +25,7 @@ def read_note(note: str) -> str:
     """``note`` (as the offline model recorded it) in the chosen language."""
     if not note or len(note) > MAX_NOTE:
         return recorded(note)
-    return "; ".join(_piece(p) for p in split(note, "; "))
+    return Join(tuple(_piece(p) for p in split(note, "; ")), N_("; ")).tr()
 
 
 def split(text: str, sep: str) -> list[str]:

@@ -240,4 +240,6 @@ def render_budget(b: Budget) -> Any:
         note += _("; the provider reported {n} prompt tokens").format(n=b.reported)
     from rich.console import Group
 
-    return Group(table, Text(safe(note), style="dim"))
+    from agentdbg.render.wrap import cjk
+
+    return Group(table, cjk(safe(note), "dim"))      # Chinese folds between characters

@@ -64,30 +64,36 @@ def _may_break(text: str, before: tuple[str, int, int], after: tuple[str, int, i
     return not (before[0] == "w" and last.isdigit() and after[0] == "c")
 
 
-def break_offsets(text: str, width: int) -> list[int]:
-    """Where lines start (after the first) when ``text`` (one line, no newline) is laid out in
-    ``width`` cells."""
-    width = max(1, width)
-    atoms: list[tuple[int, int]] = []       # unbreakable pieces: (start, end), spaces kept after
+def atoms(text: str) -> list[tuple[int, int]]:
+    """The pieces of ``text`` (one line) that a line may not break inside, as (start, end),
+    each with the spaces after it: "（3 条）", "发", "tool_call_id ", "结果。"."""
+    out: list[tuple[int, int]] = []
     tokens = list(_tokens(text))
     prev: tuple[str, int, int] | None = None
     spaces: tuple[str, int, int] | None = None
     for tok in tokens:
         if tok[0] == "s":
             spaces = tok
-            if atoms:
-                atoms[-1] = (atoms[-1][0], tok[2])
+            if out:
+                out[-1] = (out[-1][0], tok[2])
             else:
-                atoms.append((tok[1], tok[2]))
+                out.append((tok[1], tok[2]))
             continue
         if prev is not None and not _may_break(text, prev, tok, spaces):
-            atoms[-1] = (atoms[-1][0], tok[2])
+            out[-1] = (out[-1][0], tok[2])
         else:
-            atoms.append((tok[1], tok[2]))
+            out.append((tok[1], tok[2]))
         prev, spaces = tok, None
+    return out
+
+
+def break_offsets(text: str, width: int) -> list[int]:
+    """Where lines start (after the first) when ``text`` (one line, no newline) is laid out in
+    ``width`` cells: as many pieces (``atoms``) on a line as fit."""
+    width = max(1, width)
     offsets: list[int] = []
     used = 0
-    for start, end in atoms:
+    for start, end in atoms(text):
         piece = text[start:end]
         size = cell_len(piece.rstrip(" "))
         if used and used + size > width:

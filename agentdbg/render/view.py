@@ -87,8 +87,8 @@ def pretty_arguments(arguments: Any) -> Text:
     except ValueError:
         return Text(safe(arguments) + _("   (not valid JSON)"), style="red")
     compact = isinstance(value, dict) and len(json.dumps(value, ensure_ascii=False)) <= 60
-    out = Text(safe(json.dumps(value, ensure_ascii=False, indent=None if compact else 2)))
-    return out.append(repeated_note(arguments), style="red")
+    out = CJKText(safe(json.dumps(value, ensure_ascii=False, indent=None if compact else 2)))
+    return out.append(repeated_note(arguments), style="red")     # a Chinese value folds as one
 
 
 def repeated_note(arguments: str) -> str:
@@ -208,7 +208,7 @@ def note_text(note: Note) -> str:
 
 
 def _note(note: Note) -> Text:
-    return Text(safe(note_text(note)), style="red" if note.wrong else "dim")
+    return CJKText(safe(note_text(note)), style="red" if note.wrong else "dim")
 
 
 class ConversationView:
@@ -310,7 +310,7 @@ class ConversationView:
         loc = part.where.loc
         cid = self.p.calls.get(loc)
         label = self.p.label(cid)
-        head = Text("→ ")
+        head = CJKText("→ ")
         head.append(f"{label} " if label else "? ", style=label_style(label) if label else "red")
         head.append(safe(cid) if cid else _("(no id)"), style="" if label else "red")
         head.append("  ")
@@ -327,7 +327,7 @@ class ConversationView:
             part.call_id if isinstance(part, (ToolResult, HostedResult)) else None
         text, style, call = self.result_mark(loc)
         label = self.p.label(tid) if call is not None else None
-        head = Text("← ")
+        head = CJKText("← ")
         head.append(f"{label} " if label else "? ", style=label_style(label) if label else "red")
         head.append(safe(tid) if tid else _(self.codec.no_result_id))
         called = self.call_at(call) if call is not None else None
@@ -385,7 +385,8 @@ class ConversationView:
         for flag, said in ((part.signature, "signed"), (part.encrypted, "encrypted")):
             if flag:
                 line.append(f" ({said})", style="dim")
-        return line + Text(": ", style="dim") + fold(part.text, self.full, 200) if part.text else line
+        return cjk(line + Text(": ", style="dim") + fold(part.text, self.full, 200)) if part.text \
+            else line
 
     def entry(self, i: int, *, meta: str | None = None,
               findings: Iterable = ()) -> list[RenderableType]:
@@ -401,7 +402,7 @@ class ConversationView:
                 lines = self.part_lines(part)
                 prefix = self.codec.part_prefix(part.where.loc) if many else ""
                 if prefix and lines and isinstance(lines[0], Text):
-                    lines[0] = Text(prefix, style="dim") + lines[0]
+                    lines[0] = cjk(Text(prefix, style="dim") + lines[0])
                 body.extend(lines)
         if meta:
             body.append(CJKText(safe(meta), style="dim"))
@@ -514,10 +515,9 @@ def render_conversation(codec: Codec, body: Any, pairing: Pairing | None = None,
     parts: list[RenderableType] = [render_finding(f) for f in by_index.get(None, ())] \
         if start == 0 else []
     if hidden:
-        parts.append(Text("  " + _(codec.hidden_text).format(n=hidden, unit=codec.unit),
-                          style="dim"))
+        parts.append(cjk("  " + _(codec.hidden_text).format(n=hidden, unit=codec.unit), "dim"))
     parts.append(grid)
-    parts.extend(Text("  " + _("note: {note}").format(note=safe(recorded(n, nested=True))), style="yellow")
+    parts.extend(cjk("  " + _("note: {note}").format(note=safe(recorded(n, nested=True))), "yellow")
                  for n in notes)
     return Group(*parts)
 

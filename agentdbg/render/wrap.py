@@ -17,7 +17,12 @@ __all__ = ["CLOSING", "OPENING", "CJKText", "Paragraph", "break_offsets", "cell_
 
 
 class CJKText(Text):
-    """Rich text that breaks its lines with ``break_offsets``."""
+    """Rich text that breaks its lines with ``break_offsets``, wherever it is printed."""
+
+    def __rich__(self) -> Paragraph:
+        # ``console.print`` merges the bare ``Text`` objects it is given into one plain Rich
+        # text, folded at spaces ("…assistant⏎消息"); as a renderable of its own it stays this
+        return Paragraph(self)
 
     def wrap(self, console: Any, width: int, *, justify: Any = None, overflow: Any = None,
              tab_size: int = 8, no_wrap: bool | None = None) -> Lines:
@@ -49,10 +54,11 @@ def cjk(text: Text | str, style: str = "") -> CJKText:
 
 class Paragraph:
     """``CJKText`` to print on its own (``console.print`` would merge a bare ``Text`` with its
-    neighbours into plain Rich text, and wrap that Rich's way)."""
+    neighbours into plain Rich text, and wrap that Rich's way): what a ``CJKText`` printed
+    becomes, and a way to print a plain string or ``Text`` folded as Chinese."""
 
     def __init__(self, text: Text | str, style: str = ""):
-        self.text = cjk(text, style)
+        self.text = text if isinstance(text, CJKText) and not style else cjk(text, style)
 
     def __rich_console__(self, console: Any, options: Any) -> Any:
         return self.text.__rich_console__(console, options)

@@ -55,7 +55,7 @@ class Screen:
     def print_json(self, obj: Any, title: str = "") -> None:
         if title:
             self.say(title + _(":"))
-        self.console.print(Text(safe(json.dumps(obj, ensure_ascii=False, indent=2))))
+        self.console.print(Paragraph(safe(json.dumps(obj, ensure_ascii=False, indent=2))))
 
     def clear_screen(self) -> None:
         self.console.clear()
