@@ -12,6 +12,7 @@ wide line), so a line's end can be judged against what came next in the same par
 * no line starts with closing punctuation (），。；：」…) nor ends with opening punctuation.
 """
 
+import itertools
 import io
 import os
 import sys
@@ -139,7 +140,7 @@ def faults(text: str, wide_text: str, width: int) -> list[str]:
     """The places where a fold breaks the rules of Chinese typesetting."""
     found = []
     for para, whole in paragraphs(text.splitlines(), wide_text.splitlines()):
-        for k, (line, after) in enumerate(zip(para, para[1:])):
+        for k, (line, after) in enumerate(itertools.pairwise(para)):
             nxt, end = after.lstrip(), line.rstrip()
             if not nxt or not end or (not line[0].isspace() and after[0].isspace()):
                 continue     # a layout, not a fold: each call on a line under "▶ 下一步"
