@@ -12,8 +12,8 @@ wide line), so a line's end can be judged against what came next in the same par
 * no line starts with closing punctuation (），。；：」…) nor ends with opening punctuation.
 """
 
-import itertools
 import io
+import itertools
 import os
 import sys
 import unicodedata
