@@ -56,7 +56,7 @@ def test_retryable_error_is_retried_once(sample_tools):
     s = run(sample_tools, "SKU-1001 有货吗?")  # check_inventory is slower than its 1 s timeout
     assert [len(t) for t in calls_per_turn(s)] == [1, 1, 0]
     assert "retrying check_inventory once" in s.turns[1].note
-    assert "timeout" in s.answer() and s.answer().count("没能获取 SKU-1001") == 1  # reported once
+    assert "timeout" in s.answer() and s.answer().count("没能获取商品 SKU-1001") == 1  # reported once
 
 
 def test_never_repeats_a_call(sample_tools):

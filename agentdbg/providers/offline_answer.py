@@ -79,7 +79,7 @@ def answer(conv: Conversation, plan: Plan, no_tools: bool, tools: list[ToolDef] 
         lines.extend(describe(r, lang, labels) for r in good)
         if not winner:
             lines.extend(_comparisons(good, tell, labels, lang))
-        lines.extend(tell("I could not get {subject} ({tool}): {error}.", subject=subject_of(r),
+        lines.extend(tell("I could not get {subject} ({tool}): {error}.", subject=_named(r, labels, lang),
                           tool=r.name, error=_error_text(r.error, lang))
                      for r in _latest_failures(results) if r.error is not None)
     seen = set()
