@@ -38,8 +38,8 @@ def test_weather_comparison_goes_out_in_one_turn(sample_tools):
     assert len(calls_per_turn(s)) == 2
     answer = s.answer()
     # a reply in the question's language, in sentences, not a data dump
-    assert "temperature 最高的是上海（29），最低的是北京（24）。" in answer
-    assert "北京：temperature 为 24" in answer and "get_weather(" not in answer and "city=" not in answer
+    assert answer.startswith("上海更热：29，北京 24。")     # the question's answer first
+    assert "北京的 temperature 是 24" in answer and "get_weather(" not in answer and "city=" not in answer
 
 
 def test_unknown_order_says_plainly_it_could_not_get_it(sample_tools):
@@ -56,7 +56,7 @@ def test_retryable_error_is_retried_once(sample_tools):
     s = run(sample_tools, "SKU-1001 有货吗?")  # check_inventory is slower than its 1 s timeout
     assert [len(t) for t in calls_per_turn(s)] == [1, 1, 0]
     assert "retrying check_inventory once" in s.turns[1].note
-    assert "timeout" in s.answer() and s.answer().count("没能获取 SKU-1001") == 1  # reported once
+    assert "timeout" in s.answer() and s.answer().count("没能获取商品 SKU-1001") == 1  # reported once
 
 
 def test_never_repeats_a_call(sample_tools):
@@ -120,7 +120,7 @@ def test_works_on_a_tools_file_it_has_never_seen(tools_from):
         [("airport_info", {"airport_code": "PVG", "lang": "en"})],
         [],
     ]
-    assert "delay_minutes is 40" in s.answer() and "Shanghai Pudong" in s.answer()
+    assert "the delay minutes are 40" in s.answer() and "Shanghai Pudong" in s.answer()
 
 
 # -- side effects, tool_choice, ids, content parts, hostile schemas ------------------------------

@@ -191,7 +191,7 @@ def test_the_real_server_answers_a_city_question():
     assert [(c["name"], json.loads(c["arguments"]), c["ok"]) for c in doc["tool_calls"]] == [
         ("get_current_time", {"timezone": "Asia/Tokyo"}, True)]
     assert doc["stop_reason"] == "completed"
-    assert doc["answer"].startswith("Here is what I found:\nAsia/Tokyo: datetime is ")
+    assert doc["answer"].startswith("Here is what I found:\nFor Asia/Tokyo, the datetime is ")
     assert "+09:00" in doc["answer"]
 
 
@@ -205,6 +205,6 @@ def test_the_real_server_gets_both_calls_in_one_turn_then_an_answer():
     assert all(c["ok"] for c in doc["tool_calls"]) and len(doc["turns"]) == 2
     answer = doc["answer"]   # the offsets depend on the date: read them from the result
     result = json.loads(doc["tool_calls"][1]["content"])
-    assert "source is (timezone is Europe/Paris, datetime is " in answer and "T09:30:00+" in answer
-    assert f"target is (timezone is America/New_York, datetime is {result['target']['datetime']}" in answer
-    assert f"time_difference is {result['time_difference']}" in answer
+    assert "the source is (the timezone is Europe/Paris, the datetime is " in answer and "T09:30:00+" in answer
+    assert f"the target is (the timezone is America/New_York, the datetime is {result['target']['datetime']}" in answer
+    assert f"the time difference is {result['time_difference']}" in answer

@@ -53,7 +53,7 @@ def test_intercept_session(tmp_path):
         cmd("forward")
         out, err = first.communicate(timeout=30)
         assert first.returncode == 0, err
-        assert "没能获取 SF000000（query_logistics）：not_found" in out
+        assert "没能获取物流单 SF000000（query_logistics）：not_found" in out
         assert "杭州转运中心已发出" in out
 
         second = app()

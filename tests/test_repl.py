@@ -101,7 +101,7 @@ def test_fail_makes_the_tool_time_out_and_the_offline_model_retries(sample_tools
     assert "every call of query_logistics will return the timeout fault" in out
     assert "retrying query_logistics once" in out
     assert s.stop_reason is StopReason.COMPLETED
-    assert "timeout" in s.answer() and "没能获取 SF123456（query_logistics）" in s.answer()
+    assert "timeout" in s.answer() and "没能获取物流单 SF123456（query_logistics）" in s.answer()
     injected = [o for o in s.outcomes if o.injected]
     assert len(injected) == 2 and all(o.error_type == "timeout" for o in injected)
 

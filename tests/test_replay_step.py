@@ -83,7 +83,7 @@ def test_stale_then_live_continues_with_the_offline_model(tmp_path, sample_tools
                                       "n", "live", "c", go_live=live)
     assert "live from here with the offline model" in out
     assert session.stop_reason is StopReason.COMPLETED
-    assert "status 为 lost" in session.answer()  # the live model read the changed result
+    assert "的状态是 lost" in session.answer()  # the live model read the changed result
     assert model.turns_played == 1
 
 

@@ -97,10 +97,9 @@ def test_base_url_with_the_offline_model_is_an_error(tmp_path):
 def test_the_weather_answer_is_sentences_in_chinese(sample_tools):
     answer = run(sample_tools, "北京和上海今天哪个更热?").answer()
     assert answer.splitlines() == [
-        "我查到的情况如下：",
-        "北京：temperature 为 24，condition 为 晴，wind 为 北风 3级。",
-        "上海：temperature 为 29，condition 为 多云，wind 为 东南风 2级。",
-        "temperature 最高的是上海（29），最低的是北京（24）。"]
+        "上海更热：29，北京 24。",
+        "北京的 temperature 是 24，condition 是晴，wind 是北风 3级。",
+        "上海的 temperature 是 29，condition 是多云，wind 是东南风 2级。"]
 
 
 def prose(text: str) -> str:
@@ -125,7 +124,7 @@ def test_a_subject_named_in_chinese_fills_subject_and_body(sample_tools):
     assert len(sent) == 1 and sent[0]["to"] == "ops@example.com" and sent[0]["subject"] == "发货通知"
     assert "SF123456" in sent[0]["body"] and "杭州转运中心已发出" in sent[0]["body"]  # written from the results
     assert s.stop_reason is StopReason.COMPLETED
-    assert "没有它的值" not in s.answer() and "status 为 sent" in s.answer()   # it filled body: never "no value"
+    assert "没有它的值" not in s.answer() and "status 是 sent" in s.answer()   # it filled body: never "no value"
 
 
 CLAUDE_TOOLS = [

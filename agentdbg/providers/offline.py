@@ -60,7 +60,7 @@ class OfflineModel:
             finish = "tool_calls"
         else:
             no_tools = not tools or choice.mode == "none"
-            text = answer(conv, plan, no_tools, [t.name for t in tools])
+            text = answer(conv, plan, no_tools, tools)
             plan.notes.append(Msg("nothing left to call: answering from {n} tool result(s)",
                                   {"n": len(conv.results)}))
             if request.answer_schema is not None:   # asked for JSON: a value of its schema

@@ -15,9 +15,12 @@ from collections.abc import Callable
 from typing import Any
 
 from agentdbg.i18n import N_, Msg, in_language, tr
-from agentdbg.providers.offline_history import Conversation, Result, fingerprint
+from agentdbg.providers.offline_compare import number, verdict
+from agentdbg.providers.offline_history import Conversation, Result, fingerprint, json_object
+from agentdbg.providers.offline_labels import Labels, say
 from agentdbg.providers.offline_plan import Plan
 from agentdbg.providers.offline_report import describe, subject_of
+from agentdbg.providers.offline_schema import ToolDef
 from agentdbg.providers.offline_text import language_of
 
 #: a sentence of the answer in the question's language: ``tell(template, **values)``
@@ -45,17 +48,18 @@ def greeting(question: str) -> bool:
     return bool(_GREETING.match(question[:200]))
 
 
-def answer(conv: Conversation, plan: Plan, no_tools: bool, tools: list[str] | None = None) -> str:
+def answer(conv: Conversation, plan: Plan, no_tools: bool, tools: list[ToolDef] | None = None) -> str:
     lang = language_of(conv.question)
+    labels = Labels(tools)
 
     def tell(template: str, **values: Any) -> str:
-        return tr(Msg(template, values), lang)
+        return say(lang, template, **values)
 
     lines: list[str] = [tell("{problem}.", problem=plan.problem)] if plan.problem else []
     results = conv.results
     if not results:
         if greeting(conv.question) and not plan.missing:
-            lines.append(_hello(tools, tell))
+            lines.append(_hello([t.name for t in tools or []], tell))
         elif no_tools:
             lines.append(tell("I have no tools for this request, and as the offline model I can "
                              "only answer from tool results."))
@@ -66,11 +70,16 @@ def answer(conv: Conversation, plan: Plan, no_tools: bool, tools: list[str] | No
             lines.append(tell("I could not call a tool for this question:"))
     else:
         good = [r for r in results if r.error is None]
-        lines.append(tell("Here is what I found:") if good else
-                     tell("I could not get the information: every tool call failed."))
-        lines.extend(describe(r, lang) for r in good)
-        lines.extend(_comparisons(good, tell))
-        lines.extend(tell("I could not get {subject} ({tool}): {error}.", subject=subject_of(r),
+        winner = verdict(conv.question, good, lambda r: _named(r, labels, lang), lang)
+        if winner:        # the question compared: its answer first, then what each result says
+            lines.append(winner)
+        else:
+            lines.append(tell("Here is what I found:") if good else
+                         tell("I could not get the information: every tool call failed."))
+        lines.extend(describe(r, lang, labels) for r in good)
+        if not winner:
+            lines.extend(_comparisons(good, tell, labels, lang))
+        lines.extend(tell("I could not get {subject} ({tool}): {error}.", subject=_named(r, labels, lang),
                           tool=r.name, error=_error_text(r.error, lang))
                      for r in _latest_failures(results) if r.error is not None)
     seen = set()
@@ -110,7 +119,14 @@ def _latest_failures(results: list[Result]) -> list[Result]:
     return out
 
 
-def _comparisons(good: list[Result], tell: Tell) -> list[str]:
+def _named(r: Result, labels: Labels, lang: str) -> str:
+    """A result's subject in a comparison: ``上海``, ``order ORD-2026-001``."""
+    args = json_object(r.arguments) or {}
+    shown = [(k, v) for k, v in args.items() if isinstance(v, str) and v and len(v) <= 40]
+    return labels.argument(r.name, *shown[0], lang)[1] if len(shown) == 1 else subject_of(r)
+
+
+def _comparisons(good: list[Result], tell: Tell, labels: Labels, lang: str) -> list[str]:
     """For two or more results of one tool sharing a numeric field: which is highest, lowest."""
     lines = []
     by_tool: dict[str, list[Result]] = {}
@@ -122,21 +138,19 @@ def _comparisons(good: list[Result], tell: Tell) -> list[str]:
             continue
         first = rows[0].value
         numeric = [k for k, v in first.items()
-                   if _number(v) and all(_number(r.value.get(k)) for r in rows)]
+                   if number(v) and all(number(r.value.get(k)) for r in rows)]
         for key in numeric:
             ranked = sorted(rows, key=lambda r: r.value[key])
             lo, hi = ranked[0], ranked[-1]
+            name = labels.field(rows[0].name, key, lang)
             if lo.value[key] == hi.value[key]:
-                lines.append(tell("{key} is the same for all of them ({value}).", key=key,
+                lines.append(tell("{key} is the same for all of them ({value}).", key=name,
                                  value=hi.value[key]))
                 continue
-            lines.append(tell("{key}: highest {hi} ({hv}), lowest {lo} ({lv}).", key=key,
-                             hi=subject_of(hi), hv=hi.value[key], lo=subject_of(lo), lv=lo.value[key]))
+            lines.append(tell("{key}: highest {hi} ({hv}), lowest {lo} ({lv}).", key=name,
+                             hi=_named(hi, labels, lang), hv=hi.value[key], lo=_named(lo, labels, lang),
+                             lv=lo.value[key]))
     return lines
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _error_text(error: Any, lang: str) -> str:

@@ -20,6 +20,7 @@ from agentdbg.providers.offline_fill import Fill, Missing, QuestionValues, fill
 from agentdbg.providers.offline_history import Conversation, fingerprint, json_object
 from agentdbg.providers.offline_intent import intent
 from agentdbg.providers.offline_note import CALL
+from agentdbg.providers.offline_labels import Labels
 from agentdbg.providers.offline_report import compose
 from agentdbg.providers.offline_schema import Param, ToolDef
 from agentdbg.providers.offline_text import has_cjk, language_of, name_tokens, overlap
@@ -224,7 +225,7 @@ class Planner:
         params = [tool.param(m.param) for m in missing]
         if not missing or not all(p is not None and writable(p) for p in params):
             return
-        text = compose(self.conv.results, language_of(self.question))
+        text = compose(self.conv.results, language_of(self.question), Labels(self.tools))
         if not text:
             return
         why = Msg("written from the tool results")

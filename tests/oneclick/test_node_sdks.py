@@ -24,8 +24,8 @@ def test_a_node_app_s_openai_and_anthropic_loops_go_through_the_proxy(tmp_path):
     out = run.stdout.decode()
     openai, anthropic = out.split("anthropic: ")
     # the offline model answers in the question's language, in sentences
-    assert openai.startswith("openai: ") and "status 为 shipped" in openai
-    assert "status 为 shipped" in anthropic
+    assert openai.startswith("openai: ") and "订单 ORD-2026-001 的 status 是 shipped" in openai
+    assert "订单 ORD-2026-001 的 status 是 shipped" in anthropic
     paths = summary_paths(err)["transcripts"]
     apis = sorted(json.loads(p.read_text(encoding="utf-8").splitlines()[0])["api"] for p in paths)
     assert apis == ["anthropic", "chat"] and "4 requests in 2 conversations" in err
