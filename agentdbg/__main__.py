@@ -1,3 +1,3 @@
-from agentdbg.cli import main
+from agentdbg.entry import main
 
 main()

@@ -9,7 +9,9 @@ from an ``i18n.Msg`` keeps it in ``shown``: the line is printed in the chosen la
 
 from __future__ import annotations
 
+import sys
 from enum import IntEnum
+from typing import Any
 
 
 class ExitStatus(IntEnum):
@@ -82,3 +84,31 @@ def located(path: object, line: int | None, col: int | None, message: str) -> st
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, turned into an interrupt so the run is stopped and recorded like Ctrl-C."""
+
+
+def redeliver_interrupts() -> None:
+    """Install (once) the ``sys.unraisablehook`` that gives back a dropped Ctrl-C or SIGTERM:
+    the same signal is sent to the main thread again from a short-lived thread (sent from the
+    hook, it would interrupt the hook and be dropped again), and stops the run as any other
+    does; every other unraisable exception goes to the hook that was there before."""
+    previous = sys.unraisablehook
+    if getattr(previous, "redelivers_interrupts", False):
+        return
+
+    def hook(unraisable: Any) -> None:
+        if unraisable.exc_type is None or not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            previous(unraisable)
+            return
+        import _thread
+        import signal
+        import threading
+
+        sig = signal.SIGTERM if issubclass(unraisable.exc_type, Terminated) else signal.SIGINT
+        # the thread needs the interpreter's lock, which this one holds until it is past
+        # the finalizer; should it land before, in another finalizer, it comes back here
+        main = threading.main_thread().ident
+        if main is not None:
+            _thread.start_new_thread(signal.pthread_kill, (main, sig))
+
+    hook.redelivers_interrupts = True  # type: ignore[attr-defined]
+    sys.unraisablehook = hook

@@ -193,3 +193,28 @@ def test_a_ctrl_c_while_the_command_starts_stops_it_in_one_line(how, tmp_path):
                        timeout=30, cwd=tmp_path)
     assert (r.returncode, r.stderr) == (130, "agentdbg: interrupted (Ctrl-C)\n"), r.stdout
     assert "receiving OTLP" not in r.stdout
+
+
+#: the same, with the Ctrl-C landing while the program loads typer, before ``agentdbg.cli``
+#: exists: the program's own first lines (``agentdbg.entry``, the console script's target)
+PROGRAM_INTERRUPTED = INTERRUPTED.replace('"agentdbg.cli.traces"', '"typer"').replace(
+    "from agentdbg.cli import main", "from agentdbg.entry import main")
+
+
+@pytest.mark.parametrize("how", ["raised", "dropped"])
+def test_a_ctrl_c_while_the_program_loads_stops_it_in_one_line(how, tmp_path):
+    # before: a KeyboardInterrupt traceback through typer's import ("raised"), or the
+    # collector started after "Exception ignored in" ("dropped")
+    r = subprocess.run([sys.executable, "-c", PROGRAM_INTERRUPTED, how], capture_output=True,
+                       text=True, timeout=30, cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (130, "agentdbg: interrupted (Ctrl-C)\n"), r.stdout
+    assert "receiving OTLP" not in r.stdout
+
+
+def test_the_program_and_python_m_start_at_the_entry():
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["agentdbg"] == "agentdbg.entry:main"
+    assert "from agentdbg.entry import main" in (root / "agentdbg" / "__main__.py").read_text()

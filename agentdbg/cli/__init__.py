@@ -29,35 +29,6 @@ COMPLETE_VAR = "_AGENTDBG_COMPLETE"
 LIST_ONLY = {"--help", "--version"}
 
 
-def _redeliver(previous: Any) -> Any:
-    """A ``sys.unraisablehook`` that gives back a Ctrl-C (or SIGTERM) which landed while
-    Python ran a finalizer or a weakref callback (say, an import's module-lock callback in
-    the first tenth of a second): Python prints "Exception ignored in: ..." and drops it,
-    and the command started anyway, waiting for a second Ctrl-C. The same signal is sent to
-    the main thread again from a short-lived thread (sent from here, it would interrupt this
-    hook and be dropped again) and stops the run as any other does; everything else goes to
-    ``previous``."""
-
-    def hook(unraisable: Any) -> None:
-        if unraisable.exc_type is None or not issubclass(unraisable.exc_type, KeyboardInterrupt):
-            previous(unraisable)
-            return
-        import _thread
-        import signal
-        import threading
-
-        from agentdbg.errors import Terminated
-
-        sig = signal.SIGTERM if issubclass(unraisable.exc_type, Terminated) else signal.SIGINT
-        # the thread needs the interpreter's lock, which this one holds until it is past
-        # the finalizer; should it land before, in another finalizer, it comes back here
-        main = threading.main_thread().ident
-        if main is not None:
-            _thread.start_new_thread(signal.pthread_kill, (main, sig))
-
-    return hook
-
-
 def main() -> None:
     import sys
 
@@ -75,7 +46,9 @@ def _main() -> None:
     import sys
 
     signal.signal(signal.SIGTERM, _on_sigterm)
-    sys.unraisablehook = _redeliver(sys.unraisablehook)
+    from agentdbg.errors import redeliver_interrupts
+
+    redeliver_interrupts()   # already there when started as the `agentdbg` program
     if COMPLETE_VAR in os.environ:  # a shell asking (see 'agentdbg completion'): typer answers
         from typer.completion import completion_init
 

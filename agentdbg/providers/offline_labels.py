@@ -45,7 +45,8 @@ def say(lang: str, template: str, **values: Any) -> str:
 
 
 def _meet(a: str, b: str) -> bool:
-    return bool((_CJK_EDGE.match(a) and _LATIN_EDGE.match(b)) or (_LATIN_EDGE.match(a) and _CJK_EDGE.match(b)))
+    return bool((_CJK_EDGE.match(a) and _LATIN_EDGE.match(b))
+                or (_LATIN_EDGE.match(a) and _CJK_EDGE.match(b)))
 
 
 def head(description: str) -> str:

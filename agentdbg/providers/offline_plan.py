@@ -19,8 +19,8 @@ from agentdbg.i18n import Msg
 from agentdbg.providers.offline_fill import Fill, Missing, QuestionValues, fill
 from agentdbg.providers.offline_history import Conversation, fingerprint, json_object
 from agentdbg.providers.offline_intent import intent
-from agentdbg.providers.offline_note import CALL
 from agentdbg.providers.offline_labels import Labels
+from agentdbg.providers.offline_note import CALL
 from agentdbg.providers.offline_report import compose
 from agentdbg.providers.offline_schema import Param, ToolDef
 from agentdbg.providers.offline_text import has_cjk, language_of, name_tokens, overlap
