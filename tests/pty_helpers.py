@@ -20,3 +20,23 @@ def commander(child, prompt: str):
         for text in expect:
             child.expect(on_screen(text))
     return cmd
+
+
+def zh_step_lesson(tmp_path, question: str):
+    """``agentdbg run --step --explain --lang zh QUESTION`` in a real 100x30 pty (no colour, no
+    cursor-position queries): the child and the ``StringIO`` that logs what it printed."""
+    import io
+    import os
+    import sys
+
+    import pexpect
+
+    env = {**os.environ, "TERM": "xterm", "AGENTDBG_HOME": str(tmp_path / "home"),
+           "PROMPT_TOOLKIT_NO_CPR": "1", "NO_COLOR": "1"}
+    env.pop("COLUMNS", None)
+    child = pexpect.spawn(sys.executable, ["-m", "agentdbg", "run", "--step", "--explain", "--lang",
+                                           "zh", question], env=env, encoding="utf-8",
+                          dimensions=(30, 100), timeout=60, cwd=str(tmp_path))
+    log = io.StringIO()
+    child.logfile_read = log
+    return child, log

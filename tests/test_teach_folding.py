@@ -14,7 +14,6 @@ wide line), so a line's end can be judged against what came next in the same par
 
 import io
 import itertools
-import os
 import sys
 import unicodedata
 
@@ -214,18 +213,11 @@ def test_a_real_terminal_of_100_columns_folds_as_chinese_is_written(tmp_path, le
     import re
 
     import pexpect
-    from pty_helpers import commander
+    from pty_helpers import commander, zh_step_lesson
 
     question, commands = LESSONS[lesson]
     commands = commands[:5]
-    env = {**os.environ, "TERM": "xterm", "AGENTDBG_HOME": str(tmp_path / "home"),
-           "PROMPT_TOOLKIT_NO_CPR": "1", "NO_COLOR": "1"}
-    env.pop("COLUMNS", None)
-    child = pexpect.spawn(sys.executable, ["-m", "agentdbg", "run", "--step", "--explain", "--lang",
-                                           "zh", question], env=env, encoding="utf-8",
-                          dimensions=(30, 100), timeout=60, cwd=str(tmp_path))
-    log = io.StringIO()
-    child.logfile_read = log
+    child, log = zh_step_lesson(tmp_path, question)
     try:
         cmd = commander(child, "(agentdbg)")
         for line in commands:

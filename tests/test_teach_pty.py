@@ -9,7 +9,6 @@ in-process in English.
 """
 
 import io
-import os
 import re
 import sys
 
@@ -17,7 +16,7 @@ import pexpect
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
-from pty_helpers import commander
+from pty_helpers import commander, zh_step_lesson
 
 from agentdbg.render.console import PipedConsole
 from agentdbg.repl.debugger import Debugger
@@ -123,14 +122,7 @@ def screens(child) -> str:
                          ids=["order", "weather"])
 def test_a_chinese_lesson_shows_no_english_prose(tmp_path, question, lesson):
     verbatim = api_words(question, lesson)
-    env = {**os.environ, "TERM": "xterm", "AGENTDBG_HOME": str(tmp_path / "home"),
-           "PROMPT_TOOLKIT_NO_CPR": "1", "NO_COLOR": "1"}
-    env.pop("COLUMNS", None)
-    child = pexpect.spawn(sys.executable, ["-m", "agentdbg", "run", "--step", "--explain", "--lang",
-                                           "zh", question], env=env, encoding="utf-8",
-                          dimensions=(30, 100), timeout=60, cwd=str(tmp_path))
-    log = io.StringIO()
-    child.logfile_read = log
+    child, log = zh_step_lesson(tmp_path, question)
     try:
         cmd = commander(child, "(agentdbg)")
         for line, expect in lesson:
