@@ -32,6 +32,18 @@ def rss_mb(pid: int) -> float:
     return int(re.search(r"VmRSS:\s+(\d+) kB", text).group(1)) / 1024
 
 
+def wait_idle(pid: int, seconds: float = 15) -> None:
+    """Until ``pid`` has slept through six looks 50 ms apart: the analyst waits for its next job
+    (it prints an exchange's line before it counts the job done; stopped in between, that job
+    would still count as left)."""
+    deadline, asleep = time.monotonic() + seconds, 0
+    while asleep < 6:
+        assert time.monotonic() < deadline, "the analyst never went idle"
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        asleep = asleep + 1 if state == "S" else 0
+        time.sleep(0.05)
+
+
 def big(n: int, mb: float) -> bytes:
     text = f"conversation {n} " + "x" * int(mb * (1 << 20))
     return json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]}).encode()
@@ -81,11 +93,13 @@ def test_the_stop_waits_a_bounded_time_then_names_what_it_could_not_record(upstr
     try:
         assert post(proxy.url, big(0, 0.001))[0] == 200
         wait_for(proxy, "← response for conversation 1")
+        wait_idle(analyst)
         os.kill(analyst, signal.SIGSTOP)
         for n in range(1, 4):
             assert post(proxy.url, big(n, 0.001))[0] == 200
         proxy.proc.send_signal(signal.SIGINT)
-        wait_for(proxy, "stopped analysing after 1 s: recording the 6 exchange(s) left without "
+        # three exchanges (a request and a response each), not six jobs
+        wait_for(proxy, "stopped analysing after 1 s: recording the 3 exchange(s) left without "
                         "analysing them", 15)
         os.kill(analyst, signal.SIGCONT)
         proxy.proc.wait(30)

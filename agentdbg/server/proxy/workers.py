@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -53,6 +54,9 @@ DRAIN_AFTER_CUT = 20.0       # then, seconds to record what is left unanalysed a
 PROGRESS_EVERY = 5.0         # seconds between the stop's progress lines
 PARENT_CHECK_SECONDS = 1.0   # how often an idle analyst checks that the proxy is still there
 RUNNING, STOPPING, CUT = 0, 1, 2   # the stages of the analyst (see ProcessAnalyst)
+# the jobs that belong to one exchange (by its id, their second item): the stop's lines count
+# exchanges, not jobs (a request and its response are one exchange)
+EXCHANGE_JOBS = frozenset({"request", "edited", "blocked", "response", "scripted", "failed"})
 
 
 class _Analyst(ABC):
@@ -177,7 +181,11 @@ class ProcessAnalyst(_Analyst):
         self._taken = ctx.RawArray("q", 3)
         self._stage = ctx.RawArray("b", 1)
         self._queued = [0, 0]            # body bytes put in memory, put in the spool
-        self._jobs_put = 0
+        # per job put and not yet known done, in order: the exchange (or export) it belongs to,
+        # None for a job of neither (a note, a secret); the first _owners_done were dropped
+        self._owners: deque[int | None] = deque()
+        self._owners_done = 0
+        self._exports = itertools.count(-1, -1)
         self._jobs = ctx.Queue()
         self._results = ctx.Queue()
         self._synced: dict[int, Future] = {}
@@ -200,8 +208,18 @@ class ProcessAnalyst(_Analyst):
                 self._queued[1] += kept.size
             job = with_body(job, kept)
         self._queued[0] += weight(job)
-        self._jobs_put += 1
+        self._owners.append(job[1] if job[0] in EXCHANGE_JOBS else
+                            next(self._exports) if job[0] == self.unit else None)
         self._jobs.put(job)
+
+    def _left(self) -> int:
+        """The exchanges (``collect``: exports) with a job the child has not finished."""
+        done = self._taken[2]
+        while self._owners_done < done and self._owners:
+            self._owners.popleft()
+            self._owners_done += 1
+        # list() copies under the GIL: the relay may append meanwhile
+        return len({owner for owner in list(self._owners) if owner is not None})
 
     def in_memory(self) -> int:
         """Bytes the queue holds in memory (put, not yet taken by the child)."""
@@ -252,7 +270,7 @@ class ProcessAnalyst(_Analyst):
                 self._jobs.cancel_join_thread()
             self.spool.remove()
         if finished is None:
-            left = self._jobs_put - self._taken[2]
+            left = self._left()
             if settled.done():
                 said = settled.result() or Finished()
                 tell_unrecorded(said.unrecorded, self.say)
@@ -276,7 +294,7 @@ class ProcessAnalyst(_Analyst):
     def _finish(self, timeout: float, settled: Future) -> Finished | None:
         start = time.monotonic()
         self._stage[0] = STOPPING
-        left = self._jobs_put - self._taken[2]
+        left = self._left()
         future = self._sync(("finish",), settled)
         told = left > 100 or self.in_memory() + self._queued[1] - self._taken[1] > (1 << 20)
         if told:
@@ -288,7 +306,7 @@ class ProcessAnalyst(_Analyst):
         waited = self._wait(future, start + timeout, progress=True)
         if waited is None:
             self._stage[0] = CUT
-            left = self._jobs_put - self._taken[2]
+            left = self._left()
             self.say(self._units(N_("stopped analysing after {seconds} s: recording the {n} "
                                     "exchange(s) left without analysing them"),
                                  N_("stopped analysing after {seconds} s: recording the {n} "
@@ -318,7 +336,7 @@ class ProcessAnalyst(_Analyst):
                 next_line += PROGRESS_EVERY
                 self.say(self._units(N_("stopping: {n} exchange(s) left to analyse"),
                                      N_("stopping: {n} export(s) left to analyse"),
-                                     n=self._jobs_put - self._taken[2]))
+                                     n=self._left()))
 
 
 def _budget() -> int:
