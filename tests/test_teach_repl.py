@@ -464,6 +464,27 @@ def test_lesson_mistakes_are_one_line_naming_the_line_before_the_run(tmp_path, t
     assert r.output.count("\n") == 1 and f"bad1.yaml:{line}: {said}" in r.output, r.output
 
 
+@pytest.mark.parametrize("text, said", [
+    ("title: t\nquestion: q\nsteps:\n  - frobnicate\noptions: {lang: zh}\n",
+     "bad.yaml:4：steps：未知命令 'frobnicate'；'help' 列出所有命令"),
+    ("options: {lang: zh, foo: 1}\nquestion: q\n", "bad.yaml:1：options：'foo' 不是课程选项"),
+    ("options: {lang: zh}\nquestion: q\ninjections:\n  - fail: nosuch\n    kind: timeout\n",
+     "bad.yaml:4：injections：没有名为 'nosuch' 的工具"),
+    ("options: {lang: zh}\nquestion: q\nsteps:\n  - do: next\n    pause: 3\n",
+     "bad.yaml:5：steps：pause：只能是 true 或 false"),
+    ("options:\n  lang: zh\nquestion: [q\nsteps: x\n", "bad.yaml:4:6：YAML 无效："),
+])
+def test_a_lessons_mistakes_are_said_in_the_language_its_options_name(tmp_path, text, said):
+    """The documented way to run a Chinese lesson is ``options: {lang: zh}`` alone: the lesson
+    file's own mistakes are said in Chinese too, also when its YAML is broken elsewhere."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    r = CliRunner().invoke(app, ["run", "--lesson", str(path)], input="quit\n")
+    assert r.exit_code == 2 and said in r.output and r.output.count("\n") == 1, r.output
+    typed = CliRunner().invoke(app, ["run", "--lesson", str(path), "--lang", "en"], input="quit\n")
+    assert typed.exit_code == 2 and "：" not in typed.output, typed.output   # the command line wins
+
+
 def test_save_to_a_missing_folder_is_one_line_naming_the_path_and_why(tmp_path):
     folder = tmp_path / "nonexist" / "dir"
     r = CliRunner().invoke(app, ["run", "--step", "--lang", "zh", ORDER_Q],

@@ -188,13 +188,13 @@ def _lesson_plan(ctx: typer.Context, path: Path | None, given: dict) -> dict:
     if path is not None:
         from agentdbg.repl.lesson import load_lesson
 
-        lesson = plan["lesson"] = load_lesson(path)
+        typed = {k for k in plan if getattr(ctx.get_parameter_source(k), "name", "") in
+                 ("COMMANDLINE", "ENVIRONMENT")}
+        lesson = plan["lesson"] = load_lesson(path, None if "lang" in typed else _speak)
         if lesson.tools and given["tools"] is None:
             raise AgentdbgError(Msg(N_("{path}: the lesson was prepared with the tools of {tools}; "
                                        "pass them with --tools (a lesson never loads code by "
                                        "itself)"), {"path": path, "tools": lesson.tools}))
-        typed = {k for k in plan if getattr(ctx.get_parameter_source(k), "name", "") in
-                 ("COMMANDLINE", "ENVIRONMENT")}
         if "question" not in typed or plan["question"] is None:
             plan["question"] = lesson.question
         kinds: dict[str, Any] = {"lang": Lang, "profile": Profile, "approve": Approve}
@@ -211,6 +211,15 @@ def _lesson_plan(ctx: typer.Context, path: Path | None, given: dict) -> dict:
     if not plan["question"]:
         raise AgentdbgError(Msg(N_("a QUESTION is needed (or a --lesson file that has one)")))
     return plan
+
+
+def _speak(lang: str) -> None:
+    """A lesson's ``options: {lang: …}``, when there is a catalog for it: from now on, its own
+    errors included (a language with none is said wrong once the options are checked)."""
+    from agentdbg import i18n
+
+    if lang in i18n.languages():
+        i18n.use(lang)
 
 
 def _offline_has_no_url(ctx: typer.Context, model: str | None, script: Path | None) -> None:
