@@ -413,6 +413,26 @@ def test_a_recorded_back_replays_and_reports(tmp_path):
     assert "you went back to message [1], re-running nothing" in page.read_text(encoding="utf-8")
 
 
+def test_after_a_rewind_and_a_drop_report_and_replay_count_what_was_sent(tmp_path):
+    """Three requests (two whose replies a rewind and a drop cut, then the 400): the report
+    counts the turn the screen last numbered, not 0; the batch replay's usage counts the tokens
+    of every request it replayed, as the report does, not 0 over 1 request."""
+    rec = tmp_path / "r.jsonl"
+    r = CliRunner().invoke(app, ["run", ORDER_Q, "--step", "--lang", "zh", "--save", str(rec)],
+                           input="next\nnext\nnext\nrewind 1\nnext\ndrop 1\nnext\nsend\nquit\n")
+    assert "第 1 轮" in r.output.split("(agentdbg) drop 1")[1], r.output
+    page = tmp_path / "r.html"
+    made = CliRunner().invoke(app, ["report", str(rec), "-o", str(page), "--lang", "zh"])
+    assert "（1 轮，共 3 次请求，" in made.output, made.output
+    reported = re.search(r"用量：(\d+) 输入 \+ (\d+) 输出 = (\d+) 个 token，共 3 次请求",
+                         page.read_text(encoding="utf-8"))
+    assert reported and int(reported[3]) > 0, made.output
+    replayed = CliRunner().invoke(app, ["replay", str(rec), "--lang", "zh"])
+    assert (f"用量：{reported[1]} 输入 + {reported[2]} 输出 = {reported[3]} 个 token，共 3 次请求，"
+            "其中 2 次的回复后来已从历史中截去（rewind、retry、drop）；2 次工具调用；") in replayed.output, \
+        replayed.output
+
+
 # -- issue 28: labels for calls, the docs' lesson, lesson mistakes up front -----------------------
 
 def test_inject_and_rpc_take_the_labels_shown_on_screen(sample_tools):
