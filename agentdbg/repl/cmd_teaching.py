@@ -63,7 +63,7 @@ def cmd_source(dbg: Stepper, arg: str) -> None:
     """source FILE
     run the commands in FILE, one a line
     Blank lines and lines starting with # are skipped; each command is shown as if typed."""
-    path = Path(one_arg(arg, "source FILE"))
+    path = Path(one_arg(arg, N_("source FILE")))
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -80,7 +80,7 @@ def cmd_lesson(dbg: Stepper, arg: str) -> None:
     The question, the options, the breakpoints, the faults set with 'fail' and the commands
     you typed (as steps) go into PATH (YAML); add notes, pauses and exercises there, then
     'agentdbg run --lesson PATH'."""
-    path = Path(one_arg(arg, "lesson PATH"))
+    path = Path(one_arg(arg, N_("lesson PATH")))
     dbg.write_lesson(path)
     dbg.say(_("lesson written to {path} (run it with: agentdbg run --lesson {path})").format(
         path=path))

@@ -127,8 +127,10 @@ def lookup(word: str) -> Command:
 
 
 def one_arg(arg: str, usage: str) -> str:
+    """``arg`` stripped; a usage error when it is empty (``usage`` marked with ``N_``: it is
+    said in the chosen language, as 'help' says it)."""
     if not arg.strip():
-        raise CommandError(Msg("usage: {usage}", {"usage": usage}))
+        raise CommandError(Msg("usage: {usage}", {"usage": Msg(usage)}))
     return arg.strip()
 
 
