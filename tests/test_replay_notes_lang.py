@@ -91,3 +91,31 @@ def test_step_replay_and_the_report_say_the_recorded_note_in_chinese(tmp_path):
     assert r.exit_code == 0, r.output
     html = page.read_text("utf-8")
     assert "reasoning 项 rs_" in html and "reasoning item rs_" not in html
+
+
+def test_a_gemini_streams_shape_lines_are_said_in_chinese():
+    """The Gemini stream's lines (a call in one part, a part that is not an object, a stream cut
+    before its finishReason) are catalog templates too: English as recorded, Chinese when said."""
+    from agentdbg.wire.common import stream_note
+    from agentdbg.wire.gemini_codec import GeminiAccumulator
+
+    acc = GeminiAccumulator()
+    parts = [{"functionCall": {"name": "get_weather", "args": {"city": "北京"}}, "thoughtSignature": "c2ln"},
+             {"functionCall": {"name": "get_weather", "args": {"city": "上海"}}}, [1]]
+    acc.feed(f"data: {json.dumps({'candidates': [{'content': {'role': 'model', 'parts': parts}}]})}\n\n"
+             .encode())
+    acc.close()
+    lines = acc.shape()
+    assert lines[0].startswith("a part that is an array: '{")
+    assert lines[1:] == ["the stream ended before a candidate's finishReason: the response is partial",
+                         "call get_weather in one part, with its thoughtSignature",
+                         "call get_weather in one part"]
+    i18n.use("zh")
+    try:
+        said = [stream_note(line) for line in lines]
+    finally:
+        i18n.use("en")
+    assert said[0].startswith("一个 part 是数组：'{")
+    assert said[1:] == ["流在 candidate 的 finishReason 之前就结束了：这个响应不完整",
+                        "调用 get_weather 在一个 part 中发送，带着它的 thoughtSignature",
+                        "调用 get_weather 在一个 part 中发送"]
