@@ -81,3 +81,15 @@ def test_a_usage_line_is_said_in_chinese(sample_tools):
                  "*** 用法：break tool 名称 | break turn N | break error | break finding"):
         assert said in out, said
     assert "PATH" not in out and "CALL" not in out and "TOOL" not in out and "NAME" not in out
+
+
+def test_a_file_source_cannot_read_is_said_in_chinese(sample_tools, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "latin1.txt").write_bytes(b"n\n\xe9\n")
+    (tmp_path / "folder").mkdir()
+    out, _ = drive(sample_tools, WEATHER_Q, "source missing.txt", "source latin1.txt",
+                   "source folder", lang="zh")
+    assert "*** missing.txt：无法读取（文件不存在）" in out, out
+    assert "*** latin1.txt：无法读取（不是 UTF-8 文本（第 2 字节））" in out, out
+    assert "*** folder：无法读取（这是一个文件夹）" in out, out
+    assert "No such file" not in out and "Is a directory" not in out

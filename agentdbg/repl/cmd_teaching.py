@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentdbg.i18n import N_, Msg, _, languages
-from agentdbg.repl.table import CommandError, Stepper, command, one_arg, section
+from agentdbg.repl.table import CommandError, Stepper, cannot_read, command, one_arg, section
 
 section(N_("teaching"))
 
@@ -67,9 +67,7 @@ def cmd_source(dbg: Stepper, arg: str) -> None:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(Msg("{path}: cannot read it ({error})",
-                               {"path": str(path), "error": getattr(exc, "strerror", None) or exc})) \
-            from None
+        raise cannot_read(path, exc) from None
     dbg.run_commands([line for line in lines if line.strip() and not line.lstrip().startswith("#")])
 
 

@@ -169,6 +169,21 @@ WRITE_PROBLEMS = {2: N_("the folder {folder} does not exist"), 13: N_("permissio
                   30: N_("the file system is read-only")}
 
 
+#: why a file could not be read, by errno (the same words as a write's where they apply)
+READ_PROBLEMS = {**WRITE_PROBLEMS, 2: N_("no such file")}
+
+
+def cannot_read(path: str | Path, exc: OSError | UnicodeDecodeError) -> CommandError:
+    """One line for a file step mode could not read: the path and the reason."""
+    if isinstance(exc, UnicodeDecodeError):
+        why: object = Msg(N_("not UTF-8 text (byte {byte})"), {"byte": exc.start})
+    else:
+        problem = READ_PROBLEMS.get(exc.errno or 0)
+        why = Msg(problem, {"folder": str(Path(path).parent)}) if problem else \
+            exc.strerror or type(exc).__name__
+    return CommandError(Msg("{path}: cannot read it ({error})", {"path": str(path), "error": why}))
+
+
 def cannot_write(path: str | Path, exc: OSError) -> CommandError:
     """One line for a file step mode could not write: the path and the reason."""
     problem = WRITE_PROBLEMS.get(exc.errno or 0)
