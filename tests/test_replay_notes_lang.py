@@ -119,3 +119,13 @@ def test_a_gemini_streams_shape_lines_are_said_in_chinese():
     assert said[1:] == ["流在 candidate 的 finishReason 之前就结束了：这个响应不完整",
                         "调用 get_weather 在一个 part 中发送，带着它的 thoughtSignature",
                         "调用 get_weather 在一个 part 中发送"]
+
+
+def test_live_tools_without_tools_is_refused_in_chinese():
+    said = CliRunner().invoke(app, ["replay", str(CODEX), "--lang", "zh", "--live-tools"])
+    assert said.exit_code == 2
+    assert said.output.strip() == ("agentdbg: error: --live-tools 会运行工具：用 --tools 路径 或 --mcp "
+                                   "指定它们（记录文件自带的工具文件永远不会被加载）")
+    english = CliRunner().invoke(app, ["replay", str(CODEX), "--live-tools"])
+    assert english.output.strip() == ("agentdbg: error: --live-tools runs tools: name them with --tools "
+                                      "PATH or --mcp (a transcript's own tools file is never loaded)")

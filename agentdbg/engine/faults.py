@@ -163,7 +163,8 @@ def parse_fault(text: str) -> Fault:
         try:
             json.loads(text)
         except ValueError as exc:
-            raise ValueError(Msg("custom fault is not valid JSON: {error}", {"error": json_problem(exc)})) from None
+            raise ValueError(Msg("custom fault is not valid JSON: {error}",
+                                 {"error": json_problem(exc)})) from None
         return Fault("custom", text)
     raise ValueError(Msg("unknown fault {text}; one of {kinds} or inline JSON",
                          {"text": repr(text), "kinds": ", ".join(KINDS)}))

@@ -84,7 +84,7 @@ def _piece(piece: str) -> str:
     m = _TOOL.fullmatch(piece)
     params = list(_PARAM.finditer(m.group(2))) if m else []
     if m is None or not params or ", ".join(p.group(0) for p in params) != m.group(2):
-        from agentdbg.wire.common import stream_note   # a stream's shape: short ones too
+        from agentdbg.wire.common import stream_note  # a stream's shape: short ones too
 
         return stream_note(piece)
     why = Join(tuple(Msg(PARAM, {"key": k, "value": v, "why": recorded(w, nested=True)})
