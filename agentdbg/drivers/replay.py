@@ -215,7 +215,7 @@ def _server_warnings(header: Header, toolset: ToolSet) -> list[str | Msg]:
     from agentdbg.mcp.servers import tool_list_changes
 
     now = {r["name"]: r for r in (toolset.mcp.records() if toolset.mcp is not None else [])}
-    out = []
+    out: list[str | Msg] = []
     for rec in recorded_servers(header):
         name = rec.get("name")
         live = now.get(name) if isinstance(name, str) else None

@@ -59,9 +59,10 @@ class DebuggerCompleter(Completer):
             return {}
         labels = analyze(s.messages).labels
         named = {str(c.get("id")) for c in calls} | {call_name(c) or "" for c in calls}
-        found = {}
+        found: dict[str, str] = {}
         for c in calls:
-            label = labels.get(c.get("id")) if isinstance(c.get("id"), str) else None
+            cid = c.get("id")
+            label = labels.get(cid) if isinstance(cid, str) else None
             if label is not None and label not in named:    # an id or a name wins over a label
                 found.setdefault(label, call_name(c) or "")
         return found
