@@ -333,7 +333,8 @@ def _card(view: _View, card: Card) -> str:
     out.extend(_message(view, i, new=True, card=card) for i in card.indices)
     out.extend(finding_html(f, where=True) for f in card.findings if f.index is None)
     if card.error:
-        status = f" (HTTP {card.error.get('status')})" if card.error.get("status") else ""
+        status = _(" (HTTP {status})").format(status=card.error.get("status")) \
+            if card.error.get("status") else ""
         said = _("model error") + status + _(": ") + recorded(card.error.get("message") or "")
         out.append(f'<div class="finding error">{esc(said)}</div>')
     out.append("</section>")
