@@ -274,6 +274,29 @@ def tr(value: Any, lang: str | None = None) -> str:
     return value.tr(lang) if isinstance(value, (Msg, Join)) else str(value)
 
 
+#: where Python's JSON parser stopped (``str(json.JSONDecodeError)``), and what it says there
+JSON_AT = N_("{problem}: line {line} column {column} (char {char})")
+JSON_PROBLEMS = frozenset((
+    N_("Expecting value"), N_("Expecting ',' delimiter"), N_("Expecting ':' delimiter"),
+    N_("Expecting property name enclosed in double quotes"), N_("Unterminated string starting at"),
+    N_("Invalid control character at"), N_("Invalid \\escape"), N_("Invalid \\uXXXX escape"),
+    N_("Extra data"), N_("Illegal trailing comma before end of object"),
+    N_("Illegal trailing comma before end of array")))
+
+
+def json_problem(error: object) -> Msg | str:
+    """Python's JSON parser's error (the exception or its text) as a ``Msg`` whose English is
+    the parser's own words (what is recorded) and which a screen says in the chosen language;
+    any other text as it is."""
+    text = str(error)
+    found = Msg.parse(JSON_AT, text) if text.endswith(")") else None
+    if found is None or not all(found.values[k].isdigit() for k in ("line", "column", "char")):
+        return text
+    problem = found.values["problem"]
+    return Msg(JSON_AT, {**found.values,
+                         "problem": Msg(problem) if problem in JSON_PROBLEMS else problem})
+
+
 def recorded(text: str, nested: bool = False) -> str:
     """A text recorded in English (a transcript's stop detail, a model error) in the chosen
     language when the catalog has the template it was made from (its values as recorded: an

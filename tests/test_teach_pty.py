@@ -28,7 +28,9 @@ ORDER_LESSON = [
     ("n", "模型说明"), ("n", "✓ 回答 [1]"), ("n", "▶ 下一步：执行 1 个调用"),
     ("inject call_o2 timeout", "不会执行，而是得到故障 timeout"),
     ("n", "你注入的故障代替了"), ("n", "重试 query_logistics 一次"), ("n", "✓ 回答 [5]"),
-    ("n", "■ 已停止：已完成"), ("rewind 2", "已回退到第 2 条消息"), ("drop 1", "已删除第 1 条消息"),
+    ("n", "■ 已停止：已完成"), ("retry", "下一步会重新询问模型"), ("back", "已后退"),
+    ("source missing.txt", "无法读取（文件不存在）"), ("save", "用法：save 路径"),
+    ("rewind 2", "已回退到第 2 条消息"), ("drop 1", "已删除第 1 条消息"),
     ("n", "未发送：检查器发现"), ("send", "API 拒绝了这个请求（HTTP 400）"),
     ("glossary", "tool_call_id："), ("help", "保存与帮助："),
 ]
@@ -140,6 +142,6 @@ def test_a_chinese_lesson_shows_no_english_prose(tmp_path, question, lesson):
     params = {p for t in load_tools(bundled_tools_path()).tools for p in t.parameters.get("properties", {})}
     data = set(words(question)) | params | {  # the tools' results: their fields and values
         "ORD", "SF", "shipped", "in_transit", "status", "tracking_no", "latest_event", "updated_at",
-        "city", "temperature", "condition", "wind", "results"}
+        "city", "temperature", "condition", "wind", "results"} | {"missing", "txt"}   # a file typed
     left = english_left(seen, PROTOCOL | TOOLS | COMMANDS, data | verbatim)
     assert not left, "\n".join(left)

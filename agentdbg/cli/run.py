@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
+from agentdbg import i18n
 from agentdbg.cli.app import command, make_console, warn
 from agentdbg.cli.options import (
     ApiKeyOpt,
@@ -216,8 +217,6 @@ def _lesson_plan(ctx: typer.Context, path: Path | None, given: dict) -> dict:
 def _speak(lang: str) -> None:
     """A lesson's ``options: {lang: …}``, when there is a catalog for it: from now on, its own
     errors included (a language with none is said wrong once the options are checked)."""
-    from agentdbg import i18n
-
     if lang in i18n.languages():
         i18n.use(lang)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentdbg.drivers.launch import close_servers, drive, open_servers
 from agentdbg.errors import AgentdbgError, ExitStatus, InputError
-from agentdbg.i18n import N_, Msg
+from agentdbg.i18n import N_, Msg, tr
 from agentdbg.options import GoLive, RunOptions
 from agentdbg.textsafe import one_line
 from agentdbg.transcript.events import Header
@@ -162,15 +162,16 @@ def _options(args: ReplayArgs, info: ProviderInfo, **kw: Any) -> RunOptions:
                       present=args.present, commands=list(args.commands), **kw)
 
 
-def _tools(args: ReplayArgs, why: str, header: Header | None = None) -> ToolSet:
+def _tools(args: ReplayArgs, why: str | Msg, header: Header | None = None) -> ToolSet:
     """The tools the user named with ``--tools`` and ``--mcp`` (servers not started yet): never
     a file or a server the transcript or its folder names."""
     from agentdbg.mcp.config import parse_mcp_option
     from agentdbg.toolspec import ToolSet, load_tools
 
     if args.tools is None and not args.mcp:
-        raise AgentdbgError(f"{why} runs tools: name them with --tools PATH or --mcp (a "
-                            "transcript's own tools file is never loaded)" + servers_needed(header))
+        raise AgentdbgError(Msg(N_("{why} runs tools: name them with --tools PATH or --mcp (a "
+                                   "transcript's own tools file is never loaded){servers}"),
+                                {"why": why, "servers": servers_needed(header)}))
     toolset = load_tools(args.tools) if args.tools is not None else ToolSet(path=Path("--mcp"), tools=[])
     for text in args.mcp:
         toolset.servers.append(parse_mcp_option(text, taken=[s.name for s in toolset.servers]))
@@ -200,28 +201,29 @@ def quoted(value: object) -> str:
     return f"{mark}{text}{mark}"
 
 
-def servers_needed(header: Header | None) -> str:
+def servers_needed(header: Header | None) -> str | Msg:
     """``; the recording used MCP server 'time' (--mcp 'python -m mcp_server_time')``."""
     servers = recorded_servers(header)
     if not servers:
         return ""
     named = ", ".join(f"{quoted(s.get('name'))} (--mcp {quoted(started_as(s))})" for s in servers)
-    return f"; the recording used MCP server(s) {named}"
+    return Msg(N_("; the recording used MCP server(s) {named}"), {"named": named})
 
 
-def _server_warnings(header: Header, toolset: ToolSet) -> list[str]:
+def _server_warnings(header: Header, toolset: ToolSet) -> list[str | Msg]:
     """What a live replay should know about the servers: missing ones, changed tool lists."""
     from agentdbg.mcp.servers import tool_list_changes
 
     now = {r["name"]: r for r in (toolset.mcp.records() if toolset.mcp is not None else [])}
-    out = []
+    out: list[str | Msg] = []
     for rec in recorded_servers(header):
         name = rec.get("name")
         live = now.get(name) if isinstance(name, str) else None
         if live is None:
-            out.append(f"the recording used MCP server {quoted(rec.get('name'))} (--mcp "
-                       f"{quoted(started_as(rec))}), which is not started now: its calls run live "
-                       "only where a tool of the same name is there")
+            out.append(Msg(N_("the recording used MCP server {name} (--mcp {command}), which is "
+                              "not started now: its calls run live only where a tool of the same "
+                              "name is there"),
+                           {"name": quoted(rec.get("name")), "command": quoted(started_as(rec))}))
         else:
             change = tool_list_changes(rec, live)
             if change:
@@ -235,7 +237,7 @@ def _live_session(args: ReplayArgs, messages: list,
     from agentdbg.engine.session import RunConfig, Session
     from agentdbg.providers.factory import make_provider, precheck_for
 
-    toolset = _tools(args, "--from" if header else "a starting state", header)
+    toolset = _tools(args, "--from" if header else Msg(N_("a starting state")), header)
     api = header.wire if header is not None else "chat"  # a fork talks the recording's format
     info = make_provider(args.model, args.base_url, args.api_key, api=api, profile=args.profile)
     approve = args.approve or ("ask" if args.step else "none")
@@ -363,7 +365,7 @@ def _play_with(args: ReplayArgs, console: Console, session: Session, model: Repl
         options = _options(args, ProviderInfo(model, desc, model="replay"), model_desc=desc)
         open_servers(live.toolset, _stderr_console() if args.json_out else console, options)
         for warning in _server_warnings(header, live.toolset):  # names from the recording
-            print(f"agentdbg: warning: {one_line(warning)}", file=sys.stderr)
+            print(f"agentdbg: warning: {one_line(tr(warning))}", file=sys.stderr)
         with_live_tools(session, model, live)
     elif recorded_servers(header):
         desc = Join((desc, Msg("MCP server(s) not started: {servers}", {"servers": ", ".join(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agentdbg.engine.results import error_content
-from agentdbg.i18n import Msg
+from agentdbg.i18n import Msg, json_problem
 
 KINDS = ("timeout", "invalid_json", "invalid_arguments", "internal_error", "not_found", "empty",
          "oversized", "rate_limited", "denied")
@@ -163,7 +163,8 @@ def parse_fault(text: str) -> Fault:
         try:
             json.loads(text)
         except ValueError as exc:
-            raise ValueError(Msg("custom fault is not valid JSON: {error}", {"error": str(exc)})) from None
+            raise ValueError(Msg("custom fault is not valid JSON: {error}",
+                                 {"error": json_problem(exc)})) from None
         return Fault("custom", text)
     raise ValueError(Msg("unknown fault {text}; one of {kinds} or inline JSON",
                          {"text": repr(text), "kinds": ", ".join(KINDS)}))

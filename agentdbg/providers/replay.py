@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agentdbg.errors import ProviderError
-from agentdbg.i18n import N_, Msg, _
+from agentdbg.i18n import N_, Msg
 from agentdbg.providers.base import ModelReply, ModelRequest
-from agentdbg.providers.offline_note import read_note
 from agentdbg.transcript import read_transcript
 from agentdbg.transcript.compare import describe_difference, first_difference, first_difference_from
 from agentdbg.transcript.events import (
@@ -205,15 +204,15 @@ class ReplayModel:
         self.turns_played += 1
         number = answer.turn if answer.turn is not None else self.turns_played  # in time
         turn = request.turn or number     # as the history counts it, as the screen does
-        if turn == number:
-            note = (_("replayed turn {turn}; recorded note: {note}").format(
-                turn=turn, note=read_note(answer.note))
-                    if answer.note else _("replayed turn {turn}").format(turn=turn))
+        if turn == number:    # English, as transcripts record it: read back where it is shown
+            note = (N_("replayed turn {turn}; recorded note: {note}").format(
+                turn=turn, note=answer.note)
+                    if answer.note else N_("replayed turn {turn}").format(turn=turn))
         else:   # a rewind or retry since: the recording's request count said apart
-            note = (_("replayed turn {turn} (request {request} of the recording); recorded note: "
-                      "{note}").format(turn=turn, request=number, note=read_note(answer.note))
-                    if answer.note else _("replayed turn {turn} (request {request} of the "
-                                          "recording)").format(turn=turn, request=number))
+            note = (N_("replayed turn {turn} (request {request} of the recording); recorded note: "
+                       "{note}").format(turn=turn, request=number, note=answer.note)
+                    if answer.note else N_("replayed turn {turn} (request {request} of the "
+                                           "recording)").format(turn=turn, request=number))
         return ModelReply(message=answer.message, usage=answer.usage or {},
                           finish_reason=answer.finish_reason,
                           latency_ms=recorded_ms(answer.latency_ms), note=note)

@@ -159,7 +159,10 @@ def render_turn_title(turn: int) -> RenderableType:
 
 
 def render_note(note: str | None) -> RenderableType:
-    return cjk(Text.assemble((_("model note: "), "dim bold"), (safe(note or ""), "dim")))
+    """A model's note (recorded in English) in the chosen language."""
+    from agentdbg.providers.offline_note import read_note
+
+    return cjk(Text.assemble((_("model note: "), "dim bold"), (safe(read_note(note or "")), "dim")))
 
 
 def outcome_details(outcomes: list[ToolOutcome]) -> list[Text]:

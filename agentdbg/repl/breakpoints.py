@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agentdbg.engine.phases import Phase
-from agentdbg.i18n import Msg, _
+from agentdbg.i18n import N_, Msg, _
 from agentdbg.messages import call_name
 
 if TYPE_CHECKING:
@@ -49,11 +49,11 @@ class Breakpoints:
     def add_checked(self, kind: str, value: str | None, toolset: ToolSet, note: str = "") -> Breakpoint:
         """``add`` after checking ``kind`` and ``value``; ValueError (a ``Msg``) when wrong."""
         if kind not in KINDS:
-            raise ValueError(Msg("usage: {usage}", {
-                "usage": "break tool NAME | break turn N | break error | break finding"}))
+            raise ValueError(Msg("usage: {usage}", {"usage": Msg(N_(
+                "break tool NAME | break turn N | break error | break finding"))}))
         if kind in ("tool", "turn") and value is None:
-            usage = "break tool NAME" if kind == "tool" else "break turn N"
-            raise ValueError(Msg("usage: {usage}", {"usage": usage}))
+            usage = N_("break tool NAME") if kind == "tool" else N_("break turn N")
+            raise ValueError(Msg("usage: {usage}", {"usage": Msg(usage)}))
         if kind == "tool" and toolset.get(str(value)) is None:
             raise ValueError(Msg("no tool {name}; tools: {tools}",
                                  {"name": repr(value), "tools": ", ".join(toolset.names())}))

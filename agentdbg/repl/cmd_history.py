@@ -17,7 +17,7 @@ def cmd_edit(dbg: Stepper, arg: str) -> None:
     A tool result, or an assistant message's content, tool calls and arguments; the
     inline editor is used when $EDITOR is unset. The JSON is validated before it is
     accepted; the message is marked as edited."""
-    index = index_arg(dbg, one_arg(arg, "edit N"))
+    index = index_arg(dbg, one_arg(arg, N_("edit N")))
     original = dbg.session.messages[index]
     try:
         message = dbg.edit_json(original, _("message"))
@@ -46,7 +46,7 @@ def cmd_inject(dbg: Stepper, arg: str) -> None:
 
     target, _sep, kind = arg.strip().partition(" ")
     if not target or not kind.strip():
-        raise CommandError(Msg("usage: {usage}", {"usage": "inject CALL KIND"}))
+        raise CommandError(Msg("usage: {usage}", {"usage": Msg(N_("inject CALL KIND"))}))
     try:
         fault = parse_fault(kind)
         dbg.say(tr(dbg.session.inject(call_arg(dbg, target), fault)))
@@ -67,7 +67,7 @@ def cmd_fail(dbg: Stepper, arg: str) -> None:
     sticky = "--sticky" in words
     words = [w for w in words if w != "--sticky"]
     if len(words) < 2:
-        raise CommandError(Msg("usage: {usage}", {"usage": "fail TOOL KIND [--sticky]"}))
+        raise CommandError(Msg("usage: {usage}", {"usage": Msg(N_("fail TOOL KIND [--sticky]"))}))
     try:
         fault = parse_fault(" ".join(words[1:]))
         dbg.session.fail(words[0], fault, sticky)
@@ -84,7 +84,7 @@ def cmd_drop(dbg: Stepper, arg: str) -> None:
     remove message N
     E.g. the assistant message, to see the orphan tool result it leaves (the checker
     flags it at once)."""
-    index = index_arg(dbg, one_arg(arg, "drop N"))
+    index = index_arg(dbg, one_arg(arg, N_("drop N")))
     removed = dbg.session.drop(index)
     dbg.say(_("dropped message {index} ({role})").format(index=index, role=removed.get("role")))
     dbg.changed()
@@ -95,7 +95,7 @@ def cmd_rewind(dbg: Stepper, arg: str) -> None:
     """rewind N
     keep messages 0..N and go on live from there
     The messages after N are cut; the next phase follows from message N."""
-    index = index_arg(dbg, one_arg(arg, "rewind N"))
+    index = index_arg(dbg, one_arg(arg, N_("rewind N")))
     cut = dbg.session.rewind(index)
     dbg.say(_("rewound to message {index}; {cut} message(s) cut").format(index=index, cut=cut))
     dbg.changed()
@@ -155,7 +155,7 @@ def cmd_deny(dbg: Stepper, arg: str) -> None:
 
 section(N_("breakpoints"))
 
-BREAK_USAGE = "break tool NAME | break turn N | break error | break finding"
+BREAK_USAGE = N_("break tool NAME | break turn N | break error | break finding")
 
 
 @command("break", "b", args=("break", "tool"))
@@ -166,7 +166,7 @@ def cmd_break(dbg: Stepper, arg: str) -> None:
     or whenever the checker has a finding."""
     words = arg.split()
     if not words or words[0] not in ("tool", "turn", "error", "finding"):
-        raise CommandError(Msg("usage: {usage}", {"usage": BREAK_USAGE}))
+        raise CommandError(Msg("usage: {usage}", {"usage": Msg(BREAK_USAGE)}))
     kind, value = words[0], (words[1] if len(words) > 1 else None)
     try:
         bp = dbg.breakpoints.add_checked(kind, value, dbg.session.toolset)

@@ -94,7 +94,7 @@ def cmd_show(dbg: Stepper, arg: str) -> None:
     show message N as JSON
     Message N exactly as it will be sent, pretty-printed. For a tool result whose handler
     raised, also the exception the model did not see (type, message, file:line)."""
-    index = index_arg(dbg, one_arg(arg, "show N"))
+    index = index_arg(dbg, one_arg(arg, N_("show N")))
     dbg.print_json(dbg.session.messages[index], title=_("message {index}").format(index=index))
     outcome = dbg.session.outcome_at.get(index)
     if outcome is not None and not outcome.ok and outcome.cause:
@@ -114,7 +114,7 @@ def cmd_focus(dbg: Stepper, arg: str) -> None:
     the assistant message that made the call and the tool message that answers it stand
     out; every other message is one line."""
     try:
-        dbg.focus(one_arg(arg, "focus N | focus CALL"))
+        dbg.focus(one_arg(arg, N_("focus N | focus CALL")))
     except ValueError as exc:
         raise CommandError(exc.args[0]) from None
 
@@ -145,7 +145,7 @@ def cmd_rpc(dbg: Stepper, arg: str) -> None:
     call's label (A, B …), a tool_call_id (or unique prefix) or the index of its tool message."""
     from agentdbg.render.tools import render_exchange
 
-    target = call_arg(dbg, one_arg(arg, "rpc CALL"))
+    target = call_arg(dbg, one_arg(arg, N_("rpc CALL")))
     s = dbg.session
     found = [s.outcome_at[int(target)]] if target.isdigit() and int(target) in s.outcome_at else \
         [o for o in s.outcomes if o.call_id == target] or \

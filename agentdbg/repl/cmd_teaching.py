@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentdbg.i18n import N_, Msg, _, languages
-from agentdbg.repl.table import CommandError, Stepper, command, one_arg, section
+from agentdbg.repl.table import CommandError, Stepper, cannot_read, command, one_arg, section
 
 section(N_("teaching"))
 
@@ -63,13 +63,11 @@ def cmd_source(dbg: Stepper, arg: str) -> None:
     """source FILE
     run the commands in FILE, one a line
     Blank lines and lines starting with # are skipped; each command is shown as if typed."""
-    path = Path(one_arg(arg, "source FILE"))
+    path = Path(one_arg(arg, N_("source FILE")))
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(Msg("{path}: cannot read it ({error})",
-                               {"path": str(path), "error": getattr(exc, "strerror", None) or exc})) \
-            from None
+        raise cannot_read(path, exc) from None
     dbg.run_commands([line for line in lines if line.strip() and not line.lstrip().startswith("#")])
 
 
@@ -80,7 +78,7 @@ def cmd_lesson(dbg: Stepper, arg: str) -> None:
     The question, the options, the breakpoints, the faults set with 'fail' and the commands
     you typed (as steps) go into PATH (YAML); add notes, pauses and exercises there, then
     'agentdbg run --lesson PATH'."""
-    path = Path(one_arg(arg, "lesson PATH"))
+    path = Path(one_arg(arg, N_("lesson PATH")))
     dbg.write_lesson(path)
     dbg.say(_("lesson written to {path} (run it with: agentdbg run --lesson {path})").format(
         path=path))

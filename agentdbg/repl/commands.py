@@ -41,7 +41,7 @@ def cmd_save(dbg: Stepper, arg: str) -> None:
     the file's name: 'agentdbg replay' plays it, 'agentdbg check' checks it. When the
     transcript could not be written (a full disk), the run is written from memory as
     one JSON document instead."""
-    path = one_arg(arg, "save PATH")
+    path = one_arg(arg, N_("save PATH"))
     writer = dbg.transcript
     try:
         dbg.save(path)

@@ -38,9 +38,34 @@ class DebuggerCompleter(Completer):
         prefix = "" if text.endswith(" ") else words[-1]
         if position - 1 >= len(cmd.args):
             return
-        for option in self.options(cmd.args[position - 1]):
+        kind = cmd.args[position - 1]
+        meta = self.labels(kind) if kind in ("call", "approval") else {}
+        for option in [*meta, *(o for o in self.options(kind) if o not in meta)]:
             if option.startswith(prefix):
-                yield Completion(option, start_position=-len(prefix))
+                yield Completion(option, start_position=-len(prefix), display_meta=meta.get(option))
+
+    def labels(self, kind: str) -> dict[str, str]:
+        """The labels on screen (A, B …) of the calls a ``kind`` argument may name, each with
+        its call's tool name: every call of the history, or those waiting for approval."""
+        from agentdbg.checker.pairing import analyze
+
+        s = self.dbg.session
+        calls = [c for m in s.messages if isinstance(m, dict)
+                 for c in (m.get("tool_calls") or []) if isinstance(c, dict)]
+        if kind == "approval":
+            waiting = {c.get("id") for c in s.needs_approval()}
+            calls = [c for c in calls if c.get("id") in waiting]
+        if not calls:
+            return {}
+        labels = analyze(s.messages).labels
+        named = {str(c.get("id")) for c in calls} | {call_name(c) or "" for c in calls}
+        found: dict[str, str] = {}
+        for c in calls:
+            cid = c.get("id")
+            label = labels.get(cid) if isinstance(cid, str) else None
+            if label is not None and label not in named:    # an id or a name wins over a label
+                found.setdefault(label, call_name(c) or "")
+        return found
 
     def options(self, kind: str) -> list[str]:
         s = self.dbg.session
@@ -61,6 +86,8 @@ class DebuggerCompleter(Completer):
             return ["tool", "turn", "error", "finding"]
         if kind == "breakpoint":
             return [str(b.id) for b in self.dbg.breakpoints.items]
+        if kind == "clear":
+            return ["screen", "breaks", *(str(b.id) for b in self.dbg.breakpoints.items)]
         if kind == "approval":
             return [str(c.get("id")) for c in s.needs_approval()] + ["all"]
         if kind == "command":

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agentdbg.i18n import _
+from agentdbg.i18n import _, json_problem, tr
 
 
 def edit_json(value: Any, io: dict, what: str) -> Any:
@@ -21,7 +21,8 @@ def edit_json(value: Any, io: dict, what: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise ValueError(_("not valid JSON ({error}); {what} unchanged").format(error=exc, what=what)) \
+        raise ValueError(_("not valid JSON ({error}); {what} unchanged").format(error=tr(json_problem(exc)),
+                                                                          what=what)) \
             from None
 
 

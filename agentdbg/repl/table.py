@@ -127,8 +127,10 @@ def lookup(word: str) -> Command:
 
 
 def one_arg(arg: str, usage: str) -> str:
+    """``arg`` stripped; a usage error when it is empty (``usage`` marked with ``N_``: it is
+    said in the chosen language, as 'help' says it)."""
     if not arg.strip():
-        raise CommandError(Msg("usage: {usage}", {"usage": usage}))
+        raise CommandError(Msg("usage: {usage}", {"usage": Msg(usage)}))
     return arg.strip()
 
 
@@ -165,6 +167,21 @@ WRITE_PROBLEMS = {2: N_("the folder {folder} does not exist"), 13: N_("permissio
                   1: N_("permission denied"), 21: N_("it is a folder"),
                   20: N_("{folder} is not a folder"), 28: N_("the disk is full"),
                   30: N_("the file system is read-only")}
+
+
+#: why a file could not be read, by errno (the same words as a write's where they apply)
+READ_PROBLEMS = {**WRITE_PROBLEMS, 2: N_("no such file")}
+
+
+def cannot_read(path: str | Path, exc: OSError | UnicodeDecodeError) -> CommandError:
+    """One line for a file step mode could not read: the path and the reason."""
+    if isinstance(exc, UnicodeDecodeError):
+        why: object = Msg(N_("not UTF-8 text (byte {byte})"), {"byte": exc.start})
+    else:
+        problem = READ_PROBLEMS.get(exc.errno or 0)
+        why = Msg(problem, {"folder": str(Path(path).parent)}) if problem else \
+            exc.strerror or type(exc).__name__
+    return CommandError(Msg("{path}: cannot read it ({error})", {"path": str(path), "error": why}))
 
 
 def cannot_write(path: str | Path, exc: OSError) -> CommandError:

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentdbg.i18n import _, language, recorded, tr
 from agentdbg.messages import NestedTooDeeply, loads_json, shown_json
+from agentdbg.providers.offline_note import read_note
 from agentdbg.report import adapter
 from agentdbg.report.timeline import Card, History, Run, as_dict
 from agentdbg.transcript.events import Action, Tool
@@ -332,7 +333,8 @@ def _card(view: _View, card: Card) -> str:
     out.extend(_message(view, i, new=True, card=card) for i in card.indices)
     out.extend(finding_html(f, where=True) for f in card.findings if f.index is None)
     if card.error:
-        status = f" (HTTP {card.error.get('status')})" if card.error.get("status") else ""
+        status = _(" (HTTP {status})").format(status=card.error.get("status")) \
+            if card.error.get("status") else ""
         said = _("model error") + status + _(": ") + recorded(card.error.get("message") or "")
         out.append(f'<div class="finding error">{esc(said)}</div>')
     out.append("</section>")
@@ -536,7 +538,7 @@ def _meta(view: _View, i: int, message: dict, card: Card | None) -> str:
         parts.append(esc(_reply_meta(card)))
         note = card.response.get("note")
         if note:
-            parts.append('<span class="dim">' + esc(_("model note: ")) + f"{esc(note)}</span>")
+            parts.append('<span class="dim">' + esc(_("model note: ")) + f"{esc(read_note(note))}</span>")
     if card is not None and message.get("role") == "tool":
         tid = message.get("tool_call_id")
         event = card.tools.get(tid) if isinstance(tid, str) else None

@@ -190,8 +190,8 @@ class GeminiAccumulator:
         for _, raw in self._parser.close():
             self._event(raw)
         if self.events and self.finish is None:
-            self.notes.append("the stream ended before a candidate's finishReason: the response "
-                              "is partial")
+            self.notes.append(N_("the stream ended before a candidate's finishReason: the "
+                                 "response is partial"))
 
     def _event(self, raw: str) -> None:
         doc = parse_event(raw, self.notes)
@@ -206,7 +206,8 @@ class GeminiAccumulator:
             self.finish = reason
         for part in as_list(as_dict(candidate.get("content")).get("parts")):
             if not isinstance(part, dict):
-                self.notes.append(f"a part that is {type_word(part)}: {raw[:60]!r}")
+                self.notes.append(N_("a part that is {kind}: {raw}").format(kind=type_word(part),
+                                                                           raw=repr(raw[:60])))
                 continue
             prev = self.parts[-1] if self.parts else None
             if prev is not None and _continues(prev, part):
@@ -241,8 +242,9 @@ class GeminiAccumulator:
         for part in self.parts:
             call = field(part, "functionCall")
             if isinstance(call, dict):
-                signed = ", with its thoughtSignature" if field(part, "thoughtSignature") else ""
-                out.append(f"call {call.get('name')} in one part{signed}")
+                said = N_("call {name} in one part, with its thoughtSignature") \
+                    if field(part, "thoughtSignature") else N_("call {name} in one part")
+                out.append(said.format(name=call.get("name")))
         return out
 
 

@@ -34,7 +34,7 @@ from agentdbg.checker.formats.responses_items import (
     model_output,
 )
 from agentdbg.checker.rules.request import _strict_problem
-from agentdbg.i18n import N_, Msg
+from agentdbg.i18n import N_, Msg, json_problem
 from agentdbg.messages import json_kind, repeated_keys
 from agentdbg.schemas import budgeted
 from agentdbg.wire.codec import get as codec
@@ -185,7 +185,7 @@ def _arguments(ctx: FormatCtx, i: int, item: dict, name: str, schemas: dict | No
     if error is not None:
         ctx.add("arguments-invalid-json", i, path, Msg(
                 "arguments are not valid JSON ({error}); a history with broken arguments poisons "
-                "the session: repair or drop the call", {"error": error}), error, cid)
+                "the session: repair or drop the call", {"error": json_problem(error)}), error, cid)
     elif not isinstance(value, dict):
         ctx.add("arguments-not-object", i, path, Msg(
                 "arguments parse to {kind}, not an object", {"kind": Msg(json_kind(value))}),

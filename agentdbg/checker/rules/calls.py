@@ -10,7 +10,7 @@ from agentdbg.checker.context import NAME_RE, Ctx, _cid, _name_error, parse_argu
 from agentdbg.checker.findings import ERROR, Finding, make
 from agentdbg.checker.profiles import quoted, severity
 from agentdbg.checker.rule import WARNING, declare, rule
-from agentdbg.i18n import N_, Msg
+from agentdbg.i18n import N_, Msg, json_problem
 from agentdbg.messages import canonical_json, json_kind, repeated_keys
 
 DECLARED = declare(
@@ -121,7 +121,7 @@ def _one_call(ctx: Ctx, i: int, j: int, call: Any) -> Iterator[Finding]:
         parsed = parse_arguments(args)
     except ValueError as exc:
         yield _broken_arguments(ctx, "arguments-invalid-json", i, cid, Msg(
-            "tool_calls[{j}] arguments are not valid JSON ({error})", {"j": j, "error": str(exc)}),
+            "tool_calls[{j}] arguments are not valid JSON ({error})", {"j": j, "error": json_problem(exc)}),
             str(exc))
         return
     if not isinstance(parsed, dict):

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agentdbg import schemas
 from agentdbg.checker import has_errors
-from agentdbg.i18n import N_, _, recorded
+from agentdbg.i18n import N_, Msg, _, recorded, tr
 from agentdbg.server.proxy.conversations import Tracker
-from agentdbg.server.proxy.copies import Cut, decoded, size_text
+from agentdbg.server.proxy.copies import Cut, decoded, size_said
 from agentdbg.server.proxy.reading import Replied, Seen, judge, read_reply, rejudge
 from agentdbg.server.proxy.spool import Dropped
 from agentdbg.server.served import chain_items, history_of
@@ -116,10 +116,10 @@ class Analysis:
             self._open[ex_id] = None
             self.unrecorded.append(
                 _("the proxy's request #{id} ({api}, {size}, from {client}): not recorded: {why}").format(
-                    id=ex_id, api=wire.label, size=size_text(raw.size), why=raw.why,
+                    id=ex_id, api=wire.label, size=tr(size_said(raw.size)), why=raw.why.tr(),
                     client=client or _("an unknown client")))
             self.view.note(_("request #{id} was relayed but is not recorded: {why}").format(
-                id=ex_id, why=raw.why))
+                id=ex_id, why=raw.why.tr()))
             return Verdict(note=f"not recorded: {raw.why}")
         deep = False
         try:
@@ -246,17 +246,15 @@ class Analysis:
 
     def _unread(self, seen: Seen, status: int, latency_ms: float, dropped: Dropped) -> None:
         """A response relayed to the app that the analysis never got to read."""
-        message = N_("HTTP {status}: the upstream answered ({size}, relayed to the app) but agentdbg "
-                     "did not analyse the response: {why}").format(status=status,
-                                                                   size=size_text(dropped.size),
-                                                                   why=dropped.why)
+        message = Msg(N_("HTTP {status}: the upstream answered ({size}, relayed to the app) but "
+                         "agentdbg did not analyse the response: {why}"),
+                      {"status": status, "size": size_said(dropped.size), "why": dropped.why})
         self.tracker.record_response(seen.conv, seen.messages, None, usage=None, finish=None,
-                                     latency_ms=latency_ms, error=message, status=status)
+                                     latency_ms=latency_ms, error=str(message), status=status)
         self.unrecorded.append(_("conversation {n}, request {request}: its response was not "
                                  "analysed: {why}").format(n=seen.conv.number, request=seen.conv.requests,
-                                                           why=dropped.why))
-        self.view.note(_("conversation {n}: {note}").format(n=seen.conv.number,
-                                                            note=recorded(message, nested=True)))
+                                                           why=dropped.why.tr()))
+        self.view.note(_("conversation {n}: {note}").format(n=seen.conv.number, note=message.tr()))
 
     def on_scripted(self, ex_id: int, body: dict, reply: dict) -> None:
         seen = self._open.pop(ex_id, None)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from agentdbg.i18n import N_
+from agentdbg.i18n import N_, Msg
 from agentdbg.server.net import MAX_BODY
 
 COPY_CAP = MAX_BODY            # bytes of one response the analyst gets
@@ -136,7 +136,12 @@ def _inflates(encoding: str, cap: int) -> str:
 
 
 def size_text(n: int) -> str:
+    return str(size_said(n))
+
+
+def size_said(n: int) -> str | Msg:
+    """``n`` bytes in KB, MB or GB, or a ``Msg`` of bytes (its word in the chosen language)."""
     for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
         if n >= scale:
             return f"{n / scale:.1f} {unit}".replace(".0 ", " ")
-    return f"{n} bytes"
+    return Msg(N_("{n} bytes"), {"n": n})

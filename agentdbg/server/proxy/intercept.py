@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from agentdbg.i18n import N_, _, tr
+from agentdbg.i18n import N_, _, json_problem, tr
 from agentdbg.render.safe import safe
 from agentdbg.server.proxy.app import Decision
 from agentdbg.wire import codec as codecs
@@ -180,7 +180,7 @@ def _reply(arg: str) -> dict:
         try:
             message = json.loads(arg)
         except ValueError as exc:
-            raise ValueError(_("not valid JSON ({error})").format(error=exc)) from None
+            raise ValueError(_("not valid JSON ({error})").format(error=tr(json_problem(exc)))) from None
         if not isinstance(message, dict) or message.get("role") != "assistant":
             raise ValueError(_('a scripted response is an assistant message: {json}').format(
                 json='{"role": "assistant", ...}'))

@@ -19,6 +19,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentdbg.i18n import N_, Msg
+
 MEMORY_BUDGET = 64 << 20     # bytes of bodies the queue may hold in memory
 DISK_LIMIT = 8 << 30         # bytes of bodies the spool may hold on disk
 JOB_COST = 512               # what a job costs in memory besides its body
@@ -37,10 +39,12 @@ class Spooled:
 
 @dataclass(frozen=True)
 class Dropped:
-    """A body that could not be kept (the spool was full or unwritable): why, and its size."""
+    """A body that could not be kept (the spool was full or unwritable): why, and its size.
+    ``why`` is a ``Msg``: English where it is recorded (``str``), the chosen language where it is
+    shown (``tr``)."""
 
     size: int
-    why: str
+    why: Msg
 
 
 def body_of(job: tuple) -> bytes | Spooled | Dropped | None:
@@ -72,8 +76,9 @@ class Spool:
     def keep(self, data: bytes, on_disk: int) -> Spooled | Dropped:
         """``data`` as a file; ``on_disk``: the bytes still waiting there."""
         if on_disk + len(data) > self.disk_limit:
-            return Dropped(len(data), f"the analysis backlog was full ({_mb(self.disk_limit)} "
-                                      f"waiting on disk in {self.folder})")
+            return Dropped(len(data), Msg(N_("the analysis backlog was full ({size} waiting on "
+                                             "disk in {folder})"),
+                                          {"size": _mb(self.disk_limit), "folder": str(self.folder)}))
         path = self.folder / f"{next(self._names)}.body"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | \
             getattr(os, "O_CLOEXEC", 0)
@@ -88,8 +93,10 @@ class Spool:
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(path)
-            return Dropped(len(data), f"the analysis backlog could not be written to {self.folder} "
-                                      f"({exc.strerror or type(exc).__name__})")
+            return Dropped(len(data), Msg(N_("the analysis backlog could not be written to "
+                                             "{folder} ({error})"),
+                                          {"folder": str(self.folder),
+                                           "error": exc.strerror or type(exc).__name__}))
         self.written += len(data)
         return Spooled(str(path), len(data))
 
@@ -102,7 +109,8 @@ def take(ref: Spooled) -> bytes | Dropped:
     try:
         fd = os.open(ref.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
-        return Dropped(ref.size, f"its body was gone from the spool ({exc.strerror})")
+        return Dropped(ref.size, Msg(N_("its body was gone from the spool ({error})"),
+                                     {"error": exc.strerror or type(exc).__name__}))
     try:
         with os.fdopen(fd, "rb") as fh:
             data = fh.read(ref.size + 1)
@@ -110,7 +118,7 @@ def take(ref: Spooled) -> bytes | Dropped:
         with contextlib.suppress(OSError):
             os.unlink(ref.path)
     if len(data) != ref.size:
-        return Dropped(ref.size, "its body in the spool was changed")
+        return Dropped(ref.size, Msg(N_("its body in the spool was changed")))
     return data
 
 

@@ -32,7 +32,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentdbg.i18n import N_, _
+from agentdbg.i18n import N_, Msg, _
 from agentdbg.server.proxy.analyst import Analyses, Analysis, Exchange, Finished, Verdict, _run_job
 from agentdbg.server.proxy.spool import (
     MEMORY_BUDGET,
@@ -436,7 +436,7 @@ def _unpacked(job: tuple, taken: MutableSequence[int], skip: bool) -> tuple:
     return job
 
 
-_STOPPED = "the proxy stopped before agentdbg analysed it"
+_STOPPED = Msg(N_("the proxy stopped before agentdbg analysed it"))
 
 
 def _yield_cpu(nice: int | None = None) -> Callable[[], None]:
