@@ -24,6 +24,7 @@ DEFAULT_REDACT = [
 DEFAULT_LEADS = ("sk-", "AKIA", "gh", "xox", "AIza")
 ANY_CASE_LEAD = b"bearer"
 _LEADS_UTF8 = tuple(lead.encode() for lead in DEFAULT_LEADS)
+_SK, _AKIA, _GH, _XOX, _AIZA = _LEADS_UTF8   # searched unrolled (``may_hold_secret``)
 
 
 _REMEMBER_FROM = 1 << 16   # texts this long are remembered once redacted …
@@ -83,8 +84,13 @@ class Redactor:
             if ANY_CASE_LEAD in data.lower():   # ASCII lowered
                 return True
             return any(written in text for written in self._written)
-        return (any(lead in text for lead in _LEADS_UTF8) or ANY_CASE_LEAD in text.lower()
-                or any(written in text for written in self._written_utf8))
+        # the leads searched one by one, unrolled (a generator over ``_LEADS_UTF8`` cost a
+        # third of the test: 3,001 lines a 1,000-turn replay)
+        if _SK in text or _AKIA in text or _GH in text or _XOX in text or _AIZA in text \
+                or ANY_CASE_LEAD in text.lower():
+            return True
+        written = self._written_utf8
+        return bool(written) and any(secret in text for secret in written)
 
     def text(self, value: str) -> str:
         if len(value) < _REMEMBER_FROM:
