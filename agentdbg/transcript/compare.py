@@ -144,7 +144,7 @@ def _same_exactly(a: Any, b: Any) -> bool:
         return False
     try:
         data = marshal.dumps(a, 0)
-        return data == marshal.dumps(b, 0) and b"nan" not in data
+        return data == marshal.dumps(b, 0) and data.find(b"nan") < 0   # (``in`` tries an int first)
     except (ValueError, RecursionError):   # another type than JSON's, or nested too deep
         return False
 
