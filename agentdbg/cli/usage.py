@@ -10,7 +10,6 @@ language other than English. The ``Error:`` prefix stays English, as ``agentdbg:
 does: scripts grep for it.
 """
 
-from __future__ import annotations
 
 from typing import IO, Any
 
