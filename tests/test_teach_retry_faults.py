@@ -100,14 +100,14 @@ def test_each_fault_kind_says_whether_the_tool_runs_in_both_languages(sample_too
         "zh": ("调用 call_o1 会得到故障 invalid_json：工具照常执行，但模型读到的是被截断的真实结果",
                "调用 call_o2 会得到故障 timeout：工具不会执行，模型读到的整个结果就是这个故障",
                "send_email 的下一次调用会返回故障 oversized：工具不会执行（它有副作用）",
-               "get_weather 照常执行了，但你注入的故障破坏了它的结果"),
+               "你注入的故障破坏了 get_weather 的结果"),
         "en": ("call call_o1 will get the invalid_json fault: the tool runs, and the model reads its "
                "real result cut short",
                "call call_o2 will get the timeout fault: the tool does not run; the fault is the whole "
                "result",
                "the next call of send_email will return the oversized fault: the tool does not run "
                "(it has side effects)",
-               "get_weather ran, but the fault you injected spoiled its result"),
+               "The fault you injected spoiled the result of get_weather"),
     }
     for lang, texts in said.items():
         out, dbg = drive(session_for(sample_tools, WEATHER_Q), "n", "inject A invalid_json",
@@ -185,3 +185,14 @@ def test_the_handout_has_no_phase_for_a_lessons_fault(tmp_path):
     assert not any("query_logistics" in t for t in titles), titles
     assert titles[1].startswith("模型回答"), titles
     assert phases[0]["narration"].startswith("第一次请求之前：" + FAULT_SET), phases[0]["narration"]
+
+
+def test_a_spoiled_result_is_narrated_the_same_live_and_in_replay(tmp_path):
+    rec = tmp_path / "weather.jsonl"
+    live = runner.invoke(app, ["run", "--step", "--explain", "--lang", "zh", "--save", str(rec),
+                               WEATHER_Q], input="n\ninject call_o1 invalid_json\nn\nn\nquit\n")
+    r = runner.invoke(app, ["replay", str(rec), "--step", "--lang", "zh", "--explain"],
+                      input="\n\n\n\n\nquit\n")
+    said = "你注入的故障破坏了 get_weather 的结果：模型读到的是被截断或被重复的内容"
+    assert said in live.output and said in r.output
+    assert "你注入的故障代替了" not in r.output

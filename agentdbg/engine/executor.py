@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentdbg import schemas
 from agentdbg.engine.commands import CommandFailed, Processes, run_command, tool_environment
+from agentdbg.engine.faults import spoils
 from agentdbg.engine.results import ERROR_TYPES, error_content
 from agentdbg.messages import call_arguments, call_name, utf8_json
 from agentdbg.tool_api import ToolError
@@ -61,8 +62,8 @@ class ToolOutcome:
     mcp: dict | None = None     # an MCP call: {"server", "tool", "exchange", "dropped"}
     unchecked: bool = False     # its arguments were not checked against the schema (the note
                                 # says why: over the work budget)
-    spoiled: bool = False       # the tool ran and a fault spoiled its real result (invalid_json,
-                                # oversized on a read-only tool): not in the transcript
+    spoiled: bool = False       # a fault spoiled the result (invalid_json, oversized) rather
+                                # than replacing it: not in the transcript (its note says so)
 
     @property
     def duration_ms(self) -> float:
@@ -181,8 +182,8 @@ class ToolExecutor:
                               arguments=raw_args if isinstance(raw_args, str) else None,
                               content="", ok=False, started=start)
         if fault is not None:  # injected by the user, or replayed: the tool does not run
-            sample, outcome.spoiled = self._sample(call, fault, approved)
-            outcome.content = fault.content(name, sample)
+            outcome.content = fault.content(name, self._sample(call, fault, approved))
+            outcome.spoiled = spoils(fault)
             outcome.error_type = fault.error_type
             outcome.ok = fault.error_type is None
             outcome.injected = fault.injected
@@ -215,19 +216,18 @@ class ToolExecutor:
         outcome.ended = self.clock() - self.epoch
         return outcome
 
-    def _sample(self, call: dict, fault: CallOverride,
-                approved: Callable[[dict], bool]) -> tuple[str | None, bool]:
+    def _sample(self, call: dict, fault: CallOverride, approved: Callable[[dict], bool]) -> str | None:
         """What a fault made from the tool's own result starts from: the real result of a
-        read-only tool (run for it: True), else the call's arguments."""
+        read-only tool (run for it), else the call's arguments."""
         if not getattr(fault, "needs_result", False):
-            return None, False
+            return None
         spec = self.toolset.get(call_name(call) or "")
         if spec is not None and not spec.side_effects:
             real = self.run_one(call, approved)
             if real.ok:
-                return real.content, True
+                return real.content
         args = call_arguments(call)
-        return (args if isinstance(args, str) else None), False
+        return args if isinstance(args, str) else None
 
     # -- steps ------------------------------------------------------------
     def _has_side_effects(self, call: Any) -> bool:

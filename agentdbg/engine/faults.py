@@ -18,6 +18,8 @@ from typing import Protocol
 from agentdbg.engine.results import error_content
 from agentdbg.i18n import N_, Msg, json_problem
 
+#: the kinds made from the tool's own result, spoiling it (the others replace it)
+SPOILERS = ("invalid_json", "oversized")
 KINDS = ("timeout", "invalid_json", "invalid_arguments", "internal_error", "not_found", "empty",
          "oversized", "rate_limited", "denied")
 OVERSIZED_ROWS = 2000
@@ -48,7 +50,12 @@ class Fault:
     @property
     def needs_result(self) -> bool:
         """The fault is made from the tool's own result (see ``content``'s ``sample``)."""
-        return self.kind in ("invalid_json", "oversized")
+        return self.kind in SPOILERS
+
+    @property
+    def spoils(self) -> bool:
+        """The model reads a result spoiled (cut short, repeated), not one the fault replaced."""
+        return self.needs_result
 
     def content(self, tool: str, sample: str | None = None) -> str:
         """The tool message's content. ``sample``: the tool's own result (or the call's
@@ -110,6 +117,10 @@ class InPlaceOf:
         return self.fault.error_type
 
     @property
+    def spoils(self) -> bool:
+        return spoils(self.fault)
+
+    @property
     def injected(self) -> bool:
         return True
 
@@ -162,6 +173,17 @@ def effect(fault: Fault, source: str) -> Msg:
         replaces = REPLACES_HELD if source == "held" else REPLACES
         return Msg(replaces)
     return Msg(template, {"rows": OVERSIZED_ROWS})
+
+
+def spoils(answer: object) -> bool:
+    """``answer`` (a ``CallOverride``) spoils the call's result rather than replacing it."""
+    return bool(getattr(answer, "spoils", False))
+
+
+def spoiling_note(note: object) -> bool:
+    """A recorded result's note (``Fault.note``, as the transcript keeps it) names a fault that
+    spoils the result."""
+    return note in {f"injected fault: {kind}" for kind in SPOILERS}
 
 
 def broken_json(sample: str) -> str:

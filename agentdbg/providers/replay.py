@@ -65,6 +65,13 @@ class RecordedResult:
         return "replayed from the recording" + (" (injected then)" if self.injected else "")
 
     @property
+    def spoils(self) -> bool:
+        """A recorded invalid_json or oversized fault: narrated as live (a spoiled result)."""
+        from agentdbg.engine.faults import spoiling_note
+
+        return self.injected and spoiling_note(self.event.note)
+
+    @property
     def cause(self) -> str | None:
         return self.event.cause
 

@@ -53,8 +53,8 @@ def _tool_results(event: ToolsExecuted) -> str:
     injected = [o for o in event.outcomes if o.injected and not o.spoiled]
     said = []
     if spoiled:
-        said.append(_("{names} ran, but the fault you injected spoiled its result: the model reads "
-                      "it cut short or repeated, not as the tool returned it.").format(
+        said.append(_("The fault you injected spoiled the result of {names}: the model reads it "
+                      "cut short or repeated, not a clean result.").format(
             names=listed(o.name for o in spoiled)))
     if injected:
         said.append(_("The fault you injected answered {names} in place of the tool's own result: "
