@@ -5,12 +5,12 @@ phase) in its replay and handout, usage placeholders are in the chosen language.
 
 import socket
 
+from test_teach_repl import ORDER_Q, WEATHER_Q, drive, options, session_for
 from typer.testing import CliRunner
 
 from agentdbg import i18n
 from agentdbg.cli import app
 from agentdbg.repl.table import help_text
-from test_teach_repl import ORDER_Q, WEATHER_Q, drive, options, session_for
 
 runner = CliRunner()
 TO_400 = ("n", "n", "drop 1", "n", "send")     # the classic 400: an orphan tool result, sent
@@ -43,7 +43,7 @@ def test_after_the_400_the_fixes_the_stop_line_names_work(sample_tools):
 
 def test_edit_after_the_400_reopens_the_run(sample_tools):
     session = session_for(sample_tools)
-    out, dbg = drive(session, *TO_400, width=400, options=options(lang="en"))
+    drive(session, *TO_400, width=400, options=options(lang="en"))
     assert session.done
     session.edit(1, {"role": "user", "content": "the order is shipped"})
     assert not session.done    # the API refused this history: fixing it goes on

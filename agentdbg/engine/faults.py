@@ -176,14 +176,13 @@ def effect(fault: Fault, source: str) -> Msg:
 
 
 def spoils(answer: object) -> bool:
-    """``answer`` (a ``CallOverride``) spoils the call's result rather than replacing it."""
-    return bool(getattr(answer, "spoils", False))
-
-
-def spoiling_note(note: object) -> bool:
-    """A recorded result's note (``Fault.note``, as the transcript keeps it) names a fault that
-    spoils the result."""
-    return note in {f"injected fault: {kind}" for kind in SPOILERS}
+    """``answer`` (a ``CallOverride``) spoils the call's result rather than replacing it: a
+    spoiling fault, or a recorded result that was one (its note is ``Fault.note``, recorded)."""
+    if hasattr(answer, "spoils"):
+        return bool(answer.spoils)
+    note = getattr(answer, "recorded_note", None)
+    return bool(getattr(answer, "injected", False)) and \
+        note in {f"injected fault: {kind}" for kind in SPOILERS}
 
 
 def broken_json(sample: str) -> str:

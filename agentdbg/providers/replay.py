@@ -65,11 +65,9 @@ class RecordedResult:
         return "replayed from the recording" + (" (injected then)" if self.injected else "")
 
     @property
-    def spoils(self) -> bool:
-        """A recorded invalid_json or oversized fault: narrated as live (a spoiled result)."""
-        from agentdbg.engine.faults import spoiling_note
-
-        return self.injected and spoiling_note(self.event.note)
+    def recorded_note(self) -> str | None:
+        """The note the result was recorded with (an injected fault's says which one)."""
+        return self.event.note
 
     @property
     def cause(self) -> str | None:

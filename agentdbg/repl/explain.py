@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentdbg.engine.faults import SPOILERS
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import RequestBlocked, Session, ToolsExecuted
 from agentdbg.i18n import _, pgettext, recorded
 from agentdbg.messages import call_name
 
-#: the faults made from the tool's own result (``Fault.needs_result``)
-SPOILERS = ("invalid_json", "oversized")
 LIMITS = (StopReason.MAX_TURNS, StopReason.MAX_TOOL_CALLS, StopReason.REPEATED_CALL,
           StopReason.TIMEOUT)
 

@@ -52,9 +52,7 @@ def lesson_phases(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], s
     or the edit that fixed the history."""
     from agentdbg.checker import check_model_request
     from agentdbg.engine.replaying import ActionReplayed, Replay, replay_session
-    from agentdbg.repl.explain import narrate
-
-    from agentdbg.repl.explain import join_sentences
+    from agentdbg.repl.explain import join_sentences, narrate
 
     session, model = replay_session(path, precheck=check_model_request, judged=False)
     session.config.stop_on_invalid = False
