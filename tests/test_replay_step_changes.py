@@ -27,7 +27,7 @@ def replay_step(path, commands, *options):
 def test_a_fault_injected_on_a_pending_call_in_replay_answers_it(tmp_path):
     out = replay_step(recorded(tmp_path, ORDER_Q), "\ninject call_o1 not_found\n\n\n\nquit\n",
                       "--lang", "zh", "--explain")
-    assert "调用 call_o1 不会执行，而是得到故障 not_found" in out
+    assert "调用 call_o1 会得到故障 not_found：工具不会执行" in out
     result = out.split("[2] tool", 1)[1].split("▶", 1)[0]
     assert NOT_FOUND in result and "shipped" not in result   # the fault, not the recording
     assert out.count("从这里起录制已过时") == 1               # said in full once

@@ -26,17 +26,18 @@ WEATHER_Q = "北京和上海今天哪个更热?"
 
 ORDER_LESSON = [
     ("n", "模型说明"), ("n", "✓ 回答 [1]"), ("n", "▶ 下一步：执行 1 个调用"),
-    ("inject call_o2 timeout", "不会执行，而是得到故障 timeout"),
+    ("inject call_o2 timeout", "会得到故障 timeout：工具不会执行"),
     ("n", "你注入的故障代替了"), ("n", "重试 query_logistics 一次"), ("n", "✓ 回答 [5]"),
     ("n", "■ 已停止：已完成"), ("retry", "下一步会重新询问模型"), ("back", "已后退"),
     ("source missing.txt", "无法读取（文件不存在）"), ("save", "用法：save 路径"),
     ("rewind 2", "已回退到第 2 条消息"), ("drop 1", "已删除第 1 条消息"),
     ("n", "未发送：检查器发现"), ("send", "API 拒绝了这个请求（HTTP 400）"),
+    ("retry", "没有移除任何消息"), ("n", "■ 已停止：模型出错"),
     ("glossary", "tool_call_id："), ("help", "保存与帮助："),
 ]
 WEATHER_LESSON = [
-    ("n", "只读调用会同时执行"), ("inject call_o1 invalid_json", "不会执行，而是得到故障 invalid_json"),
-    ("n", "你注入的故障代替了 get_weather"), ("n", "■ 已停止：已完成"),
+    ("n", "只读调用会同时执行"), ("inject call_o1 invalid_json", "工具照常执行，但模型读到的是被截断"),
+    ("n", "你注入的故障破坏了 get_weather 的结果"), ("n", "■ 已停止：已完成"),
     ("rewind 0", "已回退到第 0 条消息"), ("n", "▶ 下一步：执行 2 个调用"), ("n", "✓ 回答 [1]"),
     ("drop 1", "已删除第 1 条消息"), ("n", "未发送"), ("send", "模型出错"),
     ("back", "已后退"), ("focus 1", "▶ [1]"), ("usage", "上下文预算"),

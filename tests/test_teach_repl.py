@@ -439,7 +439,7 @@ def test_inject_and_rpc_take_the_labels_shown_on_screen(sample_tools):
     out, dbg = drive(session_for(sample_tools, WEATHER_Q), "n", "inject A invalid_json", "n",
                      "rpc A", options=options(lang="zh"))
     assert "*** 没有待执行的调用" not in out
-    assert "调用 call_o1 不会执行，而是得到故障 invalid_json" in out
+    assert "调用 call_o1 会得到故障 invalid_json：工具照常执行" in out   # it runs: its result is cut
     first = dbg.session.messages[2]
     assert first["tool_call_id"] == "call_o1" and first["content"].endswith('"condi')
     assert "call_o1 get_weather：没有 JSON-RPC 往来" in out      # rpc found call A, not "no call 'A'"
@@ -521,8 +521,8 @@ def test_faults_on_two_calls_of_one_tool_name_it_once(sample_tools):
 
 
 def test_the_stopped_line_quotes_the_apis_text_as_written(sample_tools):
-    said = "'tool_calls'. (param: messages.[1].role)"
-    for lang, after in (("en", " 'rewind N' or 'retry'"), ("zh", " 用 'rewind N' 或 'retry'")):
+    said = "'tool_calls'. (param: messages.[1].role)"    # a parenthesis ends no sentence
+    for lang, after in (("en", ". Fix the history ('drop N'"), ("zh", "。先修好历史（'drop N'")):
         out, _ = drive(session_for(sample_tools), "n", "n", "drop 1", "n", "send", width=400,
                        options=options(lang=lang))
         stopped = next(line for line in out.splitlines() if line.startswith("■"))
@@ -539,7 +539,7 @@ def test_the_connection_error_ends_its_question_once(tmp_path):
                                  "--retries", "0", "--base-url", f"http://127.0.0.1:{port}/v1", "q"],
                            input="n\nquit\n")
     stopped = next(line for line in r.output.splitlines() if line.startswith("■"))
-    assert "--base-url 对吗？用 'rewind N'" in stopped and "？。" not in stopped, stopped
+    assert "--base-url 对吗？用 'retry' 把同一个请求再发一次" in stopped and "？。" not in stopped, stopped
 
 
 def test_usage_says_what_it_counted_with_no_stray_space(sample_tools):

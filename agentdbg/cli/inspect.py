@@ -1,6 +1,5 @@
 """``check`` and ``tools``: judge a history or a tools file without running anything."""
 
-from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path

@@ -1,6 +1,5 @@
 """``run``, ``replay`` and ``runs``: drive the loop, replay it, list what was recorded."""
 
-from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
@@ -322,7 +321,7 @@ def replay(
         commands=list(commands or [])), _console(json_out, present))
 
 
-def _console(json_out: bool, present: bool) -> Console:
+def _console(json_out: bool, present: bool) -> "Console":
     """The console; with ``--json`` one made only if something prints through it (the
     document is written to stdout as it is, and Rich need not be imported)."""
     if not json_out:

@@ -1,6 +1,5 @@
 """``proxy`` and ``serve``: agentdbg on the wire, in front of an app or in place of a model."""
 
-from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path

@@ -3,7 +3,6 @@
 Each takes what ``agentdbg runs`` shows (a #, a name, ``last``) or a transcript's path.
 """
 
-from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path

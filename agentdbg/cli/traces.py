@@ -1,6 +1,5 @@
 """``import`` and ``collect``: runs that happened elsewhere, read as agentdbg runs."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated

@@ -1,7 +1,6 @@
 """``agentdbg trust``: say which found tools files may run code (see ``agentdbg.trust``), and
 the (y/N) question an interactive run asks about one."""
 
-from __future__ import annotations
 
 import sys
 from pathlib import Path

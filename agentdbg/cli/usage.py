@@ -10,7 +10,6 @@ click writes ``Error:``, the line begins ``agentdbg: error:`` as every error of 
 (English in every language: scripts grep for it).
 """
 
-from __future__ import annotations
 
 from typing import IO, Any
 

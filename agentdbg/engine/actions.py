@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentdbg.engine.faults import CallOverride, InPlaceOf
+from agentdbg.engine.faults import CallOverride, InPlaceOf, effect
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.i18n import Msg
 from agentdbg.messages import call_name, tool_calls_of
@@ -34,6 +34,7 @@ class UserActions:
     injections: dict[str, CallOverride]
     fails: dict[str, tuple[CallOverride, bool]]
     force_send: bool
+    failed_forced: bool
     toolset: ToolSet
     result_source: Callable[[dict], CallOverride | None] | None
     _recent_calls: list[tuple[str, str, str]]
@@ -133,7 +134,8 @@ class UserActions:
         if index in self.outcome_at:  # the result is now yours: describe what it says, not the run
             self.outcome_at[index] = as_edited(self.outcome_at[index], message)
         self._act("edit", index=index, before=before, after=message)
-        if index == len(self.messages) - 1 and self.phase is not Phase.DONE:
+        fixing = self.stop_reason is StopReason.MODEL_ERROR   # the history the API refused
+        if fixing or (index == len(self.messages) - 1 and self.phase is not Phase.DONE):
             self.resume()
 
     def drop(self, index: int) -> dict:
@@ -177,7 +179,17 @@ class UserActions:
         return cut
 
     def retry(self) -> int:
-        """Ask the model again for the last turn: cut back to before the last assistant message."""
+        """Ask the model again for the last turn: cut back to before the last assistant message.
+
+        After a model error (the last request got no reply) nothing is cut: the run reopens
+        and the next step sends that very request again (past the pre-send check when it was
+        sent with 'send'); returns 0. A 429 or 5xx may pass this time; a 400 comes back."""
+        if self.stop_reason is StopReason.MODEL_ERROR and self.model_failure is not None:
+            forced = self.failed_forced
+            self._act("retry", index=len(self.messages), cut=0)
+            self.resume()
+            self.force_send = forced
+            return 0
         last = max((i for i, m in enumerate(self.messages) if m.get("role") == "assistant"),
                    default=None)
         if last is None:
@@ -202,8 +214,10 @@ class UserActions:
             self.injections[ref] = fault
             self._act("inject", tool_call_id=ref, fault=fault.describe(), kind=fault.kind,
                       custom=fault.custom, pending=True)
-            return Msg("call {id} will get the {fault} fault instead of running",
-                       {"id": ref, "fault": fault.describe()})
+            tool = next((call_name(c) or "" for c in self.pending if str(c.get("id")) == ref), "")
+            return Msg("call {id} will get the {fault} fault: {effect}",
+                       {"id": ref, "fault": fault.describe(),
+                        "effect": effect(fault, self.fault_source(tool))})
         message = dict(self.messages[ref])
         name = self._tool_name_of(ref)
         before = message.get("content")
@@ -213,15 +227,35 @@ class UserActions:
         self._act("inject", index=ref, tool_call_id=message.get("tool_call_id"),
                   fault=fault.describe(), kind=fault.kind, custom=fault.custom,
                   content=message["content"], pending=False)
-        return Msg("message {index} now holds the {fault} fault", {"index": ref, "fault": fault.describe()})
+        spoiled = effect(fault, "held")
+        return Msg("message {index} now holds the {fault} fault: {effect}",
+                   {"index": ref, "fault": fault.describe(), "effect": spoiled})
 
-    def fail(self, tool: str, fault: Any, sticky: bool = False) -> None:
+    def fail(self, tool: str, fault: Any, sticky: bool = False) -> Msg:
+        """Make the next call of ``tool`` (``sticky``: every call) get ``fault``; returns what
+        it will do, for the user."""
         if self.toolset.get(tool) is None:
             raise KeyError(Msg("no tool {name}; tools: {tools}",
                                {"name": repr(tool), "tools": ", ".join(self.toolset.names())}))
         self.fails[tool] = (fault, sticky)
         self._act("fail", tool=tool, fault=fault.describe(), kind=fault.kind, custom=fault.custom,
                   sticky=sticky)
+        return self.fail_said(tool, fault, sticky)
+
+    def fail_said(self, tool: str, fault: Any, sticky: bool) -> Msg:
+        """What a ``fail`` on ``tool`` does (its confirmation, and a replay's)."""
+        values = {"tool": tool, "fault": fault.describe(),
+                  "effect": effect(fault, self.fault_source(tool))}
+        if sticky:
+            return Msg("every call of {tool} will return the {fault} fault: {effect}", values)
+        return Msg("the next call of {tool} will return the {fault} fault: {effect}", values)
+
+    def fault_source(self, tool: str) -> str:
+        """What a fault made from a result starts from for a call of ``tool`` (``faults.SOURCES``)."""
+        if self.result_source is not None:
+            return "recorded"
+        spec = self.toolset.get(tool)
+        return "tool" if spec is not None and not spec.side_effects else "arguments"
 
     def send_once(self) -> None:
         """Let the next request past the pre-send check (step mode's 'send')."""

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentdbg import schemas
 from agentdbg.engine.commands import CommandFailed, Processes, run_command, tool_environment
+from agentdbg.engine.faults import spoils
 from agentdbg.engine.results import ERROR_TYPES, error_content
 from agentdbg.messages import call_arguments, call_name, utf8_json
 from agentdbg.tool_api import ToolError
@@ -61,6 +62,8 @@ class ToolOutcome:
     mcp: dict | None = None     # an MCP call: {"server", "tool", "exchange", "dropped"}
     unchecked: bool = False     # its arguments were not checked against the schema (the note
                                 # says why: over the work budget)
+    spoiled: bool = False       # a fault spoiled the result (invalid_json, oversized) rather
+                                # than replacing it: not in the transcript (its note says so)
 
     @property
     def duration_ms(self) -> float:
@@ -180,6 +183,7 @@ class ToolExecutor:
                               content="", ok=False, started=start)
         if fault is not None:  # injected by the user, or replayed: the tool does not run
             outcome.content = fault.content(name, self._sample(call, fault, approved))
+            outcome.spoiled = spoils(fault)
             outcome.error_type = fault.error_type
             outcome.ok = fault.error_type is None
             outcome.injected = fault.injected

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agentdbg.engine.results import error_content
-from agentdbg.i18n import Msg, json_problem
+from agentdbg.i18n import N_, Msg, json_problem
 
+#: the kinds made from the tool's own result, spoiling it (the others replace it)
+SPOILERS = ("invalid_json", "oversized")
 KINDS = ("timeout", "invalid_json", "invalid_arguments", "internal_error", "not_found", "empty",
          "oversized", "rate_limited", "denied")
 OVERSIZED_ROWS = 2000
@@ -48,7 +50,12 @@ class Fault:
     @property
     def needs_result(self) -> bool:
         """The fault is made from the tool's own result (see ``content``'s ``sample``)."""
-        return self.kind in ("invalid_json", "oversized")
+        return self.kind in SPOILERS
+
+    @property
+    def spoils(self) -> bool:
+        """The model reads a result spoiled (cut short, repeated), not one the fault replaced."""
+        return self.needs_result
 
     def content(self, tool: str, sample: str | None = None) -> str:
         """The tool message's content. ``sample``: the tool's own result (or the call's
@@ -110,6 +117,10 @@ class InPlaceOf:
         return self.fault.error_type
 
     @property
+    def spoils(self) -> bool:
+        return spoils(self.fault)
+
+    @property
     def injected(self) -> bool:
         return True
 
@@ -127,6 +138,51 @@ class InPlaceOf:
 
     def content(self, tool: str, sample: str | None = None) -> str:
         return self.fault.content(tool, self.result)
+
+
+#: what a fault made from a result starts from (``effect``): the tool's real result (a
+#: read-only tool runs for it), the call's arguments (a tool with side effects never runs for
+#: a fault), a replay's recorded result, or the result a finished tool message already holds
+SOURCES = ("tool", "arguments", "recorded", "held")
+
+_EFFECTS = {
+    ("invalid_json", "tool"): N_("the tool runs, and the model reads its real result cut short "
+                                 "(no longer valid JSON)"),
+    ("oversized", "tool"): N_("the tool runs, and the model reads its real result repeated "
+                              "{rows} times"),
+    ("invalid_json", "arguments"): N_("the tool does not run (it has side effects); the model "
+                                      "reads the call's arguments, cut short, as its result"),
+    ("oversized", "arguments"): N_("the tool does not run (it has side effects); the model reads "
+                                   "the call's arguments, repeated {rows} times, as its result"),
+    ("invalid_json", "recorded"): N_("nothing runs in a replay; the model reads the recorded "
+                                     "result cut short (no longer valid JSON)"),
+    ("oversized", "recorded"): N_("nothing runs in a replay; the model reads the recorded result "
+                                  "repeated {rows} times"),
+    ("invalid_json", "held"): N_("the result it held, cut short (no longer valid JSON)"),
+    ("oversized", "held"): N_("the result it held, repeated {rows} times"),
+}
+REPLACES = N_("the tool does not run; the fault is the whole result the model reads")
+REPLACES_HELD = N_("the model reads it in place of the tool's result")
+
+
+def effect(fault: Fault, source: str) -> Msg:
+    """What ``fault`` does to the call it answers, said where it is set (``inject``, ``fail``):
+    ``invalid_json`` and ``oversized`` spoil a result (``source``: whose), the others replace it."""
+    template = _EFFECTS.get((fault.kind, source)) if fault.needs_result else None
+    if template is None:
+        replaces = REPLACES_HELD if source == "held" else REPLACES
+        return Msg(replaces)
+    return Msg(template, {"rows": OVERSIZED_ROWS})
+
+
+def spoils(answer: object) -> bool:
+    """``answer`` (a ``CallOverride``) spoils the call's result rather than replacing it: a
+    spoiling fault, or a recorded result that was one (its note is ``Fault.note``, recorded)."""
+    if hasattr(answer, "spoils"):
+        return bool(answer.spoils)
+    note = getattr(answer, "recorded_note", None)
+    return bool(getattr(answer, "injected", False)) and \
+        note in {f"injected fault: {kind}" for kind in SPOILERS}
 
 
 def broken_json(sample: str) -> str:

@@ -168,6 +168,20 @@ class Replay:
         self.applied += applied
         return applied
 
+    def setup(self) -> list[Msg]:
+        """Apply the recorded ``fail`` actions that come before the first request (a lesson's
+        injections, ``-c 'fail …'``): they set the run up, as live, and are no step of it.
+        Returns what each does, as 'fail' said it."""
+        out: list[Msg] = []
+        while not self.live and self.session.requests_made == 0:
+            upcoming = self.model.peek()
+            if not isinstance(upcoming, Action) or upcoming.action != "fail" or not self.sync(limit=1):
+                break
+            a = self.just_applied[0]
+            out.append(self.session.fail_said(str(a.tool), Fault(a.kind_ or "custom", a.custom or ""),
+                                              bool(a.sticky)))
+        return out
+
     def steps(self) -> Iterator[Event | ActionReplayed]:
         """Step the replay to the end of the recording, yielding each event, and each recorded
         action where it is re-applied."""

@@ -133,6 +133,7 @@ class Session(UserActions):
         self.injections: dict[str, CallOverride] = {}  # pending call id -> fault
         self.fails: dict[str, tuple[CallOverride, bool]] = {}  # tool name -> (fault, sticky)
         self.force_send = False                       # one request past the pre-send check
+        self.failed_forced = False                    # the request that got no reply was sent so
         self.observers: list[Callable[[str, dict], None]] = []  # e.g. the transcript writer
         #: replay: where a call's recorded result comes from (None: tools run for real)
         self.result_source: Callable[[dict], CallOverride | None] | None = None
@@ -286,7 +287,7 @@ class Session(UserActions):
         except ProviderError as exc:
             stats.latency_ms = round((self.clock() - start) * 1000, 3)
             self.turns.append(stats)
-            self.model_failure = exc
+            self.model_failure, self.failed_forced = exc, forced
             self._emit("model_error", turn=stats.request, message=exc.message,
                        status=exc.status, latency_ms=stats.latency_ms)
             if self.config.timeout is not None and self.elapsed() >= self.config.timeout:

@@ -65,6 +65,11 @@ class RecordedResult:
         return "replayed from the recording" + (" (injected then)" if self.injected else "")
 
     @property
+    def recorded_note(self) -> str | None:
+        """The note the result was recorded with (an injected fault's says which one)."""
+        return self.event.note
+
+    @property
     def cause(self) -> str | None:
         return self.event.cause
 

@@ -134,7 +134,8 @@ def budget_of_request(messages: list, tools: list | None, *, model: str | None =
             conversation += n
     tool_tokens = counter.count(json.dumps(tools, ensure_ascii=False)) if tools else 0
     largest = sorted(results, key=lambda p: (-p.tokens, p.index or 0))[:NAMED_RESULTS]
-    rest = [p for p in results if p not in largest]
+    named = {id(p) for p in largest}   # by identity: each result is its own Part (``in``
+    rest = [p for p in results if id(p) not in named]   # compared 5 dataclasses each)
     parts = [Part(N_("system prompt"), "system", system), Part(N_("tool definitions"), "tools", tool_tokens),
              *largest]
     if rest:

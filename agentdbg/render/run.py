@@ -75,6 +75,8 @@ def action_text(a: Action) -> str:
     if kind == "back":
         return _("you went back to message [{index}], re-running nothing (cut {cut} message(s))"
                  ).format(index=index, cut=cut)
+    if kind == "retry" and cut == 0:     # after a model error: nothing cut, the same request
+        return _("you sent the request that got no reply again (retry)")
     if kind == "retry":
         return _("you asked the model again (retry): cut {cut} message(s) from [{index}]").format(
             index=index, cut=cut)

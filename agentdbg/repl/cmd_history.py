@@ -41,7 +41,8 @@ def cmd_inject(dbg: Stepper, arg: str) -> None:
     CALL: a call's label (A, B …), a tool_call_id (or a unique prefix), the index of a
     tool message, or the name of a pending tool. KIND: timeout, invalid_json,
     invalid_arguments, internal_error, not_found, empty, oversized, rate_limited, denied,
-    or inline JSON used as the content."""
+    or inline JSON used as the content. invalid_json and oversized spoil the tool's own
+    result (a read-only tool still runs for it); the others replace the result."""
     from agentdbg.engine.faults import parse_fault
 
     target, _sep, kind = arg.strip().partition(" ")
@@ -60,7 +61,8 @@ def cmd_inject(dbg: Stepper, arg: str) -> None:
 def cmd_fail(dbg: Stepper, arg: str) -> None:
     """fail TOOL KIND [--sticky]
     make the next call of TOOL (--sticky: every call) fail
-    The call returns the fault KIND (as for inject) without running the tool."""
+    The call gets the fault KIND, as for inject: invalid_json and oversized run a read-only
+    tool and spoil its real result; the other kinds answer without running the tool."""
     from agentdbg.engine.faults import parse_fault
 
     words = arg.split()
@@ -70,12 +72,10 @@ def cmd_fail(dbg: Stepper, arg: str) -> None:
         raise CommandError(Msg("usage: {usage}", {"usage": Msg(N_("fail TOOL KIND [--sticky]"))}))
     try:
         fault = parse_fault(" ".join(words[1:]))
-        dbg.session.fail(words[0], fault, sticky)
+        said = dbg.session.fail(words[0], fault, sticky)
     except (ValueError, KeyError) as exc:
         raise CommandError(exc.args[0] if exc.args else str(exc)) from None
-    when = _("every call of {tool} will return the {fault} fault") if sticky else \
-        _("the next call of {tool} will return the {fault} fault")
-    dbg.say(when.format(tool=words[0], fault=fault.describe()))
+    dbg.say(tr(said))
 
 
 @command("drop", "d", args=("index",))
@@ -105,12 +105,15 @@ def cmd_rewind(dbg: Stepper, arg: str) -> None:
 def cmd_retry(dbg: Stepper, arg: str) -> None:
     """retry
     ask the model again for the last turn
-    Drops the last assistant message and its results first."""
+    Drops the last assistant message and its results first. After a model error (an HTTP
+    400, 429, 5xx or no connection) nothing is dropped: the next step sends the request that
+    got no reply again, as it was."""
     try:
         cut = dbg.session.retry()
     except IndexError as exc:
         raise CommandError(exc.args[0] if exc.args else str(exc)) from None
-    dbg.say(_("{cut} message(s) removed; the next step asks the model again").format(cut=cut))
+    dbg.say(_("{cut} message(s) removed; the next step asks the model again").format(cut=cut)
+            if cut else _("nothing removed; the next step sends the same request again"))
     dbg.changed()
 
 

@@ -27,7 +27,7 @@ from agentdbg.repl.breakpoints import Breakpoints
 from agentdbg.repl.commands import CommandError, lookup
 from agentdbg.repl.editor import edit_json
 from agentdbg.repl.lesson import Lesson, Step
-from agentdbg.repl.screen import Screen
+from agentdbg.repl.screen import Screen, go_on
 from agentdbg.repl.table import cannot_write
 from agentdbg.transcript.document import run_document, write_json
 from agentdbg.transcript.events import Action, Blocked, Stop
@@ -110,6 +110,7 @@ class Debugger(Screen):
         self.banner()
         try:
             self._start_lesson()
+            self._start_replay()
             self.run_commands(self.startup)
             self.run_lesson()
             while not self.quitting:
@@ -206,12 +207,21 @@ class Debugger(Screen):
             from agentdbg.engine.faults import Fault
 
             try:
-                self.session.fail(inj["tool"], Fault(inj["kind"]), inj["sticky"])
+                said = self.session.fail(inj["tool"], Fault(inj["kind"]), inj["sticky"])
             except KeyError as exc:
                 self.error(tr(exc.args[0]))
                 continue
+            self.say(tr(said))      # as 'fail' says it (a replay of the lesson says it too)
             if inj["note"] or inj["pause"]:
                 self.fault_notes[inj["tool"]] = (inj["note"], inj["pause"])
+
+    def _start_replay(self) -> None:
+        """The recording's faults set before the first request are set now, said as live
+        (a lesson's injections): not a step the replay stops at."""
+        if self.replay is None:
+            return
+        for said in self.replay.setup():
+            self.say(tr(said))
 
     def _lesson_left(self) -> bool:
         return self.lesson is not None and self.step_at < len(self.lesson.steps)
@@ -271,9 +281,9 @@ class Debugger(Screen):
             if ready is not True:
                 return ready or None
         if s.done:
-            raise CommandError(i18n.Msg("the run has stopped ({reason}); 'rewind N' or 'retry' to "
-                                        "go on, 'save PATH', or 'quit'",
-                                        {"reason": view_run.stop_label(s.stop_reason.value)}))
+            raise CommandError(i18n.Msg("the run has stopped ({reason}). {hint}",
+                                        {"reason": view_run.stop_label(s.stop_reason.value),
+                                         "hint": go_on(s)}))
         what = _("model request") if s.phase is Phase.MODEL else _("tool execution")
         before = Before(list(s.messages), dict(s.injections), dict(s.fails))
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentdbg.engine.faults import SPOILERS
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import RequestBlocked, Session, ToolsExecuted
 from agentdbg.i18n import _, pgettext, recorded
@@ -41,14 +42,19 @@ def _what_happened(session: Session, last: Any) -> str:
     if isinstance(last, ToolsExecuted):
         return _tool_results(last)
     if isinstance(last, dict) and "action" in last:
-        return _action(last)
+        return _action(session, last)
     return ""
 
 
 def _tool_results(event: ToolsExecuted) -> str:
     failed = [o for o in event.outcomes if not o.ok]
-    injected = [o for o in event.outcomes if o.injected]
+    spoiled = [o for o in event.outcomes if o.injected and o.spoiled]
+    injected = [o for o in event.outcomes if o.injected and not o.spoiled]
     said = []
+    if spoiled:
+        said.append(_("The fault you injected spoiled the result of {names}: the model reads it "
+                      "cut short or repeated, not a clean result.").format(
+            names=listed(o.name for o in spoiled)))
     if injected:
         said.append(_("The fault you injected answered {names} in place of the tool's own result: "
                       "the model sees only what you injected.").format(
@@ -68,7 +74,7 @@ def listed(names: Any) -> str:
     return pgettext("list", ", ").join(dict.fromkeys(names))
 
 
-def _action(entry: dict) -> str:
+def _action(session: Session, entry: dict) -> str:
     kind = entry.get("action")
     if kind == "drop":
         return _("You removed message {index}: the next request carries the history without it, "
@@ -79,19 +85,44 @@ def _action(entry: dict) -> str:
             index=entry.get("index"))
     if kind == "back":
         return _("Back to the phase before: nothing was re-run; the history is as it was then.")
+    if kind == "retry" and entry.get("cut") == 0:    # after a model error: the same request
+        return _("The request that got no reply will be sent again exactly as it was; nothing "
+                 "was cut. A 400 comes back the same (the history still breaks the rule: a 400 "
+                 "is not retryable); a 429 or a 5xx may pass this time.")
     if kind == "retry":
         return _("The last assistant message and its results were removed: the model is asked "
                  "again for that turn, with the same history.")
     if kind == "edit":
         return _("You edited message {index}: the model will read your version as if the app had "
                  "sent it.").format(index=entry.get("index"))
+    if kind == "inject" and not entry.get("pending") and entry.get("kind") in SPOILERS:
+        return _("Message {index} now holds the tool's own result, spoiled ({fault}): the model "
+                 "will read it as if the tool had answered so.").format(
+            index=entry.get("index"), fault=entry.get("kind"))
     if kind == "inject" and not entry.get("pending"):
         return _("Message {index} now holds the fault instead of the tool's result: the model "
                  "will read it as if the tool had answered so.").format(index=entry.get("index"))
-    if kind in ("inject", "fail"):
-        return _("A fault is waiting: the call will be answered with it instead of running the "
-                 "tool.")
+    if kind == "inject":
+        return _("A fault is waiting for call {id}: {effect}.").format(
+            id=entry.get("tool_call_id"), effect=_effect(session, entry, _pending_tool(session, entry)))
+    if kind == "fail":
+        text = _("A fault is waiting for every call of {tool}: {effect}.") if entry.get("sticky") \
+            else _("A fault is waiting for the next call of {tool}: {effect}.")
+        return text.format(tool=entry.get("tool"), effect=_effect(session, entry, entry.get("tool")))
     return ""
+
+
+def _pending_tool(session: Session, entry: dict) -> str:
+    return next((call_name(c) or "" for c in session.pending
+                 if str(c.get("id")) == entry.get("tool_call_id")), "")
+
+
+def _effect(session: Session, entry: dict, tool: object) -> str:
+    """What the recorded fault does to the call it waits for (as 'inject'/'fail' said it)."""
+    from agentdbg.engine.faults import Fault, effect
+
+    fault = Fault(str(entry.get("kind") or "custom"), str(entry.get("custom") or ""))
+    return effect(fault, session.fault_source(str(tool or ""))).tr()
 
 
 def _what_next(session: Session, last: Any) -> str:
@@ -159,10 +190,9 @@ def _model_error(exc: Any) -> str:
                  "model.").format(status=status)
     if status == 429 or (isinstance(status, int) and status >= 500):
         return _("The API failed on its side (HTTP {status}): a transient error, so an app may "
-                 "send the same request again ('rewind N' reopens the loop at message N).").format(
-            status=status)
+                 "send the same request again ('retry' does).").format(status=status)
     if isinstance(status, int):
         return _("The API answered HTTP {status}: no reply, nothing appended.").format(
             status=status)
     return _("The request did not reach the model (no connection or a timeout): no reply, "
-             "nothing appended; 'rewind N' reopens the loop at message N.")
+             "nothing appended; 'retry' sends it again.")

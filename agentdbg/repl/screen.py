@@ -16,7 +16,7 @@ from rich.text import Text
 
 from agentdbg.engine.phases import Phase, StopReason
 from agentdbg.engine.session import ApprovalNeeded, Event, ModelReplied, RequestBlocked
-from agentdbg.i18n import _, language
+from agentdbg.i18n import N_, Msg, _, language
 from agentdbg.messages import call_arguments, call_name
 from agentdbg.render import run as view_run
 from agentdbg.render.safe import safe
@@ -144,7 +144,7 @@ class Screen:
                      else "bold red" if not empty else "bold yellow")
             self.console.print(cjk(Text.assemble(
                 (_("■ stopped: "), "bold"), (view_run.stop_label(s.stop_reason.value), style),
-                (empty, "bold yellow"), stopped_tail(safe(view_run.stop_text(s).rstrip())))))
+                (empty, "bold yellow"), stopped_tail(safe(view_run.stop_text(s).rstrip()), go_on(s)))))
         elif s.phase is Phase.MODEL:
             self.console.print(cjk(_("▶ next: ask the model (turn {turn}) with {n} message(s)").format(
                 turn=len(s.turns) + 1, n=len(s.messages)), "bold"))
@@ -212,17 +212,34 @@ def _same(a: Any, b: Any) -> bool:
 
 
 #: how a sentence ends, in either script: the stop detail keeps its own (an API's text is quoted
-#: as written) and the line's next sentence follows it
-ENDS = (".", "?", "!", ")", "。", "？", "！", "）")
-WIDE_ENDS = ("。", "？", "！", "）")
+#: as written) and the line's next sentence follows it; a closing parenthesis ends none
+#: ("… (--max-turns)" is followed by a full stop)
+ENDS = (".", "?", "!", "。", "？", "！")
+WIDE_ENDS = ("。", "？", "！")
+
+GO_ON = N_("'rewind N' or 'retry' to go on, 'save PATH', 'quit'.")
+#: after an HTTP 400 the history is what the API refuses: fixing it is what works
+FIX_FIRST = N_("Fix the history ('drop N', 'edit N' or 'rewind N'), then 'next' sends it; "
+               "'retry' sends the same request again and gets the same answer; 'save PATH', "
+               "'quit'.")
+#: after a 429, a 5xx or no answer at all the same request may pass
+SEND_AGAIN = N_("'retry' sends the same request again; 'rewind N' goes on from message N; "
+                "'save PATH', 'quit'.")
 
 
-def stopped_tail(detail: str) -> str:
+def go_on(session: Any) -> Msg:
+    """What works from a stopped run: after a model error, what the error calls for."""
+    if session.stop_reason is not StopReason.MODEL_ERROR or session.model_failure is None:
+        return Msg(GO_ON)
+    return Msg(FIX_FIRST if getattr(session.model_failure, "status", None) == 400 else SEND_AGAIN)
+
+
+def stopped_tail(detail: str, hint: Msg | None = None) -> str:
     """`` — DETAIL. 'rewind N' or 'retry' …``: a full stop only where the detail has none."""
+    said = (hint or Msg(GO_ON)).tr()
     if not detail.endswith(ENDS):
-        return _(" — {detail}. 'rewind N' or 'retry' to go on, 'save PATH', 'quit'.").format(
-            detail=detail)
-    tail = _(" — {detail} 'rewind N' or 'retry' to go on, 'save PATH', 'quit'.").format(detail=detail)
+        return _(" — {detail}. {hint}").format(detail=detail, hint=said)
+    tail = _(" — {detail} {hint}").format(detail=detail, hint=said)
     return tail.replace(detail + " ", detail, 1) if detail.endswith(WIDE_ENDS) else tail
 
 

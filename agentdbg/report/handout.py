@@ -52,13 +52,16 @@ def lesson_phases(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], s
     or the edit that fixed the history."""
     from agentdbg.checker import check_model_request
     from agentdbg.engine.replaying import ActionReplayed, Replay, replay_session
-    from agentdbg.repl.explain import narrate
+    from agentdbg.repl.explain import join_sentences, narrate
 
     session, model = replay_session(path, precheck=check_model_request, judged=False)
     session.config.stop_on_invalid = False
     question = str(model.header.question or "")
-    phases = [_snapshot(_("The question"), narrate(session, None), [], session.messages)]
     replay = Replay(session, model)
+    faults = [m.tr() for m in replay.setup()]   # set up, as live: no phase
+    said = [_("Before the first request: {said}.").format(said=f) for f in faults]
+    phases = [_snapshot(_("The question"), join_sentences([*said, narrate(session, None)]), [],
+                        session.messages)]
     batch: list = []
     waiting: list = []        # what the last sync passed and no phase shows yet
     for event in replay.steps():

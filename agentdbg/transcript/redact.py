@@ -24,6 +24,7 @@ DEFAULT_REDACT = [
 DEFAULT_LEADS = ("sk-", "AKIA", "gh", "xox", "AIza")
 ANY_CASE_LEAD = b"bearer"
 _LEADS_UTF8 = tuple(lead.encode() for lead in DEFAULT_LEADS)
+_SK, _AKIA, _GH, _XOX, _AIZA = _LEADS_UTF8   # searched unrolled (``may_hold_secret``)
 
 
 _REMEMBER_FROM = 1 << 16   # texts this long are remembered once redacted …
@@ -83,8 +84,15 @@ class Redactor:
             if ANY_CASE_LEAD in data.lower():   # ASCII lowered
                 return True
             return any(written in text for written in self._written)
-        return (any(lead in text for lead in _LEADS_UTF8) or ANY_CASE_LEAD in text.lower()
-                or any(written in text for written in self._written_utf8))
+        # the leads searched one by one, unrolled (a generator over ``_LEADS_UTF8`` cost a
+        # third of the test: 3,001 lines a 1,000-turn replay), by ``find``: ``bytes in
+        # bytes`` first tries the right side as an integer, and makes and drops a TypeError
+        find = text.find
+        if find(_SK) >= 0 or find(_AKIA) >= 0 or find(_GH) >= 0 or find(_XOX) >= 0 \
+                or find(_AIZA) >= 0 or text.lower().find(ANY_CASE_LEAD) >= 0:
+            return True
+        written = self._written_utf8
+        return bool(written) and any(find(secret) >= 0 for secret in written)
 
     def text(self, value: str) -> str:
         if len(value) < _REMEMBER_FROM:

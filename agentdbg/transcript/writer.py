@@ -21,7 +21,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, cast
 
 import msgspec
 
@@ -115,10 +115,7 @@ class TranscriptWriter:
         written as what the previous request did not hold (``prefix`` + ``append``)."""
         if isinstance(event, Request) and event.messages is not None:
             event.prefix, event.append = self._split(event.messages)
-            if event.prefix == len(self._last):   # appended to: our copy grows by what is new
-                self._last.extend(event.append)   # (copying the whole array each request
-            else:                                 # was quadratic in the run's length)
-                self._last = list(event.messages)
+            self._keep(event.messages, event.prefix, event.append)
             if event.params is not None and self._tools and event.params.get("tools") == self._tools:
                 event.params = {k: v for k, v in event.params.items() if k != "tools"}
             body = event.body
@@ -136,9 +133,34 @@ class TranscriptWriter:
         prefix = _common(self._last, messages)
         return prefix, list(messages[prefix:])
 
+    def _keep(self, messages: list[Message], prefix: int, append: list[Message]) -> None:
+        """The last request's messages, for the next one's ``_split``."""
+        if prefix == len(self._last):   # appended to: our copy grows by what is new (copying
+            self._last.extend(append)   # the whole array each request was quadratic in the
+        else:                           # run's length)
+            self._last = list(messages)
+
     def __call__(self, kind: str, data: Mapping[str, JSON]) -> None:
         """A session observer: the engine's event ``kind`` with its fields."""
-        self.write(session_event(kind, data))
+        value = _session_line(kind, data)
+        if value is None:
+            self.write(session_event(kind, data))
+            return
+        # the line ``write(session_event(kind, data))`` writes, made without the typed event
+        # (converted and read back, it was a fifth of the writer's time)
+        messages = data.get("messages") if kind in ("request", "stop") else None
+        if isinstance(messages, list):   # the session's own list (a request's, a stop's)
+            prefix, append = self._split(cast("list[Message]", messages))
+            value["prefix"], value["append"] = prefix, cast("JSON", append)
+            if kind == "request":
+                self._keep(cast("list[Message]", messages), prefix, append)
+                params = value.get("params")   # a dict or None (``_session_line``)
+                if isinstance(params, dict) and self._tools and params.get("tools") == self._tools:
+                    value["params"] = {k: v for k, v in params.items() if k != "tools"}
+                self._last_body = None
+        self.seq += 1
+        value["seq"] = self.seq
+        self._line({k: v for k, v in value.items() if v is not None} if kind == "stop" else value)
 
     def _line(self, value: dict[str, JSON]) -> None:
         if self.error is not None:
@@ -214,6 +236,57 @@ def _body_delta(body: JSONObject,
 _SESSION_EVENTS: dict[str, type[Event]] = {
     "request": Request, "response": Response, "model_error": ModelError, "blocked": Blocked,
     "tool": Tool, "action": Action, "stop": Stop}
+
+
+#: each session event's fields (msgspec's order, the line's): (JSON name, given at all,
+#: typed float) — made at the first event
+_PLANS: dict[str, tuple[tuple[str, bool, bool], ...]] = {}
+
+
+def _plan(kind: str) -> tuple[tuple[str, bool, bool], ...]:
+    plan = _PLANS.get(kind)
+    if plan is None:
+        fields = msgspec.structs.fields(_SESSION_EVENTS[kind])
+        plan = _PLANS[kind] = tuple(
+            (f.encode_name, f.required, f.type is float or f.type == float | None) for f in fields)
+    return plan
+
+
+def _session_line(kind: str, data: Mapping[str, JSON]) -> dict[str, JSON] | None:
+    """The JSON object ``to_json_value(session_event(kind, data))`` makes, when it is the
+    values as they came: a kind the transcript defines, every field it requires given, no
+    ``type`` or ``seq`` among them, a request without ``body`` and with ``params`` an object
+    or none, no integer where a float is typed (msgspec makes it a float). Else None: the
+    typed event decides (``session_event``). A value of another type than the event's is
+    written as it came either way (that is ``session_event``'s fallback), and msgspec keeps
+    the values it validates (JSON payloads are ``Any``). ``seq`` (and a stop's ``prefix``
+    and ``append`` unless given) are left None in their places; a request's ``prefix`` and
+    ``append`` are 0 and [] until the writer splits its ``messages``."""
+    if kind not in _SESSION_EVENTS or "type" in data or "seq" in data:
+        return None
+    if kind == "request" and (data.get("body") is not None
+                              or not isinstance(data.get("params"), (dict, type(None)))):
+        return None
+    out: dict[str, JSON] = {"type": kind}
+    get = data.get
+    for name, required, floating in _plan(kind):
+        if kind == "request" and name in ("prefix", "append", "messages"):
+            if name != "messages":   # what ``session_event`` sets, whatever was given
+                out[name] = 0 if name == "prefix" else []
+            continue
+        if name == "messages" and kind == "stop":
+            continue                 # written as ``prefix`` + ``append``
+        value = get(name)
+        if value is None or value is msgspec.UNSET:
+            if required:
+                return None
+            if name == "seq" or (kind == "stop" and name in ("prefix", "append")):
+                out[name] = None     # its place in the line
+            continue
+        if floating and type(value) is int:
+            return None
+        out[name] = value
+    return out
 
 
 def session_event(kind: str, data: Mapping[str, JSON]) -> Event | Other:
