@@ -38,7 +38,7 @@ def test_weather_comparison_goes_out_in_one_turn(sample_tools):
     assert len(calls_per_turn(s)) == 2
     answer = s.answer()
     # a reply in the question's language, in sentences, not a data dump
-    assert answer.startswith("上海更热：29，北京 24。")     # the question's answer first
+    assert answer.startswith("上海更热：29°C，北京 24°C。")     # the question's answer first
     assert "北京的 temperature 是 24" in answer and "get_weather(" not in answer and "city=" not in answer
 
 

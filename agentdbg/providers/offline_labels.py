@@ -17,6 +17,7 @@ from typing import Any
 
 from agentdbg.i18n import Msg, in_language, tr
 from agentdbg.providers.offline_schema import Param, ToolDef
+from agentdbg.providers.offline_values import choice_words
 from agentdbg.providers.offline_text import has_cjk, name_tokens, stem
 
 MAX_LABEL = 10                       # Chinese characters a description's head may have to name a field
@@ -97,6 +98,11 @@ class Labels:
     def argument(self, tool: str, key: str, value: str, lang: str) -> tuple[str, str]:
         """(noun, subject) for an argument: ("订单", "订单 ORD-2026-001"), ("", "北京");
         an identifier (a value with a digit) is named by its parameter, a name is itself."""
+        p = self.param(tool, key)
+        words = next((w for v, ws in (choice_words(p) if p is not None else []) if v == value
+                      for w in ws if has_cjk(w) == (lang == "zh")), "")
+        if words:                   # a closed value in the words its schema gives it: 已发货
+            return "", words
         if not re.search(r"\d", value) or has_cjk(value):
             return "", value
         if lang == "zh":

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentdbg.i18n import N_, Msg
 from agentdbg.providers import offline_patterns, offline_zones
+from agentdbg.providers.offline_phrases import dictated
 from agentdbg.providers.offline_prose import MAX_EXAMPLES, Prose, Shape, times
 from agentdbg.providers.offline_schema import Param, fits
 from agentdbg.providers.offline_text import (
@@ -143,13 +144,15 @@ def _said_in_words(param: Param, q: str) -> list[Value]:
     ``shipped``; a Chinese word's perfective ``已`` may also be said ``已经`` or as a ``了``
     after the verb (``已经发货``, ``发货了``), and a negated word (``还没发货``) says nothing."""
     found: list[Value] = []
+    quoted = dictated(q)
     for option, said_words in choice_words(param):
         for word in said_words:
             forms = {word}
             if word.startswith("已") and len(word) > 2:
                 forms |= {"已经" + word[1:], word[1:] + "了"}
             for start, end in (span for form in forms for span in occurrences(q, form)):
-                if start > 0 and q[max(0, start - 3):start].lower().endswith(_NEGATION):
+                if (start > 0 and q[max(0, start - 3):start].lower().endswith(_NEGATION)) or \
+                        _inside(start, end, quoted):
                     continue
                 found.append(Value(option, Msg("question says {said}, which the schema gives as "
                                                "{value}", {"said": repr(q[start:end]),
