@@ -100,19 +100,22 @@ def test_a_result_that_is_not_its_json_is_reported_cut_off_never_pasted(sample_t
     calls = [("get_weather", {"city": "北京"}), ("get_weather", {"city": "上海"})]
     text = answer(sample_tools, "北京和上海今天哪个更热?", calls, [cut, whole])
     assert "\"condi" not in text and "{" not in text
-    assert "北京：get_weather 的结果被截断了，不是完整的 JSON，我没法完整读取；能读到的部分是：temperature 是 24。" in text
+    assert "get_weather（北京）的结果被截断了，不是完整的 JSON，我没法完整读取；能读到的部分是：temperature 是 24。" in text
     assert "上海更热" not in text           # one readable result compares nothing
     en = [("get_weather", {"city": "London"}), ("get_weather", {"city": "Paris"})]
     text = answer(sample_tools, "Which is warmer, London or Paris?", en,
                   ['{"city": "London", "temperature": 14, "condi', whole.replace("上海", "Paris")])
-    assert "For London, the result of get_weather was cut off and is not complete JSON, so I cannot read all " \
+    assert "The result of get_weather for London was cut off and is not complete JSON, so I cannot read all " \
            "of it; the part I can read says the temperature is 14." in text and "\"condi" not in text
     text = answer(sample_tools, "What's the weather in London?", en[:1], ['{"city": "London"}} trailing'])
-    assert text.endswith("For London, get_weather returned text that is not valid JSON, so I cannot read it.")
+    assert text.endswith("The result of get_weather for London is not valid JSON, so I cannot read it.")
     # a result agentdbg cut at max_result_chars: its complete fields, never its text
     s = run(sample_tools, "有哪些订单已经发货了?")
-    assert s.answer() == ("已发货：search_orders 的结果被截断了，不是完整的 JSON，我没法完整读取；"
+    assert s.answer() == ("search_orders（已发货）的结果被截断了，不是完整的 JSON，我没法完整读取；"
                           "能读到的部分是：total 是 120。")
+    assert run(sample_tools, "List all shipped orders").answer() == (
+        "The result of search_orders for status shipped was cut off and is not complete JSON, so I cannot "
+        "read all of it; the part I can read says the total is 120.")
     # text that only starts with a bracket is a tool's text, read as it is
     text = answer(sample_tools, "What's the weather in London?", en[:1], ["[warn] London: 14 degrees, drizzle"])
     assert "[warn] London: 14 degrees, drizzle" in text and "JSON" not in text

@@ -1,4 +1,5 @@
-"""A comparison question answered with the winner: "北京和上海今天哪个更热?" -> ``上海更热：29°C，北京 24°C。``
+"""A comparison question answered with the winner: "北京和上海今天哪个更热?" ->
+``上海更热：29°C，北京 24°C。``
 
 The question's comparative (``更热``, ``warmer``, ``cheaper``) says which way counts; the
 number compared is the one numeric field every result of one tool has, or, when there are

@@ -17,8 +17,8 @@ from typing import Any
 
 from agentdbg.i18n import Msg, in_language, tr
 from agentdbg.providers.offline_schema import Param, ToolDef
-from agentdbg.providers.offline_values import choice_words
 from agentdbg.providers.offline_text import has_cjk, name_tokens, stem
+from agentdbg.providers.offline_values import choice_words
 
 MAX_LABEL = 10                       # Chinese characters a description's head may have to name a field
 _HEAD_END = re.compile(r"[，,。.;；:：（(\n]|例如|比如|如")
@@ -103,6 +103,9 @@ class Labels:
                       for w in ws if has_cjk(w) == (lang == "zh")), "")
         if words:                   # a closed value in the words its schema gives it: 已发货
             return "", words
+        if p is not None and lang != "zh" and value in p.choices and re.fullmatch(r"[a-z][a-z0-9_-]*", value):
+            # a code chosen from a list is named with its parameter: "status shipped"
+            return "", f"{words_of(key)} {value}"
         if not re.search(r"\d", value) or has_cjk(value):
             return "", value
         if lang == "zh":

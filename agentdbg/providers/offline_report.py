@@ -138,13 +138,13 @@ def cut_off(r: Result, lang: str, subject: str, labels: Labels | None = None) ->
     read = facts(fields, lang, said, labels=labels, tool=r.name) if \
         any(json.dumps(v, ensure_ascii=False, sort_keys=True) not in said for v in fields.values()) else ""
     if not cut:
-        return say(lang, N_("For {subject}, {tool} returned text that is not valid JSON, so I cannot "
-                            "read it."), subject=subject, tool=r.name)
+        return say(lang, N_("The result of {tool} for {subject} is not valid JSON, so I cannot read "
+                            "it."), subject=subject, tool=r.name)
     if read:
-        return say(lang, N_("For {subject}, the result of {tool} was cut off and is not complete JSON, "
+        return say(lang, N_("The result of {tool} for {subject} was cut off and is not complete JSON, "
                             "so I cannot read all of it; the part I can read says {facts}."),
                    subject=subject, tool=r.name, facts=read)
-    return say(lang, N_("For {subject}, the result of {tool} was cut off and is not complete JSON, so "
+    return say(lang, N_("The result of {tool} for {subject} was cut off and is not complete JSON, so "
                         "I cannot read it."), subject=subject, tool=r.name)
 
 
