@@ -35,8 +35,9 @@ def test_an_english_comparison_says_which_is_warmer(sample_tools):
 def test_the_order_answer_names_fields_from_the_parameter_descriptions(sample_tools):
     zh = run(sample_tools, "订单 ORD-2026-001 到哪里了?").answer().splitlines()
     # order_id "订单号" names the order; status "订单状态" (search_orders, a tool about orders)
-    # and tracking_no "物流单号" (query_logistics) name its fields
-    assert zh[1] == "订单 ORD-2026-001 的状态是 shipped，物流单号是 SF123456。"
+    # and tracking_no "物流单号" (query_logistics) name its fields; search_orders' status says
+    # shipped in words ("shipped 已发货")
+    assert zh[1] == "订单 ORD-2026-001 的状态是已发货，物流单号是 SF123456。"
     # an order's status is not the shipment's: no order tool names query_logistics's status
     assert zh[2].startswith("物流单 SF123456 的 status 是 in_transit，latest_event 是杭州转运中心已发出")
     en = run(sample_tools, "Where is order ORD-2026-001?").answer().splitlines()

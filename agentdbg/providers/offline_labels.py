@@ -95,6 +95,17 @@ class Labels:
             label = label[len(subject_noun):]        # 订单 ORD-2026-001 的状态, not 的订单状态
         return label or key
 
+    def value(self, tool: str, key: str, value: Any, lang: str) -> str:
+        """A Chinese answer's words for a closed value of field ``key`` (``shipped`` ->
+        ``已发货``), from the parameter that names the field; '' when no schema gives any."""
+        if lang != "zh" or not isinstance(value, str):
+            return ""
+        topic, specific = _topic(tool), len(name_tokens(key)) > 1
+        kin = [t for t in self.tools.values() if t.name != tool and (specific or _topic(t.name) & topic)]
+        params = [self.param(tool, key)] + [t.param(key) for t in kin]
+        return next((w for p in params if p is not None for v, ws in choice_words(p) if v == value
+                     for w in ws[:1] if has_cjk(w)), "")
+
     def argument(self, tool: str, key: str, value: str, lang: str) -> tuple[str, str]:
         """(noun, subject) for an argument: ("订单", "订单 ORD-2026-001"), ("", "北京");
         an identifier (a value with a digit) is named by its parameter, a name is itself."""

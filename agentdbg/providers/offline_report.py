@@ -158,7 +158,7 @@ def subject_of(r: Result) -> str:
 
 
 def describe(r: Result, lang: str, labels: Labels | None = None) -> str:
-    """One result as a sentence in ``lang``: ``订单 ORD-2026-001 的状态是 shipped，物流单号是
+    """One result as a sentence in ``lang``: ``订单 ORD-2026-001 的状态是已发货，物流单号是
     SF123456。`` / ``For order ORD-2026-001, the status is shipped and …``; an action's result
     says it was done (``已发送一封邮件（收件人邮箱 a@b.com）：…``)."""
     labels = labels or Labels(None)
@@ -232,7 +232,8 @@ def facts(value: Any, lang: str, said: frozenset[str] | set[str] = frozenset(), 
 
         def fact(k: str, v: Any) -> str:
             key = labels.field(tool, k, lang, noun)
-            shown = with_unit(v, stated[k]) if k in stated else _field(v, lang, depth)
+            shown = with_unit(v, stated[k]) if k in stated else \
+                labels.value(tool, k, v, lang) or _field(v, lang, depth)
             if isinstance(v, bool):   # a flag as the tool names it: "available is true", "is_dst is false"
                 return tell("{key} is {value}", key=k if lang != "zh" else key, value=shown)
             if name_tokens(k)[-1:] in (["at"], ["on"]):   # "updated at 2026-09-18…"
