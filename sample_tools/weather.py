@@ -20,4 +20,4 @@ def get_weather(city: str) -> dict:
     data = WEATHER.get(city)
     if data is None:
         raise ToolError("not_found", f"no weather data for city {city}")
-    return {"city": city, **data}
+    return {"city": city, **data, "unit": "°C"}

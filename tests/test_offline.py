@@ -38,7 +38,7 @@ def test_weather_comparison_goes_out_in_one_turn(sample_tools):
     assert len(calls_per_turn(s)) == 2
     answer = s.answer()
     # a reply in the question's language, in sentences, not a data dump
-    assert answer.startswith("上海更热：29，北京 24。")     # the question's answer first
+    assert answer.startswith("上海更热：29°C，北京 24°C。")     # the question's answer first
     assert "北京的 temperature 是 24" in answer and "get_weather(" not in answer and "city=" not in answer
 
 
@@ -68,7 +68,7 @@ def test_never_repeats_a_call(sample_tools):
         {"role": "tool", "tool_call_id": "x1", "content": '{"status": "pending"}'},
     ]
     reply = OfflineModel().complete(ModelRequest(msgs, sample_tools.openai_tools()))
-    assert "tool_calls" not in reply.message and "pending" in reply.message["content"]
+    assert "tool_calls" not in reply.message and "待处理" in reply.message["content"]   # pending, in its words
 
 
 def test_parallel_tool_calls_false_sends_one_call(sample_tools):

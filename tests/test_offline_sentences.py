@@ -18,25 +18,26 @@ def run(tools, question, **config):
 
 def test_a_chinese_comparison_says_which_is_hotter(sample_tools):
     assert run(sample_tools, "北京和上海今天哪个更热?").answer().splitlines() == [
-        "上海更热：29，北京 24。",
-        "北京的 temperature 是 24，condition 是晴，wind 是北风 3级。",
-        "上海的 temperature 是 29，condition 是多云，wind 是东南风 2级。"]
+        "上海更热：29°C，北京 24°C。",
+        "北京的 temperature 是 24°C，condition 是晴，wind 是北风 3级。",
+        "上海的 temperature 是 29°C，condition 是多云，wind 是东南风 2级。"]
     assert run(sample_tools, "北京、上海和广州哪个最冷?").answer().splitlines()[0] == \
-        "北京最冷：24，其次是上海 29，广州 31。"
+        "北京最冷：24°C，其次是上海 29°C，广州 31°C。"
 
 
 def test_an_english_comparison_says_which_is_warmer(sample_tools):
     lines = run(sample_tools, "Which is warmer, Paris or London?").answer().splitlines()
-    assert lines == ["Paris is warmer: 17, London 14.",
-                     "For Paris, the temperature is 17, the condition is cloudy and the wind is W 2.",
-                     "For London, the temperature is 14, the condition is drizzle and the wind is SW 3."]
+    assert lines == ["Paris is warmer: 17°C, London 14°C.",
+                     "For Paris, the temperature is 17°C, the condition is cloudy and the wind is W 2.",
+                     "For London, the temperature is 14°C, the condition is drizzle and the wind is SW 3."]
 
 
 def test_the_order_answer_names_fields_from_the_parameter_descriptions(sample_tools):
     zh = run(sample_tools, "订单 ORD-2026-001 到哪里了?").answer().splitlines()
     # order_id "订单号" names the order; status "订单状态" (search_orders, a tool about orders)
-    # and tracking_no "物流单号" (query_logistics) name its fields
-    assert zh[1] == "订单 ORD-2026-001 的状态是 shipped，物流单号是 SF123456。"
+    # and tracking_no "物流单号" (query_logistics) name its fields; search_orders' status says
+    # shipped in words ("shipped 已发货")
+    assert zh[1] == "订单 ORD-2026-001 的状态是已发货，物流单号是 SF123456。"
     # an order's status is not the shipment's: no order tool names query_logistics's status
     assert zh[2].startswith("物流单 SF123456 的 status 是 in_transit，latest_event 是杭州转运中心已发出")
     en = run(sample_tools, "Where is order ORD-2026-001?").answer().splitlines()
@@ -45,7 +46,7 @@ def test_the_order_answer_names_fields_from_the_parameter_descriptions(sample_to
 
 def test_a_sent_email_is_said_to_be_sent(sample_tools):
     s = run(sample_tools, "把订单 ORD-2026-001 的物流情况发邮件给 a@b.com，主题是“发货通知”", approve="all")
-    assert s.answer().splitlines()[-1].startswith("已发送一封邮件（收件人邮箱 a@b.com，邮件标题“发货通知”）：status 是 sent，")
+    assert s.answer().splitlines()[0].startswith("已发送一封邮件（收件人邮箱 a@b.com，邮件标题“发货通知”）：status 是 sent，")
     s = run(sample_tools, 'Email the status of order ORD-2026-001 to a@b.com with subject "Shipping update"',
             approve="all")
     assert 'Done: send an e-mail (to a@b.com, subject "Shipping update"); the status is sent, the ' \
@@ -103,4 +104,4 @@ def test_unseen_tools_name_their_fields_and_actions_from_their_descriptions():
     assert text.splitlines()[1] == "工单 T-1001 的状态是 open，处理人工号是 E042。"
     text = answer(TICKETS, "关闭工单 T-1001", [("close_ticket", {"ticket_no": "T-1001"})],
                   [{"closed": True}], side_effect_tools=frozenset({"close_ticket"}), tool_choice="none")
-    assert text.splitlines()[1] == "已关闭一个工单（工单号 T-1001）：closed 是 true。"
+    assert text.splitlines() == ["已关闭一个工单（工单号 T-1001）：closed 是 true。"]   # done, not "found"

@@ -97,9 +97,9 @@ def test_base_url_with_the_offline_model_is_an_error(tmp_path):
 def test_the_weather_answer_is_sentences_in_chinese(sample_tools):
     answer = run(sample_tools, "北京和上海今天哪个更热?").answer()
     assert answer.splitlines() == [
-        "上海更热：29，北京 24。",
-        "北京的 temperature 是 24，condition 是晴，wind 是北风 3级。",
-        "上海的 temperature 是 29，condition 是多云，wind 是东南风 2级。"]
+        "上海更热：29°C，北京 24°C。",
+        "北京的 temperature 是 24°C，condition 是晴，wind 是北风 3级。",
+        "上海的 temperature 是 29°C，condition 是多云，wind 是东南风 2级。"]
 
 
 def prose(text: str) -> str:

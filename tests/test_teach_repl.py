@@ -441,7 +441,7 @@ def test_inject_and_rpc_take_the_labels_shown_on_screen(sample_tools):
     assert "*** 没有待执行的调用" not in out
     assert "调用 call_o1 会得到故障 invalid_json：工具照常执行" in out   # it runs: its result is cut
     first = dbg.session.messages[2]
-    assert first["tool_call_id"] == "call_o1" and first["content"].endswith('"condi')
+    assert first["tool_call_id"] == "call_o1" and first["content"].endswith('"condition": "晴')
     assert "call_o1 get_weather：没有 JSON-RPC 往来" in out      # rpc found call A, not "no call 'A'"
 
 

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from agentdbg.i18n import N_, Msg, in_language, tr
-from agentdbg.providers.offline_compare import number, verdict
+from agentdbg.providers.offline_compare import measured, number, verdict
 from agentdbg.providers.offline_history import Conversation, Result, fingerprint, json_object
 from agentdbg.providers.offline_labels import Labels, say
 from agentdbg.providers.offline_plan import Plan
-from agentdbg.providers.offline_report import describe, subject_of
+from agentdbg.providers.offline_report import cut_off, describe, subject_of, unreadable
 from agentdbg.providers.offline_schema import ToolDef
 from agentdbg.providers.offline_text import language_of
 
@@ -69,16 +69,22 @@ def answer(conv: Conversation, plan: Plan, no_tools: bool, tools: list[ToolDef] 
         elif plan.missing or plan.held:
             lines.append(tell("I could not call a tool for this question:"))
     else:
-        good = [r for r in results if r.error is None]
-        winner = verdict(conv.question, good, lambda r: _named(r, labels, lang), lang)
+        broken = [r for r in results if unreadable(r)]
+        good = [r for r in results if r.error is None and r not in broken]
+        done = [r for r in good if _acted(r, labels)]
+        found = [r for r in good if r not in done]
+        winner = verdict(conv.question, found, lambda r: _named(r, labels, lang), lang)
+        lines.extend(describe(r, lang, labels) for r in done)   # what was asked done, first
         if winner:        # the question compared: its answer first, then what each result says
             lines.append(winner)
-        else:
-            lines.append(tell("Here is what I found:") if good else
-                         tell("I could not get the information: every tool call failed."))
-        lines.extend(describe(r, lang, labels) for r in good)
+        elif found:
+            lines.append(tell("Here is what I found:"))
+        elif not done and not broken:
+            lines.append(tell("I could not get the information: every tool call failed."))
+        lines.extend(describe(r, lang, labels) for r in found)
+        lines.extend(cut_off(r, lang, _named(r, labels, lang), labels) for r in broken)
         if not winner:
-            lines.extend(_comparisons(good, tell, labels, lang))
+            lines.extend(_comparisons(found, tell, labels, lang))
         lines.extend(tell("I could not get {subject} ({tool}): {error}.", subject=_named(r, labels, lang),
                           tool=r.name, error=_error_text(r.error, lang))
                      for r in _latest_failures(results) if r.error is not None)
@@ -119,6 +125,12 @@ def _latest_failures(results: list[Result]) -> list[Result]:
     return out
 
 
+def _acted(r: Result, labels: Labels) -> bool:
+    """A result of a tool with side effects: an action that was done, not something found."""
+    tool = labels.tools.get(r.name)
+    return tool is not None and tool.side_effects
+
+
 def _named(r: Result, labels: Labels, lang: str) -> str:
     """A result's subject in a comparison: ``上海``, ``order ORD-2026-001``."""
     args = json_object(r.arguments) or {}
@@ -145,11 +157,11 @@ def _comparisons(good: list[Result], tell: Tell, labels: Labels, lang: str) -> l
             name = labels.field(rows[0].name, key, lang)
             if lo.value[key] == hi.value[key]:
                 lines.append(tell("{key} is the same for all of them ({value}).", key=name,
-                                 value=hi.value[key]))
+                                 value=measured(hi, key)))
                 continue
             lines.append(tell("{key}: highest {hi} ({hv}), lowest {lo} ({lv}).", key=name,
-                             hi=_named(hi, labels, lang), hv=hi.value[key], lo=_named(lo, labels, lang),
-                             lv=lo.value[key]))
+                             hi=_named(hi, labels, lang), hv=measured(hi, key), lo=_named(lo, labels, lang),
+                             lv=measured(lo, key)))
     return lines
 
 

@@ -1,4 +1,5 @@
-"""A comparison question answered with the winner: "北京和上海今天哪个更热?" -> ``上海更热：29，北京 24。``
+"""A comparison question answered with the winner: "北京和上海今天哪个更热?" ->
+``上海更热：29°C，北京 24°C。``
 
 The question's comparative (``更热``, ``warmer``, ``cheaper``) says which way counts; the
 number compared is the one numeric field every result of one tool has, or, when there are
@@ -17,6 +18,7 @@ from typing import Any
 from agentdbg.i18n import N_
 from agentdbg.providers.offline_history import Result
 from agentdbg.providers.offline_labels import say
+from agentdbg.providers.offline_report import units, with_unit
 
 #: comparatives: (words, higher wins, hint words a field's name may contain)
 _COMPARATIVES: tuple[tuple[tuple[str, ...], bool, tuple[str, ...]], ...] = (
@@ -76,7 +78,7 @@ def _known(said: str, prefix: bool) -> Asked | None:
 
 
 def verdict(question: str, good: list[Result], subject: Any, lang: str) -> str:
-    """The winner, as a sentence in ``lang`` (``上海更热：29，北京 24。``); '' when the
+    """The winner, as a sentence in ``lang`` (``上海更热：29°C，北京 24°C。``); '' when the
     question compares nothing, or the results give no one number to compare."""
     a = asked(question)
     rows = _rows(good)
@@ -87,12 +89,12 @@ def verdict(question: str, good: list[Result], subject: Any, lang: str) -> str:
     best, rest = ranked[0], ranked[1:]
     if all(r.value[key] == best.value[key] for r in rest):
         return say(lang, N_("{subjects} are the same: {value} each."),
-                   subjects=say(lang, N_(", ")).join(subject(r) for r in ranked), value=best.value[key])
+                   subjects=say(lang, N_(", ")).join(subject(r) for r in ranked), value=measured(best, key))
     others = say(lang, N_(", ")).join(say(lang, N_("{subject} {value}"), subject=subject(r),
-                                          value=r.value[key]) for r in rest)
+                                          value=measured(r, key)) for r in rest)
     template = N_("{winner} is {word}: {value}, {others}.") if len(rest) == 1 else \
         N_("{winner} is {word} than the others: {value}, then {others}.")
-    return say(lang, template, winner=subject(best), word=a.word, value=best.value[key], others=others)
+    return say(lang, template, winner=subject(best), word=a.word, value=measured(best, key), others=others)
 
 
 def _rows(good: list[Result]) -> list[Result]:
@@ -115,8 +117,13 @@ def _key(rows: list[Result], a: Asked) -> str | None:
     return hinted[0] if len(hinted) == 1 else None
 
 
+def measured(r: Result, key: str) -> str:
+    """A result's number with the unit the result states for it: ``29°C``."""
+    return with_unit(r.value[key], units(r.value).get(key, ""))
+
+
 def number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-__all__ = ["Asked", "asked", "number", "verdict"]
+__all__ = ["Asked", "asked", "measured", "number", "verdict"]

@@ -18,6 +18,7 @@ from typing import Any
 from agentdbg.i18n import Msg, in_language, tr
 from agentdbg.providers.offline_schema import Param, ToolDef
 from agentdbg.providers.offline_text import has_cjk, name_tokens, stem
+from agentdbg.providers.offline_values import choice_words
 
 MAX_LABEL = 10                       # Chinese characters a description's head may have to name a field
 _HEAD_END = re.compile(r"[，,。.;；:：（(\n]|例如|比如|如")
@@ -94,9 +95,28 @@ class Labels:
             label = label[len(subject_noun):]        # 订单 ORD-2026-001 的状态, not 的订单状态
         return label or key
 
+    def value(self, tool: str, key: str, value: Any, lang: str) -> str:
+        """A Chinese answer's words for a closed value of field ``key`` (``shipped`` ->
+        ``已发货``), from the parameter that names the field; '' when no schema gives any."""
+        if lang != "zh" or not isinstance(value, str):
+            return ""
+        topic, specific = _topic(tool), len(name_tokens(key)) > 1
+        kin = [t for t in self.tools.values() if t.name != tool and (specific or _topic(t.name) & topic)]
+        params = [self.param(tool, key)] + [t.param(key) for t in kin]
+        return next((w for p in params if p is not None for v, ws in choice_words(p) if v == value
+                     for w in ws[:1] if has_cjk(w)), "")
+
     def argument(self, tool: str, key: str, value: str, lang: str) -> tuple[str, str]:
         """(noun, subject) for an argument: ("订单", "订单 ORD-2026-001"), ("", "北京");
         an identifier (a value with a digit) is named by its parameter, a name is itself."""
+        p = self.param(tool, key)
+        words = next((w for v, ws in (choice_words(p) if p is not None else []) if v == value
+                      for w in ws if has_cjk(w) == (lang == "zh")), "")
+        if words:                   # a closed value in the words its schema gives it: 已发货
+            return "", words
+        if p is not None and lang != "zh" and value in p.choices and re.fullmatch(r"[a-z][a-z0-9_-]*", value):
+            # a code chosen from a list is named with its parameter: "status shipped"
+            return "", f"{words_of(key)} {value}"
         if not re.search(r"\d", value) or has_cjk(value):
             return "", value
         if lang == "zh":

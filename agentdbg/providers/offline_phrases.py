@@ -35,6 +35,14 @@ _LABEL_BEFORE = re.compile(r"(主题|标题|正文|内容|subject|title|body|con
                            r"(?:是|为|叫|:|：|=|is|of|reads|says)?\s*$", re.I)
 _LABELLED = re.compile(r"(主题|标题|正文|内容)(?:是|为|叫|：|:)\s*([^，。,；;！？!?\n“”\"'「」]{1,60})|"
                        r"\b(subject|title|body)\s*:\s*([^,;.!?\n\"']{1,80})", re.I)
+
+
+def dictated(question: str) -> list[tuple[int, int]]:
+    """Where the question quotes or labels text (``内容是“您的订单已发货”``): the user's words
+    for a text parameter, not words that choose a value of another one."""
+    return [m.span() for rx in (_QUOTED, _LABELLED) for m in rx.finditer(question)]
+
+
 _CAP = re.compile(r"[A-Z][a-z][A-Za-z'’\-]*|[A-Z]\b(?!')")
 _CONNECTORS = frozenset({"of", "the", "and", "in", "on", "at", "for", "to", "a", "an", "de", "la",
                          "von", "van", "y", "&"})

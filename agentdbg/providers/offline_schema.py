@@ -24,6 +24,7 @@ MAX_DEPTH = 12
 FITS_STEPS = 2_000   # schemas looked at to tell whether one value fits (see ``fits``)
 MAX_TOOLS = 256
 MAX_PARAMS = 64
+MAX_CHOICES = 200    # enum values (or titled const branches) read of one parameter
 
 #: verbs whose tools change something outside (first name token, or the description's first word)
 SIDE_EFFECT_VERBS = wordset("""
@@ -68,15 +69,38 @@ class Param:
             t = next((x for x in t if x != "null"), None)
         if isinstance(t, str):
             return t
-        if "enum" in self.schema or "const" in self.schema:
-            opts = self.schema.get("enum") or [self.schema.get("const")]
+        opts = self.choices
+        if opts:
             return "string" if all(isinstance(o, str) for o in opts) else "any"
         return "string" if self.schema.get("pattern") or self.schema.get("format") else "any"
 
     @property
     def closed(self) -> bool:
         """An enum/const is the user's choice: never taken from a tool result."""
-        return "enum" in self.schema or "const" in self.schema
+        return "enum" in self.schema or "const" in self.schema or bool(self.titled_choices)
+
+    @property
+    def titled_choices(self) -> list[tuple[Any, str]]:
+        """``oneOf``/``anyOf`` of ``const`` branches, each with its ``title``/``description``
+        (the JSON Schema way to give an enum value its words; MCP's titled enums):
+        ``[("shipped", "已发货"), …]``; [] when any branch is not a const."""
+        for key in ("oneOf", "anyOf"):
+            branches = self.schema.get(key)
+            if isinstance(branches, list) and branches and \
+                    all(isinstance(b, dict) and "const" in b for b in branches[:MAX_CHOICES]):
+                return [(b["const"], " / ".join(t for t in (b.get("title"), b.get("description"))
+                                                 if isinstance(t, str) and t))
+                        for b in branches[:MAX_CHOICES]]
+        return []
+
+    @property
+    def choices(self) -> list[Any]:
+        """The values a closed parameter takes: its ``enum``, ``const`` or titled consts."""
+        if isinstance(self.schema.get("enum"), list):
+            return list(self.schema["enum"][:MAX_CHOICES])
+        if "const" in self.schema:
+            return [self.schema["const"]]
+        return [v for v, _words in self.titled_choices]
 
     @property
     def description(self) -> str:
@@ -87,8 +111,8 @@ class Param:
         """What a value must look like, for the user: ``integer, 1–9`` / ``pattern ^…$``."""
         s = self.schema
         parts: list[Any] = [self.type if self.type != "any" else Msg("a value")]
-        if isinstance(s.get("enum"), list):
-            parts.append(Msg("one of {values}", {"values": ", ".join(str(o) for o in s["enum"][:8])}))
+        if isinstance(s.get("enum"), list) or self.titled_choices:
+            parts.append(Msg("one of {values}", {"values": ", ".join(str(o) for o in self.choices[:8])}))
         if isinstance(s.get("examples"), list) and s["examples"]:
             parts.append(Msg("e.g. {values}", {"values": ", ".join(str(o) for o in s["examples"][:4])}))
         if "pattern" in self.from_prose:

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentdbg.i18n import N_, Msg
 from agentdbg.providers import offline_patterns, offline_zones
+from agentdbg.providers.offline_phrases import dictated
 from agentdbg.providers.offline_prose import MAX_EXAMPLES, Prose, Shape, times
 from agentdbg.providers.offline_schema import Param, fits
 from agentdbg.providers.offline_text import (
@@ -95,11 +96,68 @@ def shaped(param: Param, question: str) -> tuple[list[Value], str]:
                 for start, end in (span for form in spoken for span in occurrences(q, form)):
                     found.append(Value(opt, Msg("question mentions {key} value {value}",
                                                 {"key": key, "value": repr(opt)}), start, end))
+    found.extend(_said_in_words(param, q))
     found.extend(_like_examples(param, q))
     if isinstance(s.get("const"), str):
         for start, end in occurrences(q, s["const"]):
             found.append(Value(s["const"], Msg("question mentions the const value"), start, end))
     return _fitting(found, param), problem
+
+
+# -- a closed value said in its words -------------------------------------------------
+
+_SEGMENT = re.compile(r"[,，;；、\n]")
+_TRIM = " \t=:：()（）[]【】\"'“”‘’-–—>→.。"
+_SYNONYMS = re.compile(r"\s*(?:/|\||或|\bor\b)\s*")
+_CONJUNCTION = re.compile(r"^(?:或者|或|和|及|or\b|and\b)|(?:或者|或|和|及|\bor|\band)$", re.I)
+_NEGATION = ("没有", "没", "未", "不", "无", "非", "not ", "no ")
+MAX_WORDS = 24       # characters of one value's words
+
+
+def choice_words(param: Param) -> list[tuple[Any, list[str]]]:
+    """The words a tool author gives each value of a closed parameter: a titled ``const``
+    branch (``oneOf: [{const: shipped, title: 已发货}]``), or the description naming each value
+    with its words (``pending 待处理，shipped 已发货/已经发货`` or ``已发货（shipped）``)."""
+    out: list[tuple[Any, list[str]]] = [(v, _synonyms(w)) for v, w in param.titled_choices if w]
+    options = [o for o in param.choices if isinstance(o, str) and o.strip()]
+    for segment in _SEGMENT.split(param.description[:1000]) if options else []:
+        spans = sorted((span, o) for o in options for span in occurrences(segment, o)[:1])
+        bracketed = bool(spans) and all(segment[:start].rstrip().endswith(("(", "（"))
+                                        for (start, _end), _o in spans)
+        for i, ((start, end), option) in enumerate(spans):
+            if bracketed:      # 打开中（open）或已关闭（closed）
+                said = segment[spans[i - 1][0][1] if i else 0:start]
+                said = re.split(r"[:：]", said)[-1]
+            else:              # pending 待处理 / shipped: 已发货
+                said = segment[end:spans[i + 1][0][0] if i + 1 < len(spans) else len(segment)]
+            out.append((option, _synonyms(_CONJUNCTION.sub("", said.strip(_TRIM)).strip(_TRIM))))
+    return [(v, ws) for v, ws in out if ws]
+
+
+def _synonyms(text: str) -> list[str]:
+    words_ = (w.strip(_TRIM) for w in _SYNONYMS.split(text[:MAX_WORDS * 4]))
+    return [w for w in words_ if w and len(w) <= MAX_WORDS and w.lower() not in STOPWORDS]
+
+
+def _said_in_words(param: Param, q: str) -> list[Value]:
+    """A closed value the question says in the words the schema gives it: ``已发货`` for
+    ``shipped``; a Chinese word's perfective ``已`` may also be said ``已经`` or as a ``了``
+    after the verb (``已经发货``, ``发货了``), and a negated word (``还没发货``) says nothing."""
+    found: list[Value] = []
+    quoted = dictated(q)
+    for option, said_words in choice_words(param):
+        for word in said_words:
+            forms = {word}
+            if word.startswith("已") and len(word) > 2:
+                forms |= {"已经" + word[1:], word[1:] + "了"}
+            for start, end in (span for form in forms for span in occurrences(q, form)):
+                if (start > 0 and q[max(0, start - 3):start].lower().endswith(_NEGATION)) or \
+                        _inside(start, end, quoted):
+                    continue
+                found.append(Value(option, Msg("question says {said}, which the schema gives as "
+                                               "{value}", {"said": repr(q[start:end]),
+                                                           "value": repr(option)}), start, end))
+    return found
 
 
 def _stated_format(param: Param, prose: Prose, q: str) -> tuple[list[Value], Any]:
