@@ -218,10 +218,11 @@ def test_the_model_notes_are_joined_as_chinese_is_written():
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
-@pytest.mark.parametrize("lesson", ["notes", "order"])
+@pytest.mark.parametrize("lesson", ["notes", "order", "oversized"])
 def test_a_real_terminal_of_100_columns_folds_as_chinese_is_written(tmp_path, lesson):
     """The reviewer's screens, in a real pseudo-terminal at 100x30: the notes of a turn that
-    calls nothing ("根据 0 个…"), a blocked request's finding, the stopped line."""
+    calls nothing ("根据 0 个…"), a blocked request's finding, the stopped line, the oversized
+    fault's result folded (its JSON quotes kept with what they quote)."""
     import re
 
     import pexpect
@@ -240,7 +241,8 @@ def test_a_real_terminal_of_100_columns_folds_as_chinese_is_written(tmp_path, le
         child.close()
     seen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[>=()][0-9A-Za-z]?|\r", "", log.getvalue())
     seen = "\n".join(line.rstrip() for line in seen.splitlines())
-    said = {"notes": "根据 0 个工具结果作答", "order": "请在结果之前追加发起调用的 assistant"}[lesson]
+    said = {"notes": "根据 0 个工具结果作答", "order": "请在结果之前追加发起调用的 assistant",
+            "oversized": "2000 个结果"}[lesson]
     assert said in seen.replace("\n", "")
     assert faults(seen, screens(question, commands, 4000), 100) == []
 
