@@ -8,7 +8,9 @@ An example block is the fenced block right after a marker line ``<!-- example: N
 ``NAME`` is a function below that runs the example's commands with the agentdbg of this
 interpreter and returns the block's text. The recipe block (``<!-- recipe: NAME -->``) is
 not rewritten: its commands are run as written (``run_recipe``), and an example may show
-what they print. ``tests/readme/`` runs both, so no page can drift from the program. The same
+what they print. A file block (``<!-- file: NAME -->``) is a file as the page shows it (the
+lesson of docs/teaching.md): not rewritten, an example runs it (``block(NAME).body``).
+``tests/readme/`` runs them all, so no page can drift from the program. The same
 example may appear on several pages (the README's quick starts and their reference page).
 
 Commands run in a temporary folder holding a copy of ``examples/``, with an empty
@@ -48,14 +50,14 @@ def pages() -> list[Path]:
 WIDTH = 90              # COLUMNS for piped examples; step mode is a pty at 80
 ORDER_Q = "订单 ORD-2026-001 到哪里了?"
 HOTTER_Q = "北京和上海今天哪个更热?"
-MARKER = re.compile(r"^<!-- (example|recipe): ([\w-]+) -->$")
+MARKER = re.compile(r"^<!-- (example|recipe|file): ([\w-]+) -->$")
 
 
 # -- finding the blocks -----------------------------------------------------------------
 
 @dataclass
 class Block:
-    kind: str           # example | recipe
+    kind: str           # example | recipe | file
     name: str
     fence: str          # the opening fence line, e.g. "```text"
     start: int          # line index of the first body line
@@ -287,24 +289,26 @@ def ex_check_zh(runner: Runner) -> str:
     return f"$ {command}\n" + runner.output(command)
 
 
-HANDOUT_LESSON = """title: 订单在哪里
-question: 订单 ORD-2026-001 到哪里了?
-options: {lang: zh, explain: true}
-steps: [next, next, drop 1, next, send]
-exercises:
-  - 为什么 drop 1 之后 API 返回 400？
-  - tool_call_id 起什么作用？
-"""
+#: the Enters the lesson of docs/teaching.md waits for: its paused step, its breakpoint, its
+#: fault's pause and its paused drop; then the run has stopped on the API's 400
+LESSON_PAUSES = 4
 
 
 def ex_handout(runner: Runner) -> str:
-    """The lesson recorded, then its handout: the command's line, and the page's headings."""
-    (runner.folder / "lesson.yaml").write_text(HANDOUT_LESSON, encoding="utf-8")
-    runner.run("agentdbg run --lesson lesson.yaml --save class.jsonl < /dev/null")
+    """The lesson of docs/teaching.md, as the page shows it (its ``lesson-yaml`` block), run
+    with Enter at each pause and recorded, then its handout: the command's line, and the page's
+    headings."""
+    (runner.folder / "lesson.yaml").write_text(block("lesson-yaml").body + "\n", encoding="utf-8")
+    run = "agentdbg run --lesson lesson.yaml --save class.jsonl"
+    done = runner.run(f"(for _ in $(seq {LESSON_PAUSES}); do echo; done; echo quit) | {run}")
+    if done.returncode != 7 or "API 拒绝了这个请求（HTTP 400）" not in done.stdout:
+        raise RuntimeError(f"the docs' lesson did not reach its 400 with {LESSON_PAUSES} Enters:\n"
+                           + done.stdout[-2000:] + done.stderr)
     command = "agentdbg report class.jsonl --handout --lesson lesson.yaml --lang zh -o handout.html"
     out = runner.output(command)
     grep = "grep -o '<h2>[^<]*' handout.html"
-    return f"$ {command}\n{out.rstrip()}\n$ {grep}\n{runner.output(grep).rstrip()}"
+    return (f"$ {run}      # Enter at each of its {LESSON_PAUSES} pauses, then quit\n"
+            f"$ {command}\n{out.rstrip()}\n$ {grep}\n{runner.output(grep).rstrip()}")
 
 
 def ex_check(path: str) -> Callable[[Runner], str]:

@@ -86,7 +86,7 @@ def test_help_in_chinese_from_the_option_or_the_variable():
     r = invoke("run", "--lang", "zh", "--help")
     assert r.exit_code == 0
     out = r.stdout
-    assert out.startswith("用法：agentdbg run [OPTIONS] [问题]")
+    assert out.startswith("用法：agentdbg run [选项] [问题]")
     assert "针对给出的问题运行工具循环，并显示每一轮完整的 messages 数组。" in out and "  问题  用户的问题" in out
     assert "参数：" in out and "选项：" in out and "显示本帮助并退出。" in out
     assert "[默认：8；x>=1]" in out and "[环境变量：AGENTDBG_TOOLS]" in out
@@ -177,27 +177,33 @@ def test_the_reports_diff_section_in_chinese(two_runs, tmp_path):
 
 # -- click's own usage errors, and --lang before the command ----------------------------------
 
-def test_clicks_usage_errors_in_chinese_and_english_unchanged():
+def test_clicks_usage_errors_in_chinese_and_english_are_agentdbgs_one_line_errors():
+    """Click's usage errors end on the line every agentdbg error is (``agentdbg: error: …``, not
+    click's ``Error:``), in English too; the usage line above is all Chinese ([选项] [问题])."""
     r = invoke("run", "--lang", "zh", "--max-turns", "abc", "x")
     assert r.exit_code == 2
-    assert r.stderr.splitlines()[1:] == ["运行 'agentdbg run --help' 查看帮助。", "",
-                                         "Error: '--max-turns' 的值无效：'abc' 不是有效的整数。"]
+    assert r.stderr.splitlines() == ["用法：agentdbg run [选项] [问题]", "运行 'agentdbg run --help' 查看帮助。",
+                                     "", "agentdbg: error: '--max-turns' 的值无效：'abc' 不是有效的整数。"]
+    assert invoke("--lang", "zh", "--help").stdout.startswith("用法：agentdbg [选项] 命令 [参数]...")
     said = {args: invoke(*args, AGENTDBG_LANG="zh").stderr.splitlines()[-1] for args in (
         ("run", "--ste", "x"), ("diff", "a"), ("rnu",), ("run", "--approve", "maybe", "x"),
         ("run", "x", "y"), ("run", "--save"), ("run", "--lang", "fr", "x"))}
     assert said == {
-        ("run", "--ste", "x"): "Error: 没有这个选项：--ste（你是想用：--save, --step, --system？）",
-        ("diff", "a"): "Error: 缺少参数 'b'。",
-        ("rnu",): "Error: 没有命令 'rnu'。你是想用 'run' 吗？",
-        ("run", "--approve", "maybe", "x"): "Error: '--approve' 的值无效：'maybe' 不是 'all', 'none' 之一。",
-        ("run", "x", "y"): "Error: 多出了参数（y）",
-        ("run", "--save"): "Error: 选项 '--save' 需要一个值。",
+        ("run", "--ste", "x"): "agentdbg: error: 没有这个选项：--ste（你是想用：--save, --step, --system？）",
+        ("diff", "a"): "agentdbg: error: 缺少参数 'b'。",
+        ("rnu",): "agentdbg: error: 没有命令 'rnu'。你是想用 'run' 吗？",
+        ("run", "--approve", "maybe", "x"): "agentdbg: error: '--approve' 的值无效：'maybe' 不是 'all', 'none' 之一。",
+        ("run", "x", "y"): "agentdbg: error: 多出了参数（y）",
+        ("run", "--save"): "agentdbg: error: 选项 '--save' 需要一个值。",
         # a --lang with no catalog is said wrong in the variable's language
-        ("run", "--lang", "fr", "x"): "Error: '--lang'（环境变量 'AGENTDBG_LANG'） 的值无效：'fr' 不是 'en', 'zh' 之一。",
+        ("run", "--lang", "fr", "x"): "agentdbg: error: '--lang'（环境变量 'AGENTDBG_LANG'） 的值无效：'fr' 不是 'en', 'zh' 之一。",
     }
     en = invoke("run", "--max-turns", "abc", "x").stderr
-    assert en.endswith("Error: Invalid value for '--max-turns': 'abc' is not a valid int range.\n")
-    assert "Try 'agentdbg run --help' for help." in en
+    assert en.endswith("\nagentdbg: error: Invalid value for '--max-turns': 'abc' is not a valid int "
+                       "range.\n")
+    assert "Try 'agentdbg run --help' for help." in en and "\nError:" not in en
+    assert invoke("rnu").stderr.endswith("\nagentdbg: error: No such command 'rnu'. Did you mean 'run'?\n")
+    assert invoke("run", "--lang", "zh").stderr == "agentdbg: error: 需要一个问题（或者一个写有问题的 --lesson 课程文件）\n"
 
 
 def test_lang_before_the_command_is_the_commands_language(tmp_path):

@@ -9,7 +9,9 @@ wide line), so a line's end can be judged against what came next in the same par
 
 * no line ends short when the Chinese character starting the next line would have fitted;
 * no line ends with a number whose measure word starts the next ("根据 0⏎个");
-* no line starts with closing punctuation (），。；：」…) nor ends with opening punctuation.
+* no line starts with closing punctuation (），。；：」…) nor ends with opening punctuation;
+* no line starts with a JSON string's closing quote (``2级⏎"}``) nor ends on its opening one
+  (``"wind": "⏎北风``).
 """
 
 import io
@@ -46,10 +48,12 @@ LESSONS = {
     "notes": (NO_SUBJECT_Q, ("n", "n")),
     "weather": (WEATHER_Q, ("n", "inject call_o1 invalid_json", "n", "n", "rewind 0", "n", "n",
                             "drop 1", "n", "send", "back", "focus 1", "help next")),
+    "oversized": (WEATHER_Q, ("n", "inject call_o1 oversized", "n", "n", "n")),
 }
 
 CLOSING = set("，。、；：？！）」』》】〉’”%％")
 OPENING = set("（「『《【〈‘“")
+QUOTES = set('"')
 
 
 class RichFolds(Console):
@@ -149,6 +153,10 @@ def faults(text: str, wide_text: str, width: int) -> list[str]:
                 found.append(f"starts with closing punctuation: {end!r} / {nxt!r}")
             elif last in OPENING:
                 found.append(f"ends with opening punctuation: {end!r} / {nxt!r}")
+            elif gap == 0 and first in QUOTES:
+                found.append(f"starts with a closing quote: {end!r} / {nxt!r}")
+            elif gap == 0 and last in QUOTES:
+                found.append(f"ends with an opening quote: {end!r} / {nxt!r}")
             elif last.isdigit() and _wide(first):
                 found.append(f"a number split from its measure word: {end!r} / {nxt!r}")
             elif cell_len(end) + gap + _head(nxt) <= width:
@@ -186,6 +194,10 @@ def test_the_scan_sees_the_faults_it_is_for():
     assert faults("应用把完整历史（3 条消息）发给模型，模型说明：根据 0\n个工具结果作答", wide, 70)
     assert faults("应用把完整历史（3 条消息）发给\n模型，模型说明：根据 0 个工具结果作答", wide, 70)
     assert faults("应用把完整历史（3 条消息）发给模型，模型说明：根据 0 个工具结\n果作答", wide, 60) == []
+    json = '{"city": "北京", "condition": "晴", "wind": "北风 3级"}'
+    assert faults('{"city": "北京", "condition": "晴", "wind": "\n北风 3级"}', json, 50)
+    assert faults('{"city": "北京", "condition": "晴", "wind": "北风 3级\n"}', json, 50)
+    assert faults('{"city": "北京", "condition": "晴", "wind":\n"北风 3级"}', json, 44) == []
 
 
 def test_the_model_notes_are_joined_as_chinese_is_written():
@@ -206,10 +218,11 @@ def test_the_model_notes_are_joined_as_chinese_is_written():
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pty")
-@pytest.mark.parametrize("lesson", ["notes", "order"])
+@pytest.mark.parametrize("lesson", ["notes", "order", "oversized"])
 def test_a_real_terminal_of_100_columns_folds_as_chinese_is_written(tmp_path, lesson):
     """The reviewer's screens, in a real pseudo-terminal at 100x30: the notes of a turn that
-    calls nothing ("根据 0 个…"), a blocked request's finding, the stopped line."""
+    calls nothing ("根据 0 个…"), a blocked request's finding, the stopped line, the oversized
+    fault's result folded (its JSON quotes kept with what they quote)."""
     import re
 
     import pexpect
@@ -228,6 +241,24 @@ def test_a_real_terminal_of_100_columns_folds_as_chinese_is_written(tmp_path, le
         child.close()
     seen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[>=()][0-9A-Za-z]?|\r", "", log.getvalue())
     seen = "\n".join(line.rstrip() for line in seen.splitlines())
-    said = {"notes": "根据 0 个工具结果作答", "order": "请在结果之前追加发起调用的 assistant"}[lesson]
+    said = {"notes": "根据 0 个工具结果作答", "order": "请在结果之前追加发起调用的 assistant",
+            "oversized": "2000 个结果"}[lesson]
     assert said in seen.replace("\n", "")
     assert faults(seen, screens(question, commands, 4000), 100) == []
+
+
+@pytest.mark.parametrize("width", [70, 80, 90, 100])
+def test_batch_output_keeps_json_quotes_with_what_they_quote(width):
+    """The weather run at 80 columns ended a line on a JSON string's opening quote
+    (``"wind": "⏎北风 3级"}``): no line of the batch view ends on an opening quote or starts
+    with a closing one."""
+    from typer.testing import CliRunner
+
+    from agentdbg.cli import app
+
+    r = CliRunner().invoke(app, ["run", "--lang", "zh", WEATHER_Q], env={"COLUMNS": str(width)})
+    lines = [line.strip(" │") for line in r.output.splitlines()]
+    assert any('"北风 3级"' in line for line in lines), r.output
+    bad = [(a, b) for a, b in itertools.pairwise(lines) if a.endswith((': "', ', "'))
+           or (b.startswith('"') and a and not a.endswith((" ", ":", ",", "，", "、")))]
+    assert bad == [], bad

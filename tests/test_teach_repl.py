@@ -413,6 +413,26 @@ def test_a_recorded_back_replays_and_reports(tmp_path):
     assert "you went back to message [1], re-running nothing" in page.read_text(encoding="utf-8")
 
 
+def test_after_a_rewind_and_a_drop_report_and_replay_count_what_was_sent(tmp_path):
+    """Three requests (two whose replies a rewind and a drop cut, then the 400): the report
+    counts the turn the screen last numbered, not 0; the batch replay's usage counts the tokens
+    of every request it replayed, as the report does, not 0 over 1 request."""
+    rec = tmp_path / "r.jsonl"
+    r = CliRunner().invoke(app, ["run", ORDER_Q, "--step", "--lang", "zh", "--save", str(rec)],
+                           input="next\nnext\nnext\nrewind 1\nnext\ndrop 1\nnext\nsend\nquit\n")
+    assert "第 1 轮" in r.output.split("(agentdbg) drop 1")[1], r.output
+    page = tmp_path / "r.html"
+    made = CliRunner().invoke(app, ["report", str(rec), "-o", str(page), "--lang", "zh"])
+    assert "（1 轮，共 3 次请求，" in made.output, made.output
+    reported = re.search(r"用量：(\d+) 输入 \+ (\d+) 输出 = (\d+) 个 token，共 3 次请求",
+                         page.read_text(encoding="utf-8"))
+    assert reported and int(reported[3]) > 0, made.output
+    replayed = CliRunner().invoke(app, ["replay", str(rec), "--lang", "zh"])
+    assert (f"用量：{reported[1]} 输入 + {reported[2]} 输出 = {reported[3]} 个 token，共 3 次请求，"
+            "其中 2 次的回复后来已从历史中截去（rewind、retry、drop）；2 次工具调用；") in replayed.output, \
+        replayed.output
+
+
 # -- issue 28: labels for calls, the docs' lesson, lesson mistakes up front -----------------------
 
 def test_inject_and_rpc_take_the_labels_shown_on_screen(sample_tools):
@@ -462,6 +482,27 @@ def test_lesson_mistakes_are_one_line_naming_the_line_before_the_run(tmp_path, t
     r = CliRunner().invoke(app, ["run", "--lesson", str(path)], input="quit\n")
     assert r.exit_code == 2, r.output
     assert r.output.count("\n") == 1 and f"bad1.yaml:{line}: {said}" in r.output, r.output
+
+
+@pytest.mark.parametrize("text, said", [
+    ("title: t\nquestion: q\nsteps:\n  - frobnicate\noptions: {lang: zh}\n",
+     "bad.yaml:4：steps：未知命令 'frobnicate'；'help' 列出所有命令"),
+    ("options: {lang: zh, foo: 1}\nquestion: q\n", "bad.yaml:1：options：'foo' 不是课程选项"),
+    ("options: {lang: zh}\nquestion: q\ninjections:\n  - fail: nosuch\n    kind: timeout\n",
+     "bad.yaml:4：injections：没有名为 'nosuch' 的工具"),
+    ("options: {lang: zh}\nquestion: q\nsteps:\n  - do: next\n    pause: 3\n",
+     "bad.yaml:5：steps：pause：只能是 true 或 false"),
+    ("options:\n  lang: zh\nquestion: [q\nsteps: x\n", "bad.yaml:4:6：YAML 无效："),
+])
+def test_a_lessons_mistakes_are_said_in_the_language_its_options_name(tmp_path, text, said):
+    """The documented way to run a Chinese lesson is ``options: {lang: zh}`` alone: the lesson
+    file's own mistakes are said in Chinese too, also when its YAML is broken elsewhere."""
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    r = CliRunner().invoke(app, ["run", "--lesson", str(path)], input="quit\n")
+    assert r.exit_code == 2 and said in r.output and r.output.count("\n") == 1, r.output
+    typed = CliRunner().invoke(app, ["run", "--lesson", str(path), "--lang", "en"], input="quit\n")
+    assert typed.exit_code == 2 and "：" not in typed.output, typed.output   # the command line wins
 
 
 def test_save_to_a_missing_folder_is_one_line_naming_the_path_and_why(tmp_path):

@@ -93,11 +93,11 @@ def _own_args(group: Any, args: list[str]) -> list[str]:
 
 
 def _localise(exc: Exception) -> None:
-    """A click usage error shown in the chosen language (English: as click shows it)."""
-    if i18n.language() != i18n.DEFAULT:
-        from agentdbg.cli.usage import localise
+    """A click usage error shown as agentdbg's errors are (``agentdbg: error: …``), in the
+    chosen language."""
+    from agentdbg.cli.usage import localise   # only when something went wrong
 
-        localise(exc)
+    localise(exc)
 
 
 if TYPE_CHECKING:

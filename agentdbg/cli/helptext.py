@@ -44,6 +44,10 @@ def translate(command: Any) -> None:
             param.help = _(param.help)
         if getattr(param, "param_type_name", "") == "argument" and param.metavar:
             param.metavar = pgettext("metavar", param.metavar)   # QUESTION: 问题, as the text says
+    if getattr(command, "options_metavar", None) == "[OPTIONS]":
+        command.options_metavar = pgettext("metavar", "[OPTIONS]")
+    if getattr(command, "subcommand_metavar", None) == "COMMAND [ARGS]...":
+        command.subcommand_metavar = pgettext("metavar", "COMMAND [ARGS]...")
     command.context_class = Context
     for sub in getattr(command, "commands", {}).values():
         translate(sub)

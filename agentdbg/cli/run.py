@@ -177,21 +177,6 @@ def run(
     return drive(session, make_console(present=present), options, export=_otlp_export(otlp))
 
 
-def _speak_lessons_language(path: Path) -> None:
-    """Choose the language a lesson file names in its options (``lang: zh``), when it can be
-    read that far: its own mistakes are then said in the language it was written for."""
-    from agentdbg.yamlfile import parse, read_text
-
-    try:
-        data, _node = parse(path, read_text(path, "lesson file"))
-    except AgentdbgError:
-        return
-    options = data.get("options") if isinstance(data, dict) else None
-    lang = options.get("lang") if isinstance(options, dict) else None
-    if isinstance(lang, str) and lang in i18n.languages():
-        i18n.use(lang)
-
-
 def _lesson_plan(ctx: typer.Context, path: Path | None, given: dict) -> dict:
     """The run's question and options: a lesson file's, where the command line leaves them
     at their defaults. A lesson names no code: its tools are passed with --tools."""
@@ -205,14 +190,7 @@ def _lesson_plan(ctx: typer.Context, path: Path | None, given: dict) -> dict:
 
         typed = {k for k in plan if getattr(ctx.get_parameter_source(k), "name", "") in
                  ("COMMANDLINE", "ENVIRONMENT")}
-        try:
-            lesson = plan["lesson"] = load_lesson(path)
-        except AgentdbgError:
-            if "lang" not in typed:
-                _speak_lessons_language(path)
-            raise
-        if "lang" not in typed and lesson.options.get("lang") in i18n.languages():
-            i18n.use(lesson.options["lang"])   # what is wrong in it is said as the lesson is
+        lesson = plan["lesson"] = load_lesson(path, None if "lang" in typed else _speak)
         if lesson.tools and given["tools"] is None:
             raise AgentdbgError(Msg(N_("{path}: the lesson was prepared with the tools of {tools}; "
                                        "pass them with --tools (a lesson never loads code by "
@@ -233,6 +211,13 @@ def _lesson_plan(ctx: typer.Context, path: Path | None, given: dict) -> dict:
     if not plan["question"]:
         raise AgentdbgError(Msg(N_("a QUESTION is needed (or a --lesson file that has one)")))
     return plan
+
+
+def _speak(lang: str) -> None:
+    """A lesson's ``options: {lang: …}``, when there is a catalog for it: from now on, its own
+    errors included (a language with none is said wrong once the options are checked)."""
+    if lang in i18n.languages():
+        i18n.use(lang)
 
 
 def _offline_has_no_url(ctx: typer.Context, model: str | None, script: Path | None) -> None:

@@ -5,9 +5,9 @@ Click (typer's copy of it) writes these in English, from pieces: the kind of err
 option or argument it names, and a sentence of the parameter type (``'abc' is not a valid
 integer.``). Each piece is matched against its English template here and said again from the
 catalog; what the user typed, option names and choices stay as they are, and a sentence no
-template matches is shown as click wrote it. Imported only when a usage error happens in a
-language other than English. The ``Error:`` prefix stays English, as ``agentdbg: error:``
-does: scripts grep for it.
+template matches is shown as click wrote it. Imported only when a usage error happens. Where
+click writes ``Error:``, the line begins ``agentdbg: error:`` as every error of agentdbg does
+(English in every language: scripts grep for it).
 """
 
 
@@ -18,6 +18,7 @@ try:
 except ImportError:  # pragma: no cover - older typer runs on click itself
     import click as click_core  # type: ignore[no-redef]
 
+from agentdbg import i18n
 from agentdbg.i18n import N_, Msg, _
 
 #: what click says about a value (a parameter type's sentence, or ctx.fail's), as click writes
@@ -92,21 +93,23 @@ def message(exc: Any) -> str:
 
 
 def show(exc: Any, file: IO[Any] | None = None) -> None:
-    """``exc`` printed as click prints it (the usage, a hint, one error line), in the chosen
-    language."""
+    """``exc`` printed as click prints it (the usage, a hint), then one ``agentdbg: error:``
+    line as every other error of agentdbg, in the chosen language."""
     echo = click_core.utils.echo
-    ctx = exc.ctx
+    ctx = getattr(exc, "ctx", None)
     if ctx is not None:
         hint = ""
         if ctx.command.get_help_option(ctx) is not None:
             hint = _("Try '{command}' for help.").format(
                 command=f"{ctx.command_path} {ctx.help_option_names[0]}") + "\n"
         echo(f"{ctx.get_usage()}\n{hint}", file=file, err=True, color=ctx.color)
-    echo(f"Error: {message(exc)}", file=file, err=True, color=ctx.color if ctx else None)
+    said = message(exc) if i18n.language() != i18n.DEFAULT else exc.format_message()
+    echo(f"agentdbg: error: {said}", file=file, err=True, color=ctx.color if ctx else None)
 
 
 def localise(exc: BaseException) -> None:
-    """Make ``exc`` (a click usage error) show itself in the chosen language."""
-    if isinstance(exc, click_core.exceptions.UsageError) and \
+    """Make ``exc`` (a click error: a usage error, a file click could not open) show itself as
+    agentdbg's errors do, in the chosen language."""
+    if isinstance(exc, click_core.exceptions.ClickException) and \
             not isinstance(exc, click_core.exceptions.NoArgsIsHelpError):
         exc.show = lambda file=None: show(exc, file)   # type: ignore[method-assign]

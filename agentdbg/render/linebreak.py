@@ -6,7 +6,10 @@ so a sentence was cut wherever the column ended, and at the one space it had: "�
 except where the rules of Chinese (and English) typesetting forbid it:
 
 * never before closing punctuation (，。）」 …, and ``?``/``,`` after Chinese) nor after
-  opening punctuation (（「《 …);
+  opening punctuation (（「《 …); a straight quote (``"``, ``'``) stays with the text it
+  quotes, as the quotes of a JSON string: ``"北风 3级"}`` neither ends a line on its
+  opening quote nor starts one with its closing quote (a quote closes after a letter or a
+  character, and opens after a space or punctuation: ``、'drop N'``);
 * never between a number and the measure word after it ("3 条", "2个"), nor inside a word
   of Latin letters or digits (``tool_call_id``, ``ORD-2026-001``) unless it is longer
   than the line.
@@ -25,6 +28,7 @@ from rich.cells import cell_len
 
 CLOSING = set("，。、；：？！）」』》】〉’”…%％·．,.;:!?)]}>")
 OPENING = set("（「『《【〈‘“([{<")
+QUOTES = set("\"'")
 
 
 def _wide(ch: str) -> bool:
@@ -60,8 +64,21 @@ def _may_break(text: str, before: tuple[str, int, int], after: tuple[str, int, i
     first, last = text[after[1]], text[before[2] - 1]
     if first in CLOSING or last in OPENING:
         return False
+    # a straight quote holds on to the text it quotes: a closing one (after a letter or a
+    # character) never starts a line ("东南风 2级⏎"}), an opening one never ends one
+    # ("wind": "⏎北风); after punctuation a quote opens, and a line may start with it (、'drop N')
+    if space_before is None and ((first in QUOTES and _closes(text, after[1])) or
+                                 (last in QUOTES and not _closes(text, before[2] - 1))):
+        return False
     # a number and its measure word: "3 条", "2个"
     return not (before[0] == "w" and last.isdigit() and after[0] == "c")
+
+
+def _closes(text: str, i: int) -> bool:
+    """Does the straight quote at ``i`` close what it quotes (it follows a letter, a digit or a
+    character, not a space or punctuation)?"""
+    before = text[i - 1] if i else " "
+    return not (before.isspace() or before in CLOSING or before in OPENING or before in QUOTES)
 
 
 def atoms(text: str) -> list[tuple[int, int]]:

@@ -231,14 +231,29 @@ def render_footer(session: Session, replayed: bool = False) -> list[RenderableTy
                          f" — {safe(stop_text(session))}")
     if empty:
         stop.append(_(" (warning: the answer is empty)"), style="bold yellow")
-    u = session.usage
     elapsed = _("{ms} ms").format(ms=f"{session.elapsed() * 1000:.0f}")
-    usage = Text(_("usage: {prompt} prompt + {completion} completion = {total} tokens over {n} "
-                   "request(s); {calls} tool call(s); {elapsed}").format(
-        prompt=u["prompt_tokens"], completion=u["completion_tokens"], total=u["total_tokens"],
-        n=len(session.turns), calls=session.tool_calls_asked,
-        elapsed=_("replayed in {ms}").format(ms=elapsed) if replayed else elapsed))
-    return [head, stop, usage]
+    return [head, stop, Text(usage_said(session, _("replayed in {ms}").format(ms=elapsed)
+                                        if replayed else elapsed))]
+
+
+def usage_said(session: Session, elapsed: str) -> str:
+    """The usage line: every request sent, as the report counts them (also those whose
+    replies a rewind, retry or drop cut from the history since, said apart), and the tool
+    calls their replies asked for."""
+    from agentdbg.messages import token_count
+
+    sent = [*session.turns, *session.cut_turns]
+    u = {key: sum(token_count(t.usage.get(key)) for t in sent)
+         for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    values = {"prompt": u["prompt_tokens"], "completion": u["completion_tokens"],
+              "total": u["total_tokens"], "n": len(sent), "calls": session.tool_calls_asked,
+              "elapsed": elapsed, "cut": len(session.cut_turns)}
+    if session.cut_turns:
+        return _("usage: {prompt} prompt + {completion} completion = {total} tokens over {n} "
+                 "request(s), the replies of {cut} of them cut from the history since (rewind, "
+                 "retry, drop); {calls} tool call(s); {elapsed}").format(**values)
+    return _("usage: {prompt} prompt + {completion} completion = {total} tokens over {n} "
+             "request(s); {calls} tool call(s); {elapsed}").format(**values)
 
 
 #: how a stop reason reads on screen (its value is what transcripts and --json carry)

@@ -26,6 +26,7 @@ every error is one line naming the file and, where it can, the line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,10 +79,21 @@ class Lesson:
                                        "tools": ", ".join(sorted(names)) or "-"}))
 
 
-def load_lesson(path: Path) -> Lesson:
+def load_lesson(path: Path, speak: Callable[[str], None] | None = None) -> Lesson:
+    """The lesson in ``path``; ``speak`` is first told the language its options name (``options:
+    {lang: zh}``), read before anything else is checked, so the file's own errors are said in
+    it, even when other parts of the file (or its YAML) are wrong."""
     from agentdbg.yamlfile import parse, read_text
 
-    data, node = parse(path, read_text(path, "lesson file"))
+    text = read_text(path, "lesson file")
+    try:
+        data, node = parse(path, text)
+    except ConfigError:
+        if speak is not None:
+            _speak(speak, _options_alone(path, text))
+        raise
+    if speak is not None:
+        _speak(speak, data)
     if not isinstance(data, dict):
         raise ConfigError(Msg(N_("{path}: a lesson file is a YAML mapping (question:, steps: …)"),
                               {"path": path}))
@@ -109,6 +121,32 @@ def load_lesson(path: Path) -> Lesson:
     lesson.steps = [_step(s, _at(bad, i)) for i, s in enumerate(_items(data, "steps", bad))]
     lesson.exercises = [_text(e, "exercises", bad) or "" for e in _items(data, "exercises", bad)]
     return lesson
+
+
+def _speak(speak: Callable[[str], None], data: Any) -> None:
+    """Tell ``speak`` the language ``data``'s options name, if they name one."""
+    options = data.get("options") if isinstance(data, dict) else None
+    lang = options.get("lang") if isinstance(options, dict) else None
+    if isinstance(lang, str):
+        speak(lang)
+
+
+def _options_alone(path: Path, text: str) -> Any:
+    """The top-level ``options:`` key of a file whose YAML is broken elsewhere, parsed on its
+    own (its line and the indented lines under it); None when that is broken too."""
+    from agentdbg.yamlfile import parse
+
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if re.match(r"options\s*:", line)), None)
+    if start is None:
+        return None
+    end = start + 1
+    while end < len(lines) and (lines[end][:1] in (" ", "\t", "#") or not lines[end].strip()):
+        end += 1
+    try:
+        return parse(path, "\n".join(lines[start:end]))[0]
+    except ConfigError:
+        return None
 
 
 def line_of(node: Any, *path: str | int) -> int | None:

@@ -145,9 +145,13 @@ def _first_new(before: list, now: list) -> int:
 def _changed(before: list, now: list) -> str:
     k = _first_new(before, now)
     said = []
-    if k < len(before):
+    if k == len(before) - 1:
+        said.append(_("message {index} was cut or replaced").format(index=k))
+    elif k < len(before):
         said.append(_("messages {first}–{last} were cut or replaced").format(first=k, last=len(before) - 1))
-    if k < len(now):
+    if k == len(now) - 1:
+        said.append(_("new: message {index}").format(index=k))
+    elif k < len(now):
         said.append(_("new: messages {first}–{last}").format(first=k, last=len(now) - 1))
     return _("; ").join(said) if said else _("the messages did not change")
 

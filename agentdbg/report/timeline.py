@@ -146,8 +146,9 @@ class Run:
     #: actions past ``ACTIONS_SHOWN`` are counted here, not kept (a recording with a million
     #: of them would otherwise cost gigabytes to read and a page nobody can open)
     actions_not_shown: int = 0
-    #: the turns of the last history (the replies it holds), as the step-mode screen counts
-    #: them; ``len(turns)`` counts every request, those a rewind or retry cut included
+    #: the turns of the last history (the replies it holds, or the last request's turn when
+    #: it got none), as the step-mode screen counts them; ``len(turns)`` counts every request,
+    #: those a rewind or retry cut included
     turns_in_history: int = 0
 
     # -- summary ---------------------------------------------------------------------------
@@ -322,6 +323,7 @@ class RunBuilder:
         #: turn numbers as the history counts them: the replies a request carries, plus one
         #: (an app's own recorded history is not the session's: its requests are its turns)
         self.by_time = bool(header.app_driven)
+        self.last_in_history: int | None = None   # the last request's turn, as numbered
         self.first_replies = sum(_is_reply(m) for m in header.initial_messages or [])
         self.replies_upto = [0]    # replies among the last request's first i messages
         self.since_request: list[Action | int] = []   # then: results appended, user actions
@@ -365,7 +367,7 @@ class RunBuilder:
             card = Card("turn", turn, sent=list(range(start, len(new))),
                         rewritten_from=start if self.histories[:-1] else None)
         card.request = {"messages": len(new), "params": e.param_map}
-        card.in_history = self._in_history(new, prefix, turn)
+        card.in_history = self.last_in_history = self._in_history(new, prefix, turn)
         self.last_len = len(new)
         self._add(card)
         for d in e.findings or []:   # the proxy's checks of this request
@@ -619,9 +621,14 @@ class RunBuilder:
                    self.actions_not_shown, self._turns_in(h.messages))
 
     def _turns_in(self, messages: list) -> int:
+        """The turns of the last history as step mode numbered them: the replies it holds, or
+        the last request's turn when that got none (a model error after a drop: turn 1)."""
         if self.by_time:
             return len(self.turns)
-        return max(0, sum(_is_reply(m) for m in messages) - self.first_replies)
+        held = max(0, sum(_is_reply(m) for m in messages) - self.first_replies)
+        if any(isinstance(change, Action) for change in self.since_request):
+            return held       # a rewind or drop since the last request: its turn is gone
+        return max(held, self.last_in_history or 0)
 
 
 def _int(value: Any, default: int) -> int:

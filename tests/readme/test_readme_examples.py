@@ -144,3 +144,21 @@ def test_the_script_checks_from_the_command_line():
                            "check-missing-assistant"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert re.search(r"match what the commands print", done.stdout)
+
+
+def test_the_handout_example_is_made_from_the_lesson_the_page_shows():
+    """docs/teaching.md's handout example is what the lesson.yaml shown above it gives when run
+    (it was made from another lesson: 2 exercises, 7 phases, no rewind), and is
+    what the commands print now."""
+    import yaml
+
+    page = (ROOT / "docs" / "teaching.md").read_text(encoding="utf-8")
+    named = {b.name: b for b in readme.blocks(page, "docs/teaching.md")}
+    lesson = yaml.safe_load(named["lesson-yaml"].body)
+    shown = named["handout"].body
+    assert f"（{len(lesson['exercises'])} 道练习）" in shown, shown
+    for step in lesson["steps"]:
+        command = step if isinstance(step, str) else step["do"]
+        if command.startswith("rewind "):
+            assert f"你回退到了消息 [{command.split()[1]}]" in shown, shown
+    assert readme.differences(None, ["handout"]) == ""
