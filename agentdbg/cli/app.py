@@ -95,7 +95,7 @@ def _own_args(group: Any, args: list[str]) -> list[str]:
 def _localise(exc: Exception) -> None:
     """A click usage error shown as agentdbg's errors are (``agentdbg: error: …``), in the
     chosen language."""
-    from agentdbg.cli.usage import localise   # only when something went wrong
+    from agentdbg.cli.usage import localise  # only when something went wrong
 
     localise(exc)
 

@@ -68,7 +68,7 @@ def test_calls_results_and_pairing_labels_are_shown(browser, tmp_path, made):
     second = w.page.locator("#h0-m3").inner_text()
     assert "→ B call_o2" in second and "query_logistics" in second
     turn = w.page.locator("#turn-1").inner_text()
-    assert "turn 1 · 612 prompt + 45 completion = 657 tokens (estimated)" in turn
+    assert "turn 1 · 625 prompt + 45 completion = 670 tokens (estimated)" in turn
     assert "finish_reason=tool_calls" in turn
     assert "stopped: completed" in w.page.locator("#stop").inner_text()
     assert w.page.locator(".lab.l0, .lab.l1, .lab.l2, .lab.l3, .lab.l4, .lab.l5, .lab.l6, .lab.l7").count() == 4
