@@ -47,7 +47,7 @@ def test_a_run_is_one_agent_span_with_chat_and_tool_children(made):
     chat = sorted(names["chat offline"], key=lambda s: s.start_time_unix_nano)
     first = attributes(chat[0])
     assert first[sc.OPERATION_NAME] == "chat" and first[sc.REQUEST_MODEL] == "offline"
-    assert first[sc.USAGE_INPUT_TOKENS] == 612 and first[sc.USAGE_OUTPUT_TOKENS] == 45
+    assert first[sc.USAGE_INPUT_TOKENS] == 625 and first[sc.USAGE_OUTPUT_TOKENS] == 45
     assert first[sc.RESPONSE_FINISH_REASONS] == ["tool_calls"]
     assert attributes(chat[2])[sc.RESPONSE_FINISH_REASONS] == ["stop"]
     tool = attributes(names["execute_tool query_order"][0])
