@@ -94,7 +94,10 @@ def _own_args(group: Any, args: list[str]) -> list[str]:
 
 def _localise(exc: Exception) -> None:
     """A click usage error shown as agentdbg's errors are (``agentdbg: error: …``), in the
-    chosen language."""
+    chosen language. Only for click's errors: a command's normal end (click's ``Exit``, a
+    ``RuntimeError``) loads nothing more while a server stops."""
+    if not any(kind.__name__ == "ClickException" for kind in type(exc).__mro__):
+        return
     from agentdbg.cli.usage import localise  # only when something went wrong
 
     localise(exc)
