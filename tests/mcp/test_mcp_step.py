@@ -74,7 +74,7 @@ def test_fail_inject_and_rpc_on_mcp_server_time(toolset):
     # a finished MCP result replaced by a fault; a pending MCP call answered by one
     assert "message 3 now holds the not_found fault" in out
     assert json.loads(s.messages[3]["content"])["error"]["type"] == "not_found" and s.marks[3] == {"injected"}
-    assert "call call_3 will get the internal_error fault instead of running" in out
+    assert "call call_3 will get the internal_error fault: the tool does not run" in out
     assert json.loads(s.messages[5]["content"])["error"]["type"] == "internal_error"
     assert "*** call_3 get_current_time: no JSON-RPC exchange: an injected fault answered it" in out
 
