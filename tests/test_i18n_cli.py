@@ -196,7 +196,7 @@ def test_clicks_usage_errors_in_chinese_and_english_are_agentdbgs_one_line_error
         ("run", "x", "y"): "agentdbg: error: 多出了参数（y）",
         ("run", "--save"): "agentdbg: error: 选项 '--save' 需要一个值。",
         # a --lang with no catalog is said wrong in the variable's language
-        ("run", "--lang", "fr", "x"): "agentdbg: error: '--lang'（环境变量 'AGENTDBG_LANG'） 的值无效：'fr' 不是 'en', 'zh' 之一。",
+        ("run", "--lang", "fr", "x"): "agentdbg: error: '--lang'（环境变量 'AGENTDBG_LANG'）的值无效：'fr' 不是 'en', 'zh' 之一。",
     }
     en = invoke("run", "--max-turns", "abc", "x").stderr
     assert en.endswith("\nagentdbg: error: Invalid value for '--max-turns': 'abc' is not a valid int "

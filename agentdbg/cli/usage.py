@@ -78,7 +78,8 @@ def message(exc: Any) -> str:
         kind = exc.param_type or (exc.param.param_type_name if exc.param is not None else "")
         template = {"argument": N_("Missing argument {name}."),
                     "option": N_("Missing option {name}.")}.get(kind, N_("Missing parameter {name}."))
-        return _(template).format(name=_hint(exc)).replace("  ", " ")
+        hint = _hint(exc)
+        return _closed(_(template).format(name=hint).replace("  ", " "), hint)
     if isinstance(exc, click_core.exceptions.NoSuchOption):
         text = said(exc.message)
         if exc.possibilities:
@@ -88,8 +89,15 @@ def message(exc: Any) -> str:
         hint = _hint(exc)
         if not hint:
             return _("Invalid value: {problem}").format(problem=said(exc.message))
-        return _("Invalid value for {name}: {problem}").format(name=hint, problem=said(exc.message))
+        return _closed(_("Invalid value for {name}: {problem}").format(name=hint, problem=said(exc.message)),
+                       hint)
     return said(exc.format_message())
+
+
+def _closed(text: str, hint: str) -> str:
+    """``text`` without the space a template puts after ``hint`` where ``hint`` ends on a
+    full-width bracket (``'--lang'（环境变量 'AGENTDBG_LANG'）的值无效``)."""
+    return text.replace(hint + " ", hint, 1) if hint.endswith("）") else text
 
 
 def show(exc: Any, file: IO[Any] | None = None) -> None:
